@@ -1,0 +1,150 @@
+"""`course check`: the committed student notebooks are exactly a fresh release.
+
+Three faults are reported, each as one line naming the file:
+
+* drift: ``notebooks/`` differs from what ``course release`` makes of
+  ``solutions/`` (including given cells out of date with their origin);
+* outputs: a committed notebook carries outputs or execution counts;
+* leaks: a solution line or hidden-test line of ``solutions/`` appears in the
+  student version (outside the given cells, which hold earlier answers on purpose).
+"""
+
+from __future__ import annotations
+
+import filecmp
+import re
+import shutil
+import tempfile
+from pathlib import Path
+
+import nbformat
+
+from course.errors import CourseError
+from course.nbsource import given_refs, read, sync_given
+from course.paths import existing_assignments, notebook_path
+from course.release import release
+
+_BEGIN = re.compile(r"^\s*### BEGIN (SOLUTION|HIDDEN TESTS)\s*$")
+_END = re.compile(r"^\s*### END (SOLUTION|HIDDEN TESTS)\s*$")
+#: Lines shorter than this (stripped) are too generic to call a leak (``return x``).
+MIN_SECRET_CHARS = 16
+
+
+def _rel(path: Path, root: Path) -> str:
+    try:
+        return str(path.relative_to(root))
+    except ValueError:
+        return str(path)
+
+
+def check_outputs(root: Path) -> list[str]:
+    problems = []
+    for folder in ("solutions", "notebooks"):
+        for path in sorted((root / folder).rglob("*.ipynb")):
+            if ".ipynb_checkpoints" in path.parts:
+                continue
+            try:
+                nb = read(path)
+            except ValueError as err:
+                problems.append(str(err))
+                continue
+            for i, cell in enumerate(nb.cells):
+                if cell.cell_type != "code":
+                    continue
+                if cell.get("outputs"):
+                    problems.append(f"{_rel(path, root)}: cell {i} carries outputs (clear them before committing).")
+                if cell.get("execution_count") is not None:
+                    problems.append(f"{_rel(path, root)}: cell {i} carries an execution count (clear outputs before committing).")
+    return problems
+
+
+def check_given(root: Path) -> list[str]:
+    problems = []
+    solutions = root / "solutions"
+    for name in existing_assignments(solutions):
+        path = notebook_path(name, solutions)
+        try:
+            stale = sync_given(path, solutions, write=False)
+        except (KeyError, ValueError, FileNotFoundError) as err:
+            problems.append(f"{_rel(path, root)}: given cell cannot be generated ({err}).")
+            continue
+        for gid in stale:
+            problems.append(f"{_rel(path, root)}: given cell {gid!r} is out of date with its origin (run `course release`).")
+    return problems
+
+
+def _tree(folder: Path) -> dict[str, Path]:
+    return {
+        _rel(p, folder): p
+        for p in folder.rglob("*")
+        if p.is_file() and ".ipynb_checkpoints" not in p.parts and "__pycache__" not in p.parts
+    }
+
+
+def check_drift(root: Path) -> list[str]:
+    """Release into a scratch copy and compare with the committed ``notebooks/``."""
+    problems = []
+    with tempfile.TemporaryDirectory(prefix="course-check-") as tmp:
+        scratch = Path(tmp)
+        shutil.copytree(root / "solutions", scratch / "solutions")
+        try:
+            release(scratch)
+        except CourseError as err:
+            return [f"a fresh release fails: {err}"]
+        fresh = _tree(scratch / "notebooks")
+        committed = _tree(root / "notebooks") if (root / "notebooks").is_dir() else {}
+        for rel in sorted(set(fresh) - set(committed)):
+            problems.append(f"notebooks/{rel} is missing (run `course release`).")
+        for rel in sorted(set(committed) - set(fresh)):
+            problems.append(f"notebooks/{rel} is not made by a release of solutions/ (remove it, or add its source).")
+        for rel in sorted(set(fresh) & set(committed)):
+            if not filecmp.cmp(fresh[rel], committed[rel], shallow=False):
+                problems.append(f"notebooks/{rel} differs from a fresh release of solutions/ (run `course release`).")
+    return problems
+
+
+def _secret_and_public_lines(nb) -> tuple[set[str], set[str]]:
+    secret, public = set(), set()
+    for cell in nb.cells:
+        if given_refs(cell):
+            continue
+        inside = False
+        for line in cell.source.splitlines():
+            if _BEGIN.match(line):
+                inside = True
+            elif _END.match(line):
+                inside = False
+            else:
+                (secret if inside else public).add(line.strip())
+        # a markdown answer cell without markers is a solution in full
+        meta = cell.get("metadata", {}).get("nbgrader", {})
+        if cell.cell_type == "markdown" and meta.get("solution") and "### BEGIN SOLUTION" not in cell.source:
+            secret.update(line.strip() for line in cell.source.splitlines())
+    return secret, public
+
+
+def check_leaks(root: Path) -> list[str]:
+    problems = []
+    for name in existing_assignments(root / "solutions"):
+        student_path = notebook_path(name, root / "notebooks")
+        if not student_path.is_file():
+            continue  # reported as drift
+        secret, public = _secret_and_public_lines(read(notebook_path(name, root / "solutions")))
+        secret = {s for s in secret - public if len(s) >= MIN_SECRET_CHARS}
+        student = read(student_path)
+        for i, cell in enumerate(student.cells):
+            if given_refs(cell):
+                continue
+            for line in cell.source.splitlines():
+                if line.strip() in secret:
+                    problems.append(
+                        f"{_rel(student_path, root)}: cell {i} shows a solution or hidden-test line: {line.strip()[:60]!r}"
+                    )
+    return problems
+
+
+def check(root: Path) -> list[str]:
+    """Every problem found under a course repository ``root`` (empty when clean)."""
+    if not (root / "solutions").is_dir():
+        raise CourseError(f"{root} is not a course repository: it has no solutions/ folder.")
+    return check_outputs(root) + check_given(root) + check_drift(root) + check_leaks(root)

@@ -1,0 +1,53 @@
+"""The ``course`` command: thin wrappers over nbgrader for the course's instructors.
+
+Each subcommand lives in its own module with ``NAME``, ``HELP``, ``EXAMPLES``,
+``add_arguments(parser)`` and ``run(args) -> int``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from course.errors import CourseError
+
+from . import bench, check, data, demo, export, feedback, grade, release
+
+COMMANDS = [demo, release, check, grade, export, feedback, data, bench]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="course",
+        description="Release, check, grade and benchmark the sequence-models course.",
+        epilog="Run `course <command> --help` for the steps and paths of each command.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="<command>")
+    for module in COMMANDS:
+        p = sub.add_parser(
+            module.NAME, help=module.HELP, description=module.HELP,
+            epilog=module.EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+        module.add_arguments(p)
+        p.set_defaults(run=module.run)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "run", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args.run(args) or 0)
+    except CourseError as err:
+        print(f"course {args.command}: {err}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print(f"course {args.command}: interrupted.", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,38 @@
+"""course check: fail when notebooks/ is not exactly a fresh release."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from course.checks import check
+from course.paths import REPO_ROOT
+
+NAME = "check"
+HELP = "Check that notebooks/ is a fresh release of solutions/, without outputs or leaked answers."
+EXAMPLES = """\
+checks:
+  drift    notebooks/ equals what `course release` makes now, given cells included
+  outputs  no committed notebook carries outputs or execution counts
+  leaks    no solution or hidden-test line of solutions/ shows in notebooks/
+
+exit status 0 when clean, 1 with one line per problem otherwise.
+
+examples:
+  course check
+  course check --root path/to/course-repo
+"""
+
+
+def add_arguments(p):
+    p.add_argument("--root", type=Path, default=REPO_ROOT, help="course repository (default: this one)")
+
+
+def run(args) -> int:
+    problems = check(args.root.resolve())
+    if problems:
+        print(f"course check found {len(problems)} problem(s):")
+        for line in problems:
+            print(f"  - {line}")
+        return 1
+    print("course check: notebooks/ is a clean, fresh release of solutions/.")
+    return 0

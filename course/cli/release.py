@@ -1,0 +1,37 @@
+"""course release: regenerate notebooks/ from solutions/."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from course.paths import REPO_ROOT
+from course.release import release
+
+NAME = "release"
+HELP = "Regenerate the student notebooks in notebooks/ from the solutions in solutions/."
+EXAMPLES = """\
+steps:
+  1. refresh the given cells of each solution notebook from the earlier
+     assignments they quote (solutions/02_seq2seq quotes 01_rnn, ...);
+  2. run nbgrader generate_assignment: solutions are replaced by stubs that
+     raise NotImplementedError, hidden tests removed, outputs cleared.
+
+paths:
+  solutions/<a>/<a>.ipynb  ->  notebooks/<a>/<a>.ipynb  (+ the folder's other files)
+
+examples:
+  course release                 # all four assignments
+  course release 03_attention    # one
+"""
+
+
+def add_arguments(p):
+    p.add_argument("assignments", nargs="*", metavar="ASSIGNMENT", help="assignment folder names (default: all)")
+    p.add_argument("--root", type=Path, default=REPO_ROOT, help="course repository (default: this one)")
+
+
+def run(args) -> int:
+    for name, stale in release(args.root.resolve(), args.assignments):
+        note = f" (refreshed given cells: {', '.join(stale)})" if stale else ""
+        print(f"released {name}: notebooks/{name}/{name}.ipynb{note}")
+    return 0

@@ -1,0 +1,95 @@
+"""Execute a notebook in a fresh kernel and report each code cell's fate."""
+
+from __future__ import annotations
+
+import copy
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from nbclient import NotebookClient
+from traitlets.config import Config
+
+from course.nbgrader_settings import kernel_transport
+from course.nbsource import grade_id, tags
+
+#: The environment of a quick-mode run (CI, nbval, demo, tests).
+QUICK_ENV = {"COURSE_QUICK": "1", "OPENBLAS_NUM_THREADS": "1"}
+
+
+def is_graded_test(cell) -> bool:
+    """An autograded test cell: nbgrader ``grade`` without ``solution``."""
+    meta = cell.get("metadata", {}).get("nbgrader", {})
+    return cell.cell_type == "code" and bool(meta.get("grade")) and not meta.get("solution")
+
+
+def task_of(cell) -> str | None:
+    """The task a graded test cell checks (``metadata.course.task``)."""
+    return cell.get("metadata", {}).get("course", {}).get("task")
+
+
+@dataclass
+class CellResult:
+    index: int
+    grade_id: str | None
+    task: str | None
+    graded: bool
+    error: str | None  # exception class name, or None
+    evalue: str = ""
+    stderr: str = ""
+
+    @property
+    def failed(self) -> bool:
+        """nbgrader scores a test cell 0 on an error or on any stderr output."""
+        return self.error is not None or bool(self.stderr)
+
+
+@dataclass
+class Run:
+    cells: list[CellResult] = field(default_factory=list)
+    seconds: float = 0.0
+
+    def graded(self) -> list[CellResult]:
+        return [c for c in self.cells if c.graded]
+
+    def failed_tests(self, task: str | None = None) -> list[CellResult]:
+        return [c for c in self.graded() if c.failed and (task is None or c.task == task)]
+
+    def errors(self) -> list[CellResult]:
+        return [c for c in self.cells if c.error is not None]
+
+
+def execute(nb, cwd: Path, skip_tags=(), env: dict | None = None, timeout: int = 600) -> Run:
+    """Run ``nb`` with errors allowed; cells tagged with ``skip_tags`` are left out.
+
+    The kernel inherits this process's environment plus :data:`QUICK_ENV`
+    (unless ``env`` overrides it) and runs in ``cwd``.
+    """
+    nb = copy.deepcopy(nb)
+    kept = [i for i, c in enumerate(nb.cells) if not set(tags(c)) & set(skip_tags)]
+    nb.cells = [nb.cells[i] for i in kept]
+    saved = dict(os.environ)
+    os.environ.update(QUICK_ENV if env is None else env)
+    start = time.perf_counter()
+    try:
+        client = NotebookClient(
+            nb, timeout=timeout, kernel_name="python3", allow_errors=True, config=kernel_transport(Config()),
+            resources={"metadata": {"path": str(cwd)}},
+        )
+        client.execute()
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+    run = Run(seconds=time.perf_counter() - start)
+    for i, cell in zip(kept, nb.cells):
+        if cell.cell_type != "code":
+            continue
+        error, evalue, stderr = None, "", ""
+        for out in cell.get("outputs", []):
+            if out.output_type == "error":
+                error, evalue = out.ename, out.evalue
+            elif out.output_type == "stream" and out.name == "stderr":
+                stderr += out.text
+        run.cells.append(CellResult(i, grade_id(cell), task_of(cell), is_graded_test(cell), error, evalue, stderr))
+    return run

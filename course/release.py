@@ -1,0 +1,82 @@
+"""Generate student notebooks from solution notebooks with nbgrader.
+
+``solutions/<a>/<a>.ipynb`` → ``notebooks/<a>/<a>.ipynb`` (plus the other files
+of the assignment folder). Given cells are regenerated first, so a student
+version always carries the current reference code of earlier assignments.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from nbgrader.apps.api import capture_log
+from nbgrader.converters import GenerateAssignment
+from nbgrader.coursedir import CourseDirectory
+from traitlets.config import Config
+
+from course.errors import CourseError
+from course.nbgrader_settings import configure
+from course.nbsource import sync_given
+from course.paths import existing_assignments, notebook_path
+
+
+def resolve_assignments(solutions: Path, requested=None) -> list[str]:
+    """The requested assignments (all by default), checked to exist."""
+    if not solutions.is_dir():
+        raise CourseError(f"There is no solutions folder at {solutions}.")
+    known = existing_assignments(solutions)
+    if not requested:
+        return known
+    for name in requested:
+        if name not in known:
+            raise CourseError(
+                f"There is no assignment {name!r} in {solutions} (known: {', '.join(known) or 'none'})."
+            )
+    return [a for a in known if a in requested]
+
+
+def generate(root: Path, assignment: str, source: str, release: str, database: bool = False) -> None:
+    """Run nbgrader's generate_assignment for one assignment, quietly."""
+    cfg = configure(Config(), root, source=source, release=release)
+    if not database:  # what nbgrader's --no-db flag sets
+        cfg.GenerateAssignment.no_database = True
+        cfg.SaveCells.enabled = False
+    coursedir = CourseDirectory(config=cfg)
+    coursedir.assignment_id = assignment
+    app = GenerateAssignment(coursedir=coursedir, config=cfg)
+    app.force = True
+    app.create_assignment = True
+    result = capture_log(app)
+    if not result["success"]:
+        detail = _last_error_line(result.get("log", "") + "\n" + result.get("error", ""))
+        raise CourseError(f"nbgrader could not generate {assignment}: {detail}")
+
+
+def _last_error_line(text: str) -> str:
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    for line in reversed(lines):
+        if "Error" in line or "error" in line or "Exception" in line:
+            return line
+    return lines[-1] if lines else "unknown error"
+
+
+def release(root: Path, assignments=None, sync: bool = True) -> list[tuple[str, list[str]]]:
+    """Regenerate ``notebooks/`` from ``solutions/`` under a course repo ``root``.
+
+    Returns, for each assignment, the given cells that were refreshed.
+    """
+    solutions = root / "solutions"
+    names = resolve_assignments(solutions, assignments)
+    report = []
+    for name in names:
+        path = notebook_path(name, solutions)
+        if not path.is_file():
+            raise CourseError(f"{path} is missing: each assignment folder holds <assignment>.ipynb.")
+        try:
+            stale = sync_given(path, solutions) if sync else []
+        except (KeyError, ValueError, FileNotFoundError) as err:
+            raise CourseError(f"Cannot regenerate the given cells of {name}: {err}.") from None
+        report.append((name, stale))
+    for name in names:
+        generate(root, name, source="solutions", release="notebooks")
+    return report

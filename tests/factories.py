@@ -1,0 +1,84 @@
+"""Cell and course factories: small nbgrader courses built in a temporary folder."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import nbformat
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+
+
+def _nbgrader(grade_id: str, *, grade=False, solution=False, locked=False, points=None) -> dict:
+    meta = {"grade": grade, "solution": solution, "locked": locked, "grade_id": grade_id, "schema_version": 3}
+    if points is not None:
+        meta["points"] = points
+    return meta
+
+
+def solution_cell(grade_id: str, source: str, library: bool = True):
+    cell = new_code_cell(source, metadata={"nbgrader": _nbgrader(grade_id, solution=True)})
+    if library:
+        cell.metadata["tags"] = ["library"]
+    return cell
+
+
+def test_cell(grade_id: str, task: str, source: str, points: int = 1):
+    return new_code_cell(
+        source, metadata={"nbgrader": _nbgrader(grade_id, grade=True, locked=True, points=points), "course": {"task": task}}
+    )
+
+
+def answer_cell(grade_id: str, source: str, points: int = 1):
+    return new_markdown_cell(source, metadata={"nbgrader": _nbgrader(grade_id, grade=True, solution=True, points=points)})
+
+
+def given_cell(refs: list[str]):
+    return new_code_cell(
+        "", metadata={"nbgrader": _nbgrader("given_code", locked=True), "course": {"given": refs}, "tags": ["library"]}
+    )
+
+
+ADD = '''def add(a, b):
+    """Return a + b."""
+    ### BEGIN SOLUTION
+    total_of_both_numbers = a + b
+    return total_of_both_numbers
+    ### END SOLUTION
+'''
+
+ADD_TEST = '''# Check that add adds
+assert add(1, 2) == 3
+### BEGIN HIDDEN TESTS
+assert add(-40, 2) == -38  # a hidden, very secret check
+### END HIDDEN TESTS
+'''
+
+
+def toy_notebooks() -> dict[str, nbformat.NotebookNode]:
+    """Two toy assignments: 01_toy defines add(); 02_toy is given it and uses it."""
+    first = new_notebook(cells=[
+        new_markdown_cell("# Toy 1"),
+        new_code_cell("import math", metadata={"tags": ["library"]}),
+        solution_cell("add", ADD),
+        test_cell("add__values", "add", ADD_TEST, points=2),
+        answer_cell("why", "### BEGIN SOLUTION\nBecause addition commutes, obviously enough.\n### END SOLUTION", points=1),
+    ])
+    second = new_notebook(cells=[
+        new_markdown_cell("# Toy 2"),
+        given_cell(["01_toy:add"]),
+        solution_cell("double", 'def double(x):\n    ### BEGIN SOLUTION\n    doubled_value_of_x = add(x, x)\n    return doubled_value_of_x\n    ### END SOLUTION\n'),
+        test_cell("double__values", "double", "# Check that double doubles\nassert double(4) == 8\n", points=1),
+    ])
+    for nb in (first, second):
+        nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+        nb.metadata["language_info"] = {"name": "python"}
+    return {"01_toy": first, "02_toy": second}
+
+
+def make_course(root: Path) -> Path:
+    """A course repository with toy solutions; returns ``root``."""
+    for name, nb in toy_notebooks().items():
+        folder = root / "solutions" / name
+        folder.mkdir(parents=True)
+        nbformat.write(nb, str(folder / f"{name}.ipynb"))
+    return root

@@ -34,6 +34,7 @@ def add_arguments(p):
     p.add_argument("submissions", type=Path, metavar="SUBMISSIONS")
     p.add_argument("--workspace", type=Path, default=Path("grading"), help="nbgrader course directory to grade in (default: ./grading)")
     p.add_argument("--roster", type=Path, help="CSV file with an 'id' column: refuse students not on it")
+    p.add_argument("--root", type=Path, default=REPO_ROOT, help="course repository whose solutions/ grade (default: this one)")
 
 
 def read_roster(path: Path) -> set[str]:
@@ -47,13 +48,14 @@ def read_roster(path: Path) -> set[str]:
 
 
 def run(args) -> int:
-    known = grading.known_assignments(REPO_ROOT)
+    root = args.root.resolve()
+    known = grading.known_assignments(root)
     roster = read_roster(args.roster) if args.roster else None
     subs = grading.find_submissions(args.submissions.resolve(), known, roster)
     workspace = args.workspace.resolve()
     assignments = sorted({s.assignment for s in subs}, key=known.index)
     print(f"grading {len(subs)} submission(s) of {', '.join(assignments)} in {workspace}")
-    grading.prepare_workspace(workspace, REPO_ROOT, assignments)
+    grading.prepare_workspace(workspace, root, assignments)
     failures = grading.autograde(workspace, subs)
     print(grading.format_table(grading.grades(workspace)))
     if failures:

@@ -1,0 +1,41 @@
+"""nbgrader autogrades the reference solution to full marks and the untouched notebook to 0."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from course import grading
+from course.paths import NOTEBOOKS, REPO_ROOT, SOLUTIONS, existing_assignments, notebook_path
+
+ASSIGNMENTS = existing_assignments(SOLUTIONS)
+
+
+@pytest.fixture(scope="module")
+def graded_workspace(tmp_path_factory):
+    """Autograde the reference solution and the untouched student version of every assignment."""
+    root = tmp_path_factory.mktemp("autograde")
+    subs = root / "submissions"
+    for name in ASSIGNMENTS:
+        for student, folder in (("reference", SOLUTIONS), ("blank", NOTEBOOKS)):
+            target = subs / student / name
+            target.mkdir(parents=True)
+            shutil.copy(notebook_path(name, folder), target / f"{name}.ipynb")
+    workspace = root / "grading"
+    found = grading.find_submissions(subs, ASSIGNMENTS)
+    grading.prepare_workspace(workspace, REPO_ROOT, ASSIGNMENTS)
+    failures = grading.autograde(workspace, found, log=lambda *_: None)
+    assert not failures
+    return {(g.student, g.assignment): g for g in grading.grades(workspace)}
+
+
+@pytest.mark.notebook
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_autograde_reference_full_marks_blank_zero(graded_workspace, assignment):
+    """Does nbgrader give the solution full marks and the untouched notebook 0?"""
+    reference = graded_workspace[("reference", assignment)]
+    blank = graded_workspace[("blank", assignment)]
+    assert reference.auto_max > 0
+    assert reference.auto_score == reference.auto_max
+    assert blank.auto_score == 0

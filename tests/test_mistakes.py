@@ -1,0 +1,44 @@
+"""The autograder tests reject the mistakes students really make (tests/mistakes/)."""
+
+from __future__ import annotations
+
+import pytest
+
+from course.execute import execute, is_graded_test, task_of
+from course.nbsource import read
+from course.paths import SOLUTIONS, existing_assignments, notebook_path
+from tests.nbexec import load_mistakes, run_mistake
+
+ASSIGNMENTS = existing_assignments(SOLUTIONS)
+MISTAKES = [(a, m) for a in ASSIGNMENTS for m in load_mistakes(a)]
+
+
+@pytest.mark.notebook
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_solution_graded_cells_pass_quietly(assignment):
+    """Do the solution's graded test cells pass without a word on stderr (which nbgrader scores 0)?"""
+    path = notebook_path(assignment, SOLUTIONS)
+    run = execute(read(path), cwd=path.parent, skip_tags=("slow",))
+    bad = [(c.grade_id, c.error, c.stderr[:200]) for c in run.graded() if c.failed]
+    assert not bad
+
+
+@pytest.mark.notebook
+@pytest.mark.parametrize("assignment, mistake", MISTAKES, ids=[f"{a}-{m.name}" for a, m in MISTAKES])
+def test_mistake_loses_points(assignment, mistake):
+    """Does this deliberate mistake fail at least one graded test of its task?"""
+    run = run_mistake(assignment, mistake)
+    assert run.failed_tests(mistake.task), f"{mistake.name}: {mistake.why} -- no graded test of {mistake.task!r} failed"
+
+
+def test_every_graded_task_has_three_mistakes():
+    """Is every autograded task covered by at least three deliberate mistakes?"""
+    for assignment in ASSIGNMENTS:
+        nb = read(notebook_path(assignment, SOLUTIONS))
+        tasks = {task_of(c) for c in nb.cells if is_graded_test(c)}
+        assert None not in tasks, f"{assignment}: a graded test cell names no task"
+        counts = {t: sum(m.task == t for m in load_mistakes(assignment)) for t in tasks}
+        thin = {t: n for t, n in counts.items() if n < 3}
+        assert not thin, f"{assignment}: tasks with fewer than 3 mistakes: {thin}"
+
+

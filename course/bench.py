@@ -1,0 +1,372 @@
+"""`course bench`: every promise of speed and accuracy, measured by one command.
+
+The models are the reference solutions themselves: each part loads the
+``library`` cells of a solution notebook (:func:`course.nbsource.load_library`)
+and trains exactly that code, so there is no second copy to drift.
+
+Parts
+-----
+rnn, seq2seq, attention, transformer
+    median ms per training step (forward, backward, Adam) over repeated timed
+    runs; then a fresh model trained with a fixed seed until the notebook's
+    promise holds (or the step or time cap is hit): steps, training seconds
+    and the accuracy reached.
+notebooks
+    wall time of each solution notebook in quick mode (and full mode with
+    ``--full``).
+autograde
+    nbgrader autograde seconds per submission for each notebook, serial and
+    with ``--jobs`` workers (one gradebook per worker: SQLite gradebooks do
+    not take parallel writers).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+from threadpoolctl import threadpool_info, threadpool_limits
+from tqdm import tqdm
+
+from course.errors import CourseError
+from course.nbsource import load_library, read
+from course.paths import ASSIGNMENTS, NOTEBOOKS, REPO_ROOT, SOLUTIONS, existing_assignments, notebook_path
+
+SEED = 0
+
+
+# --------------------------------------------------------------------------- machine
+
+
+def machine_info() -> dict:
+    """Cores, BLAS threads and library versions of this run."""
+    import matplotlib
+    import mygrad
+    import mynn
+    import nbgrader
+
+    blas = [
+        {"library": i.get("internal_api"), "threads": i.get("num_threads"), "version": i.get("version")}
+        for i in threadpool_info()
+    ]
+    return {
+        "cores": os.cpu_count(),
+        "load_average_1min": round(os.getloadavg()[0], 2) if hasattr(os, "getloadavg") else None,
+        "blas": blas,
+        "bench_blas_threads": 1,
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "numpy": np.__version__,
+        "mygrad": mygrad.__version__,
+        "mynn": getattr(mynn, "__version__", "?"),
+        "nbgrader": nbgrader.__version__,
+        "matplotlib": matplotlib.__version__,
+    }
+
+
+# --------------------------------------------------------------------------- models
+
+
+@dataclass
+class Trainer:
+    """What a model part needs from a notebook: one training step and one evaluation."""
+
+    step: Callable[[], None]
+    evaluate: Callable[[], dict]  # -> {"reached": bool, ...figures}
+
+
+@dataclass
+class ModelPart:
+    key: str
+    title: str
+    assignment: str
+    promise: str
+    target_ms: float
+    make: Callable[[object], Trainer]  # library module -> Trainer
+    eval_every: int
+    max_steps: int
+    time_cap: float = 300.0
+    figures: dict = field(default_factory=dict)
+
+
+def _first(out):
+    return out[0] if isinstance(out, tuple) else out
+
+
+def _recurrent(cls_name: str, dim: int, batch: int, reached: Callable[[np.ndarray], bool], n_eval: int = 1000):
+    """Trainer factory for the digit-reversal models of 01–03."""
+
+    def make(lib) -> Trainer:
+        np.random.seed(SEED)
+        model = getattr(lib, cls_name)(12, dim, 12)
+        optimizer = lib.Adam(model.parameters)
+
+        def step():
+            x, target, _ = lib.generate_batch(1, 20, batch)
+            loss, _ = lib.loss_and_accuracy(_first(model(x)), target)
+            loss.backward()
+            optimizer.step()
+
+        def evaluate():
+            acc = np.asarray(lib.accuracy_by_length(lambda x: _first(model(x)), 1, 20, n_eval))
+            return {"reached": bool(reached(acc)), "accuracy_by_length": [round(float(a), 4) for a in acc]}
+
+        return Trainer(step, evaluate)
+
+    return make
+
+
+def _rnn_fails_as_promised(acc: np.ndarray) -> bool:
+    # the curve the notebook explains: length 1 is solved, beyond 2 it is chance
+    return acc[0] >= 0.95 and acc[2:].max() <= 0.2
+
+
+def _transformer(lib) -> Trainer:
+    """Trainer for 04: the notebook's own model, data loader and greedy decoder."""
+    needed = ("Transformer", "load_cipher_data", "greedy_accuracy", "train_batch_step")
+    missing = [n for n in needed if not hasattr(lib, n)]
+    if missing:
+        raise CourseError(f"04_transformer's library cells lack {', '.join(missing)}.")
+    np.random.seed(SEED)
+    data = lib.load_cipher_data(str(SOLUTIONS / "04_transformer" / "cipher_data.npz"))
+    model, optimizer, step = lib.train_batch_step(data, seed=SEED)
+
+    def evaluate():
+        per_char, whole = lib.greedy_accuracy(model, data, split="held_out")
+        return {"reached": per_char >= 0.99, "per_character": round(float(per_char), 4), "whole_sequence": round(float(whole), 4)}
+
+    return Trainer(step, evaluate)
+
+
+MODELS = [
+    ModelPart("rnn", "RNN, D=100, batch 100", "01_rnn", "length 1 solved, chance beyond length 2", 3.5,
+              _recurrent("RNN", 100, 100, _rnn_fails_as_promised), eval_every=500, max_steps=5000),
+    ModelPart("seq2seq", "Seq2Seq, D=50, batch 100", "02_seq2seq", "100 % at lengths <= 5", 3.5,
+              _recurrent("Seq2Seq", 50, 100, lambda acc: acc[:5].min() >= 1.0), eval_every=500, max_steps=10_000),
+    ModelPart("attention", "Attention, D=25, batch 100", "03_attention", ">= 99 % at every length 1-20", 7.0,
+              _recurrent("AttentionSeq2Seq", 25, 100, lambda acc: acc.min() >= 0.99), eval_every=500, max_steps=8000),
+    ModelPart("transformer", "Transformer, batch 10", "04_transformer", ">= 99 % greedy per-character, held out", 9.5,
+              _transformer, eval_every=1000, max_steps=20_000, time_cap=120.0),
+]
+
+
+def time_steps(step: Callable[[], None], warmup: int = 10, steps: int = 50, repeats: int = 3) -> dict:
+    """Median and spread of single training steps, after a warm-up."""
+    for _ in range(warmup):
+        step()
+    times = []
+    for _ in range(repeats):
+        for _ in range(steps):
+            start = time.perf_counter()
+            step()
+            times.append((time.perf_counter() - start) * 1000)
+    return {
+        "median_ms": round(statistics.median(times), 2),
+        "p10_ms": round(float(np.percentile(times, 10)), 2),
+        "p90_ms": round(float(np.percentile(times, 90)), 2),
+        "timed_steps": len(times),
+    }
+
+
+def bench_model(part: ModelPart, quiet: bool = False) -> dict:
+    """ms/step, then steps and seconds until the promise holds."""
+    import mygrad as mg
+
+    lib = load_library(part.assignment)
+    with threadpool_limits(1), mg.mem_guard_off:
+        timing = time_steps(part.make(lib).step)
+        trainer = part.make(lib)  # fresh weights for the run to the promise
+        trained, seconds, result = 0, 0.0, {"reached": False}
+        bar = tqdm(total=part.max_steps, desc=f"{part.key:11s}", unit="step", leave=False, disable=quiet)
+        while trained < part.max_steps and seconds < part.time_cap:
+            start = time.perf_counter()
+            for _ in range(part.eval_every):
+                trainer.step()
+            seconds += time.perf_counter() - start
+            trained += part.eval_every
+            bar.update(part.eval_every)
+            with mg.no_autodiff:
+                result = trainer.evaluate()
+            bar.set_postfix_str("promise met" if result["reached"] else "training")
+            if result["reached"]:
+                break
+        bar.close()
+    return {
+        "model": part.title,
+        "assignment": part.assignment,
+        **timing,
+        "target_ms": part.target_ms,
+        "meets_ms_target": timing["median_ms"] <= part.target_ms,
+        "promise": part.promise,
+        "steps": trained,
+        "train_seconds": round(seconds, 1),
+        **result,
+    }
+
+
+# --------------------------------------------------------------------------- notebooks
+
+
+def bench_notebooks(full: bool, quiet: bool = False) -> dict:
+    """Wall time of each solution notebook, quick mode (and full mode)."""
+    from course.execute import QUICK_ENV, execute
+
+    modes = [("quick", {**os.environ, **QUICK_ENV})]
+    if full:
+        env = {k: v for k, v in os.environ.items() if k != "COURSE_QUICK"}
+        modes.append(("full", {**env, "OPENBLAS_NUM_THREADS": "1"}))
+    out = {}
+    names = existing_assignments(SOLUTIONS)
+    for mode, env in modes:
+        for name in tqdm(names, desc=f"notebooks {mode}", leave=False, disable=quiet):
+            path = notebook_path(name, SOLUTIONS)
+            run = execute(read(path), cwd=path.parent, env=env, timeout=3600)
+            out.setdefault(name, {})[f"{mode}_seconds"] = round(run.seconds, 1)
+            out[name][f"{mode}_errors"] = len(run.errors())
+    out["total_quick_seconds"] = round(sum(v["quick_seconds"] for k, v in out.items() if isinstance(v, dict)), 1)
+    return out
+
+
+# --------------------------------------------------------------------------- autograde
+
+
+def _grade_batch(workspace: str, subs: list) -> list[tuple[str, float]]:
+    """Autograde submissions one by one in one workspace; seconds for each."""
+    from course import grading
+
+    times = []
+    for sub in subs:
+        start = time.perf_counter()
+        failed = grading.autograde(Path(workspace), [sub], log=lambda *_: None)
+        if failed:
+            raise CourseError(f"autograde failed for {sub.student}/{sub.assignment}.")
+        times.append((sub.assignment, time.perf_counter() - start))
+    return times
+
+
+def bench_autograde(jobs: int, quiet: bool = False) -> dict:
+    """Seconds per autograded submission, serial and with ``jobs`` workers."""
+    from course import grading
+
+    names = existing_assignments(SOLUTIONS)
+    with tempfile.TemporaryDirectory(prefix="course-bench-") as tmp:
+        tmp = Path(tmp)
+        per_notebook = max(2, jobs)
+        subs = []
+        for name in names:
+            for i in range(per_notebook):
+                student = f"student{i}"
+                folder = SOLUTIONS if i % 2 == 0 else NOTEBOOKS  # reference and blank in turn
+                target = tmp / "subs" / student / name
+                target.mkdir(parents=True)
+                shutil.copy(notebook_path(name, folder), target / f"{name}.ipynb")
+                subs.append(grading.Submission(student, name, target))
+        workspaces = [tmp / f"ws{j}" for j in range(max(jobs, 1))]
+        for ws in tqdm(workspaces, desc="gradebooks", leave=False, disable=quiet):
+            grading.prepare_workspace(ws, REPO_ROOT, names)
+
+        start = time.perf_counter()
+        serial = _grade_batch(str(workspaces[0]), subs)
+        serial_wall = time.perf_counter() - start
+
+        shares = [subs[j::jobs] for j in range(jobs)]
+        start = time.perf_counter()
+        with ProcessPoolExecutor(max_workers=jobs) as pool:
+            list(pool.map(_grade_batch, [str(w) for w in workspaces], shares))
+        parallel_wall = time.perf_counter() - start
+
+    out = {}
+    for name in names:
+        secs = [s for a, s in serial if a == name]
+        out[name] = {"serial_seconds_per_submission": round(statistics.mean(secs), 2)}
+    out["submissions"] = len(subs)
+    out["serial_seconds_per_submission"] = round(serial_wall / len(subs), 2)
+    out["jobs"] = jobs
+    out["parallel_seconds_per_submission"] = round(parallel_wall / len(subs), 2)
+    return out
+
+
+# --------------------------------------------------------------------------- report
+
+
+def _table(results: dict) -> str:
+    lines = []
+    models = results.get("models", {})
+    if models:
+        lines.append(f"{'model':30s} {'ms/step':>8s} {'target':>7s} {'steps':>7s} {'train s':>8s}  promise")
+        for r in models.values():
+            ok = "met" if r.get("reached") else "NOT met"
+            mark = "" if r["meets_ms_target"] else " (slower than target)"
+            lines.append(
+                f"{r['model']:30s} {r['median_ms']:8.2f} {r['target_ms']:7.1f} {r['steps']:7d} {r['train_seconds']:8.1f}  "
+                f"{r['promise']}: {ok}{mark}"
+            )
+            if "accuracy_by_length" in r:
+                acc = " ".join(f"{a:.2f}" for a in r["accuracy_by_length"])
+                lines.append(f"{'':30s} accuracy by length 1-20: {acc}")
+            if "per_character" in r:
+                lines.append(f"{'':30s} held out: {r['per_character']:.4f} per character, {r['whole_sequence']:.4f} whole strings")
+    nbs = results.get("notebooks")
+    if nbs:
+        lines.append("")
+        lines.append(f"{'notebook':16s} {'quick s':>8s} {'full s':>8s}")
+        for name, r in nbs.items():
+            if isinstance(r, dict):
+                full = f"{r['full_seconds']:8.1f}" if "full_seconds" in r else f"{'-':>8s}"
+                lines.append(f"{name:16s} {r['quick_seconds']:8.1f} {full}")
+        lines.append(f"{'all, quick':16s} {nbs['total_quick_seconds']:8.1f}")
+    ag = results.get("autograde")
+    if ag:
+        lines.append("")
+        lines.append(f"{'autograde':16s} {'s/submission':>13s}")
+        for name, r in ag.items():
+            if isinstance(r, dict):
+                lines.append(f"{name:16s} {r['serial_seconds_per_submission']:13.2f}")
+        lines.append(f"{'all, serial':16s} {ag['serial_seconds_per_submission']:13.2f}")
+        lines.append(f"{'all, ' + str(ag['jobs']) + ' jobs':16s} {ag['parallel_seconds_per_submission']:13.2f}")
+    m = results["machine"]
+    threads = ", ".join(f"{b['library']} {b['threads']} threads" for b in m["blas"]) or "no BLAS info"
+    lines.append("")
+    lines.append(f"machine: {m['cores']} cores, load {m['load_average_1min']}, {threads} (bench uses 1); "
+                 f"python {m['python']}, numpy {m['numpy']}, mygrad {m['mygrad']}, nbgrader {m['nbgrader']}")
+    return "\n".join(lines)
+
+
+PARTS = [p.key for p in MODELS] + ["notebooks", "autograde"]
+
+
+def main(args) -> int:
+    only = args.only
+    if only and only not in PARTS:
+        raise CourseError(f"There is no bench part {only!r} (parts: {', '.join(PARTS)}).")
+    if args.jobs < 1:
+        raise CourseError("--jobs takes a whole number of at least 1.")
+    quiet = not sys.stderr.isatty()
+    results: dict = {"machine": machine_info()}
+    present = set(existing_assignments(SOLUTIONS))
+    for part in MODELS:
+        if only in (None, part.key) and part.assignment in present:
+            print(f"timing {part.title} ...", flush=True)
+            results.setdefault("models", {})[part.key] = bench_model(part, quiet)
+    if only in (None, "notebooks"):
+        print("timing the solution notebooks ...", flush=True)
+        results["notebooks"] = bench_notebooks(args.full, quiet)
+    if only in (None, "autograde"):
+        print(f"timing autograde, serial and with {args.jobs} jobs ...", flush=True)
+        results["autograde"] = bench_autograde(args.jobs, quiet)
+    print(_table(results))
+    if args.json:
+        Path(args.json).write_text(json.dumps(results, indent=2) + "\n")
+        print(f"wrote {args.json}")
+    return 0

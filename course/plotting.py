@@ -39,19 +39,18 @@ def _ipython():
     return get_ipython()
 
 
-def setup_backend() -> str:
-    """Pick the matplotlib backend for this notebook session and return its name.
+def setup_backend() -> None:
+    """Pick the matplotlib backend for this notebook session.
 
     ``widget`` (ipympl, live plots) when someone is watching, ``inline``
     (static figures) in headless runs or where ipympl is missing. Outside
-    IPython nothing changes.
+    IPython nothing changes. Returns None, so the cell shows nothing.
     """
     shell = _ipython()
     if shell is None:
-        return matplotlib.get_backend()
+        return
     live = not is_headless() and importlib.util.find_spec("ipympl") is not None
     shell.run_line_magic("matplotlib", "widget" if live else "inline")
-    return matplotlib.get_backend()
 
 
 def is_live_backend(backend: str | None = None) -> bool:

@@ -1,0 +1,178 @@
+"""Wrong answers to the tasks of 01_rnn, each of which must lose points."""
+
+from tests.mistakes import Mistake
+
+MISTAKES = [
+    # ------------------------------------------------------------ generate_batch
+    Mistake(
+        task="generate_batch",
+        name="end_token_first",
+        why="Writes the end token into the first position instead of the last.",
+        replace="one_hot_x[-1, :, END_TOKEN] = 1",
+        by="one_hot_x[0, :, END_TOKEN] = 1",
+    ),
+    Mistake(
+        task="generate_batch",
+        name="target_not_reversed",
+        why="Uses the digits in their original order as the target.",
+        replace="np.concatenate([digits[::-1], last_row], axis=0)",
+        by="np.concatenate([digits, last_row], axis=0)",
+    ),
+    Mistake(
+        task="generate_batch",
+        name="reversed_over_batch_axis",
+        why="Reverses the order of the sequences in the batch instead of the order in time.",
+        replace="np.concatenate([digits[::-1], last_row], axis=0)",
+        by="np.concatenate([digits[:, ::-1], last_row], axis=0)",
+    ),
+    Mistake(
+        task="generate_batch",
+        name="digits_exclude_nine",
+        why="Draws digits from [0, 9) because randint's upper bound is exclusive.",
+        replace="np.random.randint(0, 10, size=(n_digits, batch_size))",
+        by="np.random.randint(0, 9, size=(n_digits, batch_size))",
+    ),
+    Mistake(
+        task="generate_batch",
+        name="one_hot_float64",
+        why="Leaves the one-hot array in NumPy's default float64.",
+        replace="np.zeros((n_digits + 1, batch_size, 12), dtype=np.float32)",
+        by="np.zeros((n_digits + 1, batch_size, 12))",
+    ),
+    Mistake(
+        task="generate_batch",
+        name="max_length_exclusive",
+        why="Never draws seq_len_max digits, forgetting that randint excludes its upper bound.",
+        replace="np.random.randint(seq_len_min, seq_len_max + 1)",
+        by="np.random.randint(seq_len_min, seq_len_max)",
+    ),
+    Mistake(
+        task="generate_batch",
+        name="target_without_end_token",
+        why="Forgets the end token at the end of the target.",
+        replace="target = np.concatenate([digits[::-1], last_row], axis=0)",
+        by="target = digits[::-1].copy()",
+    ),
+    # ------------------------------------------------------------ rnn
+    Mistake(
+        task="rnn",
+        name="state_not_fed_back",
+        why="Feeds the initial state h_0 at every step instead of the previous state.",
+        replace="mg.tanh(x_part[t] + self.recurrent_layer(h_t))",
+        by="mg.tanh(x_part[t] + self.recurrent_layer(h[0]))",
+    ),
+    Mistake(
+        task="rnn",
+        name="tanh_missing",
+        why="Leaves out the tanh, so the cell is linear.",
+        replace="mg.tanh(x_part[t] + self.recurrent_layer(h_t))",
+        by="x_part[t] + self.recurrent_layer(h_t)",
+    ),
+    Mistake(
+        task="rnn",
+        name="states_include_h0",
+        why="Returns h_0 along with h_1..h_T, giving T + 1 states and scores.",
+        replace="states = []",
+        by="states = [h_t]",
+    ),
+    Mistake(
+        task="rnn",
+        name="biases_missing_from_parameters",
+        why="Lists only the weights as parameters, so the optimizer never updates the biases.",
+        replace="return self.input_layer.parameters + self.recurrent_layer.parameters + self.output_layer.parameters",
+        by="return (self.input_layer.weight, self.recurrent_layer.weight, self.output_layer.weight)",
+    ),
+    Mistake(
+        task="rnn",
+        name="initial_state_float64",
+        why="Creates the zero initial state without a dtype, which turns every tensor into float64.",
+        replace="np.zeros((1, N, self.dim_recurrent), dtype=np.float32)",
+        by="np.zeros((1, N, self.dim_recurrent))",
+    ),
+    Mistake(
+        task="rnn",
+        name="initial_state_ignored",
+        why="Always starts from zeros, ignoring the state passed by the caller.",
+        replace="if h is None:",
+        by="if True:",
+    ),
+    Mistake(
+        task="rnn",
+        name="scores_from_last_state_only",
+        why="Computes the scores from the final state alone and repeats them for every step.",
+        replace="return self.output_layer(h_all), h_all",
+        by="return self.output_layer(h_t) * np.ones((T, 1, 1), dtype=np.float32), h_all",
+    ),
+    # ------------------------------------------------------------ loss_and_accuracy
+    Mistake(
+        task="loss_and_accuracy",
+        name="reshape_mixes_axes",
+        why="Swaps the time and batch axes of the scores before flattening, pairing scores with the wrong labels.",
+        replace="softmax_crossentropy(scores.reshape(-1, K), target.reshape(-1))",
+        by="softmax_crossentropy(scores.transpose(1, 0, 2).reshape(-1, K), target.reshape(-1))",
+    ),
+    Mistake(
+        task="loss_and_accuracy",
+        name="accuracy_per_token",
+        why="Counts right tokens instead of right sequences.",
+        replace="np.all(predictions == target, axis=0)",
+        by="(predictions == target)",
+    ),
+    Mistake(
+        task="loss_and_accuracy",
+        name="argmax_over_time",
+        why="Takes the arg-max over the time axis instead of the class axis.",
+        replace="np.argmax(mg.asarray(scores), axis=-1)",
+        by="np.argmax(mg.asarray(scores), axis=0)",
+    ),
+    Mistake(
+        task="loss_and_accuracy",
+        name="all_over_batch_axis",
+        why="Requires every sequence of the batch to be right at a step, then averages over steps.",
+        replace="np.all(predictions == target, axis=0)",
+        by="np.all(predictions == target, axis=1)",
+    ),
+    Mistake(
+        task="loss_and_accuracy",
+        name="loss_returned_as_float",
+        why="Returns the loss as a Python float, which cannot be backpropagated.",
+        replace="loss = softmax_crossentropy(scores.reshape(-1, K), target.reshape(-1))",
+        by="loss = softmax_crossentropy(scores.reshape(-1, K), target.reshape(-1)).item()",
+    ),
+    # ------------------------------------------------------------ accuracy_by_length
+    Mistake(
+        task="accuracy_by_length",
+        name="longest_length_skipped",
+        why="Stops one length short because range excludes its end.",
+        replace="range(seq_len_min, seq_len_max + 1)",
+        by="range(seq_len_min, seq_len_max)",
+    ),
+    Mistake(
+        task="accuracy_by_length",
+        name="by_length_per_token",
+        why="Averages right tokens instead of right sequences.",
+        replace="np.mean(np.all(predictions == target, axis=0))",
+        by="np.mean(predictions == target)",
+    ),
+    Mistake(
+        task="accuracy_by_length",
+        name="length_counts_end_token",
+        why="Confuses T with the number of digits and asks for one digit too many.",
+        replace="generate_batch(length, length, n_per_length)",
+        by="generate_batch(length + 1, length + 1, n_per_length)",
+    ),
+    Mistake(
+        task="accuracy_by_length",
+        name="random_lengths",
+        why="Draws a batch of random lengths at every iteration instead of the length being measured.",
+        replace="generate_batch(length, length, n_per_length)",
+        by="generate_batch(seq_len_min, seq_len_max, n_per_length)",
+    ),
+    Mistake(
+        task="accuracy_by_length",
+        name="by_length_argmax_over_time",
+        why="Takes the arg-max over the time axis instead of the class axis.",
+        replace="np.argmax(mg.asarray(predict(x)), axis=-1)",
+        by="np.argmax(mg.asarray(predict(x)), axis=0)",
+    ),
+]

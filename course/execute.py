@@ -82,14 +82,16 @@ def execute(nb, cwd: Path, skip_tags=(), env: dict | None = None, timeout: int =
         os.environ.clear()
         os.environ.update(saved)
     run = Run(seconds=time.perf_counter() - start)
-    for i, cell in zip(kept, nb.cells):
-        if cell.cell_type != "code":
-            continue
-        error, evalue, stderr = None, "", ""
-        for out in cell.get("outputs", []):
-            if out.output_type == "error":
-                error, evalue = out.ename, out.evalue
-            elif out.output_type == "stream" and out.name == "stderr":
-                stderr += out.text
-        run.cells.append(CellResult(i, grade_id(cell), task_of(cell), is_graded_test(cell), error, evalue, stderr))
+    run.cells = [result_of(i, cell) for i, cell in zip(kept, nb.cells) if cell.cell_type == "code"]
     return run
+
+
+def result_of(index: int, cell) -> CellResult:
+    """Read an executed code cell's outputs: its error, if any, and its stderr."""
+    error, evalue, stderr = None, "", ""
+    for out in cell.get("outputs", []):
+        if out.output_type == "error":
+            error, evalue = out.ename, out.evalue
+        elif out.output_type == "stream" and out.name == "stderr":
+            stderr += out.text
+    return CellResult(index, grade_id(cell), task_of(cell), is_graded_test(cell), error, evalue, stderr)

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import copy
 import importlib
+import os
 import sys
 from pathlib import Path
 
-from course.execute import Run, execute
-from course.nbsource import find_cell, read
+from course.execute import Run, execute, result_of
+from course.nbsource import find_cell, read, tags
 from course.paths import SOLUTIONS, notebook_path
 
 
@@ -43,17 +44,69 @@ def run_mistake(assignment: str, mistake, solutions: Path = SOLUTIONS) -> Run:
     return execute(nb, cwd=path.parent, skip_tags=("slow",))
 
 
+class MistakeRunner:
+    """One kernel for all the mistakes of one assignment.
+
+    Starting a kernel and importing MyGrad costs more than running a
+    notebook's fast cells, so the kernel is kept and its namespace is reset
+    (``%reset -f``) before each mistake. Imported modules stay cached, which is
+    all that is shared between runs.
+    """
+
+    def __init__(self, assignment: str, solutions: Path = SOLUTIONS):
+        from nbclient import NotebookClient
+        from traitlets.config import Config
+
+        from course.execute import QUICK_ENV
+        from course.nbgrader_settings import kernel_transport
+
+        self.path = notebook_path(assignment, solutions)
+        self.source = read(self.path)
+        self._env = dict(os.environ)
+        os.environ.update(QUICK_ENV)
+        self._client = NotebookClient(
+            copy.deepcopy(self.source), timeout=600, kernel_name="python3", allow_errors=True,
+            config=kernel_transport(Config()), resources={"metadata": {"path": str(self.path.parent)}},
+        )
+        self._kernel = self._client.setup_kernel()
+        self._kernel.__enter__()
+
+    def run(self, mistake) -> Run:
+        """Execute the fast cells with ``mistake`` applied, in a clean namespace."""
+        from nbformat.v4 import new_code_cell
+
+        nb = apply_mistake(self.source, mistake)
+        reset = new_code_cell("%reset -f\nimport matplotlib.pyplot as _plt\n_plt.close('all')\ndel _plt")
+        self._client.execute_cell(reset, 0, store_history=False)
+        kept = [i for i, c in enumerate(nb.cells) if "slow" not in tags(c)]
+        run = Run()
+        for i in kept:
+            cell = nb.cells[i]
+            if cell.cell_type != "code":
+                continue
+            self._client.execute_cell(cell, i, store_history=False)
+            run.cells.append(result_of(i, cell))
+        return run
+
+    def close(self) -> None:
+        self._kernel.__exit__(None, None, None)
+        os.environ.clear()
+        os.environ.update(self._env)
+
+
 def main(argv: list[str]) -> int:
     if len(argv) != 1:
         print("usage: python -m tests.nbexec ASSIGNMENT", file=sys.stderr)
         return 2
     bad = 0
+    runner = MistakeRunner(argv[0])
     for mistake in load_mistakes(argv[0]):
-        run = run_mistake(argv[0], mistake)
+        run = runner.run(mistake)
         failed = [c.grade_id for c in run.failed_tests(mistake.task)]
         bad += not failed
         status = "loses points" if failed else "NOT CAUGHT"
         print(f"{mistake.task:24s} {mistake.name:36s} {status:12s} {', '.join(map(str, failed))}", flush=True)
+    runner.close()
     return 1 if bad else 0
 
 

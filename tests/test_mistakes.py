@@ -7,7 +7,7 @@ import pytest
 from course.execute import execute, is_graded_test, task_of
 from course.nbsource import read
 from course.paths import SOLUTIONS, existing_assignments, notebook_path
-from tests.nbexec import load_mistakes, run_mistake
+from tests.nbexec import MistakeRunner, load_mistakes
 
 ASSIGNMENTS = existing_assignments(SOLUTIONS)
 MISTAKES = [(a, m) for a in ASSIGNMENTS for m in load_mistakes(a)]
@@ -23,11 +23,26 @@ def test_solution_graded_cells_pass_quietly(assignment):
     assert not bad
 
 
+@pytest.fixture(scope="module")
+def runners():
+    """One kernel per assignment, shared by its mistakes (namespace reset between them)."""
+    started: dict[str, MistakeRunner] = {}
+
+    def get(assignment: str) -> MistakeRunner:
+        if assignment not in started:
+            started[assignment] = MistakeRunner(assignment)
+        return started[assignment]
+
+    yield get
+    for runner in started.values():
+        runner.close()
+
+
 @pytest.mark.notebook
 @pytest.mark.parametrize("assignment, mistake", MISTAKES, ids=[f"{a}-{m.name}" for a, m in MISTAKES])
-def test_mistake_loses_points(assignment, mistake):
+def test_mistake_loses_points(runners, assignment, mistake):
     """Does this deliberate mistake fail at least one graded test of its task?"""
-    run = run_mistake(assignment, mistake)
+    run = runners(assignment).run(mistake)
     assert run.failed_tests(mistake.task), f"{mistake.name}: {mistake.why} -- no graded test of {mistake.task!r} failed"
 
 

@@ -1,0 +1,151 @@
+"""Wrong answers to the tasks of 03_attention, each of which must lose points."""
+
+from tests.mistakes import Mistake
+
+MISTAKES = [
+    # ------------------------------------------------------------------- attend
+    Mistake(
+        task="attend",
+        name="softmax_over_batch_axis",
+        why="Normalises the scores over the N sequences of the batch instead of the T encoder steps.",
+        replace="a_t = mg.nnet.softmax(e_t, axis=0)",
+        by="a_t = mg.nnet.softmax(e_t, axis=1)",
+    ),
+    Mistake(
+        task="attend",
+        name="softmax_default_axis",
+        why="Relies on softmax's default axis (-1), which for (T, N) scores is the batch axis.",
+        replace="a_t = mg.nnet.softmax(e_t, axis=0)",
+        by="a_t = mg.nnet.softmax(e_t)",
+    ),
+    Mistake(
+        task="attend",
+        name="softmax_over_features",
+        why="Takes the softmax over the D features before summing, so the weights do not compare encoder steps.",
+        replace="e_t = (enc_proj * h_t).sum(axis=-1)",
+        by="e_t = mg.nnet.softmax(enc_proj * h_t, axis=-1).sum(axis=-1)",
+    ),
+    Mistake(
+        task="attend",
+        name="scores_without_W_alpha",
+        why="Scores the raw encoder states against the decoder state and ignores enc_proj = H^e W_alpha.",
+        replace="e_t = (enc_proj * h_t).sum(axis=-1)",
+        by="e_t = (enc_h * h_t).sum(axis=-1)",
+    ),
+    Mistake(
+        task="attend",
+        name="context_summed_over_batch",
+        why="Sums the weighted states over the batch axis instead of the encoder steps.",
+        replace="(a_t[:, :, np.newaxis] * enc_h).sum(axis=0, keepdims=True)",
+        by="(a_t[:, :, np.newaxis] * enc_h).sum(axis=1, keepdims=True)",
+    ),
+    Mistake(
+        task="attend",
+        name="context_from_projected_states",
+        why="Averages the projected states H^e W_alpha instead of the encoder states themselves.",
+        replace="(a_t[:, :, np.newaxis] * enc_h).sum(axis=0, keepdims=True)",
+        by="(a_t[:, :, np.newaxis] * enc_proj).sum(axis=0, keepdims=True)",
+    ),
+    Mistake(
+        task="attend",
+        name="context_not_weighted",
+        why="Averages the encoder states with equal weights, ignoring the attention weights.",
+        replace="(a_t[:, :, np.newaxis] * enc_h).sum(axis=0, keepdims=True)",
+        by="enc_h.mean(axis=0, keepdims=True)",
+    ),
+    Mistake(
+        task="attend",
+        name="weights_detached",
+        why="Builds the context from the weights' NumPy data, so no gradient reaches W_alpha or the decoder.",
+        replace="(a_t[:, :, np.newaxis] * enc_h)",
+        by="(a_t.data[:, :, np.newaxis] * enc_h)",
+    ),
+    # -------------------------------------------------------- attention_seq2seq
+    Mistake(
+        task="attention_seq2seq",
+        name="W_alpha_on_decoder_state",
+        why="Applies W_alpha to the decoder state at every step instead of once to the encoder states.",
+        replace="c_t, a_t = attend(enc_proj, enc_h, h)",
+        by="c_t, a_t = attend(enc_h, enc_h, self.W_alpha(h))",
+    ),
+    Mistake(
+        task="attention_seq2seq",
+        name="W_alpha_with_bias",
+        why="Gives W_alpha a bias, which the model does not have.",
+        replace="weight_initializer=glorot_normal, bias=False)",
+        by="weight_initializer=glorot_normal)",
+    ),
+    Mistake(
+        task="attention_seq2seq",
+        name="concatenates_context_first",
+        why="Concatenates [c_t, y_t] instead of [y_t, c_t], so the output layer reads each part with the other's weights.",
+        replace="mg.concatenate([y_t, c_t], axis=-1)",
+        by="mg.concatenate([c_t, y_t], axis=-1)",
+    ),
+    Mistake(
+        task="attention_seq2seq",
+        name="attends_with_previous_state",
+        why="Attends with the decoder state from before this step's RNN update, h^d_{t-1}.",
+        replace="""            y_t, h = self.decoder(s, h)  # (1, N, K) and the new state h^d_t, (1, N, D)
+            c_t, a_t = attend(enc_proj, enc_h, h)  # (1, N, D) and (T, N)""",
+        by="""            c_t, a_t = attend(enc_proj, enc_h, h)
+            y_t, h = self.decoder(s, h)""",
+    ),
+    Mistake(
+        task="attention_seq2seq",
+        name="returns_last_weights_only",
+        why="Returns only the last decoder step's weights instead of all T of them.",
+        replace="np.stack(weights)",
+        by="weights[-1]",
+    ),
+    Mistake(
+        task="attention_seq2seq",
+        name="weights_stacked_on_batch_axis",
+        why="Stacks the steps' weights along the last axis, giving (T, N, T) with the decoder step last.",
+        replace="np.stack(weights)",
+        by="np.stack(weights, axis=-1)",
+    ),
+    Mistake(
+        task="attention_seq2seq",
+        name="decoder_starts_from_zeros",
+        why="Does not pass the encoder's last state to the decoder.",
+        replace="h = enc_h[-1:]",
+        by="h = None",
+    ),
+    Mistake(
+        task="attention_seq2seq",
+        name="start_token_wrong_index",
+        why="Uses index 0 for the start token instead of START_TOKEN (10).",
+        replace="s[:, :, START_TOKEN] = 1",
+        by="s[:, :, 0] = 1",
+    ),
+    Mistake(
+        task="attention_seq2seq",
+        name="feeds_back_decoder_scores",
+        why="Feeds back the guess of the RNN's own scores y_t instead of the final scores that include the context.",
+        replace="s = one_hot_encode_prediction(y_hat)",
+        by="s = one_hot_encode_prediction(y_t)",
+    ),
+    Mistake(
+        task="attention_seq2seq",
+        name="feeds_back_scores",
+        why="Feeds the final scores back into the decoder instead of the one-hot vector of the guess.",
+        replace="s = one_hot_encode_prediction(y_hat)",
+        by="s = y_hat",
+    ),
+    Mistake(
+        task="attention_seq2seq",
+        name="returns_decoder_scores",
+        why="Returns the decoder RNN's scores y_t instead of the final scores from the output layer.",
+        replace="scores.append(y_hat)",
+        by="scores.append(y_t)",
+    ),
+    Mistake(
+        task="attention_seq2seq",
+        name="W_alpha_not_trained",
+        why="Leaves W_alpha and the output layer out of the parameters, so the optimizer never updates them.",
+        replace="""            + self.W_alpha.parameters
+            + self.output_layer.parameters""",
+        by="",
+    ),
+]

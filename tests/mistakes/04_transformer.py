@@ -1,0 +1,336 @@
+"""Mistakes students make in 04_transformer, each of which must lose points."""
+
+from tests.mistakes import Mistake
+
+MISTAKES = [
+    # --- Part A: cipher -------------------------------------------------------
+    Mistake(
+        task="cipher",
+        name="key_not_repeated",
+        why="Zips the message with the key itself, so the cipher text stops where the key ends.",
+        replace="for p, k in zip(plaintext, repeated)",
+        by="for p, k in zip(plaintext, key)",
+    ),
+    Mistake(
+        task="cipher",
+        name="shifted_the_wrong_way",
+        why="Encrypts by subtracting the key instead of adding it.",
+        replace="ALPHABET.index(p) + ALPHABET.index(k)",
+        by="ALPHABET.index(p) - ALPHABET.index(k)",
+    ),
+    Mistake(
+        task="cipher",
+        name="modulo_26",
+        why="Wraps around after z, as for a 26-letter alphabet, so the space is never produced.",
+        replace="(ALPHABET.index(p) + ALPHABET.index(k)) % len(ALPHABET)",
+        by="(ALPHABET.index(p) + ALPHABET.index(k)) % 26",
+    ),
+    Mistake(
+        task="cipher",
+        name="decipher_adds",
+        why="Deciphers by adding the key again instead of subtracting it.",
+        replace="ALPHABET.index(c) - ALPHABET.index(k)",
+        by="ALPHABET.index(c) + ALPHABET.index(k)",
+    ),
+    # --- Part B: one-hot vectors ---------------------------------------------
+    Mistake(
+        task="one_hot",
+        name="start_token_is_end",
+        why="Opens the sequence with the END token instead of START.",
+        replace="tokens = [START] + tokens",
+        by="tokens = [END] + tokens",
+    ),
+    Mistake(
+        task="one_hot",
+        name="end_token_first",
+        why="Puts the END token in front of the text instead of after it.",
+        replace="tokens = tokens + [END]",
+        by="tokens = [END] + tokens",
+    ),
+    Mistake(
+        task="one_hot",
+        name="float64_vectors",
+        why="Leaves np.zeros at its default float64, which doubles the cost of every layer.",
+        replace="np.zeros((len(tokens), N_SYMBOLS), dtype=np.float32)",
+        by="np.zeros((len(tokens), N_SYMBOLS))",
+    ),
+    Mistake(
+        task="one_hot",
+        name="unnamed_foreign_characters",
+        why="Looks symbols up with str.index, whose error does not name the offending characters.",
+        replace="tokens = tokens_of(text)",
+        by="tokens = [ALPHABET.index(c) for c in text]",
+    ),
+    # --- Part C: multi-head attention ----------------------------------------
+    Mistake(
+        task="multihead_attention",
+        name="missing_scale",
+        why="Forgets to divide the scores by sqrt(d_k).",
+        replace='scores = mg.einsum("tNhk,TNhk->tNhT", q, k) / np.sqrt(np.float32(d_k))',
+        by='scores = mg.einsum("tNhk,TNhk->tNhT", q, k)',
+    ),
+    Mistake(
+        task="multihead_attention",
+        name="float64_scale",
+        why="Divides by np.sqrt(d_k), a float64, which turns the whole model into float64.",
+        replace="np.sqrt(np.float32(d_k))",
+        by="np.sqrt(d_k)",
+    ),
+    Mistake(
+        task="multihead_attention",
+        name="softmax_over_queries",
+        why="Takes the softmax over the query axis instead of the key axis.",
+        replace="self.a_ij = mg.nnet.softmax(scores, axis=-1)",
+        by="self.a_ij = mg.nnet.softmax(scores, axis=0)",
+    ),
+    Mistake(
+        task="multihead_attention",
+        name="softmax_over_heads",
+        why="Takes the softmax over the head axis instead of the key axis.",
+        replace="self.a_ij = mg.nnet.softmax(scores, axis=-1)",
+        by="self.a_ij = mg.nnet.softmax(scores, axis=2)",
+    ),
+    Mistake(
+        task="multihead_attention",
+        name="mask_after_softmax",
+        why="Zeroes the masked weights after the softmax, so the rows no longer sum to one.",
+        replace=(
+            "        if mask is not None:\n"
+            "            scores = mg.where(mask[:, None, None, :], scores, BLOCKED)\n"
+            "        self.a_ij = mg.nnet.softmax(scores, axis=-1)\n"
+        ),
+        by=(
+            "        self.a_ij = mg.nnet.softmax(scores, axis=-1)\n"
+            "        if mask is not None:\n"
+            "            self.a_ij = mg.where(mask[:, None, None, :], self.a_ij, np.float32(0))\n"
+        ),
+    ),
+    Mistake(
+        task="multihead_attention",
+        name="mask_transposed",
+        why="Lines the mask up as (T, t), so query i is masked by row i of the transposed mask.",
+        replace="mask[:, None, None, :]",
+        by="mask.T[:, None, None, :]",
+    ),
+    Mistake(
+        task="multihead_attention",
+        name="heads_joined_in_wrong_order",
+        why="Moves the head axis last before flattening, interleaving the heads' numbers.",
+        replace="mixed.reshape(mixed.shape[0], mixed.shape[1], -1)",
+        by="mixed.transpose(0, 1, 3, 2).reshape(mixed.shape[0], mixed.shape[1], -1)",
+    ),
+    # --- Part D: residual connection and layer norm --------------------------
+    Mistake(
+        task="add_and_norm",
+        name="residual_dropped",
+        why="Normalises the sub-layer's output alone, without adding its input.",
+        replace="x = x_old + x_new",
+        by="x = x_new",
+    ),
+    Mistake(
+        task="add_and_norm",
+        name="normalised_over_time",
+        why="Takes the mean and variance over the time axis instead of the features.",
+        replace=(
+            "centred = x - x.mean(axis=-1, keepdims=True)\n"
+            "        return self.gain * centred / mg.sqrt(x.var(axis=-1, keepdims=True) + EPS)"
+        ),
+        by=(
+            "centred = x - x.mean(axis=0, keepdims=True)\n"
+            "        return self.gain * centred / mg.sqrt(x.var(axis=0, keepdims=True) + EPS)"
+        ),
+    ),
+    Mistake(
+        task="add_and_norm",
+        name="divides_by_variance",
+        why="Divides by the variance instead of the standard deviation.",
+        replace="mg.sqrt(x.var(axis=-1, keepdims=True) + EPS)",
+        by="(x.var(axis=-1, keepdims=True) + EPS)",
+    ),
+    Mistake(
+        task="add_and_norm",
+        name="python_float_epsilon",
+        why="Adds epsilon as a Python float, which makes the output float64.",
+        replace="+ EPS)",
+        by="+ 1e-5)",
+    ),
+    # --- Part E: feed-forward and encoder layer ------------------------------
+    Mistake(
+        task="encoder",
+        name="relu_missing",
+        why="Chains the two dense layers without the ReLU, so the network is linear.",
+        replace="return self.dense2(relu(self.dense1(x)))",
+        by="return self.dense2(self.dense1(x))",
+    ),
+    Mistake(
+        task="encoder",
+        name="feed_forward_reads_source",
+        why="Feeds the raw source to the feed-forward network instead of the first add & norm.",
+        replace="return self.add_norm2(x1, self.ff(x1))",
+        by="return self.add_norm2(x1, self.ff(src))",
+    ),
+    Mistake(
+        task="encoder",
+        name="second_residual_from_source",
+        why="Adds the layer's input instead of X1 in the second residual connection.",
+        replace="return self.add_norm2(x1, self.ff(x1))",
+        by="return self.add_norm2(src, self.ff(x1))",
+    ),
+    Mistake(
+        task="encoder",
+        name="one_norm_for_both",
+        why="Uses the first add & norm (and its gain and bias) for both sub-layers.",
+        replace="return self.add_norm2(x1, self.ff(x1))",
+        by="return self.add_norm1(x1, self.ff(x1))",
+    ),
+    # --- Part F: decoder layer -------------------------------------------------
+    Mistake(
+        task="decoder",
+        name="mask_transposed",
+        why="Builds the causal mask with triu, letting positions see the future and not the past.",
+        replace="causal = np.tril(np.ones((t, t), dtype=bool))",
+        by="causal = np.triu(np.ones((t, t), dtype=bool))",
+    ),
+    Mistake(
+        task="decoder",
+        name="diagonal_blocked",
+        why="Shifts the mask by one so a position cannot read its own input.",
+        replace="causal = np.tril(np.ones((t, t), dtype=bool))",
+        by="causal = np.tril(np.ones((t, t), dtype=bool), k=-1)",
+    ),
+    Mistake(
+        task="decoder",
+        name="future_allowed",
+        why="Shifts the mask the other way, so each position sees the next one.",
+        replace="causal = np.tril(np.ones((t, t), dtype=bool))",
+        by="causal = np.tril(np.ones((t, t), dtype=bool), k=1)",
+    ),
+    Mistake(
+        task="decoder",
+        name="self_attention_unmasked",
+        why="Forgets to pass the mask to the decoder's self-attention.",
+        replace="self.self_attn(tgt, tgt, tgt, mask=causal)",
+        by="self.self_attn(tgt, tgt, tgt)",
+    ),
+    Mistake(
+        task="decoder",
+        name="cross_attention_queries_from_encoder",
+        why="Swaps the roles: the encoder output queries the decoder, not the other way round.",
+        replace="self.enc_dec_attn(x1, enc_out, enc_out)",
+        by="self.enc_dec_attn(enc_out, x1, x1)",
+    ),
+    Mistake(
+        task="decoder",
+        name="cross_attention_residual_from_target",
+        why="Adds the decoder input instead of X1 around the encoder-decoder attention.",
+        replace="x2 = self.add_norm2(x1,",
+        by="x2 = self.add_norm2(tgt,",
+    ),
+    # --- Part G: positional encoding -------------------------------------------
+    Mistake(
+        task="positional_encoding",
+        name="sin_cos_swapped",
+        why="Puts cosines on the even dimensions and sines on the odd ones.",
+        replace=(
+            "encoding[:, 0::2] = np.sin(angle)\n"
+            "        encoding[:, 1::2] = np.cos(angle[:, : self.dim // 2])"
+        ),
+        by=(
+            "encoding[:, 0::2] = np.cos(angle)\n"
+            "        encoding[:, 1::2] = np.sin(angle[:, : self.dim // 2])"
+        ),
+    ),
+    Mistake(
+        task="positional_encoding",
+        name="exponent_i_instead_of_2i",
+        why="Uses 10000^(i/d) with the pair index i instead of 10000^(2i/d).",
+        replace="np.arange(0, self.dim, 2, dtype=np.float32)",
+        by="np.arange((self.dim + 1) // 2, dtype=np.float32)",
+    ),
+    Mistake(
+        task="positional_encoding",
+        name="float64_encoding",
+        why="Builds the encoding in float64, which turns the model's inputs into float64.",
+        replace="np.empty((seq_len, self.dim), dtype=np.float32)",
+        by="np.empty((seq_len, self.dim))",
+    ),
+    Mistake(
+        task="positional_encoding",
+        name="odd_width_breaks",
+        why="Gives the cosines as many angles as the sines, which fails for an odd width.",
+        replace="np.cos(angle[:, : self.dim // 2])",
+        by="np.cos(angle)",
+    ),
+    Mistake(
+        task="positional_encoding",
+        name="positions_start_at_one",
+        why="Numbers the positions from 1 instead of 0.",
+        replace="np.arange(seq_len, dtype=np.float32)",
+        by="np.arange(1, seq_len + 1, dtype=np.float32)",
+    ),
+    # --- Part H: Transformer ---------------------------------------------------
+    Mistake(
+        task="transformer",
+        name="target_without_position",
+        why="Adds the positional encoding to the source only, not to the decoder input.",
+        replace="y = tgt + self.pos_enc(tgt.shape[0])",
+        by="y = tgt",
+    ),
+    Mistake(
+        task="transformer",
+        name="encoder_layers_not_chained",
+        why="Gives every encoder layer the encoded source instead of the previous layer's output.",
+        replace="            x = layer(x)\n        return x",
+        by="            out = layer(x)\n        return out",
+    ),
+    Mistake(
+        task="transformer",
+        name="decoder_reads_itself",
+        why="Passes the decoder's own state where the encoder output belongs.",
+        replace="y = layer(enc_out, y)",
+        by="y = layer(y, y)",
+    ),
+    Mistake(
+        task="transformer",
+        name="output_layer_not_in_parameters",
+        why="Leaves the output layer out of parameters, so it is never trained or saved.",
+        replace="[*self.enc_layers, *self.dec_layers, self.out_dense]",
+        by="[*self.enc_layers, *self.dec_layers]",
+    ),
+    # --- Part I: greedy decoding ---------------------------------------------
+    Mistake(
+        task="greedy",
+        name="reads_first_position",
+        why="Takes the scores at the first decoder position instead of the last.",
+        replace="scores.data[-1, :, : len(ALPHABET)]",
+        by="scores.data[0, :, : len(ALPHABET)]",
+    ),
+    Mistake(
+        task="greedy",
+        name="end_token_allowed",
+        why="Lets START and END win the argmax, though the plain text has only alphabet symbols.",
+        replace="scores.data[-1, :, : len(ALPHABET)]",
+        by="scores.data[-1]",
+    ),
+    Mistake(
+        task="greedy",
+        name="one_step_short",
+        why="Runs T - 2 steps, so the last symbol is never written.",
+        replace="for i in range(T - 1):",
+        by="for i in range(T - 2):",
+    ),
+    Mistake(
+        task="greedy",
+        name="encoder_rerun_every_step",
+        why="Calls the whole model at every step, re-running the encoder T - 1 times.",
+        replace="scores = model.decode(enc_out, decoder_input[: i + 1])",
+        by="scores = model(source, decoder_input[: i + 1])",
+    ),
+    Mistake(
+        task="greedy",
+        name="choices_not_fed_back",
+        why="Never writes the chosen symbols into the decoder input.",
+        replace="decoder_input[i + 1, np.arange(N), tokens[i]] = 1",
+        by="pass",
+    ),
+]

@@ -97,7 +97,10 @@ class ModelPart:
     eval_every: int
     max_steps: int
     time_cap: float = 300.0
-    figures: dict = field(default_factory=dict)
+    #: further step timings (label -> trainer factory), e.g. another batch size
+    also_time: dict = field(default_factory=dict)
+    #: which timing the ms target is stated for
+    target_timing: str = "median_ms"
 
 
 def _first(out):
@@ -132,21 +135,44 @@ def _rnn_fails_as_promised(acc: np.ndarray) -> bool:
     return acc[0] >= 0.95 and acc[2:].max() <= 0.2
 
 
-def _transformer(lib) -> Trainer:
-    """Trainer for 04: the notebook's own model, data loader and greedy decoder."""
-    needed = ("Transformer", "load_cipher_data", "greedy_accuracy", "train_batch_step")
-    missing = [n for n in needed if not hasattr(lib, n)]
-    if missing:
-        raise CourseError(f"04_transformer's library cells lack {', '.join(missing)}.")
-    np.random.seed(SEED)
-    data = lib.load_cipher_data(str(SOLUTIONS / "04_transformer" / "cipher_data.npz"))
-    model, optimizer, step = lib.train_batch_step(data, seed=SEED)
+def _transformer(batch: int, n_steps: int = 2000):
+    """Trainer factory for 04, with the notebook's training settings.
 
-    def evaluate():
-        per_char, whole = lib.greedy_accuracy(model, data, split="held_out")
-        return {"reached": per_char >= 0.99, "per_character": round(float(per_char), 4), "whole_sequence": round(float(whole), 4)}
+    The notebook trains with batch 32 and Adam at 3e-3, dropping to 1e-3 at
+    70 % of its 2000 steps; the issue's speed target is stated for batch 10.
+    """
 
-    return Trainer(step, evaluate)
+    def make(lib) -> Trainer:
+        np.random.seed(SEED)
+        data = lib.load_cipher_data(str(SOLUTIONS / "04_transformer" / "cipher_data.npz"))
+        one_hot = np.eye(lib.N_SYMBOLS, dtype=np.float32)
+        source, decoder_input = one_hot[data.train_source], one_hot[data.train_decoder_input]
+        target = data.train_target.astype(np.int64)
+        held_source, held_truth = one_hot[data.held_out_source], data.held_out_target[:-1]
+        model = lib.Transformer(lib.N_SYMBOLS, 30, n_enc=2, n_dec=2, n_head=4)
+        optimizer = lib.Adam(model.parameters, learning_rate=3e-3)
+        rng = np.random.default_rng(SEED)
+        done = [0]
+
+        def step():
+            if done[0] == int(0.7 * n_steps):
+                optimizer.learning_rate = 1e-3
+            pick = rng.integers(0, source.shape[1], size=batch)
+            scores = model(source[:, pick], decoder_input[:, pick])
+            loss = lib.softmax_crossentropy(scores.reshape(-1, lib.N_SYMBOLS), target[:, pick].reshape(-1))
+            loss.backward()
+            optimizer.step()
+            done[0] += 1
+
+        def evaluate():
+            predicted = lib.greedy_decode(model, held_source)
+            right = predicted == held_truth
+            per_char, whole = float(right.mean()), float(right.all(axis=0).mean())
+            return {"reached": per_char >= 0.99, "per_character": round(per_char, 4), "whole_sequence": round(whole, 4)}
+
+        return Trainer(step, evaluate)
+
+    return make
 
 
 MODELS = [
@@ -156,8 +182,9 @@ MODELS = [
               _recurrent("Seq2Seq", 50, 100, lambda acc: acc[:5].min() >= 1.0), eval_every=500, max_steps=10_000),
     ModelPart("attention", "Attention, D=25, batch 100", "03_attention", ">= 99 % at every length 1-20", 7.0,
               _recurrent("AttentionSeq2Seq", 25, 100, lambda acc: acc.min() >= 0.99), eval_every=500, max_steps=8000),
-    ModelPart("transformer", "Transformer, batch 10", "04_transformer", ">= 99 % greedy per-character, held out", 9.5,
-              _transformer, eval_every=1000, max_steps=20_000, time_cap=120.0),
+    ModelPart("transformer", "Transformer, batch 32", "04_transformer", ">= 99 % greedy per-character, held out", 9.5,
+              _transformer(32), eval_every=250, max_steps=2000, time_cap=180.0,
+              also_time={"batch 10": _transformer(10)}, target_timing="median_ms_batch_10"),
 ]
 
 
@@ -186,6 +213,8 @@ def bench_model(part: ModelPart, quiet: bool = False) -> dict:
     lib = load_library(part.assignment)
     with threadpool_limits(1), mg.mem_guard_off:
         timing = time_steps(part.make(lib).step)
+        for label, make in part.also_time.items():
+            timing[f"median_ms_{label.replace(' ', '_')}"] = time_steps(make(lib).step)["median_ms"]
         trainer = part.make(lib)  # fresh weights for the run to the promise
         trained, seconds, result = 0, 0.0, {"reached": False}
         bar = tqdm(total=part.max_steps, desc=f"{part.key:11s}", unit="step", leave=False, disable=quiet)
@@ -207,7 +236,8 @@ def bench_model(part: ModelPart, quiet: bool = False) -> dict:
         "assignment": part.assignment,
         **timing,
         "target_ms": part.target_ms,
-        "meets_ms_target": timing["median_ms"] <= part.target_ms,
+        "target_is_for": part.target_timing,
+        "meets_ms_target": timing[part.target_timing] <= part.target_ms,
         "promise": part.promise,
         "steps": trained,
         "train_seconds": round(seconds, 1),
@@ -312,6 +342,9 @@ def _table(results: dict) -> str:
                 f"{r['model']:30s} {r['median_ms']:8.2f} {r['target_ms']:7.1f} {r['steps']:7d} {r['train_seconds']:8.1f}  "
                 f"{r['promise']}: {ok}{mark}"
             )
+            for key, value in r.items():
+                if key.startswith("median_ms_"):
+                    lines.append(f"{'':30s} {key[len('median_ms_'):].replace('_', ' ')}: {value:.2f} ms/step")
             if "accuracy_by_length" in r:
                 acc = " ".join(f"{a:.2f}" for a in r["accuracy_by_length"])
                 lines.append(f"{'':30s} accuracy by length 1-20: {acc}")

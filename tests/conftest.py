@@ -1,16 +1,10 @@
-"""Shared fixtures. Every notebook the suite runs runs in quick mode."""
+"""Shared fixtures (quick mode is switched on by the root conftest.py)."""
 
 from __future__ import annotations
 
-import os
-
 import pytest
 
-# set before nbval or any test starts a kernel: kernels inherit the environment
-os.environ["COURSE_QUICK"] = "1"
-os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-
-from course.cli import main  # noqa: E402
+from course.cli import main
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ import os
 import sys
 from pathlib import Path
 
-from course.execute import Run, execute, result_of
+from course.execute import Run, result_of
 from course.nbsource import find_cell, read, tags
 from course.paths import SOLUTIONS, notebook_path
 
@@ -35,13 +35,6 @@ def apply_mistake(nb, mistake):
         )
     cell.source = cell.source.replace(mistake.replace, mistake.by)
     return nb
-
-
-def run_mistake(assignment: str, mistake, solutions: Path = SOLUTIONS) -> Run:
-    """Execute the fast (not ``slow``) cells of a solution notebook with one mistake."""
-    path = notebook_path(assignment, solutions)
-    nb = apply_mistake(read(path), mistake)
-    return execute(nb, cwd=path.parent, skip_tags=("slow",))
 
 
 class MistakeRunner:

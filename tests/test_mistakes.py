@@ -7,10 +7,40 @@ import pytest
 from course.execute import execute, is_graded_test, task_of
 from course.nbsource import read
 from course.paths import SOLUTIONS, existing_assignments, notebook_path
+from tests.mistakes import Mistake
 from tests.nbexec import MistakeRunner, load_mistakes
 
 ASSIGNMENTS = existing_assignments(SOLUTIONS)
-MISTAKES = [(a, m) for a in ASSIGNMENTS for m in load_mistakes(a)]
+
+
+def _emptied(source: str) -> str:
+    """The cell with every solution block reduced to ``pass`` (markers kept)."""
+    out, inside = [], False
+    for line in source.splitlines():
+        stripped = line.strip()
+        if stripped == "### BEGIN SOLUTION":
+            inside = True
+            out += [line, line[: len(line) - len(line.lstrip())] + "pass"]
+        elif stripped == "### END SOLUTION":
+            inside = False
+            out.append(line)
+        elif not inside:
+            out.append(line)
+    return "\n".join(out) + "\n"
+
+
+def _empty_answers(assignment: str) -> list[Mistake]:
+    """One generated mistake per graded task: the student deletes the stub and writes nothing."""
+    nb = read(notebook_path(assignment, SOLUTIONS))
+    tasks = {task_of(c) for c in nb.cells if is_graded_test(c)}
+    return [
+        Mistake(gid, "empty_answer", "every solution block left as `pass`", cell.source, _emptied(cell.source))
+        for cell in nb.cells
+        if (gid := cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")) in tasks
+    ]
+
+
+MISTAKES = [(a, m) for a in ASSIGNMENTS for m in load_mistakes(a) + _empty_answers(a)]
 
 
 @pytest.mark.notebook
@@ -39,7 +69,7 @@ def runners():
 
 
 @pytest.mark.notebook
-@pytest.mark.parametrize("assignment, mistake", MISTAKES, ids=[f"{a}-{m.name}" for a, m in MISTAKES])
+@pytest.mark.parametrize("assignment, mistake", MISTAKES, ids=[f"{a}-{m.task}-{m.name}" for a, m in MISTAKES])
 def test_mistake_loses_points(runners, assignment, mistake):
     """Does this deliberate mistake fail at least one graded test of its task?"""
     run = runners(assignment).run(mistake)

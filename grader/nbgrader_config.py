@@ -1,8 +1,9 @@
 """nbgrader configuration of the course repository.
 
-Run nbgrader from the repository root with ``--config grader/nbgrader_config.py``,
-or use the ``course`` command, which applies the same settings. Source
-notebooks live in ``solutions/``, student versions in ``notebooks/``.
+nbgrader reads this file when it runs in this folder (``cd grader && nbgrader
+generate_assignment 01_rnn --no-db --force``); the ``course`` command applies
+the same settings from anywhere. Source notebooks live in ``solutions/``,
+student versions in ``notebooks/`` (paths are relative to the repository root).
 """
 
 from pathlib import Path

@@ -214,3 +214,16 @@ def test_release_refuses_a_broken_notebook(course_repo, run_course):
     _, err = run_course(["release", "--root", course_repo], retcode=1)
     _one_sentence_error(err)
     assert "02_toy" in err
+
+
+def test_grader_config_points_nbgrader_at_this_repository():
+    """Does grader/nbgrader_config.py give nbgrader this repo's solutions/ and notebooks/?"""
+    from traitlets.config.loader import PyFileConfigLoader
+
+    from course.paths import GRADER, REPO_ROOT
+
+    cfg = PyFileConfigLoader("nbgrader_config.py", path=str(GRADER)).load_config()
+    assert cfg.CourseDirectory.root == str(REPO_ROOT)
+    assert cfg.CourseDirectory.source_directory == "solutions"
+    assert cfg.CourseDirectory.release_directory == "notebooks"
+    assert cfg.KernelManager.transport == "ipc"

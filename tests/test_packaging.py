@@ -1,0 +1,30 @@
+"""The two ways to install the course install the same packages."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+
+import yaml
+
+from course.paths import REPO_ROOT
+
+
+def _name(requirement: str) -> str:
+    return re.split(r"[<>=!~ \[]", requirement.strip(), maxsplit=1)[0].lower().replace("_", "-")
+
+
+def test_environment_yml_matches_pyproject():
+    """Does environment.yml pin the same packages, with the same ranges, as pyproject.toml?"""
+    project = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())["project"]
+    wanted = {_name(r): r.replace(" ", "") for r in project["dependencies"] + project["optional-dependencies"]["test"]}
+    env = yaml.safe_load((REPO_ROOT / "environment.yml").read_text())
+    listed = {}
+    for dep in env["dependencies"]:
+        for req in dep["pip"] if isinstance(dep, dict) else [dep]:
+            if req.startswith("-e") or _name(req) in {"python", "pip"}:
+                continue
+            listed[_name(req)] = req.replace(" ", "")
+    assert listed == wanted
+    assert "python=3.11" in env["dependencies"]
+    assert any(isinstance(d, dict) and "-e .[test]" in d["pip"] for d in env["dependencies"])

@@ -41,7 +41,7 @@ from tqdm import tqdm
 
 from course.errors import CourseError
 from course.nbsource import load_library, read
-from course.paths import ASSIGNMENTS, NOTEBOOKS, REPO_ROOT, SOLUTIONS, existing_assignments, notebook_path
+from course.paths import NOTEBOOKS, REPO_ROOT, SOLUTIONS, existing_assignments, notebook_path
 
 SEED = 0
 
@@ -256,16 +256,16 @@ def bench_notebooks(full: bool, quiet: bool = False) -> dict:
     if full:
         env = {k: v for k, v in os.environ.items() if k != "COURSE_QUICK"}
         modes.append(("full", {**env, "OPENBLAS_NUM_THREADS": "1"}))
-    out = {}
+    per_notebook: dict[str, dict] = {}
     names = existing_assignments(SOLUTIONS)
     for mode, env in modes:
         for name in tqdm(names, desc=f"notebooks {mode}", leave=False, disable=quiet):
             path = notebook_path(name, SOLUTIONS)
             run = execute(read(path), cwd=path.parent, env=env, timeout=3600)
-            out.setdefault(name, {})[f"{mode}_seconds"] = round(run.seconds, 1)
-            out[name][f"{mode}_errors"] = len(run.errors())
-    out["total_quick_seconds"] = round(sum(v["quick_seconds"] for k, v in out.items() if isinstance(v, dict)), 1)
-    return out
+            per_notebook.setdefault(name, {})[f"{mode}_seconds"] = round(run.seconds, 1)
+            per_notebook[name][f"{mode}_errors"] = len(run.errors())
+    total = round(sum(r["quick_seconds"] for r in per_notebook.values()), 1)
+    return {"per_notebook": per_notebook, "total_quick_seconds": total}
 
 
 # --------------------------------------------------------------------------- autograde
@@ -316,15 +316,17 @@ def bench_autograde(jobs: int, quiet: bool = False) -> dict:
             list(pool.map(_grade_batch, [str(w) for w in workspaces], shares))
         parallel_wall = time.perf_counter() - start
 
-    out = {}
-    for name in names:
-        secs = [s for a, s in serial if a == name]
-        out[name] = {"serial_seconds_per_submission": round(statistics.mean(secs), 2)}
-    out["submissions"] = len(subs)
-    out["serial_seconds_per_submission"] = round(serial_wall / len(subs), 2)
-    out["jobs"] = jobs
-    out["parallel_seconds_per_submission"] = round(parallel_wall / len(subs), 2)
-    return out
+    per_notebook = {
+        name: {"serial_seconds_per_submission": round(statistics.mean(s for a, s in serial if a == name), 2)}
+        for name in names
+    }
+    return {
+        "per_notebook": per_notebook,
+        "submissions": len(subs),
+        "serial_seconds_per_submission": round(serial_wall / len(subs), 2),
+        "jobs": jobs,
+        "parallel_seconds_per_submission": round(parallel_wall / len(subs), 2),
+    }
 
 
 # --------------------------------------------------------------------------- report
@@ -354,18 +356,16 @@ def _table(results: dict) -> str:
     if nbs:
         lines.append("")
         lines.append(f"{'notebook':16s} {'quick s':>8s} {'full s':>8s}")
-        for name, r in nbs.items():
-            if isinstance(r, dict):
-                full = f"{r['full_seconds']:8.1f}" if "full_seconds" in r else f"{'-':>8s}"
-                lines.append(f"{name:16s} {r['quick_seconds']:8.1f} {full}")
+        for name, r in nbs["per_notebook"].items():
+            full = f"{r['full_seconds']:8.1f}" if "full_seconds" in r else f"{'-':>8s}"
+            lines.append(f"{name:16s} {r['quick_seconds']:8.1f} {full}")
         lines.append(f"{'all, quick':16s} {nbs['total_quick_seconds']:8.1f}")
     ag = results.get("autograde")
     if ag:
         lines.append("")
         lines.append(f"{'autograde':16s} {'s/submission':>13s}")
-        for name, r in ag.items():
-            if isinstance(r, dict):
-                lines.append(f"{name:16s} {r['serial_seconds_per_submission']:13.2f}")
+        for name, r in ag["per_notebook"].items():
+            lines.append(f"{name:16s} {r['serial_seconds_per_submission']:13.2f}")
         lines.append(f"{'all, serial':16s} {ag['serial_seconds_per_submission']:13.2f}")
         lines.append(f"{'all, ' + str(ag['jobs']) + ' jobs':16s} {ag['parallel_seconds_per_submission']:13.2f}")
     m = results["machine"]

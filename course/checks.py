@@ -17,8 +17,6 @@ import shutil
 import tempfile
 from pathlib import Path
 
-import nbformat
-
 from course.errors import CourseError
 from course.nbsource import given_refs, read, sync_given
 from course.paths import existing_assignments, notebook_path

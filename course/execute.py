@@ -82,7 +82,7 @@ def execute(nb, cwd: Path, skip_tags=(), env: dict | None = None, timeout: int =
         os.environ.clear()
         os.environ.update(saved)
     run = Run(seconds=time.perf_counter() - start)
-    run.cells = [result_of(i, cell) for i, cell in zip(kept, nb.cells) if cell.cell_type == "code"]
+    run.cells = [result_of(i, cell) for i, cell in zip(kept, nb.cells, strict=True) if cell.cell_type == "code"]
     return run
 
 

@@ -49,11 +49,6 @@ def configure(c: Config, root: Path, source: str = "source", release: str = "rel
     return c
 
 
-def repo_config(repo_root: Path) -> Config:
-    """Settings for the course repository itself: solutions/ → notebooks/."""
-    return configure(Config(), repo_root, source="solutions", release="notebooks")
-
-
 def kernel_transport(c: Config) -> Config:
     """Talk to kernels over local sockets in the temp folder, not TCP.
 

@@ -26,6 +26,7 @@ __all__ = [
     "read",
     "strip_markers",
     "grade_id",
+    "tags",
     "find_cell",
     "given_refs",
     "given_source",

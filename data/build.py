@@ -103,7 +103,7 @@ def main(argv=None) -> int:
     try:
         contents = build(args.out, args.corpus, args.seed, args.held_out_fraction)
     except CorpusError as err:
-        print(f"error: {err}", file=sys.stderr)
+        print(f"course data build: {err}", file=sys.stderr)
         return 1
     n_train = contents["train_source"].shape[1]
     n_held = contents["held_out_source"].shape[1]

@@ -139,7 +139,7 @@ def test_bad_corpus_gives_one_clear_sentence(tmp_path, capsys, name, content, re
         build(tmp_path / "out.npz", corpus)
     assert main(["--corpus", str(corpus), "--out", str(tmp_path / "out.npz")]) == 1
     err = capsys.readouterr().err.strip()
-    assert err.startswith("error: ") and "\n" not in err and reason in err
+    assert err.startswith("course data build: ") and "\n" not in err and reason in err
     assert not (tmp_path / "out.npz").exists()
 
 

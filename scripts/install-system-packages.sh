@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# The system packages the course needs beyond Python, from Debian's archive.
+#
+#   chromium     headless browser for the JupyterLab browser test (tests/browser/)
+#   bubblewrap   the per-submission grading sandbox (course/sandbox.py)
+#
+# Run as root (CI does: .ci/run calls this). Elsewhere: sudo bash scripts/install-system-packages.sh
+# Safe to run twice: apt-get skips what is installed.
+set -euo pipefail
+
+PACKAGES=(
+    chromium
+    fonts-dejavu-core
+    bubblewrap
+)
+
+if [ "$(id -u)" -ne 0 ]; then
+    echo "install-system-packages: run as root (sudo $0)" >&2
+    exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${PACKAGES[@]}"

@@ -31,6 +31,7 @@ MISTAKES = [
         why="Draws digits from [0, 9) because randint's upper bound is exclusive.",
         replace="np.random.randint(0, 10, size=(n_digits, batch_size))",
         by="np.random.randint(0, 9, size=(n_digits, batch_size))",
+        expect="never include [9]",
     ),
     Mistake(
         task="generate_batch",
@@ -59,6 +60,7 @@ MISTAKES = [
         why="Draws one column of digits and repeats it, so every sequence of the batch is the same.",
         replace="np.random.randint(0, 10, size=(n_digits, batch_size))",
         by="np.random.randint(0, 10, size=(n_digits, 1)).repeat(batch_size, axis=1)",
+        expect="hold the same digits",
     ),
     # ------------------------------------------------------------ rnn
     Mistake(
@@ -116,6 +118,7 @@ MISTAKES = [
         why="Leaves out weight_initializer=glorot_normal, so MyNN's default (uniform in [0, 1)) starts W_xh.",
         replace="dense(dim_input, dim_recurrent, weight_initializer=glorot_normal)",
         by="dense(dim_input, dim_recurrent)",
+        expect="glorot_normal",
     ),
     # ------------------------------------------------------------ loss_and_accuracy
     Mistake(

@@ -102,6 +102,7 @@ MISTAKES = [
         why="Builds the encoder as RNN(dim_output, D, dim_input): right only while C = K.",
         replace="self.encoder = RNN(dim_input, dim_recurrent, dim_output)",
         by="self.encoder = RNN(dim_output, dim_recurrent, dim_input)",
+        expect="inputs with C = 7",
     ),
     Mistake(
         task="seq2seq",
@@ -109,6 +110,7 @@ MISTAKES = [
         why="Gives the decoder inputs of size C, though it reads one-hot guesses over the K classes.",
         replace="self.decoder = RNN(dim_output, dim_recurrent, dim_output)",
         by="self.decoder = RNN(dim_input, dim_recurrent, dim_output)",
+        expect="inputs with C = 7",
     ),
     Mistake(
         task="seq2seq",
@@ -116,5 +118,6 @@ MISTAKES = [
         why="Uses the encoder itself as the decoder, so both share one set of weights.",
         replace="self.decoder = RNN(dim_output, dim_recurrent, dim_output)",
         by="self.decoder = self.encoder",
+        expect="shares weights with the encoder",
     ),
 ]

@@ -154,6 +154,7 @@ MISTAKES = [
         why="Builds the encoder as RNN(dim_output, D, dim_input): right only while C = K.",
         replace="self.encoder = RNN(dim_input, dim_recurrent, dim_output)",
         by="self.encoder = RNN(dim_output, dim_recurrent, dim_input)",
+        expect="inputs with C = 7",
     ),
     Mistake(
         task="attention_seq2seq",
@@ -161,5 +162,6 @@ MISTAKES = [
         why="Uses the encoder itself as the decoder, so both share one set of weights.",
         replace="self.decoder = RNN(dim_output, dim_recurrent, dim_output)",
         by="self.decoder = self.encoder",
+        expect="shares weights with the encoder",
     ),
 ]

@@ -101,9 +101,13 @@ def test_check_reports_outputs_and_counts(course_repo, run_course, folder):
     assert f"{folder}/01_toy/01_toy.ipynb: cell 1 carries an execution count" in out
 
 
-@pytest.mark.parametrize("line", ["total_of_both_numbers = a + b", "assert add(-40, 2) == -38  # a hidden, very secret check"])
+@pytest.mark.parametrize("line", [
+    "total_of_both_numbers = a + b",
+    "assert add(-40, 2) == -38  # a hidden, very secret check",
+    "Model answer: addition of numbers is commutative. Rubric: a grader-only rubric line.",
+])
 def test_check_reports_leaked_solution_and_hidden_test(course_repo, run_course, line):
-    """Is a solution line or a hidden-test line in a student notebook reported as a leak?"""
+    """Is a solution, hidden-test or mark-scheme line in a student notebook reported as a leak?"""
     _edit(course_repo / "notebooks/01_toy/01_toy.ipynb", lambda nb: nb.cells.append(nbformat.v4.new_code_cell(line)))
     out, _ = run_course(["check", "--root", course_repo], retcode=1)
     assert "shows a solution or hidden-test line" in out

@@ -50,6 +50,18 @@ def test_every_hidden_assertion_has_a_message(assignment):
     assert not bare, f"hidden asserts without a message: {bare}"
 
 
+@pytest.mark.parametrize("assignment", [_marked(a) for a in ASSIGNMENTS])
+def test_every_visible_assertion_has_a_message_too(assignment):
+    """Does every graded assert carry a message? Feedback cuts a failure down to its last line."""
+    bare = {}
+    for cell in read(notebook_path(assignment, SOLUTIONS)).cells:
+        if is_graded_test(cell):
+            found = [n.lineno for n in ast.walk(ast.parse(cell.source)) if isinstance(n, ast.Assert) and n.msg is None]
+            if found:
+                bare[cell.metadata.nbgrader.grade_id] = found
+    assert not bare, f"asserts without a message (cell: line numbers): {bare}"
+
+
 def test_the_scan_finds_a_bare_hidden_assert():
     """Does the scan above see a bare assert in a hidden region, and only there?"""
     source = "assert a, 'visible'\nassert b\n### BEGIN HIDDEN TESTS\nassert c, 'fine'\nfor i in x:\n    assert d\n### END HIDDEN TESTS\n"

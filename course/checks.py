@@ -5,7 +5,7 @@ Three faults are reported, each as one line naming the file:
 * drift: ``notebooks/`` differs from what ``course release`` makes of
   ``solutions/`` (including given cells out of date with their origin);
 * outputs: a committed notebook carries outputs or execution counts;
-* leaks: a solution line or hidden-test line of ``solutions/`` appears in the
+* leaks: a solution, hidden-test or mark-scheme line of ``solutions/`` appears in the
   student version (outside the given cells, which hold earlier answers on purpose).
 """
 
@@ -22,8 +22,8 @@ from course.nbsource import given_refs, read, sync_given
 from course.paths import existing_assignments, notebook_path
 from course.release import release
 
-_BEGIN = re.compile(r"^\s*### BEGIN (SOLUTION|HIDDEN TESTS)\s*$")
-_END = re.compile(r"^\s*### END (SOLUTION|HIDDEN TESTS)\s*$")
+_BEGIN = re.compile(r"^\s*### BEGIN (SOLUTION|HIDDEN TESTS|MARK SCHEME)\s*$")
+_END = re.compile(r"^\s*### END (SOLUTION|HIDDEN TESTS|MARK SCHEME)\s*$")
 #: Lines shorter than this (stripped) are too generic to call a leak (``return x``).
 MIN_SECRET_CHARS = 16
 

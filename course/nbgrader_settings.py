@@ -28,6 +28,8 @@ def configure(c: Config, root: Path, source: str = "source", release: str = "rel
     from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
 
     from course.feedback import ShortenTracebacks
+    from course.feedback_template import use_feedback_template
+    from course.preprocessors import ClearRubrics, MarkPendingGrades, NameGradedCells
 
     kernel_transport(c)
     c.CourseDirectory.root = str(root)
@@ -43,9 +45,15 @@ def configure(c: Config, root: Path, source: str = "source", release: str = "rel
     c.OverwriteCells.add_missing_cells = True
     # feedback shows the student's work and scores, never the hidden tests,
     # not even as lines quoted in a traceback (nbgrader #917, #1363)
+    # ... nor the graders' mark scheme; unmarked written answers read "waiting for a
+    # grader", and every graded cell is named by its task (course/preprocessors/)
     c.GenerateFeedback.preprocessors = [
-        GetGrades, ClearHiddenTests, ShortenTracebacks, CSSHTMLHeaderPreprocessor,
+        GetGrades, MarkPendingGrades, NameGradedCells, ClearHiddenTests, ClearRubrics,
+        ShortenTracebacks, CSSHTMLHeaderPreprocessor,
     ]
+    use_feedback_template(c)
+    # mark schemes live in locked question cells, not in nbgrader "task" cells
+    c.ClearMarkScheme.enforce_metadata = False
     return c
 
 

@@ -32,6 +32,19 @@ def answer_cell(grade_id: str, source: str, points: int = 1):
     return new_markdown_cell(source, metadata={"nbgrader": _nbgrader(grade_id, grade=True, solution=True, points=points)})
 
 
+def question_cell(grade_id: str, source: str):
+    """A locked markdown cell; it may hold the grader's mark scheme."""
+    return new_markdown_cell(source, metadata={"nbgrader": _nbgrader(grade_id, locked=True)})
+
+
+WHY_QUESTION = """Why does add commute? (1 point)
+
+### BEGIN MARK SCHEME
+Model answer: addition of numbers is commutative. Rubric: a grader-only rubric line.
+### END MARK SCHEME
+"""
+
+
 def given_cell(refs: list[str]):
     return new_code_cell(
         "", metadata={"nbgrader": _nbgrader("given_code", locked=True), "course": {"given": refs}, "tags": ["library"]}
@@ -61,6 +74,7 @@ def toy_notebooks() -> dict[str, nbformat.NotebookNode]:
         new_code_cell("import math", metadata={"tags": ["library"]}),
         solution_cell("add", ADD),
         test_cell("add__values", "add", ADD_TEST, points=2),
+        question_cell("why_question", WHY_QUESTION),
         answer_cell("why", "### BEGIN SOLUTION\nBecause addition commutes, obviously enough.\n### END SOLUTION", points=1),
     ])
     second = new_notebook(cells=[

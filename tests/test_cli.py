@@ -101,9 +101,13 @@ def test_check_reports_outputs_and_counts(course_repo, run_course, folder):
     assert f"{folder}/01_toy/01_toy.ipynb: cell 1 carries an execution count" in out
 
 
-@pytest.mark.parametrize("line", ["total_of_both_numbers = a + b", "assert add(-40, 2) == -38  # a hidden, very secret check"])
+@pytest.mark.parametrize("line", [
+    "total_of_both_numbers = a + b",
+    "assert add(-40, 2) == -38  # a hidden, very secret check",
+    "Model answer: addition of numbers is commutative. Rubric: a grader-only rubric line.",
+])
 def test_check_reports_leaked_solution_and_hidden_test(course_repo, run_course, line):
-    """Is a solution line or a hidden-test line in a student notebook reported as a leak?"""
+    """Is a solution, hidden-test or mark-scheme line in a student notebook reported as a leak?"""
     _edit(course_repo / "notebooks/01_toy/01_toy.ipynb", lambda nb: nb.cells.append(nbformat.v4.new_code_cell(line)))
     out, _ = run_course(["check", "--root", course_repo], retcode=1)
     assert "shows a solution or hidden-test line" in out
@@ -227,3 +231,59 @@ def test_grader_config_points_nbgrader_at_this_repository():
     assert cfg.CourseDirectory.source_directory == "solutions"
     assert cfg.CourseDirectory.release_directory == "notebooks"
     assert cfg.KernelManager.transport == "ipc"
+
+
+def _csv_rows(path: Path) -> dict:
+    with open(path, newline="") as f:
+        return {(r["student_id"], r["assignment"]): r for r in csv.DictReader(f)}
+
+
+def test_ungraded_answers_are_pending_until_a_grader_scores_them(course_repo, tmp_path, run_course):
+    """Do feedback and CSV say a written answer waits for a grader (not 0), name each row by its task,
+    keep the mark scheme from students but show it to graders, and count the answer once it is graded?"""
+    from nbgrader.api import Gradebook
+
+    subs = _submissions(tmp_path / "subs", course_repo)
+    ws = tmp_path / "ws"
+    run_course(["grade", subs, "--workspace", ws, "--root", course_repo])
+    released = (course_repo / "notebooks/01_toy/01_toy.ipynb").read_text()
+    assert "Why does add commute?" in released and "grader-only rubric" not in released
+    # autograde restores the locked question cell in full: the formgrader shows the scheme
+    assert "grader-only rubric" in (ws / "autograded/ref/01_toy/01_toy.ipynb").read_text()
+
+    run_course(["export", "--workspace", ws, "--to", tmp_path / "before.csv"])
+    row = _csv_rows(tmp_path / "before.csv")[("ref", "01_toy")]
+    assert (row["score"], row["max_score"], row["pending_points"], row["status"]) == ("2.0", "3.0", "1.0", "waiting for a grader")
+    assert _csv_rows(tmp_path / "before.csv")[("ref", "02_toy")]["status"] == "complete"
+
+    run_course(["feedback", "--workspace", ws])
+    html = (ws / "feedback/ref/01_toy/01_toy.html").read_text()
+    assert "Test cell" not in html and "add: values" in html and "why (written answer)" in html
+    assert "waiting for a grader: 1.0 points" in html and "2.0 / 2.0; 1.0 more points wait for a grader" in html
+    assert "Score: 0.0 / 1.0" not in html
+    assert "Why does add commute?" in html and "grader-only rubric" not in html and "MARK SCHEME" not in html
+
+    with Gradebook(f"sqlite:///{ws / 'gradebook.db'}") as gb:
+        grade = gb.find_grade("why", "01_toy", "01_toy", "ref")
+        grade.manual_score = 1.0
+        gb.db.commit()
+    run_course(["export", "--workspace", ws, "--to", tmp_path / "after.csv"])
+    row = _csv_rows(tmp_path / "after.csv")[("ref", "01_toy")]
+    assert (row["score"], row["pending_points"], row["status"]) == ("3.0", "0.0", "complete")
+    run_course(["feedback", "--workspace", ws])
+    html = (ws / "feedback/ref/01_toy/01_toy.html").read_text()
+    assert "(Score: 3.0 / 3.0)" in html and "waiting for a grader" not in html
+
+
+def test_nbgraders_own_feedback_command_uses_the_course_preprocessors():
+    """Does the grader configuration hand nbgrader's generate_feedback the same preprocessors and template?"""
+    from traitlets.config import Config
+
+    from course.nbgrader_settings import configure
+    from course.preprocessors import ClearRubrics, MarkPendingGrades, NameGradedCells
+
+    c = configure(Config(), Path("/nowhere"))
+    names = [p.__name__ for p in c.GenerateFeedback.preprocessors]
+    assert {"ClearHiddenTests", ClearRubrics.__name__, MarkPendingGrades.__name__, NameGradedCells.__name__} <= set(names)
+    assert names.index("GetGrades") < names.index("MarkPendingGrades")
+    assert Path(c.HTMLExporter.extra_template_basedirs[0], "feedback", "index.html.j2").is_file()

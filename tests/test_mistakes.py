@@ -73,7 +73,11 @@ def runners():
 def test_mistake_loses_points(runners, assignment, mistake):
     """Does this deliberate mistake fail at least one graded test of its task?"""
     run = runners(assignment).run(mistake)
-    assert run.failed_tests(mistake.task), f"{mistake.name}: {mistake.why} -- no graded test of {mistake.task!r} failed"
+    failed = run.failed_tests(mistake.task)
+    assert failed, f"{mistake.name}: {mistake.why} -- no graded test of {mistake.task!r} failed"
+    if mistake.expect:
+        messages = [c.evalue for c in failed]
+        assert any(mistake.expect in m for m in messages), f"{mistake.name}: no failure says {mistake.expect!r}: {messages}"
 
 
 def test_every_graded_task_has_three_mistakes():

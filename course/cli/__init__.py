@@ -11,9 +11,9 @@ import sys
 
 from course.errors import CourseError
 
-from . import bench, check, data, demo, export, feedback, grade, release
+from . import bench, bundle, check, data, demo, export, feedback, grade, release
 
-COMMANDS = [demo, release, check, grade, export, feedback, data, bench]
+COMMANDS = [demo, release, check, bundle, grade, export, feedback, data, bench]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,14 +1,19 @@
-"""course export: the grades as CSV."""
+"""course export: the grades as CSV, with the points still waiting for a grader."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from course import grading
+from course import export
 
 NAME = "export"
-HELP = "Write the gradebook of a grading workspace as a CSV file (nbgrader's CSV export)."
+HELP = "Write the gradebook of a grading workspace as a CSV file: nbgrader's columns plus the points still waiting for a grader."
 EXAMPLES = """\
+columns:
+  nbgrader's CSV columns (score counts an answer nobody has graded yet as 0), then
+  pending_points  the points of written answers not graded by hand yet
+  status          complete, waiting for a grader, or not submitted
+
 examples:
   course export                          # ./grading -> ./grading/grades.csv
   course export --workspace grading-week3 --to week3.csv
@@ -23,6 +28,6 @@ def add_arguments(p):
 def run(args) -> int:
     workspace = args.workspace.resolve()
     to = (args.to or workspace / "grades.csv").resolve()
-    grading.export_csv(workspace, to)
+    export.export_csv(workspace, to)
     print(f"wrote {to}")
     return 0

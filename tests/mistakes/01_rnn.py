@@ -31,6 +31,7 @@ MISTAKES = [
         why="Draws digits from [0, 9) because randint's upper bound is exclusive.",
         replace="np.random.randint(0, 10, size=(n_digits, batch_size))",
         by="np.random.randint(0, 9, size=(n_digits, batch_size))",
+        expect="never include [9]",
     ),
     Mistake(
         task="generate_batch",
@@ -52,6 +53,14 @@ MISTAKES = [
         why="Forgets the end token at the end of the target.",
         replace="target = np.concatenate([digits[::-1], last_row], axis=0)",
         by="target = digits[::-1].copy()",
+    ),
+    Mistake(
+        task="generate_batch",
+        name="same_digits_for_every_sequence",
+        why="Draws one column of digits and repeats it, so every sequence of the batch is the same.",
+        replace="np.random.randint(0, 10, size=(n_digits, batch_size))",
+        by="np.random.randint(0, 10, size=(n_digits, 1)).repeat(batch_size, axis=1)",
+        expect="hold the same digits",
     ),
     # ------------------------------------------------------------ rnn
     Mistake(
@@ -102,6 +111,14 @@ MISTAKES = [
         why="Computes the scores from the final state alone and repeats them for every step.",
         replace="return self.output_layer(h_all), h_all",
         by="return self.output_layer(h_t) * np.ones((T, 1, 1), dtype=np.float32), h_all",
+    ),
+    Mistake(
+        task="rnn",
+        name="input_layer_default_initializer",
+        why="Leaves out weight_initializer=glorot_normal, so MyNN's default (uniform in [0, 1)) starts W_xh.",
+        replace="dense(dim_input, dim_recurrent, weight_initializer=glorot_normal)",
+        by="dense(dim_input, dim_recurrent)",
+        expect="glorot_normal",
     ),
     # ------------------------------------------------------------ loss_and_accuracy
     Mistake(

@@ -96,4 +96,28 @@ MISTAKES = [
         replace="return self.encoder.parameters + self.decoder.parameters",
         by="return self.decoder.parameters",
     ),
+    Mistake(
+        task="seq2seq",
+        name="encoder_sizes_swapped",
+        why="Builds the encoder as RNN(dim_output, D, dim_input): right only while C = K.",
+        replace="self.encoder = RNN(dim_input, dim_recurrent, dim_output)",
+        by="self.encoder = RNN(dim_output, dim_recurrent, dim_input)",
+        expect="inputs with C = 7",
+    ),
+    Mistake(
+        task="seq2seq",
+        name="decoder_reads_C",
+        why="Gives the decoder inputs of size C, though it reads one-hot guesses over the K classes.",
+        replace="self.decoder = RNN(dim_output, dim_recurrent, dim_output)",
+        by="self.decoder = RNN(dim_input, dim_recurrent, dim_output)",
+        expect="inputs with C = 7",
+    ),
+    Mistake(
+        task="seq2seq",
+        name="decoder_shares_encoder",
+        why="Uses the encoder itself as the decoder, so both share one set of weights.",
+        replace="self.decoder = RNN(dim_output, dim_recurrent, dim_output)",
+        by="self.decoder = self.encoder",
+        expect="shares weights with the encoder",
+    ),
 ]

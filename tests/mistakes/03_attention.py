@@ -148,4 +148,20 @@ MISTAKES = [
             + self.output_layer.parameters""",
         by="",
     ),
+    Mistake(
+        task="attention_seq2seq",
+        name="encoder_sizes_swapped",
+        why="Builds the encoder as RNN(dim_output, D, dim_input): right only while C = K.",
+        replace="self.encoder = RNN(dim_input, dim_recurrent, dim_output)",
+        by="self.encoder = RNN(dim_output, dim_recurrent, dim_input)",
+        expect="inputs with C = 7",
+    ),
+    Mistake(
+        task="attention_seq2seq",
+        name="decoder_shares_encoder",
+        why="Uses the encoder itself as the decoder, so both share one set of weights.",
+        replace="self.decoder = RNN(dim_output, dim_recurrent, dim_output)",
+        by="self.decoder = self.encoder",
+        expect="shares weights with the encoder",
+    ),
 ]

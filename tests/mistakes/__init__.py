@@ -28,6 +28,9 @@ class Mistake:
         Exact text of the reference solution cell (must occur exactly once).
     by : str
         What the student wrote instead.
+    expect : str
+        If given, text the failing test's message must contain: the feedback
+        names this mistake, not another one.
     """
 
     task: str
@@ -35,3 +38,4 @@ class Mistake:
     why: str
     replace: str
     by: str
+    expect: str = ""

@@ -1,0 +1,47 @@
+"""course bundle: what students receive, and nothing else."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from course.bundle import build, given_sources
+from course.paths import REPO_ROOT
+
+NAME = "bundle"
+HELP = "Build a student bundle holding only the named released assignments, their data and the helpers they import."
+EXAMPLES = """\
+steps:
+  1. release the named assignments afresh from solutions/ (in a scratch folder);
+  2. copy their student versions and data, the helper modules the notebooks
+     import (course.runtime, course.plotting, course_data) as a small package
+     students install with `pip install ./helpers`, and a README;
+  3. refuse if anything else, a solution line or an nbgrader marker got in.
+
+paths:
+  notebooks of a fresh release  ->  <to>/<a>/<a>.ipynb (+ data), <to>/helpers/, <to>/README.md
+
+examples:
+  course bundle 01_rnn --to week1              # folder week1/
+  course bundle 01_rnn 02_seq2seq --to week3 --zip   # week3/ and week3.zip
+
+Given cells hold the reference answers of earlier assignments (02 holds 01's):
+bundle 02 only after 01 has closed.
+"""
+
+
+def add_arguments(p):
+    p.add_argument("assignments", nargs="+", metavar="ASSIGNMENT", help="the released assignments to hand out")
+    p.add_argument("--to", type=Path, default=Path("bundle"), help="bundle folder to write (default: ./bundle)")
+    p.add_argument("--zip", action="store_true", help="also write <to>.zip")
+    p.add_argument("--force", action="store_true", help="replace an existing bundle folder")
+    p.add_argument("--root", type=Path, default=REPO_ROOT, help="course repository (default: this one)")
+
+
+def run(args) -> int:
+    to = args.to.resolve()
+    written = build(args.assignments, to, make_zip=args.zip, force=args.force, root=args.root.resolve())
+    for path in written:
+        print(f"wrote {path}")
+    for name, earlier in given_sources(args.assignments, to).items():
+        print(f"note: {name} holds the reference answers of {', '.join(sorted(earlier))} in its given cells.")
+    return 0

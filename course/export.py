@@ -1,0 +1,85 @@
+"""The grade table as CSV, with the points that still wait for a grader.
+
+nbgrader's own CSV export counts a written answer nobody has graded yet as 0
+and says nothing about it. :class:`PendingCsvExportPlugin` writes nbgrader's
+columns and two more:
+
+* ``pending_points``: the points of answers still to be graded by hand;
+* ``status``: ``complete``, ``waiting for a grader`` or ``not submitted``.
+
+It is an nbgrader export plugin, so ``nbgrader export --exporter
+course.export.PendingCsvExportPlugin`` writes the same file as ``course export``.
+"""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+from nbgrader.api import Gradebook, MissingEntry
+from nbgrader.plugins import ExportPlugin
+
+from course.errors import CourseError
+from course.preprocessors.mark_pending import pending_points
+
+#: nbgrader's CSV columns (nbgrader.plugins.CsvExportPlugin), then the course's.
+COLUMNS = [
+    "assignment", "duedate", "timestamp", "student_id", "last_name", "first_name", "email",
+    "raw_score", "late_submission_penalty", "score", "max_score",
+    "pending_points", "status",
+]
+
+
+def rows(gradebook: Gradebook, assignments=(), students=()) -> list[dict]:
+    """One row per assignment and student of the gradebook, as the CSV holds it."""
+    out = []
+    for assignment in gradebook.assignments:
+        if assignments and assignment.name not in assignments:
+            continue
+        for student in gradebook.students:
+            if students and student.id not in students:
+                continue
+            row = {
+                "assignment": assignment.name, "duedate": assignment.duedate or "",
+                "student_id": student.id, "last_name": student.last_name or "",
+                "first_name": student.first_name or "", "email": student.email or "",
+                "max_score": assignment.max_score,
+            }
+            try:
+                sub = gradebook.find_submission(assignment.name, student.id)
+            except MissingEntry:
+                row.update(timestamp="", raw_score=0.0, late_submission_penalty=0.0, score=0.0,
+                           pending_points=0.0, status="not submitted")
+            else:
+                penalty = sub.late_submission_penalty or 0.0
+                pending = pending_points(sub)
+                row.update(
+                    timestamp=sub.timestamp or "", raw_score=sub.score, late_submission_penalty=penalty,
+                    score=sub.score - penalty, pending_points=pending,
+                    status="waiting for a grader" if pending else "complete",
+                )
+            out.append(row)
+    return out
+
+
+class PendingCsvExportPlugin(ExportPlugin):
+    """nbgrader's CSV export plus ``pending_points`` and ``status`` columns."""
+
+    def export(self, gradebook: Gradebook) -> None:
+        dest = self.to or "grades.csv"
+        with open(dest, "w", newline="") as f:
+            writer = csv.DictWriter(f, fieldnames=COLUMNS)
+            writer.writeheader()
+            writer.writerows(rows(gradebook, [str(a) for a in self.assignment], [str(s) for s in self.student]))
+
+
+def export_csv(workspace: Path, to: Path) -> Path:
+    """Write the gradebook of a grading workspace to ``to``."""
+    db = workspace / "gradebook.db"
+    if not db.exists():
+        raise CourseError(f"{workspace} has no gradebook: run `course grade` first.")
+    plugin = PendingCsvExportPlugin()
+    plugin.to = str(to)
+    with Gradebook(f"sqlite:///{db}") as gb:
+        plugin.export(gb)
+    return to

@@ -65,6 +65,8 @@ def heatmap_png(weights, row_labels, column_labels, title: str, row_axis: str, c
     """Draw attention weights of shape (t, T) as a PNG: one row per query, one column per key."""
     weights = np.asarray(weights, dtype=np.float32)
     t, T = weights.shape
+    row_labels, column_labels = ([label if label != " " else "\u2423" for label in labels]  # ␣: a visible space
+                                 for labels in (row_labels, column_labels))
     fig = Figure(figsize=(1.6 + 0.28 * T, 1.2 + 0.26 * t), layout="constrained")
     FigureCanvasAgg(fig)
     ax = fig.add_subplot()
@@ -90,6 +92,13 @@ def _marked(text: str, reference: str) -> str:
         wrong = i >= len(reference) or ch != reference[i]
         out.append(f'<span style="color:#c62828;font-weight:bold">{shown}</span>' if wrong else shown)
     return "".join(out)
+
+
+def _NATURAL_SIZE():
+    """A layout that shows a picture at its own size (a VBox would stretch it to the full width)."""
+    import ipywidgets as widgets
+
+    return widgets.Layout(align_self="flex-start", max_width="100%")
 
 
 def _row(label: str, value_html: str) -> str:
@@ -145,7 +154,7 @@ def sequence_explorer(
     )
     again = widgets.Button(description="new sequence", icon="refresh")
     text = widgets.HTML()
-    picture = widgets.Image(format="png")
+    picture = widgets.Image(format="png", layout=_NATURAL_SIZE())
     text.add_class("course-explorer-text")
     picture.add_class("course-explorer-image")
 
@@ -237,7 +246,7 @@ def cipher_explorer(
     layer = widgets.Dropdown(description="layer", options=[MEAN])
     head = widgets.Dropdown(description="head", options=[MEAN])
     text = widgets.HTML()
-    picture = widgets.Image(format="png")
+    picture = widgets.Image(format="png", layout=_NATURAL_SIZE())
     text.add_class("course-explorer-text")
     picture.add_class("course-explorer-image")
     state = {"panels": {}}
@@ -278,6 +287,8 @@ def cipher_explorer(
             names = list(state["panels"])
             if list(panel.options) != names:
                 panel.options = names
+            if panel.value not in names:
+                panel.value = names[0]
             weights = state["panels"][panel.value][0]
             for box, n in ((layer, weights.shape[0]), (head, weights.shape[1])):
                 if list(box.options) != choices(n):

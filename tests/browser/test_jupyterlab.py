@@ -46,7 +46,7 @@ CHROMIUM_ARGS = [
 #: Console errors that are not the course's and do not affect a student: pattern -> reason.
 #: Empty: JupyterLab 4.6 with nbgrader 0.9.6 and ipywidgets 8 logs no error on these
 #: pages once the announcements plugin is off (every error seen is written to
-#: ``console-errors.txt`` beside the screenshots, allowed or not).
+#: ``log.txt`` beside the screenshots, allowed or not).
 CONSOLE_ALLOWED: dict[str, str] = {}
 
 #: Long waits, for a busy 2-core machine.
@@ -91,7 +91,7 @@ def lab(tmp_path_factory):
     for assignment in ("01_rnn", "04_transformer"):
         notebooks.write(notebooks.untouched(assignment), root / "student", assignment)
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    (SCREENSHOTS / "console-errors.txt").write_text("")
+    (SCREENSHOTS / "log.txt").write_text("")
     with jupyter_lab(root, scratch) as server:
         yield server
 
@@ -150,7 +150,7 @@ class Page:
 
     def close(self) -> None:
         self.context.close()
-        with open(SCREENSHOTS / "console-errors.txt", "a") as log:  # every error, allowed or not
+        with open(SCREENSHOTS / "log.txt", "a") as log:  # every error, allowed or not
             log.writelines(f"{self.notebook}: {m}\n" for m in self.console)
 
 
@@ -201,7 +201,7 @@ def test_training_plot_of_01_changes_while_the_cell_runs(open_notebook):
     nb.wait_idle()
     train.scroll_into_view_if_needed()
     nb.shot("01_live_plot_done")
-    with open(SCREENSHOTS / "console-errors.txt", "a") as log:
+    with open(SCREENSHOTS / "log.txt", "a") as log:
         log.write(f"# 01 training cell: {len(seen_pixels)} different pictures on screen while it ran\n")
     assert len(seen_pixels) >= 4 and len(seen_src) >= 4, (
         f"while the cell ran the plot showed {len(seen_pixels)} different pictures ({len(seen_src)} sources): "

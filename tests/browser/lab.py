@@ -77,6 +77,17 @@ class Lab:
         return f"http://127.0.0.1:{self.port}/api/{path}?token={self.token}"
 
 
+def _shut_down_kernels(lab: Lab) -> None:
+    try:
+        with urllib.request.urlopen(lab.api("kernels"), timeout=10) as reply:
+            kernels = json.load(reply)
+        for kernel in kernels:
+            request = urllib.request.Request(lab.api(f"kernels/{kernel['id']}"), method="DELETE")
+            urllib.request.urlopen(request, timeout=30).close()
+    except OSError:
+        pass  # the server is gone already; SIGTERM below is all that is left
+
+
 @contextmanager
 def jupyter_lab(root: Path, scratch: Path, timeout: float = 90):
     """Start ``jupyter lab`` serving ``root``; yield a :class:`Lab`; kill it at the end."""
@@ -124,7 +135,7 @@ def jupyter_lab(root: Path, scratch: Path, timeout: float = 90):
             time.sleep(0.5)
         yield lab
     finally:
-        # the server and its kernels share one process group
+        _shut_down_kernels(lab)  # kernels run in sessions of their own: stop them through the server
         try:
             os.killpg(process.pid, signal.SIGTERM)
             process.wait(timeout=15)

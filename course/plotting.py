@@ -93,9 +93,9 @@ class TrainingPlot(LivePlot):
     metrics : Union[str, Sequence[str], Dict[str, Any]]
         The metrics to plot, as for ``noggin.LivePlot``.
     max_fraction_spent_plotting : float, default=0.1
-        The most of the training time spent redrawing (0 to 1). One redraw
-        of a two-metric plot costs 0.1-0.3 s on a laptop core, so the
-        default redraws every 1-3 s.
+        The most of the training time spent redrawing (0 to 1). The cost of
+        the latest redraws is measured, and the next one waits long enough to
+        stay within this fraction (and at least 0.5 s).
     **kwargs
         ``nrows``, ``ncols``, ``figsize``, ``last_n_batches`` as for noggin.
     """

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import io
 import time
+import warnings
 from collections import deque
 
 from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -73,11 +74,21 @@ def setup_backend() -> None:
     shell.run_line_magic("matplotlib", "inline")
 
 
-def figure_png(fig, dpi: int = 80) -> bytes:
-    """Render a matplotlib figure to PNG bytes with Agg, whatever the backend."""
+def figure_png(fig, dpi: int = 80, tight: bool = True) -> bytes:
+    """Render a matplotlib figure to PNG bytes with Agg, whatever the backend.
+
+    ``tight`` crops the picture to what is drawn, at the cost of drawing twice.
+    """
     buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=dpi, bbox_inches="tight")
+    fig.savefig(buffer, format="png", dpi=dpi, bbox_inches="tight" if tight else None)
     return buffer.getvalue()
+
+
+def _fit(fig) -> None:
+    """Make room for titles and labels (once: then every redraw can skip the cropping pass)."""
+    with warnings.catch_warnings():  # a layout it cannot fit is no reason to write to stderr
+        warnings.simplefilter("ignore")
+        fig.tight_layout()
 
 
 class TrainingPlot(LivePlot):
@@ -136,12 +147,14 @@ class TrainingPlot(LivePlot):
         self._last_draw = time.perf_counter()
         self._draw_seconds.append(self._last_draw - now)
 
-    def _show(self, plot_batches: bool = True) -> None:
+    def _show(self, plot_batches: bool = True, fit: bool = False) -> None:
         """Draw the logged data and put the picture in the display slot."""
         from IPython.display import Image, display
 
         super().plot(plot_batches=plot_batches)
-        image = Image(data=figure_png(self._fig), format="png")
+        if fit or self._handle is None:
+            _fit(self._fig)
+        image = Image(data=figure_png(self._fig, tight=False), format="png")
         if self._handle is None:
             self._handle = display(image, display_id=True)
         else:
@@ -151,7 +164,7 @@ class TrainingPlot(LivePlot):
     def plot(self, plot_batches: bool = True):
         """Draw all logged metrics: update the live picture, or show the figure once."""
         if self.live:
-            self._show(plot_batches=plot_batches)
+            self._show(plot_batches=plot_batches, fit=True)
             self._last_draw = time.perf_counter()
             return
         super().plot(plot_batches=plot_batches)

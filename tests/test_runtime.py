@@ -158,7 +158,7 @@ def test_training_plot_redraws_within_its_time_budget(monkeypatch):
     plotter.live = True
     drawn_at = []
 
-    def fake_show(plot_batches=True):
+    def fake_show(plot_batches=True, fit=False):
         drawn_at.append(clock["now"])
         clock["now"] += 0.2  # the cost of one draw
 

@@ -34,9 +34,9 @@ from course.paths import REPO_ROOT, notebook_path
 from course.release import release, resolve_assignments
 
 #: Modules of ``course`` that the notebooks import; the rest is for instructors.
-STUDENT_MODULES = ("runtime.py", "plotting.py")
+STUDENT_MODULES = ("runtime.py", "plotting.py", "explorers.py")
 #: Packages (by distribution name) a student needs to run the notebooks.
-STUDENT_REQUIREMENTS = ("jupyterlab", "notebook", "numpy", "mygrad", "mynn", "noggin", "matplotlib", "ipympl")
+STUDENT_REQUIREMENTS = ("jupyterlab", "notebook", "numpy", "mygrad", "mynn", "noggin", "matplotlib", "ipywidgets")
 HELPERS_NAME = "seqmodels-course-helpers"
 _MARKERS = re.compile(r"### (BEGIN|END) (SOLUTION|HIDDEN TESTS|MARK SCHEME)")
 
@@ -72,8 +72,8 @@ def _readme(names: list[str]) -> str:
         f"# Sequence models: {', '.join(names)}\n\n"
         "Set up once (Python 3.11 or 3.12), from this folder:\n\n"
         "```bash\npip install ./helpers\njupyter lab\n```\n\n"
-        "The first line installs the two helper modules the notebooks import (quick mode and live\n"
-        "plots), the data loader of the last assignment, and the packages they need.\n\n"
+        "The first line installs the helper modules the notebooks import (quick mode, live plots\n"
+        "and explorers), the data loader of the last assignment, and the packages they need.\n\n"
         f"Open `{first}/{first}.ipynb`. Replace every `raise NotImplementedError()` with your code,\n"
         "run the self-check cell under it, then the graded test cells. Start JupyterLab with\n"
         "`COURSE_QUICK=1` to run a whole notebook in seconds (short training). Hand in the notebook\n"

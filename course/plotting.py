@@ -1,11 +1,18 @@
-"""Training plots that update live in JupyterLab 4 and stay quiet elsewhere.
+"""Training plots that a student sees update while the cell trains.
 
-noggin draws live only under matplotlib's ``nbAgg`` backend, which JupyterLab 4
-no longer runs (noggin issue #50). The notebooks use ipympl's ``widget``
-backend instead, and :class:`TrainingPlot` switches noggin's live drawing on
-for it. Headless runs (quick mode, nbval, autograding, CI) get the ``inline``
-backend and one static figure when the plot is finished, with nothing written
-to stderr: nbgrader scores a test cell 0 on any stderr output.
+A busy kernel cannot keep an interactive figure alive in JupyterLab 4: ipympl
+shows a figure made during a cell only once the cell ends, and noggin's own
+live mode needs the ``nbAgg`` backend, which JupyterLab 4 no longer runs
+(noggin issue #50). What a browser does redraw during a busy cell is a
+display that the kernel replaces. So :class:`TrainingPlot` keeps noggin's
+bookkeeping (per-batch curves, per-epoch means), draws the figure off screen
+with Agg, and swaps a PNG in one display slot (``display(..., display_id=True)``
+then ``handle.update(...)``), at most a few times a second and within a
+budget of the training time.
+
+Headless runs (quick mode outside JupyterLab, nbval, autograding, CI) get one
+static figure when :meth:`TrainingPlot.plot` is called, and nothing on stderr:
+nbgrader scores a test cell 0 on any stderr output.
 
 In a notebook::
 
@@ -16,19 +23,28 @@ In a notebook::
     for step in range(n_steps):
         ...
         plotter.set_train_batch({"loss": loss.item(), "accuracy": acc}, batch_size=N)
+        if (step + 1) % 100 == 0:
+            plotter.set_train_epoch()    # the mean of the last 100 batches
     plotter.plot()                       # final draw; the static figure in headless runs
 """
 
 from __future__ import annotations
 
-import importlib.util
+import io
+import time
+import warnings
+from collections import deque
 
-import matplotlib
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 from noggin.plotter import LivePlot
 
 from course.runtime import is_headless
 
-__all__ = ["setup_backend", "create_plot", "TrainingPlot", "is_live_backend"]
+__all__ = ["setup_backend", "create_plot", "TrainingPlot", "figure_png"]
+
+# Redraw at most this often, even when drawing is cheap: a browser that gets a
+# new picture every few hundred milliseconds looks live, and stays responsive.
+MIN_SECONDS_BETWEEN_DRAWS = 0.5
 
 
 def _ipython():
@@ -39,57 +55,126 @@ def _ipython():
     return get_ipython()
 
 
-def setup_backend() -> None:
-    """Pick the matplotlib backend for this notebook session.
+def _has_frontend() -> bool:
+    """True inside a Jupyter kernel (a frontend can show displays), False in plain Python or a terminal."""
+    shell = _ipython()
+    return shell is not None and getattr(shell, "kernel", None) is not None
 
-    ``widget`` (ipympl, live plots) when someone is watching, ``inline``
-    (static figures) in headless runs or where ipympl is missing. Outside
+
+def setup_backend() -> None:
+    """Show the notebook's figures as static images (matplotlib's ``inline`` backend).
+
+    The training plot does not need an interactive backend (it replaces its
+    own picture), and inline figures stay in the saved notebook. Outside
     IPython nothing changes. Returns None, so the cell shows nothing.
     """
     shell = _ipython()
     if shell is None:
         return
-    live = not is_headless() and importlib.util.find_spec("ipympl") is not None
-    shell.run_line_magic("matplotlib", "widget" if live else "inline")
+    shell.run_line_magic("matplotlib", "inline")
 
 
-def is_live_backend(backend: str | None = None) -> bool:
-    """True for the backends that can redraw a figure while a cell runs."""
-    name = (backend or matplotlib.get_backend()).lower()
-    return "nbagg" in name or "ipympl" in name or name == "widget"
+def figure_png(fig, dpi: int = 80, tight: bool = True) -> bytes:
+    """Render a matplotlib figure to PNG bytes with Agg, whatever the backend.
+
+    ``tight`` crops the picture to what is drawn, at the cost of drawing twice.
+    """
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=dpi, bbox_inches="tight" if tight else None)
+    return buffer.getvalue()
+
+
+def _fit(fig) -> None:
+    """Make room for titles and labels (once: then every redraw can skip the cropping pass)."""
+    with warnings.catch_warnings():  # a layout it cannot fit is no reason to write to stderr
+        warnings.simplefilter("ignore")
+        fig.tight_layout()
 
 
 class TrainingPlot(LivePlot):
-    """A noggin ``LivePlot`` that is live under ipympl and static elsewhere.
+    """A noggin ``LivePlot`` that redraws in place while someone watches.
 
     It takes the same arguments and offers the same methods as
     ``noggin.LivePlot`` (``set_train_batch``, ``set_train_epoch``, ...).
-    Call :meth:`plot` once training ends: in headless runs that is when the
-    single static figure is shown.
+    Call :meth:`plot` once training ends: it draws everything logged, and in
+    headless runs that is when the single static figure is shown.
+
+    Parameters
+    ----------
+    metrics : Union[str, Sequence[str], Dict[str, Any]]
+        The metrics to plot, as for ``noggin.LivePlot``.
+    max_fraction_spent_plotting : float, default=0.1
+        The most of the training time spent redrawing (0 to 1). The cost of
+        the latest redraws is measured, and the next one waits long enough to
+        stay within this fraction (and at least 0.5 s).
+    **kwargs
+        ``nrows``, ``ncols``, ``figsize``, ``last_n_batches`` as for noggin.
     """
 
-    def __init__(self, metrics, max_fraction_spent_plotting: float = 0.05, **kwargs):
-        # noggin warns (stderr!) for any backend but nbAgg when plotting time > 0,
-        # so build it with 0 and restore the budget once liveness is decided.
+    def __init__(self, metrics, max_fraction_spent_plotting: float = 0.1, **kwargs):
+        # noggin warns (stderr!) for any backend but nbAgg when its plotting
+        # budget is > 0, and would call pyplot.ion(): give it 0, keep our own.
         super().__init__(metrics, max_fraction_spent_plotting=0.0, **kwargs)
-        self._liveplot = is_live_backend(self._backend)
-        if self._liveplot:
-            self.max_fraction_spent_plotting = max_fraction_spent_plotting
+        self._liveplot = False  # noggin's live mode (nbAgg only) stays off
+        self.live = not is_headless() and _has_frontend()
+        self.budget = float(max_fraction_spent_plotting)
+        self._handle = None  # the display slot, once shown
+        self._last_draw = None  # time.perf_counter() at the end of the last draw
+        self._draw_seconds = deque(maxlen=4)  # how long the latest draws took
+        self.draws = 0  # pictures sent so far (live mode)
+
+    def _init_plot_window(self):
+        if self._fig is not None:
+            return
+        super()._init_plot_window()
+        # Off screen: pyplot must not show this figure at the end of the cell
+        # (the inline backend would add a second copy), and Agg renders it.
+        self._pyplot.close(self._fig)
+        FigureCanvasAgg(self._fig)
+
+    def _do_liveplot(self):
+        """Redraw if enough time has passed (called by noggin after each batch and epoch)."""
+        if not self.live:
+            return
+        now = time.perf_counter()
+        if self._last_draw is not None:
+            # wait long enough that drawing stays within the budget
+            cost = sum(self._draw_seconds) / len(self._draw_seconds)
+            wait = cost * (1 - self.budget) / max(self.budget, 1e-6)
+            if now - self._last_draw < max(MIN_SECONDS_BETWEEN_DRAWS, wait):
+                return
+        self._show(plot_batches=self._plot_batch)
+        self._last_draw = time.perf_counter()
+        self._draw_seconds.append(self._last_draw - now)
+
+    def _show(self, plot_batches: bool = True, fit: bool = False) -> None:
+        """Draw the logged data and put the picture in the display slot."""
+        from IPython.display import Image, display
+
+        super().plot(plot_batches=plot_batches)
+        if fit or self._handle is None:
+            _fit(self._fig)
+        image = Image(data=figure_png(self._fig, tight=False), format="png")
+        if self._handle is None:
+            self._handle = display(image, display_id=True)
+        else:
+            self._handle.update(image)
+        self.draws += 1
 
     def plot(self, plot_batches: bool = True):
-        """Draw all logged metrics; outside live mode, show the figure once."""
+        """Draw all logged metrics: update the live picture, or show the figure once."""
+        if self.live:
+            self._show(plot_batches=plot_batches, fit=True)
+            self._last_draw = time.perf_counter()
+            return
         super().plot(plot_batches=plot_batches)
-        if not self._liveplot and self._fig is not None:
-            shell = _ipython()
-            if shell is not None:
-                from IPython.display import display
+        if _ipython() is not None and self._fig is not None:
+            from IPython.display import Image, display
 
-                display(self._fig)
-                # closing stops the inline backend from showing it a second time
-                self._pyplot.close(self._fig)
+            display(Image(data=figure_png(self._fig), format="png"))
 
 
-def create_plot(metrics, max_fraction_spent_plotting: float = 0.05, **kwargs):
+def create_plot(metrics, max_fraction_spent_plotting: float = 0.1, **kwargs):
     """Create a :class:`TrainingPlot` and its figure, like ``noggin.create_plot``.
 
     Returns

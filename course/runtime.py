@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 
-__all__ = ["is_quick", "is_grading", "is_headless", "pick"]
+__all__ = ["is_quick", "is_grading", "is_watched", "is_headless", "pick"]
 
 _FALSE = {"", "0", "false", "no", "off"}
 
@@ -34,12 +34,24 @@ def is_quick() -> bool:
     return _flag("COURSE_QUICK") or is_grading()
 
 
-def is_headless() -> bool:
-    """True when nobody watches the plots live: quick mode, grading or CI.
+def is_watched() -> bool:
+    """True when the kernel belongs to a notebook open in Jupyter (JupyterLab, Notebook 7).
 
-    Plots then come out as one static figure at the end of the cell.
+    jupyter_server names the notebook in ``JPY_SESSION_NAME`` for the kernels
+    it starts for a session; nbval, nbclient and nbgrader start kernels
+    without one.
     """
-    return is_quick() or _flag("CI")
+    return bool(os.environ.get("JPY_SESSION_NAME"))
+
+
+def is_headless() -> bool:
+    """True when nobody watches: grading, CI, or quick mode outside JupyterLab.
+
+    Plots then come out as one static figure at the end of the cell, and the
+    explorers (ipywidgets) are skipped. A student who opens JupyterLab with
+    ``COURSE_QUICK=1`` still gets live plots and explorers.
+    """
+    return is_grading() or _flag("CI") or (is_quick() and not is_watched())
 
 
 def pick(full, quick):

@@ -339,6 +339,13 @@ MISTAKES = [
         replace="np.arange(seq_len, dtype=np.float32)",
         by="np.arange(1, seq_len + 1, dtype=np.float32)",
     ),
+    Mistake(
+        task="positional_encoding",
+        name="quarter_turn_forgotten",
+        why="Uses the original paper's rates, one radian per position, instead of a quarter turn.",
+        replace="rate = QUARTER_TURN * np.float32(10000)",
+        by="rate = np.float32(10000)",
+    ),
     # --- Part I: Transformer ---------------------------------------------------
     Mistake(
         task="transformer",

@@ -246,3 +246,15 @@ def test_module_entry_point():
 def test_cut_drops_the_short_tail():
     """Are the strings consecutive, of equal length, without a short tail?"""
     assert cut("abcdefg", 3) == ["abc", "def"]
+
+
+def test_own_sentences_cover_every_band():
+    """Are the hand-written sentences of data/sentences.txt clean alphabet text, in every length band?"""
+    from course.bench import SENTENCE_BANDS, SENTENCES
+
+    sentences = [line for line in SENTENCES.read_text().splitlines() if line]
+    assert len(sentences) >= 50
+    assert all(set(s) <= set(ALPHABET) and s == s.strip() for s in sentences)
+    assert len(set(sentences)) == len(sentences)
+    for low, high in SENTENCE_BANDS:
+        assert sum(low <= len(s) <= high for s in sentences) >= 5, (low, high)

@@ -135,40 +135,63 @@ def _rnn_fails_as_promised(acc: np.ndarray) -> bool:
     return acc[0] >= 0.95 and acc[2:].max() <= 0.2
 
 
-def _transformer(batch: int, n_steps: int = 2000):
-    """Trainer factory for 04, with the notebook's training settings.
+#: Everyday sentences written for the course (not from any corpus), one per line.
+SENTENCES = REPO_ROOT / "data" / "sentences.txt"
+#: Length bands of the sentence table (the bands of issue 10's table).
+SENTENCE_BANDS = ((1, 12), (13, 24), (25, 36), (37, 64), (65, 1000))
 
-    The notebook trains with batch 32 and Adam at 3e-3, dropping to 1e-3 at
-    70 % of its 2000 steps; the issue's speed target is stated for batch 10.
+
+def sentence_table(lib, model, path=SENTENCES) -> dict:
+    """Per-character and whole-message accuracy on the sentences of ``path``, by length band."""
+    sentences = [line.strip() for line in path.read_text().splitlines() if line.strip()]
+    guesses = lib.decrypt_many([lib.cipher(s, lib.KEY) for s in sentences], model)
+    table = {}
+    for low, high in SENTENCE_BANDS:
+        pairs = [(g, s) for g, s in zip(guesses, sentences) if low <= len(s) <= high]
+        if pairs:
+            right = sum(a == b for g, s in pairs for a, b in zip(g, s))
+            table[f"{low}-{high}"] = {
+                "messages": len(pairs),
+                "per_character": round(right / sum(len(s) for _, s in pairs), 4),
+                "whole_right": sum(g == s for g, s in pairs),
+            }
+    return table
+
+
+def _transformer(batch: int | None = None, n_eval: int = 300):
+    """Trainer factory for 04, with the notebook's own settings (``SETTINGS`` of its library cells).
+
+    ``batch`` overrides the batch size for an extra timing (the issue's speed
+    target is stated for batch 10). The promise: in every length band of the
+    held-out messages, >= 99.5 % per character and >= 95 % whole messages right.
     """
 
     def make(lib) -> Trainer:
         np.random.seed(SEED)
         data = lib.load_cipher_data(str(SOLUTIONS / "04_transformer" / "cipher_data.npz"))
-        one_hot = np.eye(lib.N_SYMBOLS, dtype=np.float32)
-        source, decoder_input = one_hot[data.train_source], one_hot[data.train_decoder_input]
-        target = data.train_target.astype(np.int64)
-        held_source, held_truth = one_hot[data.held_out_source], data.held_out_target[:-1]
-        model = lib.Transformer(lib.N_SYMBOLS, 30, n_enc=2, n_dec=2, n_head=4)
-        optimizer = lib.Adam(model.parameters, learning_rate=3e-3)
+        settings = lib.SETTINGS
+        model = lib.new_model()
+        optimizer = lib.Adam(model.parameters, learning_rate=settings["learning_rate"])
         rng = np.random.default_rng(SEED)
         done = [0]
 
         def step():
-            if done[0] == int(0.7 * n_steps):
-                optimizer.learning_rate = 1e-3
-            pick = rng.integers(0, source.shape[1], size=batch)
-            scores = model(source[:, pick], decoder_input[:, pick])
-            loss = lib.softmax_crossentropy(scores.reshape(-1, lib.N_SYMBOLS), target[:, pick].reshape(-1))
-            loss.backward()
-            optimizer.step()
+            optimizer.learning_rate = lib.learning_rate(done[0], settings["n_steps"])
+            lib.training_step(model, optimizer, rng, data.train_plain, batch_size=batch)
             done[0] += 1
 
         def evaluate():
-            predicted = lib.greedy_decode(model, held_source)
-            right = predicted == held_truth
-            per_char, whole = float(right.mean()), float(right.all(axis=0).mean())
-            return {"reached": per_char >= 0.99, "per_character": round(per_char, 4), "whole_sequence": round(whole, 4)}
+            bands = lib.accuracy_by_band(model, data.held_out_plain, n=n_eval)
+            reached = all(c >= 0.995 and w >= 0.95 for c, w in bands.values())
+            result = {
+                "reached": reached,
+                "bands": {f"{lo}-{hi}": {"per_character": round(c, 5), "whole_message": round(w, 4)}
+                          for (lo, hi), (c, w) in bands.items()},
+            }
+            last = done[0] >= settings["n_steps"]  # the bench stops here either way
+            if (reached or last) and SENTENCES.is_file():
+                result["own_sentences"] = sentence_table(lib, model)
+            return result
 
         return Trainer(step, evaluate)
 
@@ -182,8 +205,9 @@ MODELS = [
               _recurrent("Seq2Seq", 50, 100, lambda acc: acc[:5].min() >= 1.0), eval_every=500, max_steps=10_000),
     ModelPart("attention", "Attention, D=25, batch 100", "03_attention", ">= 99 % at every length 1-20", 7.0,
               _recurrent("AttentionSeq2Seq", 25, 100, lambda acc: acc.min() >= 0.99), eval_every=500, max_steps=8000),
-    ModelPart("transformer", "Transformer, batch 32", "04_transformer", ">= 99 % greedy per-character, held out", 9.5,
-              _transformer(32), eval_every=250, max_steps=2000, time_cap=180.0,
+    ModelPart("transformer", "Transformer, batch 32, lengths 1-48", "04_transformer",
+              ">= 99.5 % per character and >= 95 % whole messages, held out, lengths 1-12, 13-24, 25-48, 49-100",
+              9.5, _transformer(), eval_every=400, max_steps=2400, time_cap=600.0,
               also_time={"batch 10": _transformer(10)}, target_timing="median_ms_batch_10"),
 ]
 
@@ -350,8 +374,12 @@ def _table(results: dict) -> str:
             if "accuracy_by_length" in r:
                 acc = " ".join(f"{a:.2f}" for a in r["accuracy_by_length"])
                 lines.append(f"{'':30s} accuracy by length 1-20: {acc}")
-            if "per_character" in r:
-                lines.append(f"{'':30s} held out: {r['per_character']:.4f} per character, {r['whole_sequence']:.4f} whole strings")
+            for band, b in r.get("bands", {}).items():
+                lines.append(f"{'':30s} held out {band:>6s}: {b['per_character']:.4f} per character, "
+                             f"{b['whole_message']:.4f} whole messages")
+            for band, b in r.get("own_sentences", {}).items():
+                lines.append(f"{'':30s} own sentences {band:>7s}: {b['per_character']:.4f} per character, "
+                             f"{b['whole_right']} of {b['messages']} whole")
     nbs = results.get("notebooks")
     if nbs:
         lines.append("")

@@ -69,8 +69,9 @@ def _parser() -> argparse.ArgumentParser:
             "  course data build                          # default corpus, default place\n"
             "  course data build --corpus book.txt --out /tmp/cipher_data.npz\n"
             "\n"
-            "The text is lowercased and reduced to a-z and spaces, cut into 24-character\n"
-            "strings and encrypted; a share of the distinct strings is held out."
+            "The text is lowercased and reduced to a-z and spaces and cut into 100-character\n"
+            "texts; a share of the distinct texts is held out. The notebook cuts its messages\n"
+            "from these texts and encrypts them."
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -92,7 +93,7 @@ def _parser() -> argparse.ArgumentParser:
         "--held-out-fraction",
         type=_fraction,
         default=DEFAULT_HELD_OUT_FRACTION,
-        help=f"share of the distinct strings held out (default: {DEFAULT_HELD_OUT_FRACTION})",
+        help=f"share of the distinct texts held out (default: {DEFAULT_HELD_OUT_FRACTION})",
     )
     return parser
 
@@ -105,11 +106,11 @@ def main(argv=None) -> int:
     except CorpusError as err:
         print(f"course data build: {err}", file=sys.stderr)
         return 1
-    n_train = contents["train_source"].shape[1]
-    n_held = contents["held_out_source"].shape[1]
+    n_train = contents["train_plain"].shape[1]
+    n_held = contents["held_out_plain"].shape[1]
     size = Path(args.out).stat().st_size
     print(
-        f"wrote {args.out}: {n_train} training and {n_held} held-out strings "
+        f"wrote {args.out}: {n_train} training and {n_held} held-out texts "
         f"from {contents['corpus']} ({size:,} bytes)"
     )
     return 0

@@ -10,7 +10,7 @@ licence). Any UTF-8 text file can replace it. Both go through the same steps:
 2. lowercase, fold accents (é → e), turn every run of white space into one
    space and drop every character that is not a–z or space
    (:func:`clean`);
-3. cut the result into consecutive strings of ``length`` symbols
+3. cut the result into consecutive texts of ``length`` symbols
    (:func:`cut`); a shorter tail is dropped.
 """
 
@@ -24,7 +24,7 @@ from pathlib import Path
 
 __all__ = [
     "CorpusError",
-    "STRING_LENGTH",
+    "TEXT_LENGTH",
     "PROSE_LETTER_SHARE",
     "default_corpus",
     "read_corpus",
@@ -34,8 +34,9 @@ __all__ = [
     "sha256",
 ]
 
-#: Symbols in one plain-text string of the data set.
-STRING_LENGTH = 24
+#: Symbols in one plain text of the data set: the longest message the notebook
+#: evaluates on; training messages are cut from these texts at any place and length.
+TEXT_LENGTH = 100
 #: A paragraph is prose when at least this share of its visible characters are letters.
 PROSE_LETTER_SHARE = 0.8
 
@@ -121,7 +122,7 @@ def clean(text: str) -> str:
     return re.sub(r" {2,}", " ", text).strip()
 
 
-def cut(text: str, length: int = STRING_LENGTH) -> list[str]:
+def cut(text: str, length: int = TEXT_LENGTH) -> list[str]:
     """Consecutive, non-overlapping pieces of ``text`` with ``length`` symbols each."""
     return [text[i : i + length] for i in range(0, len(text) - length + 1, length)]
 

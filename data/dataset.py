@@ -1,18 +1,16 @@
-"""Turn a corpus into the cipher data set: strings, a held-out split, index arrays.
+"""Turn a corpus into the cipher data set: texts, a held-out split, token arrays.
 
-Every array is time-major, ``shape=(T, N)`` with ``T = 25`` (24 symbols plus
-one token), and holds token indices as uint8:
+The data set stores *plain* text only: consecutive 100-symbol texts of the
+corpus as alphabet tokens (uint8), time-major, ``shape=(L, N)`` with
+``L = 100``. The notebook cuts its messages from them (any place, any length
+up to L), encrypts them with the key and pads them into batches; it mixes in
+strings of random symbols, which no data file needs to hold.
 
-* ``source``: the cipher text, then END — what the encoder reads;
-* ``decoder_input``: START, then the plain text — what the decoder reads
-  while training (teacher forcing);
-* ``target``: the plain text, then END — what the decoder must predict.
-
-The split needs no random generator: each distinct string gets a rank from
-the SHA-256 of ``"<seed>:<string>"``, the lowest ranks are held out and the
-training strings are stored in rank order (a fixed shuffle). Identical
-strings are kept once, so no held-out string is ever trained on. The result
-depends only on the corpus text, the seed and the fraction.
+The split needs no random generator: each distinct text gets a rank from the
+SHA-256 of ``"<seed>:<text>"``, the lowest ranks are held out and the
+training texts are stored in rank order (a fixed shuffle). Identical texts
+are kept once, so no held-out text is ever trained on. The result depends
+only on the corpus text, the seed and the fraction.
 """
 
 from __future__ import annotations
@@ -21,13 +19,13 @@ import hashlib
 
 import numpy as np
 
-from .corpus import STRING_LENGTH, CorpusError, clean, cut, prose_paragraphs
-from .vigenere import END, KEY, START, shift, to_indices
+from .corpus import TEXT_LENGTH, CorpusError, clean, cut, prose_paragraphs
+from .vigenere import to_indices
 
 __all__ = [
     "DEFAULT_SEED",
     "DEFAULT_HELD_OUT_FRACTION",
-    "corpus_strings",
+    "corpus_texts",
     "split",
     "encode",
     "build_arrays",
@@ -37,14 +35,14 @@ DEFAULT_SEED = 0
 DEFAULT_HELD_OUT_FRACTION = 0.1
 
 
-def corpus_strings(text: str, name: str = "the corpus", length: int = STRING_LENGTH) -> list[str]:
-    """The distinct plain-text strings of a corpus, in the order they first occur.
+def corpus_texts(text: str, name: str = "the corpus", length: int = TEXT_LENGTH) -> list[str]:
+    """The distinct plain texts of ``length`` symbols of a corpus, in the order they first occur.
 
     Raises
     ------
     CorpusError
         If the text holds no letters a–z, no prose paragraph, or too little
-        text for one string.
+        text for one piece of ``length`` symbols.
     """
     if not any("a" <= c <= "z" for c in clean(text)):
         raise CorpusError(f"{name} holds no letters a-z, so it gives no training text.")
@@ -57,7 +55,7 @@ def corpus_strings(text: str, name: str = "the corpus", length: int = STRING_LEN
     if len(cleaned) < length:
         raise CorpusError(
             f"{name} gives {len(cleaned)} letters and spaces after cleaning, "
-            f"too little for one {length}-character string."
+            f"too little for one {length}-character text."
         )
     return list(dict.fromkeys(cut(cleaned, length)))
 
@@ -71,10 +69,10 @@ def split(
     seed: int = DEFAULT_SEED,
     held_out_fraction: float = DEFAULT_HELD_OUT_FRACTION,
 ):
-    """Split distinct strings into (train, held_out) lists, deterministically.
+    """Split distinct texts into (train, held_out) lists, deterministically.
 
-    ``round(held_out_fraction * len(strings))`` strings are held out, at least
-    one when the fraction is above 0 and at least one string is left to train on.
+    ``round(held_out_fraction * len(strings))`` texts are held out, at least
+    one when the fraction is above 0 and at least one text is left to train on.
     """
     if not 0.0 <= held_out_fraction < 1.0:
         raise ValueError(f"the held-out fraction must lie in [0, 1), got {held_out_fraction}.")
@@ -83,29 +81,19 @@ def split(
     if held_out_fraction > 0:
         if len(ranked) < 2:
             raise CorpusError(
-                f"the corpus gives {len(ranked)} distinct string(s); "
+                f"the corpus gives {len(ranked)} distinct text(s); "
                 "a held-out split needs at least 2."
             )
         n_held = min(max(n_held, 1), len(ranked) - 1)
     return ranked[n_held:], ranked[:n_held]
 
 
-def encode(
-    strings: list[str], key: str = KEY, length: int = STRING_LENGTH
-) -> dict[str, np.ndarray]:
-    """Encrypt plain-text strings and build the three uint8 arrays of shape (length + 1, N)."""
-    plain = np.zeros((len(strings), length), dtype=np.uint8)
-    for row, string in enumerate(strings):
-        plain[row] = to_indices(string)
-    secret = shift(plain, key, +1)
-    n = len(strings)
-    start = np.full((n, 1), START, dtype=np.uint8)
-    end = np.full((n, 1), END, dtype=np.uint8)
-    return {
-        "source": np.ascontiguousarray(np.concatenate([secret, end], axis=1).T),
-        "decoder_input": np.ascontiguousarray(np.concatenate([start, plain], axis=1).T),
-        "target": np.ascontiguousarray(np.concatenate([plain, end], axis=1).T),
-    }
+def encode(strings: list[str], length: int = TEXT_LENGTH) -> np.ndarray:
+    """The alphabet tokens of equal-length texts: uint8, shape (length, N), one text per column."""
+    plain = np.zeros((length, len(strings)), dtype=np.uint8)
+    for column, string in enumerate(strings):
+        plain[:, column] = to_indices(string)
+    return plain
 
 
 def build_arrays(
@@ -113,12 +101,7 @@ def build_arrays(
     name: str = "the corpus",
     seed: int = DEFAULT_SEED,
     held_out_fraction: float = DEFAULT_HELD_OUT_FRACTION,
-    key: str = KEY,
 ) -> dict[str, np.ndarray]:
-    """All arrays of the data set: ``train_<array>`` and ``held_out_<array>``."""
-    train, held_out = split(corpus_strings(text, name), seed, held_out_fraction)
-    arrays = {}
-    for prefix, strings in (("train", train), ("held_out", held_out)):
-        for field, array in encode(strings, key).items():
-            arrays[f"{prefix}_{field}"] = array
-    return arrays
+    """The arrays of the data set: ``train_plain`` and ``held_out_plain``."""
+    train, held_out = split(corpus_texts(text, name), seed, held_out_fraction)
+    return {"train_plain": encode(train), "held_out_plain": encode(held_out)}

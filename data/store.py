@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .vigenere import N_SYMBOLS
+from .vigenere import ALPHABET
 
 __all__ = [
     "FORMAT_VERSION",
@@ -26,14 +26,14 @@ __all__ = [
     "load_cipher_data",
 ]
 
-#: Bumped whenever the arrays or their meaning change.
-FORMAT_VERSION = 1
+#: Bumped whenever the arrays or their meaning change (2: plain texts of 100 symbols
+#: instead of encrypted 24-symbol strings).
+FORMAT_VERSION = 2
 #: Name of the data file in the assignment folder.
 DATA_FILE = "cipher_data.npz"
 REBUILD = "rebuild it with `course data build` (or `python -m course_data.build`)"
 
-_ARRAYS = ("source", "decoder_input", "target")
-_SPLITS = ("train", "held_out")
+_ARRAYS = ("train_plain", "held_out_plain")
 _META = (
     "format_version",
     "corpus",
@@ -51,30 +51,25 @@ class DataFileError(OSError):
 
 @dataclass(frozen=True)
 class CipherData:
-    """The cipher data set, as token indices (uint8).
+    """The plain texts of the cipher data set, as alphabet tokens (uint8, 0–26).
 
-    Every array has ``shape=(T, N)`` with ``T = 25``: time first, then the
-    batch, as everywhere in the course. ``N`` differs between the splits.
+    Both arrays have ``shape=(L, N)`` with ``L = 100``: time first, then one
+    text per column, as everywhere in the course. ``N`` differs between the
+    splits. The notebook cuts its messages from these texts and encrypts them.
 
     Attributes
     ----------
-    train_source, held_out_source : numpy.ndarray, shape=(T, N)
-        Cipher text followed by the end token: the encoder's input.
-    train_decoder_input, held_out_decoder_input : numpy.ndarray, shape=(T, N)
-        The start token followed by the plain text: the decoder's input.
-    train_target, held_out_target : numpy.ndarray, shape=(T, N)
-        The plain text followed by the end token: what the decoder predicts.
+    train_plain : numpy.ndarray, shape=(L, N_train)
+        The texts to train on.
+    held_out_plain : numpy.ndarray, shape=(L, N_held_out)
+        Texts never trained on: they measure whether the model learned the cipher.
     meta : dict
         How the file was made: corpus name and SHA-256, seed, held-out
         fraction, key, alphabet and format version.
     """
 
-    train_source: np.ndarray
-    train_decoder_input: np.ndarray
-    train_target: np.ndarray
-    held_out_source: np.ndarray
-    held_out_decoder_input: np.ndarray
-    held_out_target: np.ndarray
+    train_plain: np.ndarray
+    held_out_plain: np.ndarray
     meta: dict
 
 
@@ -98,17 +93,16 @@ def _check(arrays: dict, meta: dict) -> None:
     """Raise ValueError (with the reason) when the arrays do not form a data set."""
     if meta.get("format_version") != FORMAT_VERSION:
         raise ValueError(f"format version {meta.get('format_version')}, expected {FORMAT_VERSION}")
-    for split in _SPLITS:
-        shapes = {arrays[f"{split}_{a}"].shape for a in _ARRAYS}
-        if len(shapes) != 1 or len(next(iter(shapes))) != 2:
-            raise ValueError(
-                f"the {split} arrays have shapes {sorted(shapes)}, not one (T, N) shape"
-            )
+    shapes = {name: array.shape for name, array in arrays.items()}
+    if any(len(shape) != 2 or 0 in shape for shape in shapes.values()):
+        raise ValueError(f"the arrays have shapes {shapes}, not non-empty (L, N) shapes")
+    if len({shape[0] for shape in shapes.values()}) != 1:
+        raise ValueError(f"the arrays have shapes {shapes}, with different text lengths L")
     for name, array in arrays.items():
         if array.dtype != np.uint8:
             raise ValueError(f"{name} has dtype {array.dtype}, not uint8")
-        if array.size and array.max() >= N_SYMBOLS:
-            raise ValueError(f"{name} holds token {array.max()}, beyond the {N_SYMBOLS} symbols")
+        if array.max() >= len(ALPHABET):
+            raise ValueError(f"{name} holds token {array.max()}, beyond the {len(ALPHABET)} symbols")
 
 
 def load_cipher_data(path=DATA_FILE) -> CipherData:
@@ -130,7 +124,7 @@ def load_cipher_data(path=DATA_FILE) -> CipherData:
         raise DataFileError(f"The cipher data file {str(path.resolve())!r} is missing; {REBUILD}.")
     try:
         with np.load(path, allow_pickle=False) as archive:
-            arrays = {f"{s}_{a}": archive[f"{s}_{a}"] for s in _SPLITS for a in _ARRAYS}
+            arrays = {name: archive[name] for name in _ARRAYS}
             meta = {key: archive[key].item() for key in _META}
         _check(arrays, meta)
     except Exception as err:  # zip, npy, key and consistency errors all mean: rebuild

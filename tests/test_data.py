@@ -10,12 +10,10 @@ import pytest
 from course_data import CorpusError, DataFileError, load_cipher_data
 from course_data.build import DEFAULT_OUT, build, main
 from course_data.corpus import clean, cut, default_corpus, prose_paragraphs, sha256
-from course_data.dataset import build_arrays, corpus_strings, split
+from course_data.dataset import build_arrays, corpus_texts, split
 from course_data.vigenere import (
     ALPHABET,
-    END,
     KEY,
-    START,
     decrypt,
     encrypt,
     shift,
@@ -82,28 +80,27 @@ def test_prose_filter_drops_code_and_doctests():
 
 
 def test_split_is_disjoint_and_deduplicated():
-    """Does no held-out string appear among the training strings?"""
-    assert corpus_strings("one two three four five " * 10) == ["one two three four five "]
-    strings = corpus_strings(PROSE, "prose")
-    train, held_out = split(strings, seed=3, held_out_fraction=0.3)
+    """Does no held-out text appear among the training texts?"""
+    assert corpus_texts("one two three four five " * 10, length=24) == ["one two three four five "]
+    texts = corpus_texts(PROSE * 3, "prose", length=24)
+    train, held_out = split(texts, seed=3, held_out_fraction=0.3)
     assert not set(train) & set(held_out)
-    assert sorted(train + held_out) == sorted(strings)
-    assert len(held_out) == round(0.3 * len(strings))
+    assert sorted(train + held_out) == sorted(texts)
+    assert len(held_out) == round(0.3 * len(texts))
 
 
-def test_arrays_hold_source_decoder_input_and_target():
-    """Are the arrays (T, N) uint8 with END/START where they belong, and the source the cipher?"""
-    arrays = build_arrays(PROSE, "prose", seed=0, held_out_fraction=0.25)
-    for split_name in ("train", "held_out"):
-        src = arrays[f"{split_name}_source"]
-        dec = arrays[f"{split_name}_decoder_input"]
-        tgt = arrays[f"{split_name}_target"]
-        assert src.dtype == dec.dtype == tgt.dtype == np.uint8
-        assert src.shape == dec.shape == tgt.shape and src.shape[0] == 25 and src.shape[1] > 0
-        assert (src[-1] == END).all() and (tgt[-1] == END).all() and (dec[0] == START).all()
-        assert (dec[1:] == tgt[:-1]).all()
-        for n in range(src.shape[1]):
-            assert decrypt(to_text(src[:-1, n]), KEY) == to_text(tgt[:-1, n])
+def test_arrays_hold_plain_text_columns():
+    """Are the arrays (100, N) uint8 alphabet tokens, one text of the corpus per column?"""
+    text = PROSE * 4
+    arrays = build_arrays(text, "prose", seed=0, held_out_fraction=0.25)
+    assert sorted(arrays) == ["held_out_plain", "train_plain"]
+    columns = []
+    for array in arrays.values():
+        assert array.dtype == np.uint8 and array.shape[0] == 100 and array.shape[1] > 0
+        assert array.max() < len(ALPHABET)
+        columns += [to_text(array[:, n]) for n in range(array.shape[1])]
+    assert sorted(columns) == sorted(corpus_texts(text, "prose"))
+    assert all(len(c) == 100 for c in columns)
 
 
 def test_build_is_byte_identical(tmp_path):
@@ -114,7 +111,7 @@ def test_build_is_byte_identical(tmp_path):
     assert (tmp_path / "a.npz").read_bytes() == (tmp_path / "b.npz").read_bytes()
     build(tmp_path / "c.npz", corpus, seed=6)
     a, c = load_cipher_data(tmp_path / "a.npz"), load_cipher_data(tmp_path / "c.npz")
-    assert not np.array_equal(a.held_out_target, c.held_out_target)
+    assert not np.array_equal(a.held_out_plain, c.held_out_plain)
 
 
 # --- bad corpus input ------------------------------------------------------
@@ -170,17 +167,17 @@ def test_loader_error_on_corrupt_file(tmp_path, content):
 def test_loader_error_on_wrong_arrays(tmp_path):
     """Is a readable .npz with the wrong contents refused too?"""
     path = tmp_path / "cipher_data.npz"
-    np.savez(path, train_source=np.zeros((25, 3)))
+    np.savez(path, train_plain=np.zeros((100, 3)))
     with pytest.raises(DataFileError, match="not a valid cipher data file"):
         load_cipher_data(path)
 
 
 def test_loader_reads_a_relative_path(tmp_path, monkeypatch):
     """Does the default path name a file in the current folder (the notebook's folder)?"""
-    build(tmp_path / "cipher_data.npz", write(tmp_path, "prose.txt", PROSE))
+    build(tmp_path / "cipher_data.npz", write(tmp_path, "prose.txt", PROSE * 4))
     monkeypatch.chdir(tmp_path)
     data = load_cipher_data()
-    assert data.train_source.shape[0] == 25 and data.meta["key"] == KEY
+    assert data.train_plain.shape[0] == 100 and data.meta["key"] == KEY
 
 
 # --- the committed data file -----------------------------------------------
@@ -205,14 +202,31 @@ def test_committed_file_matches_the_builder(tmp_path):
 
 
 def test_committed_file_is_small_and_disjoint():
-    """Is the committed file a few hundred kB with disjoint, non-empty splits?"""
-    assert DEFAULT_OUT.stat().st_size < 2_000_000
+    """Is the committed file a few hundred kB with disjoint splits, enough held out for 300 messages a band?"""
+    assert DEFAULT_OUT.stat().st_size < 1_000_000
     data = load_cipher_data(DEFAULT_OUT)
-    train = {bytes(col) for col in data.train_target.T}
-    held_out = {bytes(col) for col in data.held_out_target.T}
-    assert len(held_out) == data.held_out_target.shape[1] > 1000
-    assert len(train) == data.train_target.shape[1] > 10_000
+    train = {bytes(col) for col in data.train_plain.T}
+    held_out = {bytes(col) for col in data.held_out_plain.T}
+    assert len(held_out) == data.held_out_plain.shape[1] >= 300
+    assert len(train) == data.train_plain.shape[1] > 2000
     assert not train & held_out
+
+
+def test_loader_refuses_an_old_format(tmp_path):
+    """Is a data file of format 1 (encrypted 24-symbol strings) refused with the rebuild hint?"""
+    from course_data.store import write_npz
+
+    arrays = {"train_plain": np.zeros((100, 2), np.uint8), "held_out_plain": np.zeros((100, 2), np.uint8)}
+    meta = {"format_version": 1, "corpus": "x", "corpus_sha256": "0", "seed": 0,
+            "held_out_fraction": 0.1, "key": KEY, "alphabet": ALPHABET}
+    write_npz(tmp_path / "old.npz", {**arrays, **{k: np.array(v) for k, v in meta.items()}})
+    with pytest.raises(DataFileError, match="format version 1, expected 2.*course data build"):
+        load_cipher_data(tmp_path / "old.npz")
+    meta["format_version"] = 2
+    arrays["held_out_plain"] = np.full((100, 2), 27, np.uint8)  # START is no plain-text symbol
+    write_npz(tmp_path / "bad.npz", {**arrays, **{k: np.array(v) for k, v in meta.items()}})
+    with pytest.raises(DataFileError, match="beyond the 27 symbols"):
+        load_cipher_data(tmp_path / "bad.npz")
 
 
 def test_module_entry_point():
@@ -232,3 +246,15 @@ def test_module_entry_point():
 def test_cut_drops_the_short_tail():
     """Are the strings consecutive, of equal length, without a short tail?"""
     assert cut("abcdefg", 3) == ["abc", "def"]
+
+
+def test_own_sentences_cover_every_band():
+    """Are the hand-written sentences of data/sentences.txt clean alphabet text, in every length band?"""
+    from course.bench import SENTENCE_BANDS, SENTENCES
+
+    sentences = [line for line in SENTENCES.read_text().splitlines() if line]
+    assert len(sentences) >= 50
+    assert all(set(s) <= set(ALPHABET) and s == s.strip() for s in sentences)
+    assert len(set(sentences)) == len(sentences)
+    for low, high in SENTENCE_BANDS:
+        assert sum(low <= len(s) <= high for s in sentences) >= 5, (low, high)

@@ -96,21 +96,28 @@ MISTAKES = [
         why="Zeroes the masked weights after the softmax, so the rows no longer sum to one.",
         replace=(
             "        if mask is not None:\n"
-            "            scores = mg.where(mask[:, None, None, :], scores, BLOCKED)\n"
+            "            scores = mg.where(mask[:, :, None, :], scores, BLOCKED)\n"
             "        self.a_ij = mg.nnet.softmax(scores, axis=-1)\n"
         ),
         by=(
             "        self.a_ij = mg.nnet.softmax(scores, axis=-1)\n"
             "        if mask is not None:\n"
-            "            self.a_ij = mg.where(mask[:, None, None, :], self.a_ij, np.float32(0))\n"
+            "            self.a_ij = mg.where(mask[:, :, None, :], self.a_ij, np.float32(0))\n"
         ),
     ),
     Mistake(
         task="multihead_attention",
         name="mask_transposed",
-        why="Lines the mask up as (T, t), so query i is masked by row i of the transposed mask.",
-        replace="mask[:, None, None, :]",
-        by="mask.T[:, None, None, :]",
+        why="Swaps the mask's query and key axes, so query i is masked by key i's column.",
+        replace="mask[:, :, None, :]",
+        by="mask.transpose(2, 1, 0)[:, :, None, :]",
+    ),
+    Mistake(
+        task="multihead_attention",
+        name="first_sequence_mask_for_all",
+        why="Applies the first sequence's mask to every sequence of the batch.",
+        replace="mask[:, :, None, :]",
+        by="mask[:, :1, None, :]",
     ),
     Mistake(
         task="multihead_attention",
@@ -119,7 +126,7 @@ MISTAKES = [
         replace="mixed.reshape(mixed.shape[0], mixed.shape[1], -1)",
         by="mixed.transpose(0, 1, 3, 2).reshape(mixed.shape[0], mixed.shape[1], -1)",
     ),
-    # --- Part D: residual connection and layer norm --------------------------
+    # --- Part E: residual connection and layer norm --------------------------
     Mistake(
         task="add_and_norm",
         name="residual_dropped",
@@ -154,7 +161,21 @@ MISTAKES = [
         replace="+ EPS)",
         by="+ 1e-5)",
     ),
-    # --- Part E: feed-forward and encoder layer ------------------------------
+    Mistake(
+        task="add_and_norm",
+        name="epsilon_subtracted",
+        why="Subtracts epsilon from the variance, so a constant vector gives the square root of a negative number.",
+        replace="x.var(axis=-1, keepdims=True) + EPS",
+        by="x.var(axis=-1, keepdims=True) - EPS",
+    ),
+    Mistake(
+        task="add_and_norm",
+        name="epsilon_outside_the_root",
+        why="Adds epsilon to the standard deviation instead of to the variance under the square root.",
+        replace="mg.sqrt(x.var(axis=-1, keepdims=True) + EPS)",
+        by="(mg.sqrt(x.var(axis=-1, keepdims=True)) + EPS)",
+    ),
+    # --- Part F: feed-forward and encoder layer ------------------------------
     Mistake(
         task="encoder",
         name="relu_missing",
@@ -183,40 +204,90 @@ MISTAKES = [
         replace="return self.add_norm2(x1, self.ff(x1))",
         by="return self.add_norm1(x1, self.ff(x1))",
     ),
-    # --- Part F: decoder layer -------------------------------------------------
     Mistake(
-        task="decoder",
-        name="mask_transposed",
-        why="Builds the causal mask with triu, letting positions see the future and not the past.",
-        replace="causal = np.tril(np.ones((t, t), dtype=bool))",
-        by="causal = np.triu(np.ones((t, t), dtype=bool))",
+        task="encoder",
+        name="mask_not_passed",
+        why="Calls self-attention without the mask, so real positions read the padding.",
+        replace="self.self_attn(src, src, src, mask=mask)",
+        by="self.self_attn(src, src, src)",
+    ),
+    # --- Part D: masks --------------------------------------------------------
+    Mistake(
+        task="masks",
+        name="padding_on_query_axis",
+        why="Marks padded queries instead of padded keys, so real queries still read the padding.",
+        replace="return np.broadcast_to(real, (t, *real.shape)).copy()",
+        by="return np.broadcast_to((np.arange(t)[:, None] < np.asarray(lengths))[:, :, None], (t, len(lengths), T)).copy()",
     ),
     Mistake(
-        task="decoder",
+        task="masks",
+        name="padding_off_by_one",
+        why="Counts key lengths[n] as real too, so every sequence reads one padded position.",
+        replace="real = np.arange(T)[None, :] < np.asarray(lengths)[:, None]",
+        by="real = np.arange(T)[None, :] <= np.asarray(lengths)[:, None]",
+    ),
+    Mistake(
+        task="masks",
+        name="longest_length_for_all",
+        why="Uses the longest sequence's length for the whole batch, so shorter ones read padding.",
+        replace="real = np.arange(T)[None, :] < np.asarray(lengths)[:, None]",
+        by="real = np.broadcast_to(np.arange(T)[None, :] < max(lengths), (len(lengths), T))",
+    ),
+    Mistake(
+        task="masks",
+        name="causal_without_padding",
+        why="Returns the causal pattern for every sequence and forgets the padding.",
+        replace="return earlier[:, None, :] & padding_mask(lengths, t, t)",
+        by="return np.broadcast_to(earlier[:, None, :], (t, len(lengths), t)).copy()",
+    ),
+    Mistake(
+        task="masks",
+        name="causal_transposed",
+        why="Builds the causal pattern with triu, letting positions see the future and not the past.",
+        replace="earlier = np.tril(np.ones((t, t), dtype=bool))",
+        by="earlier = np.triu(np.ones((t, t), dtype=bool))",
+    ),
+    Mistake(
+        task="masks",
         name="diagonal_blocked",
-        why="Shifts the mask by one so a position cannot read its own input.",
-        replace="causal = np.tril(np.ones((t, t), dtype=bool))",
-        by="causal = np.tril(np.ones((t, t), dtype=bool), k=-1)",
+        why="Shifts the causal pattern by one so a position cannot read its own input.",
+        replace="earlier = np.tril(np.ones((t, t), dtype=bool))",
+        by="earlier = np.tril(np.ones((t, t), dtype=bool), k=-1)",
     ),
     Mistake(
-        task="decoder",
+        task="masks",
         name="future_allowed",
-        why="Shifts the mask the other way, so each position sees the next one.",
-        replace="causal = np.tril(np.ones((t, t), dtype=bool))",
-        by="causal = np.tril(np.ones((t, t), dtype=bool), k=1)",
+        why="Shifts the causal pattern the other way, so each position sees the next one.",
+        replace="earlier = np.tril(np.ones((t, t), dtype=bool))",
+        by="earlier = np.tril(np.ones((t, t), dtype=bool), k=1)",
     ),
+    # --- Part G: decoder layer -------------------------------------------------
     Mistake(
         task="decoder",
         name="self_attention_unmasked",
         why="Forgets to pass the mask to the decoder's self-attention.",
-        replace="self.self_attn(tgt, tgt, tgt, mask=causal)",
+        replace="self.self_attn(tgt, tgt, tgt, mask=self_mask)",
         by="self.self_attn(tgt, tgt, tgt)",
+    ),
+    Mistake(
+        task="decoder",
+        name="no_causal_default",
+        why="Leaves self_mask as None when the caller passes none, so the decoder sees the future.",
+        replace="            self_mask = causal_mask(np.full(N, t), t)\n",
+        by="            pass\n",
+    ),
+    Mistake(
+        task="decoder",
+        name="cross_attention_unmasked",
+        why="Forgets the source's padding mask in the encoder-decoder attention.",
+        replace="self.enc_dec_attn(x1, enc_out, enc_out, mask=cross_mask)",
+        by="self.enc_dec_attn(x1, enc_out, enc_out)",
     ),
     Mistake(
         task="decoder",
         name="cross_attention_queries_from_encoder",
         why="Swaps the roles: the encoder output queries the decoder, not the other way round.",
-        replace="self.enc_dec_attn(x1, enc_out, enc_out)",
+        replace="self.enc_dec_attn(x1, enc_out, enc_out, mask=cross_mask)",
         by="self.enc_dec_attn(enc_out, x1, x1)",
     ),
     Mistake(
@@ -226,7 +297,7 @@ MISTAKES = [
         replace="x2 = self.add_norm2(x1,",
         by="x2 = self.add_norm2(tgt,",
     ),
-    # --- Part G: positional encoding -------------------------------------------
+    # --- Part H: positional encoding -------------------------------------------
     Mistake(
         task="positional_encoding",
         name="sin_cos_swapped",
@@ -268,27 +339,34 @@ MISTAKES = [
         replace="np.arange(seq_len, dtype=np.float32)",
         by="np.arange(1, seq_len + 1, dtype=np.float32)",
     ),
-    # --- Part H: Transformer ---------------------------------------------------
+    Mistake(
+        task="positional_encoding",
+        name="quarter_turn_forgotten",
+        why="Uses the original paper's rates, one radian per position, instead of a quarter turn.",
+        replace="rate = QUARTER_TURN * np.float32(10000)",
+        by="rate = np.float32(10000)",
+    ),
+    # --- Part I: Transformer ---------------------------------------------------
     Mistake(
         task="transformer",
         name="target_without_position",
         why="Adds the positional encoding to the source only, not to the decoder input.",
-        replace="y = tgt + self.pos_enc(tgt.shape[0])",
+        replace="y = tgt + self.pos_enc(t)",
         by="y = tgt",
     ),
     Mistake(
         task="transformer",
         name="encoder_layers_not_chained",
         why="Gives every encoder layer the encoded source instead of the previous layer's output.",
-        replace="            x = layer(x)\n        return x",
-        by="            out = layer(x)\n        return out",
+        replace="            x = layer(x, mask)\n        return x",
+        by="            out = layer(x, mask)\n        return out",
     ),
     Mistake(
         task="transformer",
         name="decoder_reads_itself",
         why="Passes the decoder's own state where the encoder output belongs.",
-        replace="y = layer(enc_out, y)",
-        by="y = layer(y, y)",
+        replace="y = layer(enc_out, y, self_mask, cross_mask)",
+        by="y = layer(y, y, self_mask, self_mask)",
     ),
     Mistake(
         task="transformer",
@@ -297,7 +375,64 @@ MISTAKES = [
         replace="[*self.enc_layers, *self.dec_layers, self.out_dense]",
         by="[*self.enc_layers, *self.dec_layers]",
     ),
-    # --- Part I: greedy decoding ---------------------------------------------
+    Mistake(
+        task="transformer",
+        name="output_layer_without_bias",
+        why="Builds the output layer without its bias, unlike the documented layer.",
+        replace="self.out_dense = dense(dim, dim, weight_initializer=glorot_normal)",
+        by="self.out_dense = dense(dim, dim, weight_initializer=glorot_normal, bias=False)",
+    ),
+    Mistake(
+        task="transformer",
+        name="encoder_ignores_lengths",
+        why="Runs the encoder layers without the padding mask.",
+        replace="            x = layer(x, mask)\n",
+        by="            x = layer(x)\n",
+    ),
+    Mistake(
+        task="transformer",
+        name="cross_mask_from_target_lengths",
+        why="Builds the encoder-decoder mask from the decoder's lengths instead of the source's.",
+        replace="padding_mask(src_lengths, t, T)",
+        by="padding_mask(np.minimum(tgt_lengths, T), t, T)",
+    ),
+    Mistake(
+        task="transformer",
+        name="decoder_without_masks",
+        why="Builds the masks but calls the decoder layers without them.",
+        replace="y = layer(enc_out, y, self_mask, cross_mask)",
+        by="y = layer(enc_out, y)",
+    ),
+    # --- Part J: masked loss -------------------------------------------------
+    Mistake(
+        task="loss",
+        name="padding_counted",
+        why="Averages the cross-entropy over every position, padding included.",
+        replace="return softmax_crossentropy(scores[real], target[real])",
+        by="return softmax_crossentropy(scores.reshape(-1, scores.shape[-1]), target.reshape(-1))",
+    ),
+    Mistake(
+        task="loss",
+        name="mean_over_all_positions",
+        why="Sums the loss over real positions but divides by all t * N positions.",
+        replace="return softmax_crossentropy(scores[real], target[real])",
+        by="return softmax_crossentropy(scores[real], target[real]) * np.float32(real.sum() / real.size)",
+    ),
+    Mistake(
+        task="loss",
+        name="end_not_counted",
+        why="Takes lengths - 1 real positions, so the END token is never learned.",
+        replace="np.arange(target.shape[0])[:, None] < np.asarray(lengths)[None, :]",
+        by="np.arange(target.shape[0])[:, None] < np.asarray(lengths)[None, :] - 1",
+    ),
+    Mistake(
+        task="loss",
+        name="padding_scores_zeroed",
+        why="Zeroes the scores at padded positions, which still counts them (as uniform guesses).",
+        replace="return softmax_crossentropy(scores[real], target[real])",
+        by="return softmax_crossentropy((scores * real[..., None]).reshape(-1, scores.shape[-1]), target.reshape(-1))",
+    ),
+    # --- Part K: greedy decoding ---------------------------------------------
     Mistake(
         task="greedy",
         name="reads_first_position",
@@ -314,6 +449,13 @@ MISTAKES = [
     ),
     Mistake(
         task="greedy",
+        name="space_never_picked",
+        why="Cuts the scores one symbol short, so the space (token 26) can never be picked.",
+        replace="scores.data[-1, :, : len(ALPHABET)]",
+        by="scores.data[-1, :, : len(ALPHABET) - 1]",
+    ),
+    Mistake(
+        task="greedy",
         name="one_step_short",
         why="Runs T - 2 steps, so the last symbol is never written.",
         replace="for i in range(T - 1):",
@@ -323,8 +465,8 @@ MISTAKES = [
         task="greedy",
         name="encoder_rerun_every_step",
         why="Calls the whole model at every step, re-running the encoder T - 1 times.",
-        replace="scores = model.decode(enc_out, decoder_input[: i + 1])",
-        by="scores = model(source, decoder_input[: i + 1])",
+        replace="scores = model.decode(enc_out, decoder_input[: i + 1], lengths)",
+        by="scores = model(source, decoder_input[: i + 1], lengths)",
     ),
     Mistake(
         task="greedy",
@@ -332,5 +474,12 @@ MISTAKES = [
         why="Never writes the chosen symbols into the decoder input.",
         replace="decoder_input[i + 1, np.arange(N), tokens[i]] = 1",
         by="pass",
+    ),
+    Mistake(
+        task="greedy",
+        name="lengths_ignored",
+        why="Encodes and decodes a padded batch without its lengths, so short messages read padding.",
+        replace="        enc_out = model.encode(source, lengths)\n",
+        by="        enc_out = model.encode(source)\n",
     ),
 ]

@@ -15,14 +15,6 @@ from course.nbsource import load_library, read
 from course.paths import SOLUTIONS, existing_assignments, notebook_path
 
 ASSIGNMENTS = existing_assignments(SOLUTIONS)
-#: 04_transformer is rewritten on another branch; its fixes land at merge time.
-PENDING_04 = pytest.mark.xfail(reason="04_transformer's hidden asserts and mark scheme are fixed on another branch", strict=False)
-
-
-def _marked(assignment: str):
-    return pytest.param(assignment, marks=PENDING_04) if assignment == "04_transformer" else assignment
-
-
 def _hidden_asserts_without_message(source: str) -> list[str]:
     """The ``assert`` statements inside hidden-test regions that carry no message."""
     lines = source.splitlines()
@@ -40,7 +32,7 @@ def _hidden_asserts_without_message(source: str) -> list[str]:
     ]
 
 
-@pytest.mark.parametrize("assignment", [_marked(a) for a in ASSIGNMENTS])
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_every_hidden_assertion_has_a_message(assignment):
     """Does every hidden assert say what went wrong? (Feedback shows only its last line.)"""
     bare = {}
@@ -50,7 +42,7 @@ def test_every_hidden_assertion_has_a_message(assignment):
     assert not bare, f"hidden asserts without a message: {bare}"
 
 
-@pytest.mark.parametrize("assignment", [_marked(a) for a in ASSIGNMENTS])
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_every_visible_assertion_has_a_message_too(assignment):
     """Does every graded assert carry a message? Feedback cuts a failure down to its last line."""
     bare = {}
@@ -76,7 +68,7 @@ def _written_answers(nb):
     ]
 
 
-@pytest.mark.parametrize("assignment", [_marked(a) for a in ASSIGNMENTS])
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_every_written_answer_has_a_mark_scheme_for_the_grader(assignment):
     """Is each hand-graded answer preceded by a locked question cell holding a model answer and a rubric?"""
     nb = read(notebook_path(assignment, SOLUTIONS))

@@ -1,0 +1,1 @@
+"""nbgrader preprocessors of the course, one small class per module."""

@@ -37,8 +37,10 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import re
 import shutil
+import sys
 import time
 import traceback
 import warnings
@@ -321,7 +323,7 @@ def grade_submission(workspace: Path, sub: Submission, limits: sandbox.Limits, i
         outcome.flags, outcome.notes = info.get("flags", []), info.get("notes", [])
         if run.timed_out:
             outcome.notes.append(f"{len(run.timed_out)} cell(s) ran past the {limits.cell_timeout:g} s limit")
-        graded = [determine_grade(c) for c in nb.cells if is_grade(c)]
+        graded = [determine_grade(c) for c in nb.cells if is_grade(c) and c.cell_type == "code"]
         outcome.score = float(sum(g[0] or 0 for g in graded))
         outcome.max_score = float(sum(g[1] or 0 for g in graded))
         outcome.status = "flagged" if outcome.flags else "graded"
@@ -329,6 +331,8 @@ def grade_submission(workspace: Path, sub: Submission, limits: sandbox.Limits, i
         outcome.notebook = nb
     except NotGraded as err:
         outcome.reason = str(err)
+        if "resources" in locals():  # what prepare found still matters to a reviewer
+            outcome.flags = resources.get("course", {}).get("flags", [])
     except Exception as err:  # the batch goes on; the log keeps the traceback
         log.append(traceback.format_exc())
         outcome.reason = f"the grader failed on this submission ({_one_line(err)})"
@@ -501,22 +505,38 @@ def feedback(workspace: Path, log=print) -> tuple[list[Path], list[str]]:
         raise CourseError(f"{workspace} has nothing autograded yet: run `course grade` first.")
     api = _api(workspace)
     failures = []
+    # nbconvert finds its HTML templates through JUPYTER_PATH; a venv made with
+    # --system-site-packages otherwise misses the base interpreter's share/jupyter
+    saved = os.environ.get("JUPYTER_PATH")
+    base = str(Path(sys.base_prefix) / "share" / "jupyter")
+    os.environ["JUPYTER_PATH"] = os.pathsep.join(p for p in (saved, base) if p)
+    try:
+        _feedback_each(workspace, api, autograded, failures, log)
+    finally:
+        if saved is None:
+            os.environ.pop("JUPYTER_PATH", None)
+        else:
+            os.environ["JUPYTER_PATH"] = saved
+    return sorted((workspace / "feedback").rglob("*.html")), failures
+
+
+def _feedback_each(workspace, api, autograded, failures, log) -> None:
     for student_dir in sorted(p for p in autograded.iterdir() if p.is_dir() and not p.is_symlink()):
         for assignment_dir in sorted(p for p in student_dir.iterdir() if p.is_dir() and not p.is_symlink()):
             who = f"{student_dir.name}/{assignment_dir.name}"
             try:
                 result = api.generate_feedback(assignment_dir.name, student_dir.name, force=True)
-                why = "" if result["success"] else _one_line(Exception(result.get("error") or "nbgrader gave no reason"))
+                lines = (result.get("error") or "nbgrader gave no reason").strip().splitlines()
+                why = "" if result["success"] else lines[-1][:160]
                 details = str(result.get("log", "")) + str(result.get("error", ""))
             except Exception as err:  # one student's failure must not stop the others
-                why, details = _one_line(err), traceback.format_exc()
+                why, details = _one_line(err) or type(err).__name__, traceback.format_exc()
             if why:
                 failures.append(f"{who}: {why}")
                 log(f"  no feedback for {who}: {why}")
                 logs = workspace / "logs" / student_dir.name
                 logs.mkdir(parents=True, exist_ok=True)
                 (logs / f"{assignment_dir.name}.feedback.log").write_text(details)
-    return sorted((workspace / "feedback").rglob("*.html")), failures
 
 
 def known_assignments(repo_root: Path) -> list[str]:

@@ -12,7 +12,7 @@ from traitlets import Bool
 #: (what it is, pattern) -- matched against student code with comments and strings removed
 PATTERNS = [
     ("IPython's machinery", r"\bget_ipython\b|\binput_transformers\w*|\bast_transformers\b|\bevents\s*\.\s*register\b|__IPYTHON__|\brun_cell\b"),
-    ("the input history", r"\b_ih\b|\b_oh\b|\b_i\d*\b|\b_ii+\b|\bIn\s*\[|\bOut\s*\["),
+    ("the input history", r"\b(_ih|_oh|_dh|_i\d*|_ii+|In|Out)\b"),
     ("builtins", r"\bbuiltins\b|__builtins__|__import__"),
     ("the import system", r"\bsys\s*\.\s*(modules|meta_path|path_hooks|path_importer_cache)\b|\bimportlib\b"),
     ("the interpreter's hooks", r"\bsys\s*\.\s*(settrace|setprofile|_getframe|excepthook|displayhook|audit|addaudithook)\b|\binspect\b|\bgc\s*\.|\bctypes\b|\batexit\b|\bframe\b\s*\.\s*f_"),
@@ -25,8 +25,8 @@ PATTERNS = [
 _COMPILED = [(what, re.compile(p)) for what, p in PATTERNS]
 
 
-def _code_only(source: str) -> str:
-    """The source with comments and docstrings blanked, so prose cannot trigger a flag."""
+def _code_only(source: str, strings: bool = True) -> str:
+    """The source without comments and docstrings (and without any string unless ``strings``)."""
     lines = [line for line in source.splitlines() if not line.lstrip().startswith(("%", "!"))]
     text = "\n".join(lines)
     try:
@@ -34,7 +34,7 @@ def _code_only(source: str) -> str:
         for tok in tokenize.generate_tokens(io.StringIO(text).readline):
             if tok.type == tokenize.COMMENT:
                 continue
-            if tok.type == tokenize.STRING and tok.string.lstrip("rbuRBU").startswith(('"""', "'''")):
+            if tok.type == tokenize.STRING and (not strings or tok.string.lstrip("rbuRBUfF").startswith(('"""', "'''"))):
                 continue
             out.append(tok.string)
         return " ".join(out)
@@ -65,9 +65,10 @@ class FlagTestMachinery(Preprocessor):
             if cell.cell_type != "code" or meta.get("locked"):
                 continue
             where = meta.get("grade_id") or f"cell {index}"
-            code = _code_only(cell.source)
+            code, names = _code_only(cell.source), _code_only(cell.source, strings=False)
             for what, pattern in _COMPILED:
-                if pattern.search(code):
+                # paths live in strings; every other pattern is about names
+                if pattern.search(code if what.startswith("files") else names):
                     found.setdefault(what, []).append(where)
             if magics(cell.source):
                 found.setdefault("IPython magics or shell commands", []).append(where)

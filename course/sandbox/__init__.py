@@ -229,11 +229,11 @@ def _run(command: list[str], env: dict, scratch: Path, out: Path, limits: Limits
     memory = f"a process used more than the {limits.memory_mb} MB memory limit and was killed"
     if result is None:
         if not status:
-            status, reason = ("memory", memory) if oom else (
+            status, reason = ("memory", memory) if oom and code != 0 else (
                 "no_result", f"the sandbox ended without returning a result (exit status {code})")
         return Execution(status, reason, None, seconds, log=text, processes_killed=killed, hit_process_limit=many)
     status, reason = result["status"], result["detail"]
-    if status == "died" and oom:
+    if status in ("died", "unresponsive") and oom:
         status, reason = "memory", memory
     return Execution(
         status, reason if status != "ok" else "", result["notebook"], seconds, result["timed_out"],

@@ -50,7 +50,10 @@ class Cgroup:
         """True if the kernel's OOM killer ended a process of this sandbox."""
         try:
             fields = dict(line.split() for line in (self.memory / "memory.oom_control").read_text().splitlines())
-            return int(fields.get("oom_kill", 0)) > 0 or fields.get("under_oom") == "1"
+            failed = int((self.memory / "memory.failcnt").read_text())
+            # failcnt: the limit was reached (the kernel then reclaims, and may thrash
+            # for a long time instead of killing anything)
+            return int(fields.get("oom_kill", 0)) > 0 or fields.get("under_oom") == "1" or failed > 0
         except (OSError, ValueError):
             return False
 

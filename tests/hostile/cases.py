@@ -220,7 +220,7 @@ CASES = [
          edit(lambda: _after(blank(), "generate_batch", "np.testing.assert_allclose = lambda *a, **k: None\nnp.allclose = lambda *a, **k: True"),
               _wrong_answers_with_cheat)),
     Case("patched_builtins", "cheat in the kernel", ("flagged", "builtins"),
-         patched(blank, "import builtins\nbuiltins.isinstance = lambda *a: True")),
+         patched(blank, "import builtins\nbuiltins.abs = lambda x: 0")),
     Case("sys_modules", "cheat in the kernel", ("flagged", "import system"),
          patched(blank, "import sys, types\nsys.modules['numpy.testing'] = types.ModuleType('numpy.testing')")),
     Case("hidden_run_cell", "cheat in the kernel", ("flagged", "IPython's machinery"),

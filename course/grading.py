@@ -447,23 +447,24 @@ def _outcomes(workspace: Path) -> dict[tuple[str, str], dict]:
 def grades(workspace: Path) -> list[Grade]:
     """Every submission: its autograded score from the gradebook, or why it was not graded."""
     db = workspace / "gradebook.db"
-    if not db.exists():
+    if not db.exists() and not (workspace / "results").is_dir():
         raise CourseError(f"{workspace} has no gradebook: run `course grade` first.")
     outcomes = _outcomes(workspace)
     rows = []
-    with Gradebook(f"sqlite:///{db}") as gb:
-        for assignment in gb.assignments:
-            for student in gb.students:
-                try:
-                    sub = gb.find_submission(assignment.name, student.id)
-                except MissingEntry:
-                    continue
-                info = outcomes.pop((student.id, assignment.name), {})
-                rows.append(Grade(
-                    student.id, assignment.name, sub.code_score, sub.max_code_score,
-                    sub.max_written_score, sub.needs_manual_grade,
-                    info.get("status", "graded"), info.get("reason", ""),
-                ))
+    if db.exists():
+        with Gradebook(f"sqlite:///{db}") as gb:
+            for assignment in gb.assignments:
+                for student in gb.students:
+                    try:
+                        sub = gb.find_submission(assignment.name, student.id)
+                    except MissingEntry:
+                        continue
+                    info = outcomes.pop((student.id, assignment.name), {})
+                    rows.append(Grade(
+                        student.id, assignment.name, sub.code_score, sub.max_code_score,
+                        sub.max_written_score, sub.needs_manual_grade,
+                        info.get("status", "graded"), info.get("reason", ""),
+                    ))
     for (student, assignment), info in sorted(outcomes.items()):
         if info["status"] == "not graded":
             rows.append(Grade(student, assignment, 0.0, 0.0, 0.0, False, "not graded", info["reason"]))

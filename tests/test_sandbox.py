@@ -75,3 +75,18 @@ def test_unsafe_is_named_in_the_report(monkeypatch):
         assert not isolation.safe and "grader's rights" in isolation.detail
     finally:
         sandbox.detect.cache_clear()
+
+
+def test_nbgrader_own_commands_use_the_sandbox_and_safe_feedback():
+    """Do nbgrader's own autograde and feedback, run in grader/, get the sandbox and the leak guards?"""
+    from traitlets.config.loader import PyFileConfigLoader
+
+    from course.paths import GRADER
+
+    cfg = PyFileConfigLoader("nbgrader_config.py", path=str(GRADER)).load_config()
+    autograde = [p.__name__ for p in cfg.Autograde.autograde_preprocessors]
+    assert autograde[0] == "SandboxedExecute" and "Execute" not in autograde
+    feedback = [p.__name__ for p in cfg.GenerateFeedback.preprocessors]
+    # hidden-test outputs are hidden before ClearHiddenTests; the leak check runs last but the CSS
+    assert feedback.index("HideHiddenTestOutputs") < feedback.index("ClearHiddenTests")
+    assert feedback[-2] == "WithholdLeaks" and "EscapeStudentHTML" in feedback and "CapOutputBytes" in feedback

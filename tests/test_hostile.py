@@ -160,3 +160,44 @@ def test_feedback_leaks_nothing(corpus):
     feedback_root = corpus["workspace"] / "feedback"
     others = [p for p in feedback_root.rglob("*") if p.is_symlink() or (p.is_file() and p.suffix != ".html")]
     assert not others
+
+
+# --------------------------------------------------------------------------- the guards on their own (no kernel)
+
+
+@pytest.mark.parametrize("assignment", ["01_rnn", "02_seq2seq", "03_attention", "04_transformer"])
+@pytest.mark.parametrize("folder", ["solutions", "notebooks"])
+def test_honest_notebooks_are_never_flagged(assignment, folder):
+    """Does the test-machinery scan leave every reference and blank notebook of the course alone?"""
+    from course.preprocessors.flag_test_machinery import FlagTestMachinery
+
+    nb = nbformat.read(str(notebook_path(assignment, REPO_ROOT / folder)), as_version=4)
+    _, resources = FlagTestMachinery()(nb, {})
+    assert resources["course"]["flags"] == []
+
+
+def test_feedback_guards_escape_cap_and_withhold():
+    """Are scripts escaped, huge outputs cut and outputs quoting hidden tests withheld?"""
+    from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
+
+    from course.preprocessors.cap_output_bytes import CapOutputBytes
+    from course.preprocessors.escape_student_html import EscapeStudentHTML
+    from course.preprocessors.hide_hidden_test_outputs import HideHiddenTestOutputs
+    from course.preprocessors.withhold_leaks import WithholdLeaks
+
+    hidden = "assert add(-40, 2) == -38, 'the hidden check'"
+    test = new_code_cell(f"assert True\n### BEGIN HIDDEN TESTS\n{hidden}\n### END HIDDEN TESTS",
+                         outputs=[new_output("stream", name="stdout", text="encoded: c2VjcmV0")])
+    later = new_code_cell("print(In)", outputs=[new_output("stream", name="stdout", text=f"['{hidden}']")])
+    html = new_code_cell("display(HTML(...))", outputs=[new_output("display_data", data={
+        "text/html": "<script>alert(1)</script>", "text/plain": "<IPython.core.display.HTML object>"})])
+    flood = new_code_cell("print('x' * 10**6)", outputs=[new_output("stream", name="stdout", text="x" * 10**6)])
+    nb = new_notebook(cells=[new_markdown_cell("<script>alert(1)</script>"), test, later, html, flood])
+    resources = {}
+    for pp in (HideHiddenTestOutputs, EscapeStudentHTML, CapOutputBytes, WithholdLeaks):
+        nb, resources = pp()(nb, resources)
+    assert nb.cells[0].source.startswith("&lt;script&gt;")
+    assert "encoded" not in str(nb.cells[1].outputs)
+    assert hidden not in str(nb.cells[2].outputs) and "withheld" in str(nb.cells[2].outputs)
+    assert "text/html" not in nb.cells[3].outputs[0]["data"]
+    assert len(str(nb.cells[4].outputs)) < 70_000 and "output cut" in str(nb.cells[4].outputs)

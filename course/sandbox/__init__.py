@@ -26,7 +26,6 @@ from __future__ import annotations
 import functools
 import json
 import os
-import resource
 import shutil
 import subprocess
 import sys
@@ -149,20 +148,18 @@ def _copy_font_cache(home: Path) -> None:
         shutil.copy(path, target / path.name)
 
 
-def _rlimits(limits: Limits, cg: cgroup.Cgroup | None):
-    def apply():  # runs in the child, before exec
-        if cg is not None:
-            cg.join()
-        else:  # no memory cgroup: bound each process's address space instead
-            as_bytes = limits.memory_mb * 2**20
-            resource.setrlimit(resource.RLIMIT_AS, (as_bytes, as_bytes))
-        resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds))
-        size = limits.file_mb * 2**20
-        resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        resource.setrlimit(resource.RLIMIT_NOFILE, (1024, 1024))
+def _limited(command: list[str], limits: Limits, cg: cgroup.Cgroup | None) -> list[str]:
+    """``command`` started inside the cgroups, under rlimits (a shell and prlimit, no preexec_fn).
 
-    return apply
+    The grader may run several sandboxes from threads; Python code between
+    fork and exec (``preexec_fn``) is not safe there.
+    """
+    size = limits.file_mb * 2**20
+    rlimits = [f"--cpu={limits.cpu_seconds}", f"--fsize={size}", "--core=0", "--nofile=1024"]
+    if cg is None:  # no memory cgroup: bound each process's address space instead
+        rlimits.append(f"--as={limits.memory_mb * 2**20}")
+    joins = " && ".join(f"echo $$ > {folder / 'cgroup.procs'}" for folder in (cg.memory, cg.pids)) if cg else "true"
+    return ["/bin/sh", "-c", f'{joins} && exec "$@"', "sandbox", "prlimit", *rlimits, "--", *command]
 
 
 def execute(nb, files: list[Path], limits: Limits, isolation: Isolation) -> Execution:
@@ -209,8 +206,8 @@ def _run(command: list[str], env: dict, scratch: Path, out: Path, limits: Limits
     try:
         with open(log_path, "wb") as log:
             proc = subprocess.Popen(
-                command, env=env or None, cwd=str(scratch / "work"), stdin=subprocess.DEVNULL,
-                stdout=log, stderr=subprocess.STDOUT, preexec_fn=_rlimits(limits, cg), start_new_session=True,
+                _limited(command, limits, cg), env=env or None, cwd=str(scratch / "work"), stdin=subprocess.DEVNULL,
+                stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
             )
             try:
                 code = proc.wait(timeout=limits.wall_clock)

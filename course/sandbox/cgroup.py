@@ -40,12 +40,6 @@ class Cgroup:
                 pass
         (self.pids / "pids.max").write_text(str(processes))
 
-    def join(self) -> None:
-        """Move the calling process in (call in the child before exec)."""
-        pid = str(os.getpid())
-        for folder in (self.memory, self.pids):
-            (folder / "cgroup.procs").write_text(pid)
-
     def out_of_memory(self) -> bool:
         """True if the kernel's OOM killer ended a process of this sandbox."""
         try:

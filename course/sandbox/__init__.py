@@ -217,10 +217,11 @@ def _run(command: list[str], env: dict, scratch: Path, out: Path, limits: Limits
                 status = "wall_clock"
                 reason = f"the sandbox ran past {limits.wall_clock:g} s and was stopped"
     finally:
+        # read the evidence before the cgroups go
+        oom = cg.out_of_memory() if cg else False
+        many = cg.hit_process_limit() if cg else False
         killed = cg.destroy() if cg else 0
     seconds = time.monotonic() - start
-    oom = cg.out_of_memory() if cg else False
-    many = cg.hit_process_limit() if cg else False
     text = log_path.read_bytes()[-20_000:].decode("utf-8", "replace")
     result = _read_result(out / "result.json")
     memory = f"a process used more than the {limits.memory_mb} MB memory limit and was killed"

@@ -51,6 +51,18 @@ class CappedClient(NotebookClient):
         self.used_total = 0
         self.cut: set[int] = set()
 
+    timed_out_now = False
+    timeout_text = "the cell ran past its time limit and was interrupted"
+
+    async def _async_handle_timeout(self, timeout, cell=None):
+        # nbclient answers a timeout with a made-up reply but leaves no trace in
+        # the cell; put the error there, so nbgrader scores a timed-out test 0
+        self.timed_out_now = True
+        if cell is not None:
+            cell.outputs.append(new_output("error", ename="TimeoutError", evalue=self.timeout_text,
+                                           traceback=[f"TimeoutError: {self.timeout_text}"]))
+        return await super()._async_handle_timeout(timeout, cell)
+
     def output(self, outs, msg, display_id, cell_index):
         size = len(json.dumps(msg.get("content", {})))
         used = self.used_cell.get(cell_index, 0)
@@ -62,6 +74,17 @@ class CappedClient(NotebookClient):
         self.used_cell[cell_index] = used + size
         self.used_total += size
         return super().output(outs, msg, display_id, cell_index)
+
+
+def _answers(client, seconds: float = 10) -> bool:
+    """After an interrupt: does the kernel answer again (or does it ignore SIGINT)?"""
+    from jupyter_core.utils import run_sync
+
+    try:
+        run_sync(client.kc.wait_for_ready)(timeout=seconds)
+        return True
+    except RuntimeError:
+        return False
 
 
 def run(job: dict) -> dict:
@@ -79,10 +102,11 @@ def run(job: dict) -> dict:
     client = CappedClient(
         nb, limits["cell_output_bytes"], limits["notebook_output_bytes"],
         timeout=int(limits["cell_timeout"]), kernel_name="python3", allow_errors=True,
-        interrupt_on_timeout=True, raise_on_iopub_timeout=True, iopub_timeout=5,
+        interrupt_on_timeout=True, iopub_timeout=4,
         error_on_timeout={"ename": "TimeoutError", "evalue": timeout_msg, "traceback": [f"TimeoutError: {timeout_msg}"]},
         record_timing=False, config=cfg, resources={"metadata": {"path": os.path.dirname(path)}},
     )
+    client.timeout_text = timeout_msg
     start = time.monotonic()
     deadline = start + limits["notebook_budget"]
     status, detail, stopped_at, timed_out = "ok", "", None, []
@@ -97,9 +121,12 @@ def run(job: dict) -> dict:
                     detail = f"the notebook used its whole {limits['notebook_budget']:g} s budget before cell {index}"
                     break
                 client.timeout = max(1, int(min(limits["cell_timeout"], left)))
+                client.timed_out_now = False
                 client.execute_cell(cell, index, store_history=True)
-                if any(o.get("ename") == "TimeoutError" and o.get("evalue") == timeout_msg for o in cell.get("outputs", [])):
+                if client.timed_out_now:
                     timed_out.append(index)
+                    if not _answers(client):
+                        raise CellTimeoutError(detail)
                     if client.timeout < limits["cell_timeout"]:
                         status, stopped_at = "budget", index
                         detail = f"the notebook used its whole {limits['notebook_budget']:g} s budget in cell {index}"

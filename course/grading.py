@@ -55,7 +55,7 @@ from nbgrader.preprocessors import (
     AssignLatePenalties, CheckCellMetadata, ClearOutput, DeduplicateIds, IgnorePattern, LimitOutput,
     OverwriteCells, OverwriteKernelspec, SaveAutoGrades,
 )
-from nbgrader.utils import determine_grade, is_grade
+from nbgrader.utils import determine_grade, is_grade, parse_utc
 from traitlets.config import Config
 
 from course import sandbox
@@ -267,6 +267,7 @@ class Outcome:
     max_score: float | None = None
     seconds: float = 0.0
     isolation: str = ""
+    timestamp: str = ""  # when the student submitted (nbgrader's timestamp.txt), for late penalties
     log: str = ""
     notebook: dict | None = None  # the executed, scored notebook
 
@@ -301,6 +302,13 @@ def grade_submission(workspace: Path, sub: Submission, limits: sandbox.Limits, i
                        "files": [str(p) for p in sorted(release_dir.iterdir()) if p.is_file() and p.suffix != ".ipynb"]},
         }
         nb = nbformat.read(str(submitted_notebook(sub)), as_version=4)
+        stamp = sub.folder / "timestamp.txt"
+        if stamp.is_file() and not stamp.is_symlink() and stamp.stat().st_size < 200:
+            try:
+                parse_utc(stamp.read_text().strip())
+                outcome.timestamp = stamp.read_text().strip()
+            except Exception:  # dateutil raises several types; a bad stamp only loses the late check
+                outcome.notes.append("timestamp.txt could not be read; no late penalty applied")
         try:
             nb, resources = _run(PREPARE, nb, resources, cfg)
         except NotMatched as err:
@@ -320,7 +328,8 @@ def grade_submission(workspace: Path, sub: Submission, limits: sandbox.Limits, i
                 log.append(run.log)
         nb, resources = _run(SCORE, nb, resources, cfg)
         info = resources["course"]
-        outcome.flags, outcome.notes = info.get("flags", []), info.get("notes", [])
+        outcome.flags = info.get("flags", [])
+        outcome.notes += info.get("notes", [])
         if run.timed_out:
             outcome.notes.append(f"{len(run.timed_out)} cell(s) ran past the {limits.cell_timeout:g} s limit")
         graded = [determine_grade(c) for c in nb.cells if is_grade(c) and c.cell_type == "code"]
@@ -363,7 +372,8 @@ def record(workspace: Path, outcome: Outcome) -> Outcome:
         cfg = _config(workspace)
         with Gradebook(cfg.CourseDirectory.db_url, cfg.CourseDirectory.course_id) as gb:
             gb.update_or_create_student(outcome.student)
-            gb.update_or_create_submission(outcome.assignment, outcome.student)
+            when = {"timestamp": parse_utc(outcome.timestamp)} if outcome.timestamp else {}
+            gb.update_or_create_submission(outcome.assignment, outcome.student, **when)
         resources = {"nbgrader": {"db_url": cfg.CourseDirectory.db_url, "assignment": outcome.assignment,
                                   "notebook": outcome.assignment, "student": outcome.student}}
         nb, _ = _run(RECORD, outcome.notebook, resources, cfg)

@@ -15,9 +15,10 @@ notebooks
     wall time of each solution notebook in quick mode (and full mode with
     ``--full``).
 autograde
-    nbgrader autograde seconds per submission for each notebook, serial and
-    with ``--jobs`` workers (one gradebook per worker: SQLite gradebooks do
-    not take parallel writers).
+    autograde seconds per submission for each notebook, serial in the
+    sandbox, serial without it (the sandbox's overhead), and with ``--jobs``
+    workers (one gradebook per worker: SQLite gradebooks do not take
+    parallel writers).
 """
 
 from __future__ import annotations
@@ -295,23 +296,28 @@ def bench_notebooks(full: bool, quiet: bool = False) -> dict:
 # --------------------------------------------------------------------------- autograde
 
 
-def _grade_batch(workspace: str, subs: list) -> list[tuple[str, float]]:
-    """Autograde submissions one by one in one workspace; seconds for each."""
-    from course import grading
+def _grade_batch(workspace: str, subs: list, sandboxed: bool = True) -> list[tuple[str, float]]:
+    """Autograde submissions one by one in one workspace; seconds for each.
 
+    ``sandboxed=False`` runs the same executor without isolation (to measure
+    what the sandbox costs).
+    """
+    from course import grading, sandbox
+
+    isolation = sandbox.detect() if sandboxed else sandbox.unsafe("bench: no sandbox, for comparison")
     times = []
     for sub in subs:
         start = time.perf_counter()
-        failed = grading.autograde(Path(workspace), [sub], log=lambda *_: None)
-        if failed:
-            raise CourseError(f"autograde failed for {sub.student}/{sub.assignment}.")
+        [outcome] = grading.autograde(Path(workspace), [sub], log=lambda *_: None, isolation=isolation, unsafe=True)
+        if outcome.status != "graded":
+            raise CourseError(f"autograde failed for {sub.student}/{sub.assignment}: {outcome.reason}.")
         times.append((sub.assignment, time.perf_counter() - start))
     return times
 
 
 def bench_autograde(jobs: int, quiet: bool = False) -> dict:
-    """Seconds per autograded submission, serial and with ``jobs`` workers."""
-    from course import grading
+    """Seconds per autograded submission: serial, serial without the sandbox, and with ``jobs`` workers."""
+    from course import grading, sandbox
 
     names = existing_assignments(SOLUTIONS)
     with tempfile.TemporaryDirectory(prefix="course-bench-") as tmp:
@@ -330,9 +336,14 @@ def bench_autograde(jobs: int, quiet: bool = False) -> dict:
         for ws in tqdm(workspaces, desc="gradebooks", leave=False, disable=quiet):
             grading.prepare_workspace(ws, REPO_ROOT, names)
 
-        start = time.perf_counter()
-        serial = _grade_batch(str(workspaces[0]), subs)
-        serial_wall = time.perf_counter() - start
+        # each submission with and without the sandbox, in alternating order,
+        # so that a change in the machine's load hits both alike
+        serial, bare = [], []
+        for i, sub in enumerate(tqdm(subs, desc="serial", leave=False, disable=quiet)):
+            for sandboxed in ((True, False) if i % 2 == 0 else (False, True)):
+                (serial if sandboxed else bare).extend(_grade_batch(str(workspaces[0]), [sub], sandboxed))
+        serial_wall = sum(s for _, s in serial)
+        bare_wall = sum(s for _, s in bare)
 
         shares = [subs[j::jobs] for j in range(jobs)]
         start = time.perf_counter()
@@ -347,7 +358,10 @@ def bench_autograde(jobs: int, quiet: bool = False) -> dict:
     return {
         "per_notebook": per_notebook,
         "submissions": len(subs),
+        "isolation": sandbox.detect().detail,
         "serial_seconds_per_submission": round(serial_wall / len(subs), 2),
+        "unsandboxed_seconds_per_submission": round(bare_wall / len(subs), 2),
+        "sandbox_overhead_percent": round(100 * (serial_wall / bare_wall - 1), 1),
         "jobs": jobs,
         "parallel_seconds_per_submission": round(parallel_wall / len(subs), 2),
     }
@@ -395,6 +409,8 @@ def _table(results: dict) -> str:
         for name, r in ag["per_notebook"].items():
             lines.append(f"{name:16s} {r['serial_seconds_per_submission']:13.2f}")
         lines.append(f"{'all, serial':16s} {ag['serial_seconds_per_submission']:13.2f}")
+        lines.append(f"{'no sandbox':16s} {ag['unsandboxed_seconds_per_submission']:13.2f}  "
+                     f"(sandbox overhead {ag['sandbox_overhead_percent']:+.1f} %, target <= 25 %)")
         lines.append(f"{'all, ' + str(ag['jobs']) + ' jobs':16s} {ag['parallel_seconds_per_submission']:13.2f}")
     m = results["machine"]
     threads = ", ".join(f"{b['library']} {b['threads']} threads" for b in m["blas"]) or "no BLAS info"

@@ -7,7 +7,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from course import grading
+from course import grading, sandbox
 from course.errors import CourseError
 from course.execute import execute
 from course.nbsource import read
@@ -21,7 +21,9 @@ steps (nothing is written inside the repository):
   1. release: solutions/ -> <scratch>/notebooks/ with nbgrader;
   2. execute every solution notebook in quick mode (COURSE_QUICK=1);
   3. autograde two submissions per assignment: 'reference' (the solution)
-     and 'blank' (the untouched student version);
+     and 'blank' (the untouched student version), in the sandbox if there is
+     one; the demo grades only the course's own notebooks, so without a
+     sandbox it runs them unisolated and says so;
   4. print the grade table: full marks for reference, 0 for blank.
 
 examples:
@@ -87,14 +89,19 @@ def _demo(names: list[str], scratch: Path) -> int:
     workspace = scratch / "grading"
     subs = grading.find_submissions(submissions, names)
     grading.prepare_workspace(workspace, repo, names)
+    isolation = sandbox.detect()
+    if not isolation.safe:
+        print(f"no sandbox here ({isolation.detail}); the demo grades only the course's own notebooks, "
+              "so it runs them without one. `course grade` refuses student work in that case.", flush=True)
     start = time.perf_counter()
-    failures = grading.autograde(workspace, subs)
+    outcomes = grading.autograde(workspace, subs, isolation=isolation, unsafe=True)
     seconds = time.perf_counter() - start
     rows = grading.grades(workspace)
-    print(grading.format_table(rows))
+    print(grading.format_table(rows, isolation.detail))
     print(f"autograded {len(subs)} submissions in {seconds:.1f} s ({seconds / len(subs):.1f} s each)")
+    failures = [f"{o.student}/{o.assignment} ({o.reason})" for o in outcomes if o.status != "graded"]
     if failures:
-        raise CourseError(f"nbgrader could not autograde {', '.join(failures)}.")
+        raise CourseError(f"these submissions were not graded cleanly: {', '.join(failures)}.")
 
     wrong = [r for r in rows if (r.student == "reference" and r.auto_score != r.auto_max)
              or (r.student == "blank" and r.auto_score != 0)]

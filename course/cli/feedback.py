@@ -7,10 +7,15 @@ from pathlib import Path
 from course import grading
 
 NAME = "feedback"
-HELP = "Write HTML feedback for every autograded submission, with the hidden tests removed."
+HELP = "Write HTML feedback for every autograded submission: no hidden tests, no student markup, outputs capped."
 EXAMPLES = """\
 paths:
   <workspace>/autograded/<student>/<a>/  ->  <workspace>/feedback/<student>/<a>/<a>.html
+
+what a page never shows: hidden tests (not in a cell, a traceback, or any
+output of a cell that ran them), reference-solution lines, live student HTML
+or scripts (shown as text), more than 64 kB of output per cell. One failed
+page is reported and the others are still written.
 
 examples:
   course feedback
@@ -23,7 +28,11 @@ def add_arguments(p):
 
 
 def run(args) -> int:
-    files = grading.feedback(args.workspace.resolve())
+    files, failures = grading.feedback(args.workspace.resolve())
     for path in files:
         print(f"wrote {path}")
+    if failures:
+        print(f"{len(failures)} page(s) not written (logs in {args.workspace.resolve() / 'logs'}):")
+        for line in failures:
+            print(f"  {line}")
     return 0

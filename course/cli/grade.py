@@ -1,28 +1,38 @@
-"""course grade: autograde a folder of submissions."""
+"""course grade: autograde a folder of submissions, each in its own sandbox."""
 
 from __future__ import annotations
 
 import csv
 from pathlib import Path
 
-from course import grading
+from course import grading, sandbox
 from course.errors import CourseError
 from course.paths import REPO_ROOT
 
 NAME = "grade"
-HELP = "Autograde every submission in a folder and print the grade table."
+HELP = "Autograde every submission in a folder, each in a sandbox, and print the grade table."
 EXAMPLES = """\
-steps:
-  1. check every submission first: known assignment, valid notebook,
-     student on the roster (with --roster);
-  2. copy solutions/ into the workspace; nbgrader records each assignment
-     and its tests in the gradebook;
-  3. nbgrader autograde, one submission at a time (quick mode: no long training);
-  4. print the table; then `course export` and `course feedback`.
+steps (one submission = one run of 2-4; a bad one never stops the rest):
+  1. intake: find every submission; a broken one is reported as
+     `not graded: <reason>` (also students not on --roster);
+  2. prepare: restore locked and test cells from the release, report
+     tampering, match a notebook without nbgrader metadata to the release;
+  3. execute in the sandbox (bubblewrap: uid 65534, no network, private
+     filesystem, memory/process/time/output limits) in quick mode;
+  4. score outside the sandbox; flag code that reaches into the tests;
+  5. record grades, outcome and log in the workspace; print the table;
+     then `course export` and `course feedback`.
+
+paths:
+  <workspace>/results/<student>/<a>.json   outcome: graded, flagged or not graded, with the reason
+  <workspace>/logs/<student>/<a>.log       what happened, sandbox log included
 
 submission layouts:
   SUBMISSIONS/<student>/<assignment>/*.ipynb              (also nbgrader's submitted/)
   SUBMISSIONS = an nbgrader exchange, <course>/ or inbound/  (latest per student)
+
+Without a working sandbox, grading is refused unless --unsafe is given.
+Exit status 1 only for an instructor's mistake (no folder, bad roster, no sandbox).
 
 examples:
   course grade ~/collected
@@ -33,8 +43,12 @@ examples:
 def add_arguments(p):
     p.add_argument("submissions", type=Path, metavar="SUBMISSIONS")
     p.add_argument("--workspace", type=Path, default=Path("grading"), help="nbgrader course directory to grade in (default: ./grading)")
-    p.add_argument("--roster", type=Path, help="CSV file with an 'id' column: refuse students not on it")
+    p.add_argument("--roster", type=Path, help="CSV file with an 'id' column: students not on it are not graded")
     p.add_argument("--root", type=Path, default=REPO_ROOT, help="course repository whose solutions/ grade (default: this one)")
+    p.add_argument("--cell-timeout", type=float, default=sandbox.Limits.cell_timeout, help="seconds a cell may run (default: %(default)g)")
+    p.add_argument("--budget", type=float, default=sandbox.Limits.notebook_budget, help="seconds a whole notebook may run (default: %(default)g)")
+    p.add_argument("--unsafe", action="store_true",
+                   help="grade even though no sandbox is available: student code then runs with YOUR rights")
 
 
 def read_roster(path: Path) -> set[str]:
@@ -47,17 +61,34 @@ def read_roster(path: Path) -> set[str]:
         return {row["id"].strip() for row in reader if row["id"].strip()}
 
 
+def check_isolation(unsafe: bool) -> sandbox.Isolation:
+    """The sandbox in use; refuse without one unless the instructor said --unsafe."""
+    isolation = sandbox.detect()
+    if not isolation.safe and not unsafe:
+        raise CourseError(
+            f"no sandbox to grade student work in ({isolation.detail.split('(', 1)[-1].rstrip(')')}); "
+            "install bubblewrap and run as root, or pass --unsafe to run student code with your own rights."
+        )
+    return isolation
+
+
 def run(args) -> int:
     root = args.root.resolve()
     known = grading.known_assignments(root)
     roster = read_roster(args.roster) if args.roster else None
+    isolation = check_isolation(args.unsafe)
+    if args.cell_timeout <= 0 or args.budget <= 0:
+        raise CourseError("--cell-timeout and --budget must be positive numbers of seconds.")
+    limits = sandbox.Limits(cell_timeout=args.cell_timeout, notebook_budget=args.budget)
     subs = grading.find_submissions(args.submissions.resolve(), known, roster)
     workspace = args.workspace.resolve()
-    assignments = sorted({s.assignment for s in subs}, key=known.index)
-    print(f"grading {len(subs)} submission(s) of {', '.join(assignments)} in {workspace}")
+    assignments = sorted({s.assignment for s in subs if s.assignment in known}, key=known.index)
+    print(f"grading {len(subs)} submission(s) of {', '.join(assignments) or 'no known assignment'} in {workspace}")
+    print(f"isolation: {isolation.detail}", flush=True)
     grading.prepare_workspace(workspace, root, assignments)
-    failures = grading.autograde(workspace, subs)
-    print(grading.format_table(grading.grades(workspace)))
-    if failures:
-        raise CourseError(f"nbgrader could not autograde {len(failures)} submission(s): {', '.join(failures)}.")
+    outcomes = grading.autograde(workspace, subs, limits=limits, isolation=isolation, unsafe=args.unsafe)
+    print(grading.format_table(grading.grades(workspace), isolation.detail))
+    counts = {s: sum(o.status == s for o in outcomes) for s in ("graded", "flagged", "not graded")}
+    print(f"{counts['graded']} graded, {counts['flagged']} flagged for review, {counts['not graded']} not graded "
+          f"(reasons above; logs in {workspace / 'logs'})")
     return 0

@@ -1,5 +1,8 @@
 """nbgrader preprocessors of the course, one small class per module.
 
+Grading (sandbox, tampering, cheats) and feedback safety: see
+:mod:`course.nbgrader_settings` for the chains and their order.
+
 Feedback (registered in :mod:`course.nbgrader_settings`, so that nbgrader's
 own ``generate_feedback`` uses them too):
 

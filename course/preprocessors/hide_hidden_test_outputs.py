@@ -1,0 +1,47 @@
+"""Withhold every output of a test cell that ran hidden tests (run before ClearHiddenTests)."""
+
+from __future__ import annotations
+
+from nbconvert.preprocessors import Preprocessor
+from nbformat.v4 import new_output
+from traitlets import Bool, Unicode
+
+BEGIN, END = "### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS"
+
+
+def hidden_lines(source: str) -> list[str]:
+    """The lines between the hidden-test markers of one cell, stripped."""
+    lines, inside = [], False
+    for line in source.splitlines():
+        if line.strip() == BEGIN:
+            inside = True
+        elif line.strip() == END:
+            inside = False
+        elif inside and line.strip():
+            lines.append(line.strip())
+    return lines
+
+
+class HideHiddenTestOutputs(Preprocessor):
+    """Replace the outputs of cells with hidden tests by one neutral line.
+
+    Code in the kernel can print, or encode, what a hidden test passes it
+    (or the test's own text, from ``In`` or a stack frame); so nothing
+    produced while hidden tests ran is shown. The hidden lines are kept in
+    ``resources["course"]["hidden_lines"]`` for :class:`WithholdLeaks`.
+    """
+
+    enabled = Bool(True).tag(config=True)
+    note = Unicode("This cell ran hidden tests; its output is not shown. Its score is above.").tag(config=True)
+
+    def preprocess(self, nb, resources):
+        found = resources.setdefault("course", {}).setdefault("hidden_lines", [])
+        for cell in nb.cells:
+            lines = hidden_lines(cell.source) if cell.cell_type == "code" else []
+            if not lines:
+                continue
+            found.extend(lines)
+            failed = any(o.get("output_type") == "error" for o in cell.get("outputs", []))
+            text = self.note + (" It failed." if failed else "")
+            cell.outputs = [new_output("stream", name="stdout", text=text + "\n")]
+        return nb, resources

@@ -1,0 +1,26 @@
+"""The released (student) version of the notebook being graded, for comparisons."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import nbformat
+
+
+def release_notebook(config, resources):
+    """Read ``<release>/<assignment>/<notebook>.ipynb`` of nbgrader's course directory, or None.
+
+    ``resources["course"]["release"]`` (a path) overrides the course directory.
+    """
+    path = resources.get("course", {}).get("release")
+    if path is None:
+        try:
+            from nbgrader.coursedir import CourseDirectory
+
+            info = resources["nbgrader"]
+            coursedir = CourseDirectory(config=config)
+            path = Path(coursedir.format_path(coursedir.release_directory, ".", info["assignment"])) / f"{info['notebook']}.ipynb"
+        except (KeyError, ValueError):
+            return None
+    path = Path(path)
+    return nbformat.read(str(path), as_version=4) if path.is_file() else None

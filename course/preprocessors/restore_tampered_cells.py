@@ -1,0 +1,87 @@
+"""Report and undo edits to the grading metadata and locked cells of a submission."""
+
+from __future__ import annotations
+
+import copy
+
+from nbconvert.preprocessors import Preprocessor
+from traitlets import Bool
+
+from course.preprocessors.release_notebook import release_notebook
+
+#: nbgrader metadata fields a student cannot change through the notebook UI
+FIELDS = ("grade", "solution", "locked", "points", "grade_id")
+
+
+def flag(resources, text: str) -> None:
+    flags = resources.setdefault("course", {}).setdefault("flags", [])
+    if text not in flags:
+        flags.append(text)
+
+
+def _visible(source: str) -> str:
+    """A cell's source without its hidden-test block (the release has none)."""
+    kept, hidden = [], False
+    for line in source.splitlines():
+        if line.strip() == "### BEGIN HIDDEN TESTS":
+            hidden = True
+        elif line.strip() == "### END HIDDEN TESTS":
+            hidden = False
+        elif not hidden:
+            kept.append(line)
+    return "\n".join(kept).strip()
+
+
+class RestoreTamperedCells(Preprocessor):
+    """Compare every cell with the released notebook, by ``grade_id``; flag and repair.
+
+    - a cell whose ``grade_id`` the release does not have (a fake grade
+      cell) loses its grading metadata;
+    - edited grading metadata, or a changed cell type, is put back;
+    - an edited or deleted test or locked cell is reported here; nbgrader's
+      ``OverwriteCells`` (with ``add_missing_cells``) then restores it.
+
+    Runs before ``OverwriteCells``. Findings go to ``resources["course"]["flags"]``.
+    """
+
+    enabled = Bool(True).tag(config=True)
+
+    def preprocess(self, nb, resources):
+        release = release_notebook(self.config, resources)
+        if release is None:
+            return nb, resources
+        released = {c.metadata["nbgrader"]["grade_id"]: c for c in release.cells
+                    if c.get("metadata", {}).get("nbgrader", {}).get("grade_id")}
+        seen = set()
+        for cell in nb.cells:
+            meta = cell.get("metadata", {}).get("nbgrader")
+            if not meta:
+                continue
+            grade_id = meta.get("grade_id")
+            original = released.get(grade_id)
+            if original is None or grade_id in seen:
+                del cell.metadata["nbgrader"]
+                if meta.get("grade") or meta.get("solution") or meta.get("locked"):
+                    flag(resources, f"a cell with made-up grading metadata ({str(grade_id)[:40]!r}) was ignored")
+                continue
+            seen.add(grade_id)
+            want = original.metadata["nbgrader"]
+            if cell.cell_type != original.cell_type or any(meta.get(k) != want.get(k) for k in FIELDS):
+                flag(resources, f"the grading metadata of cell {grade_id!r} was edited (restored)")
+                cell.cell_type = original.cell_type
+                cell.metadata["nbgrader"] = copy.deepcopy(want)
+                if cell.cell_type != "code":
+                    cell.pop("outputs", None)
+                    cell.pop("execution_count", None)
+                else:
+                    cell.setdefault("outputs", [])
+                    cell.setdefault("execution_count", None)
+            if want.get("locked") and _visible(cell.source) != _visible(original.source):
+                kind = "test" if want.get("grade") else "locked"
+                flag(resources, f"the {kind} cell {grade_id!r} was edited (restored)")
+        for grade_id, original in released.items():
+            want = original.metadata["nbgrader"]
+            if grade_id not in seen and want.get("locked"):
+                kind = "test" if want.get("grade") else "locked"
+                flag(resources, f"the {kind} cell {grade_id!r} was deleted (restored)")
+        return nb, resources

@@ -1,0 +1,60 @@
+"""nbgrader's execute step, moved into the sandbox: the only stage that runs student code."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from nbconvert.preprocessors import Preprocessor
+from traitlets import Bool, Float, Int
+
+from course import sandbox
+
+
+class NotGraded(Exception):
+    """The submission cannot be graded; the message is one sentence for the report."""
+
+
+class SandboxedExecute(Preprocessor):
+    """Execute the notebook in a sandbox (:mod:`course.sandbox`) and return the executed copy.
+
+    Files of the release that are not notebooks are copied next to it
+    (``resources["course"]["files"]``). Refuses to run anything when no
+    isolation is available, unless ``unsafe`` is set. What happened goes to
+    ``resources["course"]["execution"]``; a run that did not finish raises
+    :class:`NotGraded` with the reason.
+    """
+
+    enabled = Bool(True).tag(config=True)
+    unsafe = Bool(False, help="run student code without isolation when no sandbox is available").tag(config=True)
+    cell_timeout = Float(sandbox.Limits.cell_timeout, help="seconds per cell").tag(config=True)
+    notebook_budget = Float(sandbox.Limits.notebook_budget, help="seconds per notebook").tag(config=True)
+    memory_mb = Int(sandbox.Limits.memory_mb).tag(config=True)
+    processes = Int(sandbox.Limits.processes).tag(config=True)
+    cell_output_bytes = Int(sandbox.Limits.cell_output_bytes).tag(config=True)
+    notebook_output_bytes = Int(sandbox.Limits.notebook_output_bytes).tag(config=True)
+
+    def limits(self) -> sandbox.Limits:
+        return sandbox.Limits(
+            cell_timeout=self.cell_timeout, notebook_budget=self.notebook_budget, memory_mb=self.memory_mb,
+            processes=self.processes, cell_output_bytes=self.cell_output_bytes,
+            notebook_output_bytes=self.notebook_output_bytes,
+        )
+
+    def preprocess(self, nb, resources):
+        info = resources.setdefault("course", {})
+        isolation = info.get("isolation") or sandbox.detect()
+        if not isolation.safe and not self.unsafe:
+            raise NotGraded(f"no sandbox to run student code in ({isolation.detail}); grading refused")
+        if "files" in info:
+            files = [Path(p) for p in info["files"]]
+        else:  # nbgrader's own autograde: the files it copied next to the notebook
+            folder = Path(resources.get("metadata", {}).get("path") or ".")
+            files = [p for p in sorted(folder.iterdir()) if p.is_file() and not p.is_symlink() and p.suffix != ".ipynb"]
+        run = sandbox.execute(nb, files, self.limits(), isolation)
+        info["execution"] = run
+        info["isolation_used"] = isolation.detail
+        if run.hit_process_limit:
+            info.setdefault("flags", []).append(f"hit the limit of {self.processes} processes")
+        if run.status != "ok":
+            raise NotGraded(run.reason)
+        return run.notebook, resources

@@ -1,0 +1,259 @@
+"""Run one prepared notebook in a sandbox; get the executed notebook back as data.
+
+The sandbox (bubblewrap, as root) is a private filesystem that holds only
+
+    /sandbox/work   the prepared notebook and the files the release ships (read-write)
+    /sandbox/out    where the executor writes result.json
+    /sandbox/home   a scratch home (matplotlib's font cache copied in)
+    /tmp            a small tmpfs
+
+plus, read-only, ``/usr``, ``/etc``, the interpreter, the venv and the two
+packages the notebooks import (``course`` and ``course_data``). Not visible:
+the grading workspace (source/, gradebook, other students), ``solutions/``,
+``tests/``, ``/root``, the grader's environment. Inside, every process runs
+as uid 65534 with no capabilities, no network (loopback only), its own PID
+namespace (it cannot see or signal the grader), a memory and a pids cgroup of
+its own, and rlimits on CPU time and file size. When the executor ends, the
+PID namespace dies with it; the grader then kills whatever is left in the
+cgroup, so no process outlives the grading of its submission.
+
+Where bubblewrap cannot run, :func:`detect` says so and grading refuses
+student work unless the instructor asks for unsafe grading (:func:`unsafe`).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from course.sandbox import cgroup
+from course.sandbox.limits import Limits
+
+__all__ = ["Isolation", "Execution", "Limits", "detect", "unsafe", "execute"]
+
+NOBODY = 65534
+#: result.json larger than this is not read (the executor caps outputs far below)
+MAX_RESULT_BYTES = 64 * 2**20
+
+
+@dataclass(frozen=True)
+class Isolation:
+    """Which isolation grades the submissions, in words for the grade report."""
+
+    name: str  # "bubblewrap" or "none"
+    detail: str
+    safe: bool
+
+
+def unsafe(reason: str) -> Isolation:
+    return Isolation("none", f"none: student code runs with the grader's rights ({reason})", False)
+
+
+@functools.lru_cache(maxsize=1)
+def detect() -> Isolation:
+    """bubblewrap if it works here, else an unsafe :class:`Isolation` saying why not.
+
+    ``COURSE_SANDBOX=none`` pretends no sandbox exists (to test the refusal).
+    """
+    if os.environ.get("COURSE_SANDBOX", "").lower() == "none":
+        return unsafe("COURSE_SANDBOX=none")
+    bwrap = shutil.which("bwrap")
+    if not bwrap:
+        return unsafe("bubblewrap is not installed: scripts/install-system-packages.sh installs it")
+    if os.geteuid() != 0:
+        return unsafe("the sandbox needs root to switch to uid 65534 and create cgroups")
+    probe = subprocess.run([*_bwrap_args([], {}), "/usr/bin/true"], capture_output=True, text=True)
+    if probe.returncode != 0:
+        why = (probe.stderr.strip().splitlines() or ["no message"])[-1]
+        return unsafe(f"bubblewrap does not start here: {why}")
+    limits = "memory and process limits per sandbox (cgroup v1)" if cgroup.available() else "no cgroups: memory by rlimit, processes unlimited"
+    return Isolation("bubblewrap", f"bubblewrap: uid {NOBODY}, no network, private filesystem, {limits}", True)
+
+
+@dataclass
+class Execution:
+    """What came back from one sandboxed run."""
+
+    status: str  # ok, budget, unresponsive, died, memory, wall_clock, no_result
+    reason: str  # one sentence when status is not ok
+    notebook: object | None  # the executed NotebookNode, or None
+    seconds: float
+    timed_out: list[int] = field(default_factory=list)
+    output_cut: list[int] = field(default_factory=list)
+    log: str = ""
+    processes_killed: int = 0
+    hit_process_limit: bool = False
+
+
+def _readonly_roots() -> list[str]:
+    """Interpreter, venv and the notebooks' helper packages, bound read-only."""
+    import course
+    import course_data
+
+    roots = {sys.base_prefix, sys.prefix, str(Path(course.__file__).parent), str(Path(course_data.__file__).parent)}
+    return sorted(roots)
+
+
+def _bwrap_args(roots: list[str], binds: dict[str, str], tmp_mb: int = 64,
+                env: dict[str, str] | None = None, chdir: str = "/") -> list[str]:
+    args = [
+        "bwrap", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
+        "--die-with-parent", "--new-session", "--clearenv", "--chdir", chdir,
+        "--ro-bind", "/usr", "/usr", "--ro-bind", "/etc", "/etc",
+        "--symlink", "usr/bin", "/bin", "--symlink", "usr/lib", "/lib", "--symlink", "usr/sbin", "/sbin",
+    ]
+    if os.path.isdir("/usr/lib64"):
+        args += ["--symlink", "usr/lib64", "/lib64"]
+    # bwrap makes missing parent folders 0700: uid 65534 could not pass them
+    mounts = [*roots, *binds.values()]
+    parents = sorted({str(p) for m in mounts for p in Path(m).parents if str(p) != "/"}, key=len)
+    for parent in parents:
+        args += ["--perms", "0755", "--dir", parent]
+    for root in roots:
+        args += ["--ro-bind", root, root]
+    args += ["--dev", "/dev", "--proc", "/proc", "--perms", "1777", "--size", str(tmp_mb * 2**20), "--tmpfs", "/tmp"]
+    for host, inside in binds.items():
+        args += ["--bind", host, inside]
+    for key, value in (env or {}).items():
+        args += ["--setenv", key, value]
+    return args + ["--", "setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups",
+                   "--no-new-privs", "--bounding-set=-all", "--inh-caps=-all"]
+
+
+def _environment(prefix: str, home: str) -> dict[str, str]:
+    """The kernel's whole environment: nothing of the grader's."""
+    return {
+        "PATH": f"{prefix}/bin:/usr/bin:/bin", "HOME": home, "USER": "student", "LANG": "C.UTF-8",
+        "NBGRADER_EXECUTION": "autograde", "COURSE_QUICK": "1", "OPENBLAS_NUM_THREADS": "1",
+        "PYTHONDONTWRITEBYTECODE": "1", "MPLCONFIGDIR": f"{home}/.config/matplotlib",
+        "IPYTHONDIR": f"{home}/.ipython", "JUPYTER_RUNTIME_DIR": "/tmp/jupyter-runtime",
+        "JUPYTER_PLATFORM_DIRS": "1",
+    }
+
+
+def _copy_font_cache(home: Path) -> None:
+    """matplotlib rebuilds its font list (seconds) unless it finds one."""
+    cache = Path(os.environ.get("MPLCONFIGDIR") or Path.home() / ".cache" / "matplotlib")
+    target = home / ".config" / "matplotlib"
+    target.mkdir(parents=True)
+    for path in cache.glob("fontlist-*.json"):
+        shutil.copy(path, target / path.name)
+
+
+def _limited(command: list[str], limits: Limits, cg: cgroup.Cgroup | None) -> list[str]:
+    """``command`` started inside the cgroups, under rlimits (a shell and prlimit, no preexec_fn).
+
+    The grader may run several sandboxes from threads; Python code between
+    fork and exec (``preexec_fn``) is not safe there.
+    """
+    size = limits.file_mb * 2**20
+    rlimits = [f"--cpu={limits.cpu_seconds}", f"--fsize={size}", "--core=0", "--nofile=1024"]
+    if cg is None:  # no memory cgroup: bound each process's address space instead
+        rlimits.append(f"--as={limits.memory_mb * 2**20}")
+    joins = " && ".join(f"echo $$ > {folder / 'cgroup.procs'}" for folder in (cg.memory, cg.pids)) if cg else "true"
+    return ["/bin/sh", "-c", f'{joins} && exec "$@"', "sandbox", "prlimit", *rlimits, "--", *command]
+
+
+def execute(nb, files: list[Path], limits: Limits, isolation: Isolation) -> Execution:
+    """Run ``nb`` (a prepared NotebookNode) next to copies of ``files``; see the module doc.
+
+    With an unsafe ``isolation`` the same executor runs as a plain child
+    process of the grader (same limits where the kernel allows, no isolation).
+    """
+    import nbformat
+
+    scratch = Path(tempfile.mkdtemp(prefix="course-sandbox-"))
+    sandboxed = isolation.name == "bubblewrap"
+    try:
+        work, out, home = scratch / "work", scratch / "out", scratch / "home"
+        for folder in (work, out, home):
+            folder.mkdir()
+        for path in files:
+            shutil.copy(path, work / path.name)
+        _copy_font_cache(home)
+        inside = {"work": "/sandbox/work", "out": "/sandbox/out", "home": "/sandbox/home"} if sandboxed else \
+            {k: str(scratch / k) for k in ("work", "out", "home")}
+        name = "notebook.ipynb"
+        nbformat.write(nb, str(work / name))
+        job = {"notebook": f"{inside['work']}/{name}", "result": f"{inside['out']}/result.json", "limits": limits.as_dict()}
+        (out / "job.json").write_text(json.dumps(job))
+        command = [sys.executable, "-m", "course.sandbox.executor", f"{inside['out']}/job.json"]
+        env = _environment(sys.prefix, inside["home"])
+        if sandboxed:
+            for path in [scratch, work, out, home, *home.rglob("*"), *work.rglob("*"), *out.rglob("*")]:
+                os.chown(path, NOBODY, NOBODY)
+            binds = {str(work): inside["work"], str(out): inside["out"], str(home): inside["home"]}
+            command = [*_bwrap_args(_readonly_roots(), binds, limits.tmp_mb, env, inside["work"]), *command]
+            env = {}
+        return _run(command, env, scratch, out, limits)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _run(command: list[str], env: dict, scratch: Path, out: Path, limits: Limits) -> Execution:
+    cg = cgroup.Cgroup(limits.memory_mb, limits.processes) if cgroup.available() else None
+    start = time.monotonic()
+    log_path = scratch / "log.txt"
+    status = reason = ""
+    try:
+        with open(log_path, "wb") as log:
+            proc = subprocess.Popen(
+                _limited(command, limits, cg), env=env or None, cwd=str(scratch / "work"), stdin=subprocess.DEVNULL,
+                stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+            )
+            try:
+                code = proc.wait(timeout=limits.wall_clock)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                code = proc.wait()
+                status = "wall_clock"
+                reason = f"the sandbox ran past {limits.wall_clock:g} s and was stopped"
+    finally:
+        # read the evidence before the cgroups go
+        oom = cg.out_of_memory() if cg else False
+        many = cg.hit_process_limit() if cg else False
+        killed = cg.destroy() if cg else 0
+    seconds = time.monotonic() - start
+    text = log_path.read_bytes()[-20_000:].decode("utf-8", "replace")
+    result = _read_result(out / "result.json")
+    memory = f"a process used more than the {limits.memory_mb} MB memory limit and was killed"
+    if result is None:
+        if not status:
+            status, reason = ("memory", memory) if oom and code != 0 else (
+                "no_result", f"the sandbox ended without returning a result (exit status {code})")
+        return Execution(status, reason, None, seconds, log=text, processes_killed=killed, hit_process_limit=many)
+    status, reason = result["status"], result["detail"]
+    if status in ("died", "unresponsive") and oom:
+        status, reason = "memory", memory
+    return Execution(
+        status, reason if status != "ok" else "", result["notebook"], seconds, result["timed_out"],
+        result["output_cut"], text, killed, many,
+    )
+
+
+def _read_result(path: Path):
+    """The executor's result, or None if absent, oversized or malformed."""
+    import nbformat
+
+    try:
+        if path.is_symlink() or not path.is_file() or path.stat().st_size > MAX_RESULT_BYTES:
+            return None
+        data = json.loads(path.read_text(encoding="utf-8"))
+        data["notebook"] = nbformat.from_dict(data["notebook"])
+        nbformat.validate(data["notebook"])
+        if data["status"] not in {"ok", "budget", "unresponsive", "died"}:
+            return None
+        data["timed_out"] = [int(i) for i in data["timed_out"]]
+        data["output_cut"] = [int(i) for i in data["output_cut"]]
+        data["detail"] = str(data["detail"])[:300]
+        return data
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, nbformat.ValidationError):
+        return None

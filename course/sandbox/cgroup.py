@@ -1,0 +1,89 @@
+"""One cgroup (v1: memory and pids) per sandbox: limits, a kill switch, OOM evidence.
+
+A per-sandbox pids limit, unlike a per-uid ``RLIMIT_NPROC``, keeps parallel
+sandboxes (all uid 65534) from starving each other.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+import uuid
+from pathlib import Path
+
+ROOT = Path("/sys/fs/cgroup")
+PARENT = "course-sandbox"
+
+
+def available() -> bool:
+    """True when this process may create memory and pids cgroups (v1)."""
+    return all(os.access(ROOT / c, os.W_OK) and (ROOT / c / "cgroup.procs").exists() for c in ("memory", "pids"))
+
+
+class Cgroup:
+    """A memory + pids cgroup pair named ``course-sandbox/<random>``."""
+
+    def __init__(self, memory_mb: int, processes: int):
+        name = f"{PARENT}/{uuid.uuid4().hex[:12]}"
+        self.memory = ROOT / "memory" / name
+        self.pids = ROOT / "pids" / name
+        for folder in (self.memory, self.pids):
+            folder.mkdir(parents=True)
+        limit = str(memory_mb * 2**20)
+        (self.memory / "memory.limit_in_bytes").write_text(limit)
+        swap = self.memory / "memory.memsw.limit_in_bytes"
+        if swap.exists():  # no swapping past the limit either
+            try:
+                swap.write_text(limit)
+            except OSError:
+                pass
+        (self.pids / "pids.max").write_text(str(processes))
+
+    def out_of_memory(self) -> bool:
+        """True if the kernel's OOM killer ended a process of this sandbox."""
+        try:
+            fields = dict(line.split() for line in (self.memory / "memory.oom_control").read_text().splitlines())
+            failed = int((self.memory / "memory.failcnt").read_text())
+            # failcnt: the limit was reached (the kernel then reclaims, and may thrash
+            # for a long time instead of killing anything)
+            return int(fields.get("oom_kill", 0)) > 0 or fields.get("under_oom") == "1" or failed > 0
+        except (OSError, ValueError):
+            return False
+
+    def hit_process_limit(self) -> bool:
+        try:
+            return int((self.pids / "pids.events").read_text().split()[-1]) > 0
+        except (OSError, ValueError, IndexError):
+            return False
+
+    def pids_left(self) -> list[int]:
+        try:
+            return [int(p) for p in (self.pids / "cgroup.procs").read_text().split()]
+        except OSError:
+            return []
+
+    def destroy(self) -> int:
+        """Kill every process still inside, then remove the cgroups; returns how many were killed."""
+        killed = 0
+        for _ in range(50):
+            left = self.pids_left()
+            if not left:
+                break
+            for pid in left:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                    killed += 1
+                except ProcessLookupError:
+                    pass
+            time.sleep(0.05)
+        for folder in (self.memory, self.pids):
+            for _ in range(20):
+                try:
+                    folder.rmdir()
+                    break
+                except FileNotFoundError:
+                    break
+                except OSError:  # busy for a moment after the last kill
+                    time.sleep(0.05)
+        return killed

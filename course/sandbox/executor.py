@@ -1,0 +1,159 @@
+"""The only code that runs student notebooks: started inside the sandbox.
+
+    python -m course.sandbox.executor JOB.json
+
+``JOB.json`` names the notebook (in the sandbox's work folder), where to
+write the result and the limits. The executor reads the notebook, deletes
+it from disk (so student code cannot read the hidden tests before they run),
+makes itself undumpable (so the kernel, same uid, cannot read its memory),
+then runs every code cell in a kernel it starts, with:
+
+- a per-cell timeout (the cell is interrupted, grading goes on);
+- a budget for the whole notebook (the rest is not run);
+- caps on output bytes per cell and per notebook (the rest is cut);
+
+and writes ``result.json``: the executed notebook plus what happened, as data.
+The grader outside trusts nothing in it beyond its shape.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import sys
+import time
+
+import nbformat
+from nbclient import NotebookClient
+from nbclient.exceptions import CellTimeoutError, DeadKernelError
+from nbformat.v4 import new_output
+from traitlets.config import Config
+
+PR_SET_DUMPABLE = 4
+
+
+def _undumpable() -> None:
+    """Same uid may ptrace or read /proc/<pid>/mem of a dumpable process; this one is not."""
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
+    except (OSError, AttributeError):  # pragma: no cover - not Linux
+        pass
+
+
+class CappedClient(NotebookClient):
+    """An nbclient that keeps at most ``cell_bytes`` / ``notebook_bytes`` of output."""
+
+    def __init__(self, nb, cell_bytes: int, notebook_bytes: int, **kw):
+        super().__init__(nb, **kw)
+        self.cell_bytes, self.notebook_bytes = cell_bytes, notebook_bytes
+        self.used_cell: dict[int, int] = {}
+        self.used_total = 0
+        self.cut: set[int] = set()
+
+    timed_out_now = False
+    timeout_text = "the cell ran past its time limit and was interrupted"
+
+    async def _async_handle_timeout(self, timeout, cell=None):
+        # nbclient answers a timeout with a made-up reply but leaves no trace in
+        # the cell; put the error there, so nbgrader scores a timed-out test 0
+        self.timed_out_now = True
+        if cell is not None:
+            cell.outputs.append(new_output("error", ename="TimeoutError", evalue=self.timeout_text,
+                                           traceback=[f"TimeoutError: {self.timeout_text}"]))
+        return await super()._async_handle_timeout(timeout, cell)
+
+    def output(self, outs, msg, display_id, cell_index):
+        size = len(json.dumps(msg.get("content", {})))
+        used = self.used_cell.get(cell_index, 0)
+        if used + size > self.cell_bytes or self.used_total + size > self.notebook_bytes:
+            if cell_index not in self.cut:
+                self.cut.add(cell_index)
+                outs.append(new_output("stream", name="stdout", text="\n[output cut: over the grader's byte limit]\n"))
+            return None
+        self.used_cell[cell_index] = used + size
+        self.used_total += size
+        return super().output(outs, msg, display_id, cell_index)
+
+
+def _answers(client, seconds: float = 10) -> bool:
+    """After an interrupt: does the kernel answer again (or does it ignore SIGINT)?"""
+    from jupyter_core.utils import run_sync
+
+    try:
+        run_sync(client.kc.wait_for_ready)(timeout=seconds)
+        return True
+    except RuntimeError:
+        return False
+
+
+def run(job: dict) -> dict:
+    """Execute the job's notebook; returns the result record (see module doc)."""
+    path = job["notebook"]
+    with open(path, encoding="utf-8") as f:
+        nb = nbformat.read(f, as_version=4)
+    os.remove(path)
+    _undumpable()
+    limits = job["limits"]
+    cfg = Config()
+    cfg.KernelManager.transport = "ipc"
+    cfg.KernelManager.ip = "/tmp/kernel-ipc"
+    timeout_msg = f"the cell ran longer than the {limits['cell_timeout']:g} s limit and was interrupted"
+    client = CappedClient(
+        nb, limits["cell_output_bytes"], limits["notebook_output_bytes"],
+        timeout=int(limits["cell_timeout"]), kernel_name="python3", allow_errors=True,
+        interrupt_on_timeout=True, iopub_timeout=4,
+        error_on_timeout={"ename": "TimeoutError", "evalue": timeout_msg, "traceback": [f"TimeoutError: {timeout_msg}"]},
+        record_timing=False, config=cfg, resources={"metadata": {"path": os.path.dirname(path)}},
+    )
+    client.timeout_text = timeout_msg
+    start = time.monotonic()
+    deadline = start + limits["notebook_budget"]
+    status, detail, stopped_at, timed_out = "ok", "", None, []
+    try:
+        with client.setup_kernel():
+            for index, cell in enumerate(nb.cells):
+                if cell.cell_type != "code":
+                    continue
+                left = deadline - time.monotonic()
+                if left < 1:
+                    status, stopped_at = "budget", index
+                    detail = f"the notebook used its whole {limits['notebook_budget']:g} s budget before cell {index}"
+                    break
+                client.timeout = max(1, int(min(limits["cell_timeout"], left)))
+                client.timed_out_now = False
+                client.execute_cell(cell, index, store_history=True)
+                if client.timed_out_now:
+                    timed_out.append(index)
+                    if not _answers(client):
+                        raise CellTimeoutError(detail)
+                    if client.timeout < limits["cell_timeout"]:
+                        status, stopped_at = "budget", index
+                        detail = f"the notebook used its whole {limits['notebook_budget']:g} s budget in cell {index}"
+                        break
+    except CellTimeoutError:
+        status, stopped_at = "unresponsive", index
+        detail = f"the kernel did not stop when cell {index} was interrupted at its time limit"
+    except DeadKernelError:
+        status, stopped_at = "died", index
+        detail = f"the kernel died while running cell {index}"
+    return {
+        "status": status, "detail": detail, "stopped_at": stopped_at, "timed_out": timed_out,
+        "output_cut": sorted(client.cut), "seconds": round(time.monotonic() - start, 3),
+        "notebook": nb,
+    }
+
+
+def main(argv: list[str]) -> int:
+    with open(argv[1], encoding="utf-8") as f:
+        job = json.load(f)
+    result = run(job)
+    tmp = job["result"] + ".part"
+    with open(tmp, "w", encoding="utf-8") as f:
+        json.dump(result, f)
+    os.replace(tmp, job["result"])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

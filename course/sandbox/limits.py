@@ -1,0 +1,32 @@
+"""What one sandboxed submission may use."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Resource limits of one sandbox (one submission).
+
+    Every limit holds for the whole sandbox, not for one process, except
+    ``cpu_seconds`` and ``file_mb`` (kernel rlimits, per process).
+    """
+
+    cell_timeout: float = 30.0  # seconds a cell may run before it is interrupted
+    notebook_budget: float = 180.0  # seconds for the whole notebook, kernel start included
+    memory_mb: int = 2048  # RAM of every process together (memory cgroup)
+    processes: int = 64  # processes and threads together (pids cgroup)
+    cpu_seconds: int = 600  # CPU time per process (RLIMIT_CPU)
+    file_mb: int = 64  # largest file a process may write (RLIMIT_FSIZE)
+    tmp_mb: int = 256  # size of the sandbox's /tmp
+    cell_output_bytes: int = 64_000  # outputs kept per cell, the rest cut
+    notebook_output_bytes: int = 1_000_000  # outputs kept per notebook
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+    @property
+    def wall_clock(self) -> float:
+        """When the grader kills the sandbox from outside, whatever happens inside."""
+        return self.notebook_budget + 30.0

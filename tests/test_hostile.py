@@ -1,0 +1,203 @@
+"""Does the hostile corpus (tests/hostile/) end as expected, with the reference untouched?
+
+The whole corpus is graded once, two submissions at a time, in one
+workspace, with small limits (10 s per cell, 60 s per notebook, 1 GB), then
+feedback is written for every graded submission and searched for leaks.
+Set COURSE_HOSTILE_TABLE=FILE to keep the table of outcomes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from course import grading, sandbox
+from course.paths import REPO_ROOT, SOLUTIONS, notebook_path
+from course.preprocessors.hide_hidden_test_outputs import hidden_lines
+from tests.hostile.cases import A, FULL, SECRET_ENV, build_corpus
+
+LIMITS = sandbox.Limits(cell_timeout=10, notebook_budget=60, memory_mb=1024, processes=64)
+SECRET = "hostile-corpus-secret-7f3a"
+
+
+def _require_sandbox() -> sandbox.Isolation:
+    isolation = sandbox.detect()
+    if not isolation.safe:
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(f"CI must grade in a sandbox: {isolation.detail}")
+        pytest.skip(f"no sandbox on this machine: {isolation.detail}")
+    return isolation
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory):
+    isolation = _require_sandbox()
+    root = tmp_path_factory.mktemp("hostile")
+    subs, workspace = root / "submissions", root / "grading"
+    ctx = {"workspace": str(workspace), "other": str(subs / "reference" / A / f"{A}.ipynb"),
+           "sleep": LIMITS.cell_timeout - 1, "memory_mb": LIMITS.memory_mb}
+    cases = build_corpus(subs, ctx)
+    other_hash = hashlib.sha256(Path(ctx["other"]).read_bytes()).hexdigest()
+    found = grading.find_submissions(subs, grading.known_assignments(REPO_ROOT))
+    grading.prepare_workspace(workspace, REPO_ROOT, [A])
+    os.environ[SECRET_ENV] = SECRET  # the grader's environment must not reach any kernel
+    try:
+        # grading as independent tasks, recording in this process only
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            results = list(pool.map(lambda s: grading.grade_submission(workspace, s, LIMITS, isolation), found))
+    finally:
+        os.environ.pop(SECRET_ENV, None)
+    outcomes = {o.student: grading.record(workspace, o) for o in results}
+    files, failures = grading.feedback(workspace, log=lambda *_: None)
+    table = _table(cases, outcomes)
+    print("\n" + table)
+    if os.environ.get("COURSE_HOSTILE_TABLE"):
+        Path(os.environ["COURSE_HOSTILE_TABLE"]).write_text(table + "\n")
+    return {"cases": cases, "outcomes": outcomes, "workspace": workspace, "feedback": files,
+            "feedback_failures": failures, "other_hash": other_hash, "other": Path(ctx["other"])}
+
+
+def _table(cases, outcomes) -> str:
+    lines = [f"| case | class | outcome | reason shown | seconds |", "|---|---|---|---|---|"]
+    for case in cases:
+        o = outcomes[case.name]
+        shown = o.status if o.status == "not graded" else f"{o.status} {o.score:g}/{o.max_score:g}"
+        lines.append(f"| {case.name} | {case.class_} | {shown} | {o.reason or '-'} | {o.seconds:.1f} |")
+    return "\n".join(lines)
+
+
+def test_corpus_is_large_and_covers_every_class(corpus):
+    """Does the corpus hold at least 30 hostile cases across every class of the issue?"""
+    hostile = [c for c in corpus["cases"] if c.class_ != "control"]
+    assert len(hostile) >= 30
+    classes = {c.class_ for c in hostile}
+    for needed in ("broken file", "tampered metadata", "tampered cells", "runaway time", "runaway memory",
+                   "runaway output", "runaway processes", "exits and crashes", "cheat in the kernel",
+                   "attack on files", "attack on the gradebook", "attack on other students", "attack on the grader",
+                   "leak through outputs", "HTML injection", "symlinks"):
+        assert needed in classes
+
+
+def test_every_case_ends_as_expected(corpus):
+    """Does every submission end as its case says: a score, a flag, or not graded with its reason?"""
+    wrong = []
+    for case in corpus["cases"]:
+        o = corpus["outcomes"][case.name]
+        kind, what = case.expect
+        if kind == "graded":
+            ok = o.status == "graded" and o.score == what
+        elif kind == "flagged":
+            ok = o.status == "flagged" and what in o.reason
+        else:
+            ok = o.status == "not graded" and what in o.reason
+        if not ok:
+            wrong.append(f"{case.name}: expected {case.expect}, got {o.status} {o.score} {o.reason!r}")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_reference_keeps_full_marks_and_no_flag(corpus):
+    """Is the reference, graded among the hostile cases, at full marks and flagged by nothing?"""
+    rows = {g.student: g for g in grading.grades(corpus["workspace"])}
+    assert rows["reference"].auto_score == rows["reference"].auto_max == FULL
+    assert rows["reference"].status == "graded" and not corpus["outcomes"]["reference"].flags
+    assert rows["blank"].auto_score == 0 and rows["blank"].status == "graded"
+
+
+def test_no_cheat_pays(corpus):
+    """Does every cheat in the kernel score 0 or get flagged for review?"""
+    for case in corpus["cases"]:
+        if case.class_ == "cheat in the kernel":
+            o = corpus["outcomes"][case.name]
+            assert o.status in ("flagged", "not graded") or o.score == 0, case.name
+
+
+def test_attacks_change_nothing_outside(corpus):
+    """Are the gradebook, another student's notebook and the host untouched, and no process left?"""
+    assert hashlib.sha256(corpus["other"].read_bytes()).hexdigest() == corpus["other_hash"]
+    assert (corpus["workspace"] / "gradebook.db").read_bytes()[:16] == b"SQLite format 3\x00"
+    left = subprocess.run(["pgrep", "-u", str(sandbox.NOBODY)], capture_output=True, text=True).stdout.split()
+    assert not left, f"processes of uid {sandbox.NOBODY} outlived grading: {left}"
+    assert not list(Path("/sys/fs/cgroup/pids/course-sandbox").glob("*/cgroup.procs"))
+
+
+def test_every_submission_has_a_log_and_csv_row(corpus, tmp_path):
+    """Does each submission end in the CSV as a grade or `not graded` with its reason, with a log kept?"""
+    ws = corpus["workspace"]
+    csv_text = grading.export_csv(ws, tmp_path / "grades.csv").read_text()
+    for case in corpus["cases"]:
+        o = corpus["outcomes"][case.name]
+        if o.status == "not graded":
+            assert o.reason in csv_text
+    assert len(list((ws / "logs").rglob("*.log"))) >= len(corpus["cases"])
+
+
+def _secret_lines() -> set[str]:
+    source = nbformat.read(str(notebook_path(A, SOLUTIONS)), as_version=4)
+    lines = {line for c in source.cells for line in hidden_lines(c.source) if len(line) >= 16}
+    assert lines
+    return lines
+
+
+def test_feedback_leaks_nothing(corpus):
+    """Is every feedback page free of hidden tests, scripts, the grader's secrets, symlinks and huge outputs?"""
+    assert not corpus["feedback_failures"]
+    pages = corpus["feedback"]
+    graded = [o for o in corpus["outcomes"].values() if o.status != "not graded"]
+    assert len(pages) == len(graded)
+    secrets = _secret_lines()
+    for page in pages:
+        text = page.read_text()
+        assert page.stat().st_size < 3_000_000, page
+        assert not [s for s in secrets if s in text], page
+        assert "<script>alert" not in text and "alert('owned')</script>" not in text, page
+        assert SECRET not in text, page
+    feedback_root = corpus["workspace"] / "feedback"
+    others = [p for p in feedback_root.rglob("*") if p.is_symlink() or (p.is_file() and p.suffix != ".html")]
+    assert not others
+
+
+# --------------------------------------------------------------------------- the guards on their own (no kernel)
+
+
+@pytest.mark.parametrize("assignment", ["01_rnn", "02_seq2seq", "03_attention", "04_transformer"])
+@pytest.mark.parametrize("folder", ["solutions", "notebooks"])
+def test_honest_notebooks_are_never_flagged(assignment, folder):
+    """Does the test-machinery scan leave every reference and blank notebook of the course alone?"""
+    from course.preprocessors.flag_test_machinery import FlagTestMachinery
+
+    nb = nbformat.read(str(notebook_path(assignment, REPO_ROOT / folder)), as_version=4)
+    _, resources = FlagTestMachinery()(nb, {})
+    assert resources["course"]["flags"] == []
+
+
+def test_feedback_guards_escape_cap_and_withhold():
+    """Are scripts escaped, huge outputs cut and outputs quoting hidden tests withheld?"""
+    from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
+
+    from course.preprocessors.cap_output_bytes import CapOutputBytes
+    from course.preprocessors.escape_student_html import EscapeStudentHTML
+    from course.preprocessors.hide_hidden_test_outputs import HideHiddenTestOutputs
+    from course.preprocessors.withhold_leaks import WithholdLeaks
+
+    hidden = "assert add(-40, 2) == -38, 'the hidden check'"
+    test = new_code_cell(f"assert True\n### BEGIN HIDDEN TESTS\n{hidden}\n### END HIDDEN TESTS",
+                         outputs=[new_output("stream", name="stdout", text="encoded: c2VjcmV0")])
+    later = new_code_cell("print(In)", outputs=[new_output("stream", name="stdout", text=f"['{hidden}']")])
+    html = new_code_cell("display(HTML(...))", outputs=[new_output("display_data", data={
+        "text/html": "<script>alert(1)</script>", "text/plain": "<IPython.core.display.HTML object>"})])
+    flood = new_code_cell("print('x' * 10**6)", outputs=[new_output("stream", name="stdout", text="x" * 10**6)])
+    nb = new_notebook(cells=[new_markdown_cell("<script>alert(1)</script>"), test, later, html, flood])
+    resources = {}
+    for pp in (HideHiddenTestOutputs, EscapeStudentHTML, CapOutputBytes, WithholdLeaks):
+        nb, resources = pp()(nb, resources)
+    assert nb.cells[0].source.startswith("&lt;script&gt;")
+    assert "encoded" not in str(nb.cells[1].outputs)
+    assert hidden not in str(nb.cells[2].outputs) and "withheld" in str(nb.cells[2].outputs)
+    assert "text/html" not in nb.cells[3].outputs[0]["data"]
+    assert len(str(nb.cells[4].outputs)) < 70_000 and "output cut" in str(nb.cells[4].outputs)

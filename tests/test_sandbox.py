@@ -1,0 +1,92 @@
+"""Is the sandbox what it claims, and is grading refused without one?"""
+
+from __future__ import annotations
+
+import os
+
+import nbformat
+import pytest
+from nbformat.v4 import new_code_cell, new_notebook
+
+from course import sandbox
+from course.paths import REPO_ROOT, SOLUTIONS
+
+PROBE = f"""\
+import os, socket
+print('uid', os.getuid())
+print('solutions', os.path.exists({str(SOLUTIONS)!r}))
+print('repo tests', os.path.exists({str(REPO_ROOT / 'tests')!r}))
+print('root home', os.path.exists('/root/.bashrc'))
+print('secret', os.environ.get('COURSE_SANDBOX_PROBE_SECRET'))
+print('pids', sorted(int(p) for p in os.listdir('/proc') if p.isdigit())[:3])
+try:
+    socket.create_connection(('1.1.1.1', 53), timeout=2)
+    print('network yes')
+except OSError:
+    print('network no')
+"""
+
+
+def _sandbox_or_skip() -> sandbox.Isolation:
+    isolation = sandbox.detect()
+    if not isolation.safe:
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(f"CI must have the sandbox: {isolation.detail}")
+        pytest.skip(f"no sandbox on this machine: {isolation.detail}")
+    return isolation
+
+
+def test_kernel_runs_as_nobody_without_network_files_or_secrets(monkeypatch):
+    """Does a kernel in the sandbox run as uid 65534, without network, solutions, /root or the grader's environment?"""
+    isolation = _sandbox_or_skip()
+    monkeypatch.setenv("COURSE_SANDBOX_PROBE_SECRET", "do-not-show")
+    nb = new_notebook(cells=[new_code_cell(PROBE)], metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}})
+    run = sandbox.execute(nb, [], sandbox.Limits(cell_timeout=20, notebook_budget=60), isolation)
+    assert run.status == "ok", run.log
+    text = "".join(o.get("text", "") for o in run.notebook.cells[0].outputs)
+    assert "uid 65534" in text
+    assert "solutions False" in text and "repo tests False" in text and "root home False" in text
+    assert "secret None" in text
+    assert "network no" in text
+    assert "pids [1, 2" in text  # its own PID namespace: the grader is invisible
+
+
+def test_grade_refuses_without_sandbox(run_course, monkeypatch, tmp_path):
+    """Is `course grade` refused, in one sentence, when no sandbox is available and --unsafe is not given?"""
+    monkeypatch.setenv("COURSE_SANDBOX", "none")
+    sandbox.detect.cache_clear()
+    try:
+        (tmp_path / "subs" / "ann" / "01_rnn").mkdir(parents=True)
+        nbformat.write(new_notebook(), str(tmp_path / "subs" / "ann" / "01_rnn" / "01_rnn.ipynb"))
+        _, err = run_course(["grade", tmp_path / "subs", "--workspace", tmp_path / "ws"], retcode=1)
+        assert "no sandbox" in err and "--unsafe" in err
+        assert len(err.strip().splitlines()) == 1
+        assert not (tmp_path / "ws").exists()
+    finally:
+        sandbox.detect.cache_clear()
+
+
+def test_unsafe_is_named_in_the_report(monkeypatch):
+    """Does an unsafe isolation say, in the words of the report, that code runs with the grader's rights?"""
+    monkeypatch.setenv("COURSE_SANDBOX", "none")
+    sandbox.detect.cache_clear()
+    try:
+        isolation = sandbox.detect()
+        assert not isolation.safe and "grader's rights" in isolation.detail
+    finally:
+        sandbox.detect.cache_clear()
+
+
+def test_nbgrader_own_commands_use_the_sandbox_and_safe_feedback():
+    """Do nbgrader's own autograde and feedback, run in grader/, get the sandbox and the leak guards?"""
+    from traitlets.config.loader import PyFileConfigLoader
+
+    from course.paths import GRADER
+
+    cfg = PyFileConfigLoader("nbgrader_config.py", path=str(GRADER)).load_config()
+    autograde = [p.__name__ for p in cfg.Autograde.autograde_preprocessors]
+    assert autograde[0] == "SandboxedExecute" and "Execute" not in autograde
+    feedback = [p.__name__ for p in cfg.GenerateFeedback.preprocessors]
+    # hidden-test outputs are hidden before ClearHiddenTests; the leak check runs last but the CSS
+    assert feedback.index("HideHiddenTestOutputs") < feedback.index("ClearHiddenTests")
+    assert feedback[-2] == "WithholdLeaks" and "EscapeStudentHTML" in feedback and "CapOutputBytes" in feedback

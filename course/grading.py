@@ -446,7 +446,8 @@ class Grade:
     reason: str = ""
 
 
-def _outcomes(workspace: Path) -> dict[tuple[str, str], dict]:
+def outcomes(workspace: Path) -> dict[tuple[str, str], dict]:
+    """What each graded run returned, by (student, assignment): status, reason, flags."""
     found = {}
     for path in sorted((workspace / "results").glob("*/*.json")):
         data = json.loads(path.read_text())
@@ -459,7 +460,7 @@ def grades(workspace: Path) -> list[Grade]:
     db = workspace / "gradebook.db"
     if not db.exists() and not (workspace / "results").is_dir():
         raise CourseError(f"{workspace} has no gradebook: run `course grade` first.")
-    outcomes = _outcomes(workspace)
+    outcomes_left = outcomes(workspace)
     rows = []
     if db.exists():
         with Gradebook(f"sqlite:///{db}") as gb:
@@ -469,13 +470,13 @@ def grades(workspace: Path) -> list[Grade]:
                         sub = gb.find_submission(assignment.name, student.id)
                     except MissingEntry:
                         continue
-                    info = outcomes.pop((student.id, assignment.name), {})
+                    info = outcomes_left.pop((student.id, assignment.name), {})
                     rows.append(Grade(
                         student.id, assignment.name, sub.code_score, sub.max_code_score,
                         sub.max_written_score, sub.needs_manual_grade,
                         info.get("status", "graded"), info.get("reason", ""),
                     ))
-    for (student, assignment), info in sorted(outcomes.items()):
+    for (student, assignment), info in sorted(outcomes_left.items()):
         if info["status"] == "not graded":
             rows.append(Grade(student, assignment, 0.0, 0.0, 0.0, False, "not graded", info["reason"]))
     return rows
@@ -493,20 +494,6 @@ def format_table(rows: list[Grade], isolation: str = "") -> str:
         status = "ok" if r.status == "graded" else f"flagged for review: {r.reason}"
         lines.append(f"{r.student:16s} {r.assignment:16s} {auto:>12s} {manual:>8s}  {status}")
     return "\n".join(lines)
-
-
-def export_csv(workspace: Path, to: Path) -> Path:
-    """One row per submission: nbgrader's scores, plus status and reason."""
-    rows = grades(workspace)
-    to.parent.mkdir(parents=True, exist_ok=True)
-    with to.open("w", newline="") as f:
-        writer = csv.writer(f)
-        writer.writerow(["student_id", "assignment", "status", "reason", "score", "max_score", "needs_manual_grade"])
-        for r in rows:
-            graded = r.status != "not graded"
-            writer.writerow([r.student, r.assignment, r.status, r.reason, f"{r.auto_score:g}" if graded else "",
-                             f"{r.auto_max:g}" if graded else "", r.needs_manual])
-    return to
 
 
 def feedback(workspace: Path, log=print) -> tuple[list[Path], list[str]]:

@@ -17,7 +17,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from course import grading, sandbox
+from course import export, grading, sandbox
 from course.paths import REPO_ROOT, SOLUTIONS, notebook_path
 from course.preprocessors.hide_hidden_test_outputs import hidden_lines
 from tests.hostile.cases import A, FULL, SECRET_ENV, build_corpus
@@ -129,7 +129,7 @@ def test_attacks_change_nothing_outside(corpus):
 def test_every_submission_has_a_log_and_csv_row(corpus, tmp_path):
     """Does each submission end in the CSV as a grade or `not graded` with its reason, with a log kept?"""
     ws = corpus["workspace"]
-    csv_text = grading.export_csv(ws, tmp_path / "grades.csv").read_text()
+    csv_text = export.export_csv(ws, tmp_path / "grades.csv").read_text()
     for case in corpus["cases"]:
         o = corpus["outcomes"][case.name]
         if o.status == "not graded":

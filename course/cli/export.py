@@ -12,7 +12,8 @@ EXAMPLES = """\
 columns:
   nbgrader's CSV columns (score counts an answer nobody has graded yet as 0), then
   pending_points  the points of written answers not graded by hand yet
-  status          complete, waiting for a grader, or not submitted
+  status          complete, waiting for a grader, flagged for review, not graded, or not submitted
+  reason          why a submission is flagged or not graded, in one sentence
 
 examples:
   course export                          # ./grading -> ./grading/grades.csv

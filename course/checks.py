@@ -6,7 +6,9 @@ Three faults are reported, each as one line naming the file:
   ``solutions/`` (including given cells out of date with their origin);
 * outputs: a committed notebook carries outputs or execution counts;
 * leaks: a solution, hidden-test or mark-scheme line of ``solutions/`` appears in the
-  student version (outside the given cells, which hold earlier answers on purpose).
+  student version (outside the given cells, which hold earlier answers on purpose);
+* markers: an nbgrader marker shares its line with code or text, so nbgrader
+  would cut that line away with the hidden block (or keep a secret line).
 """
 
 from __future__ import annotations
@@ -141,8 +143,25 @@ def check_leaks(root: Path) -> list[str]:
     return problems
 
 
+_ANY_MARKER = re.compile(r"### (BEGIN|END) (SOLUTION|HIDDEN TESTS|MARK SCHEME)")
+
+
+def check_markers(root: Path) -> list[str]:
+    """Markers that do not stand on a line of their own in ``solutions/``."""
+    problems = []
+    for name in existing_assignments(root / "solutions"):
+        path = notebook_path(name, root / "solutions")
+        if not path.is_file():
+            continue
+        for i, cell in enumerate(read(path).cells):
+            for line in cell.source.splitlines():
+                if _ANY_MARKER.search(line) and not (_BEGIN.match(line) or _END.match(line)):
+                    problems.append(f"{_rel(path, root)}: cell {i} has a marker that does not stand on a line of its own: {line.strip()[:60]!r}")
+    return problems
+
+
 def check(root: Path) -> list[str]:
     """Every problem found under a course repository ``root`` (empty when clean)."""
     if not (root / "solutions").is_dir():
         raise CourseError(f"{root} is not a course repository: it has no solutions/ folder.")
-    return check_outputs(root) + check_given(root) + check_drift(root) + check_leaks(root)
+    return check_markers(root) + check_outputs(root) + check_given(root) + check_drift(root) + check_leaks(root)

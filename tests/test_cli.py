@@ -101,6 +101,17 @@ def test_check_reports_outputs_and_counts(course_repo, run_course, folder):
     assert f"{folder}/01_toy/01_toy.ipynb: cell 1 carries an execution count" in out
 
 
+def test_check_reports_a_marker_glued_to_code(course_repo, run_course):
+    """Is a hidden-test marker that shares its line with an assert reported (nbgrader would hide the assert)?"""
+    def glue(nb):
+        cell = next(c for c in nb.cells if "### BEGIN HIDDEN TESTS" in c.source)
+        cell.source = cell.source.replace("\n### BEGIN HIDDEN TESTS", "  ### BEGIN HIDDEN TESTS", 1)
+
+    _edit(course_repo / "solutions/01_toy/01_toy.ipynb", glue)
+    out, _ = run_course(["check", "--root", course_repo], retcode=1)
+    assert "has a marker that does not stand on a line of its own" in out
+
+
 @pytest.mark.parametrize("line", [
     "total_of_both_numbers = a + b",
     "assert add(-40, 2) == -38  # a hidden, very secret check",

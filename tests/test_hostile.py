@@ -176,6 +176,18 @@ def test_honest_notebooks_are_never_flagged(assignment, folder):
     assert resources["course"]["flags"] == []
 
 
+@pytest.mark.parametrize("assignment", ["01_rnn", "02_seq2seq", "03_attention", "04_transformer"])
+@pytest.mark.parametrize("folder", ["solutions", "notebooks"])
+def test_honest_notebooks_are_not_called_tampered(assignment, folder):
+    """Does the tamper check take the reference (hidden tests, mark schemes) and the blank notebook as untouched?"""
+    from course.preprocessors.restore_tampered_cells import RestoreTamperedCells
+
+    nb = nbformat.read(str(notebook_path(assignment, REPO_ROOT / folder)), as_version=4)
+    release = notebook_path(assignment, REPO_ROOT / "notebooks")
+    _, resources = RestoreTamperedCells()(nb, {"course": {"release": str(release)}})
+    assert resources["course"].get("flags", []) == []
+
+
 def test_feedback_guards_escape_cap_and_withhold():
     """Are scripts escaped, huge outputs cut and outputs quoting hidden tests withheld?"""
     from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output

@@ -20,12 +20,12 @@ def flag(resources, text: str) -> None:
 
 
 def _visible(source: str) -> str:
-    """A cell's source without its hidden-test block (the release has none)."""
+    """A cell's source without its hidden-test and mark-scheme blocks (the release has neither)."""
     kept, hidden = [], False
     for line in source.splitlines():
-        if line.strip() == "### BEGIN HIDDEN TESTS":
+        if line.strip() in ("### BEGIN HIDDEN TESTS", "### BEGIN MARK SCHEME"):
             hidden = True
-        elif line.strip() == "### END HIDDEN TESTS":
+        elif line.strip() in ("### END HIDDEN TESTS", "### END MARK SCHEME"):
             hidden = False
         elif not hidden:
             kept.append(line)

@@ -35,7 +35,6 @@ Submissions come either as ``<student>/<assignment>/*.ipynb`` (also nbgrader's
 
 from __future__ import annotations
 
-import csv
 import json
 import os
 import re

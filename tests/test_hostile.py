@@ -19,6 +19,7 @@ import pytest
 
 from course import export, grading, sandbox
 from course.paths import REPO_ROOT, SOLUTIONS, notebook_path
+from tests.system import require_sandbox
 from course.preprocessors.hide_hidden_test_outputs import hidden_lines
 from tests.hostile.cases import A, FULL, SECRET_ENV, build_corpus
 
@@ -26,18 +27,9 @@ LIMITS = sandbox.Limits(cell_timeout=10, notebook_budget=60, memory_mb=1024, pro
 SECRET = "hostile-corpus-secret-7f3a"
 
 
-def _require_sandbox() -> sandbox.Isolation:
-    isolation = sandbox.detect()
-    if not isolation.safe:
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(f"CI must grade in a sandbox: {isolation.detail}")
-        pytest.skip(f"no sandbox on this machine: {isolation.detail}")
-    return isolation
-
-
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory):
-    isolation = _require_sandbox()
+    isolation = require_sandbox()
     root = tmp_path_factory.mktemp("hostile")
     subs, workspace = root / "submissions", root / "grading"
     ctx = {"workspace": str(workspace), "other": str(subs / "reference" / A / f"{A}.ipynb"),
@@ -64,7 +56,7 @@ def corpus(tmp_path_factory):
 
 
 def _table(cases, outcomes) -> str:
-    lines = [f"| case | class | outcome | reason shown | seconds |", "|---|---|---|---|---|"]
+    lines = ["| case | class | outcome | reason shown | seconds |", "|---|---|---|---|---|"]
     for case in cases:
         o = outcomes[case.name]
         shown = o.status if o.status == "not graded" else f"{o.status} {o.score:g}/{o.max_score:g}"

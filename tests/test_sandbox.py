@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import os
-
 import nbformat
-import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 
 from course import sandbox
 from course.paths import REPO_ROOT, SOLUTIONS
+from tests.system import require_sandbox
 
 PROBE = f"""\
 import os, socket
@@ -27,18 +25,9 @@ except OSError:
 """
 
 
-def _sandbox_or_skip() -> sandbox.Isolation:
-    isolation = sandbox.detect()
-    if not isolation.safe:
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(f"CI must have the sandbox: {isolation.detail}")
-        pytest.skip(f"no sandbox on this machine: {isolation.detail}")
-    return isolation
-
-
 def test_kernel_runs_as_nobody_without_network_files_or_secrets(monkeypatch):
     """Does a kernel in the sandbox run as uid 65534, without network, solutions, /root or the grader's environment?"""
-    isolation = _sandbox_or_skip()
+    isolation = require_sandbox()
     monkeypatch.setenv("COURSE_SANDBOX_PROBE_SECRET", "do-not-show")
     nb = new_notebook(cells=[new_code_cell(PROBE)], metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}})
     run = sandbox.execute(nb, [], sandbox.Limits(cell_timeout=20, notebook_budget=60), isolation)

@@ -240,16 +240,20 @@ def _wait_new_picture(explorer, before: str, timeout_s: float = 60) -> str:
     raise AssertionError("the explorer's picture did not change")
 
 
-def test_sequence_explorer_of_03_renders_and_responds(open_notebook):
-    """Does 03's explorer show a decoded sequence and its attention map, and redraw for a new length and a new sequence?"""
-    nb = open_notebook("03_attention/03_attention.ipynb")
+def _run_all_and_find_explorer(nb):
+    """Run every cell; return the explorer, its first picture and its text panel."""
     nb.menu("Run", "Run All Cells")
     nb.wait_idle()
     explorer = nb.page.locator(".course-explorer")
     explorer.wait_for(timeout=30_000)
     explorer.scroll_into_view_if_needed()
-    first = _wait_new_picture(explorer, "")
-    text = explorer.locator(".course-explorer-text")
+    return explorer, _wait_new_picture(explorer, ""), explorer.locator(".course-explorer-text")
+
+
+def test_sequence_explorer_of_03_renders_and_responds(open_notebook):
+    """Does 03's explorer show a decoded sequence and its attention map, and redraw for a new length and a new sequence?"""
+    nb = open_notebook("03_attention/03_attention.ipynb")
+    explorer, first, text = _run_all_and_find_explorer(nb)
     assert "source" in text.inner_text() and "output" in text.inner_text()
     assert len(text.inner_text().split("\n")[0].split()) == 1 + 13  # "source", 12 digits and <E>
     nb.shot("03_explorer", explorer)
@@ -274,13 +278,7 @@ def test_sequence_explorer_of_03_renders_and_responds(open_notebook):
 def test_cipher_explorer_of_04_renders_and_responds(open_notebook):
     """Does 04's explorer encrypt and decrypt a typed message and redraw the attention of a chosen head?"""
     nb = open_notebook("04_transformer/04_transformer.ipynb")
-    nb.menu("Run", "Run All Cells")
-    nb.wait_idle()
-    explorer = nb.page.locator(".course-explorer")
-    explorer.wait_for(timeout=30_000)
-    explorer.scroll_into_view_if_needed()
-    first = _wait_new_picture(explorer, "")
-    text = explorer.locator(".course-explorer-text")
+    explorer, first, text = _run_all_and_find_explorer(nb)
     assert "encrypted" in text.inner_text() and "decrypted" in text.inner_text()
     nb.shot("04_explorer", explorer)
 

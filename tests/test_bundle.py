@@ -41,6 +41,7 @@ def test_bundle_holds_only_the_named_assignment(bundle_01):
     assert files == {
         "README.md", "01_rnn/01_rnn.ipynb",
         "helpers/pyproject.toml", "helpers/course/__init__.py", "helpers/course/runtime.py", "helpers/course/plotting.py",
+        "helpers/course/explorers.py",
     } | {f for f in files if f.startswith("helpers/course_data/")}
     assert "helpers/course_data/store.py" in files
     assert not any(later in f for f in files for later in ASSIGNMENTS[1:]), "a later assignment is in the bundle"

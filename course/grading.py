@@ -36,10 +36,8 @@ Submissions come either as ``<student>/<assignment>/*.ipynb`` (also nbgrader's
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
-import sys
 import time
 import traceback
 import warnings
@@ -502,18 +500,7 @@ def feedback(workspace: Path, log=print) -> tuple[list[Path], list[str]]:
         raise CourseError(f"{workspace} has nothing autograded yet: run `course grade` first.")
     api = _api(workspace)
     failures = []
-    # nbconvert finds its HTML templates through JUPYTER_PATH; a venv made with
-    # --system-site-packages otherwise misses the base interpreter's share/jupyter
-    saved = os.environ.get("JUPYTER_PATH")
-    base = str(Path(sys.base_prefix) / "share" / "jupyter")
-    os.environ["JUPYTER_PATH"] = os.pathsep.join(p for p in (saved, base) if p)
-    try:
-        _feedback_each(workspace, api, autograded, failures, log)
-    finally:
-        if saved is None:
-            os.environ.pop("JUPYTER_PATH", None)
-        else:
-            os.environ["JUPYTER_PATH"] = saved
+    _feedback_each(workspace, api, autograded, failures, log)
     return sorted((workspace / "feedback").rglob("*.html")), failures
 
 

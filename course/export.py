@@ -23,7 +23,7 @@ from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.plugins import ExportPlugin
 from traitlets import Unicode
 
-from course.errors import CourseError
+from course.gradebook import require as require_gradebook
 from course.grading import outcomes
 from course.preprocessors.mark_pending import pending_points
 
@@ -102,12 +102,10 @@ class PendingCsvExportPlugin(ExportPlugin):
 
 def export_csv(workspace: Path, to: Path) -> Path:
     """Write the gradebook of a grading workspace to ``to``."""
-    db = workspace / "gradebook.db"
-    if not db.exists():
-        raise CourseError(f"{workspace} has no gradebook: run `course grade` first.")
+    db_url = require_gradebook(workspace)
     plugin = PendingCsvExportPlugin()
     plugin.to = str(to)
     plugin.results = str(workspace / "results")
-    with Gradebook(f"sqlite:///{db}") as gb:
+    with Gradebook(db_url) as gb:
         plugin.export(gb)
     return to

@@ -55,7 +55,7 @@ from nbgrader.preprocessors import (
 from nbgrader.utils import determine_grade, is_grade, parse_utc
 from traitlets.config import Config
 
-from course import sandbox
+from course import gradebook, sandbox
 from course.errors import CourseError
 from course.nbgrader_settings import configure
 from course.nbsource import sync_given
@@ -216,7 +216,7 @@ def _notebook_problem(sub: Submission) -> str:
 
 def _config(workspace: Path, limits: sandbox.Limits | None = None, unsafe: bool = False) -> Config:
     cfg = configure(Config(), workspace)
-    cfg.CourseDirectory.db_url = f"sqlite:///{workspace / 'gradebook.db'}"
+    cfg.CourseDirectory.db_url = gradebook.url(workspace)
     if limits is not None:
         for key in ("cell_timeout", "notebook_budget", "memory_mb", "processes", "cell_output_bytes", "notebook_output_bytes"):
             setattr(cfg.SandboxedExecute, key, getattr(limits, key))
@@ -395,10 +395,9 @@ def record(workspace: Path, outcome: Outcome) -> Outcome:
 
 def _forget(workspace: Path, outcome: Outcome) -> None:
     """An old grade must not outlive a re-submission that cannot be graded."""
-    db = workspace / "gradebook.db"
-    if not db.exists():
+    if not (workspace / gradebook.SQLITE_NAME).exists() and gradebook.url(workspace).startswith("sqlite"):
         return
-    with Gradebook(f"sqlite:///{db}") as gb:
+    with Gradebook(gradebook.url(workspace)) as gb:
         try:
             gb.remove_submission(outcome.assignment, outcome.student)
         except MissingEntry:
@@ -454,13 +453,13 @@ def outcomes(workspace: Path) -> dict[tuple[str, str], dict]:
 
 def grades(workspace: Path) -> list[Grade]:
     """Every submission: its autograded score from the gradebook, or why it was not graded."""
-    db = workspace / "gradebook.db"
-    if not db.exists() and not (workspace / "results").is_dir():
-        raise CourseError(f"{workspace} has no gradebook: run `course grade` first.")
+    if not (workspace / "results").is_dir():
+        gradebook.require(workspace)
     outcomes_left = outcomes(workspace)
     rows = []
-    if db.exists():
-        with Gradebook(f"sqlite:///{db}") as gb:
+    has_db = not gradebook.url(workspace).startswith("sqlite") or (workspace / gradebook.SQLITE_NAME).exists()
+    if has_db:
+        with Gradebook(gradebook.url(workspace)) as gb:
             for assignment in gb.assignments:
                 for student in gb.students:
                     try:

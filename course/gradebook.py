@@ -1,0 +1,29 @@
+"""Where a grading workspace keeps its gradebook: one function, used everywhere.
+
+Every reader and writer of grades (``course grade``, ``export``, ``feedback``,
+the preprocessors, nbgrader's own commands through the workspace's
+configuration) asks :func:`url` for the database, so that SQLite in the
+workspace and a shared server (PostgreSQL) are one setting apart.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from course.errors import CourseError
+
+#: the default: an SQLite file inside the workspace (nbgrader's own default name)
+SQLITE_NAME = "gradebook.db"
+
+
+def url(workspace: Path) -> str:
+    """The SQLAlchemy URL of the workspace's gradebook."""
+    return f"sqlite:///{Path(workspace) / SQLITE_NAME}"
+
+
+def require(workspace: Path) -> str:
+    """:func:`url`, or a one-sentence error if nothing has been graded there yet."""
+    db_url = url(workspace)
+    if db_url.startswith("sqlite:///") and not Path(db_url[len("sqlite:///"):]).exists():
+        raise CourseError(f"{workspace} has no gradebook: run `course grade` first.")
+    return db_url

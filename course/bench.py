@@ -9,8 +9,9 @@ Parts
 rnn, seq2seq, attention, transformer
     median ms per training step (forward, backward, Adam) over repeated timed
     runs; then a fresh model trained with a fixed seed until the notebook's
-    promise holds (or the step or time cap is hit): steps, training seconds
-    and the accuracy reached.
+    promise holds (or the notebook's own number of steps, or the time cap, is
+    reached): steps, training seconds and the accuracy reached. Sizes, batch,
+    rates and steps are the ``SETTINGS`` of the notebook's library cells.
 notebooks
     wall time of each solution notebook in quick mode (and full mode with
     ``--full``).
@@ -23,6 +24,7 @@ autograde
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import platform
@@ -89,41 +91,76 @@ class Trainer:
 
 @dataclass
 class ModelPart:
+    """One model of the bench; its sizes and step counts come from the notebook's ``SETTINGS``."""
+
     key: str
-    title: str
+    #: formatted with the notebook's ``SETTINGS``, e.g. ``"RNN, D={dim_recurrent}, batch {batch_size}"``
+    title_template: str
     assignment: str
     promise: str
     target_ms: float
     make: Callable[[object], Trainer]  # library module -> Trainer
     eval_every: int
-    max_steps: int
+    #: step cap of the run to the promise; None: the notebook's own ``SETTINGS["n_steps"]``
+    max_steps: int | None = None
     time_cap: float = 300.0
     #: further step timings (label -> trainer factory), e.g. another batch size
     also_time: dict = field(default_factory=dict)
     #: which timing the ms target is stated for
     target_timing: str = "median_ms"
 
+    @property
+    def library(self):
+        """The notebook's library cells as a module (loaded once per bench run)."""
+        return _library(self.assignment)
+
+    @property
+    def title(self) -> str:
+        return self.title_template.format(**self.library.SETTINGS)
+
+    @property
+    def step_cap(self) -> int:
+        return self.max_steps if self.max_steps is not None else int(self.library.SETTINGS["n_steps"])
+
+
+@functools.lru_cache(maxsize=None)
+def _library(assignment: str):
+    # one module per notebook: the title, the trainers and the step cap all read its SETTINGS
+    return load_library(assignment)
+
 
 def _first(out):
     return out[0] if isinstance(out, tuple) else out
 
 
-def _recurrent(cls_name: str, dim: int, batch: int, reached: Callable[[np.ndarray], bool], n_eval: int = 1000):
-    """Trainer factory for the digit-reversal models of 01–03."""
+#: The lengths (in digits) at which 01-03 measure whole-sequence accuracy: the x axis of their plots.
+EVAL_LENGTHS = (1, 20)
+
+
+def _recurrent(cls_name: str, reached: Callable[[np.ndarray], bool], n_eval: int = 1000):
+    """Trainer factory for the digit-reversal models of 01-03, with the notebook's ``SETTINGS``.
+
+    The model is ``cls_name(C, SETTINGS["dim_recurrent"], K)`` with C = K = 12
+    tokens; each step is one Adam step (rate ``SETTINGS["learning_rate"]``) on a
+    batch of ``SETTINGS["batch_size"]`` sequences of ``seq_len_min`` to
+    ``seq_len_max`` digits, as in the notebook's training cell.
+    """
 
     def make(lib) -> Trainer:
+        settings = lib.SETTINGS
+        n_tokens = lib.END_TOKEN + 1  # the ten digits, <S> and <E>
         np.random.seed(SEED)
-        model = getattr(lib, cls_name)(12, dim, 12)
-        optimizer = lib.Adam(model.parameters)
+        model = getattr(lib, cls_name)(n_tokens, settings["dim_recurrent"], n_tokens)
+        optimizer = lib.Adam(model.parameters, learning_rate=settings["learning_rate"])
 
         def step():
-            x, target, _ = lib.generate_batch(1, 20, batch)
+            x, target, _ = lib.generate_batch(settings["seq_len_min"], settings["seq_len_max"], settings["batch_size"])
             loss, _ = lib.loss_and_accuracy(_first(model(x)), target)
             loss.backward()
             optimizer.step()
 
         def evaluate():
-            acc = np.asarray(lib.accuracy_by_length(lambda x: _first(model(x)), 1, 20, n_eval))
+            acc = np.asarray(lib.accuracy_by_length(lambda x: _first(model(x)), *EVAL_LENGTHS, n_eval))
             return {"reached": bool(reached(acc)), "accuracy_by_length": [round(float(a), 4) for a in acc]}
 
         return Trainer(step, evaluate)
@@ -200,15 +237,17 @@ def _transformer(batch: int | None = None, n_eval: int = 300):
 
 
 MODELS = [
-    ModelPart("rnn", "RNN, D=100, batch 100", "01_rnn", "length 1 solved, chance beyond length 2", 3.5,
-              _recurrent("RNN", 100, 100, _rnn_fails_as_promised), eval_every=500, max_steps=5000),
-    ModelPart("seq2seq", "Seq2Seq, D=50, batch 100", "02_seq2seq", "100 % at lengths <= 5", 3.5,
-              _recurrent("Seq2Seq", 50, 100, lambda acc: acc[:5].min() >= 1.0), eval_every=500, max_steps=10_000),
-    ModelPart("attention", "Attention, D=25, batch 100", "03_attention", ">= 99 % at every length 1-20", 7.0,
-              _recurrent("AttentionSeq2Seq", 25, 100, lambda acc: acc.min() >= 0.99), eval_every=500, max_steps=8000),
-    ModelPart("transformer", "Transformer, batch 32, lengths 1-48", "04_transformer",
+    ModelPart("rnn", "RNN, D={dim_recurrent}, batch {batch_size}", "01_rnn",
+              "length 1 solved, chance beyond length 2", 3.5,
+              _recurrent("RNN", _rnn_fails_as_promised), eval_every=500),
+    ModelPart("seq2seq", "Seq2Seq, D={dim_recurrent}, batch {batch_size}", "02_seq2seq", "100 % at lengths <= 5", 3.5,
+              _recurrent("Seq2Seq", lambda acc: acc[:5].min() >= 1.0), eval_every=500),
+    ModelPart("attention", "Attention, D={dim_recurrent}, batch {batch_size}", "03_attention",
+              ">= 99 % at every length 1-20", 7.0,
+              _recurrent("AttentionSeq2Seq", lambda acc: acc.min() >= 0.99), eval_every=500),
+    ModelPart("transformer", "Transformer, batch {batch_size}, lengths 1-48", "04_transformer",
               ">= 99.5 % per character and >= 95 % whole messages, held out, lengths 1-12, 13-24, 25-48, 49-100",
-              9.5, _transformer(), eval_every=400, max_steps=2400, time_cap=600.0,
+              9.5, _transformer(), eval_every=400, time_cap=600.0,
               also_time={"batch 10": _transformer(10)}, target_timing="median_ms_batch_10"),
 ]
 
@@ -235,15 +274,15 @@ def bench_model(part: ModelPart, quiet: bool = False) -> dict:
     """ms/step, then steps and seconds until the promise holds."""
     import mygrad as mg
 
-    lib = load_library(part.assignment)
+    lib = part.library
     with threadpool_limits(1), mg.mem_guard_off:
         timing = time_steps(part.make(lib).step)
         for label, make in part.also_time.items():
             timing[f"median_ms_{label.replace(' ', '_')}"] = time_steps(make(lib).step)["median_ms"]
         trainer = part.make(lib)  # fresh weights for the run to the promise
         trained, seconds, result = 0, 0.0, {"reached": False}
-        bar = tqdm(total=part.max_steps, desc=f"{part.key:11s}", unit="step", leave=False, disable=quiet)
-        while trained < part.max_steps and seconds < part.time_cap:
+        bar = tqdm(total=part.step_cap, desc=f"{part.key:11s}", unit="step", leave=False, disable=quiet)
+        while trained < part.step_cap and seconds < part.time_cap:
             start = time.perf_counter()
             for _ in range(part.eval_every):
                 trainer.step()

@@ -134,8 +134,6 @@ c.CourseDirectory.db_url = {db_url!r}
 # late work: this percent of the notebook's score per day (or part of a day) late
 c.AssignLatePenalties.plugin_class = "course.late.PercentPerDay"
 c.PercentPerDay.percent_per_day = {late_penalty!r}
-# nbgrader collect: keep the gradebook's students to the roster (`course roster import`)
-c.CollectApp.update_db = False
 # due dates (UTC); `course grade` and `course release-to-exchange` copy them into the gradebook
 c.DueDates.dates = {due!r}
 '''
@@ -180,6 +178,9 @@ def init(folder: Path, exchange: Path | None = None, db_url: str | None = None,
         exchange=str(settings.exchange), db_url=settings.db_url, late_penalty=settings.late_penalty,
         due=settings.due,
     ))
+    if not settings.exchange.exists():
+        settings.exchange.mkdir(parents=True)
+        settings.exchange.chmod(0o777)  # nbgrader's exchange: every student writes a submission into it
     return settings
 
 

@@ -38,9 +38,6 @@ def run(args) -> int:
     folder = coursedir.resolve(args.dir)
     settings = coursedir.init(folder, exchange=args.exchange, db_url=args.db,
                               late_penalty=args.late_penalty, due=coursedir.parse_due(args.due))
-    if not settings.exchange.exists():
-        settings.exchange.mkdir(parents=True)
-        settings.exchange.chmod(0o777)  # every student writes their submission into it
     print(f"course directory: {folder}")
     print(f"  course id:     {COURSE_ID}")
     print(f"  exchange:      {settings.exchange}")

@@ -253,6 +253,29 @@ def import_roster(folder: Path, source: Path, db_url: str) -> tuple[int, int]:
     return added, len(new) - added
 
 
+# --------------------------------------------------------------------------- after grading
+
+#: files of an exchange submission that nbgrader's feedback commands need beside the autograded notebook
+EXCHANGE_FILES = ("timestamp.txt", "submission_secret.txt")
+
+
+def keep_exchange_files(folder: Path, subs: list, outcomes: list) -> None:
+    """Copy each graded submission's timestamp and secret into ``autograded/`` (as nbgrader's autograde does).
+
+    ``nbgrader generate_feedback`` copies them into ``feedback/``, and
+    ``release_feedback`` needs both to hand the page to the right student.
+    """
+    graded = {(o.student, o.assignment) for o in outcomes if o.status != "not graded"}
+    for sub in subs:
+        target = folder / "autograded" / sub.student / sub.assignment
+        if (sub.student, sub.assignment) not in graded or not target.is_dir():
+            continue
+        for name in EXCHANGE_FILES:
+            source = sub.folder / name
+            if source.is_file() and not source.is_symlink() and source.stat().st_size < 1000:
+                (target / name).write_bytes(source.read_bytes())
+
+
 # --------------------------------------------------------------------------- regrading
 
 

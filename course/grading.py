@@ -4,7 +4,7 @@ A workspace is an ordinary nbgrader course directory::
 
     <workspace>/source/<a>/             copy of solutions/<a> (given cells synced)
     <workspace>/release/<a>/            the student version nbgrader generated
-    <workspace>/autograded/<s>/<a>/     the executed, scored notebook (nothing else)
+    <workspace>/autograded/<s>/<a>/     the executed, scored notebook (+ the exchange's two files, see coursedir)
     <workspace>/feedback/<s>/<a>/       HTML feedback, hidden tests removed
     <workspace>/results/<s>/<a>.json    the outcome of each submission (graded, flagged, not graded)
     <workspace>/logs/<s>/<a>.log        what happened while grading it

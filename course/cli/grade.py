@@ -113,6 +113,7 @@ def run(args) -> int:
     for change in grading.prepare_workspace(workspace, root, assignments):
         print(change)
     outcomes = grading.autograde(workspace, subs, limits=limits, isolation=isolation, unsafe=args.unsafe)
+    coursedir.keep_exchange_files(workspace, subs, outcomes)
     print(grading.format_table(grading.grades(workspace, only_a, only_s), isolation.detail))
     counts = {s: sum(o.status == s for o in outcomes) for s in ("graded", "flagged", "not graded")}
     print(f"{counts['graded']} graded, {counts['flagged']} flagged for review, {counts['not graded']} not graded "

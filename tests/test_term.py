@@ -63,8 +63,16 @@ class Term:
 
 
 def _fill_in(notebook: Path, solution: Path) -> None:
-    """A student's work: the reference answers in the fetched notebook."""
-    shutil.copy(solution, notebook)
+    """A student's work: the reference answers typed into the fetched notebook's answer cells."""
+    answers = {c.metadata["nbgrader"]["grade_id"]: c.source for c in nbformat.read(str(solution), as_version=4).cells
+               if c.get("metadata", {}).get("nbgrader", {}).get("solution")}
+    nb = nbformat.read(str(notebook), as_version=4)
+    for cell in nb.cells:
+        meta = cell.get("metadata", {}).get("nbgrader", {})
+        if meta.get("solution"):
+            lines = answers[meta["grade_id"]].splitlines()
+            cell.source = "\n".join(ln for ln in lines if "### BEGIN SOLUTION" not in ln and "### END SOLUTION" not in ln)
+    nbformat.write(nb, str(notebook))
 
 
 @pytest.fixture(scope="module")

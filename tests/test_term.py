@@ -278,3 +278,17 @@ def test_formgrader_config_is_the_course_config(tmp_path, run_course):
     assert cfg.PercentPerDay.percent_per_day == 25.0
     names = [p.__name__ for p in cfg.GenerateFeedback.preprocessors]
     assert "ClearHiddenTests" in names and "HideHiddenTestOutputs" in names
+
+
+def test_formgrader_refuses_a_folder_that_is_not_a_course_directory(tmp_path, run_course):
+    """Is `course formgrader` without `course init` refused in one sentence, before any server starts?"""
+    _, err = run_course(["formgrader", "--course-dir", tmp_path / "nothing"], retcode=1)
+    assert "is not a course directory yet: run `course init" in err and len(err.strip().splitlines()) == 1
+
+
+def test_formgrader_serves_the_course_directory(tmp_path):
+    """Does `course formgrader` start JupyterLab on the course directory (where nbgrader reads its config)?"""
+    from course.cli import formgrader
+
+    line = formgrader.command(tmp_path, "127.0.0.1", 8890, ["--allow-root"])
+    assert line[1:3] == ["-m", "jupyterlab"] and f"--ServerApp.root_dir={tmp_path}" in line and line[-1] == "--allow-root"

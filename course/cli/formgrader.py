@@ -14,8 +14,10 @@ EXAMPLES = """\
 what it does:
   runs `jupyter lab` with <dir> as its folder, so nbgrader's formgrader reads
   <dir>/nbgrader_config.py: the same gradebook, exchange and feedback settings
-  as `course` (Generate Feedback leaves the hidden tests out). Open
-  http://<ip>:<port>/formgrader with the token Jupyter prints; stop with Ctrl-C.
+  as `course` (Generate Feedback leaves the hidden tests out). Open the
+  address with `?token=` that Jupyter prints (it logs you in), then
+  http://<ip>:<port>/formgrader in the same browser, or Nbgrader > Formgrader
+  in JupyterLab. Stop with Ctrl-C.
   Under JupyterHub >= 4.1 open the formgrader in its own tab (nbgrader #1870).
 
 examples:
@@ -42,7 +44,8 @@ def run(args) -> int:
     print(f"course directory: {folder}")
     if not coursedir.is_course_dir(folder):
         raise CourseError(f"{folder} is not a course directory yet: run `course init {folder}` first.")
-    print(f"formgrader: http://{args.ip}:{args.port}/formgrader  (add ?token=... from the lines below)", flush=True)
+    print(f"open the address with ?token= printed below (it logs you in), then "
+          f"http://{args.ip}:{args.port}/formgrader in the same browser", flush=True)
     try:
         return subprocess.call(command(folder, args.ip, args.port, args.extra), cwd=folder)
     except KeyboardInterrupt:

@@ -230,8 +230,15 @@ def _edit_test_cell(course_repo: Path, change) -> None:
 
 
 def test_changed_test_cell_is_regraded_and_reported(tmp_path, course_repo, run_course):
-    """Is a test cell edited after grading reported by name, and the submission graded with the new code?"""
+    """Is a test cell edited after grading reported by name, the submission graded with the new code,
+    and a grader's override of that cell flagged for review again (its autograde score changed)?"""
+    from nbgrader.api import Gradebook
+
     subs = _graded_course_dir(tmp_path, course_repo, run_course)
+    with Gradebook(f"sqlite:///{tmp_path / 'cd' / 'gradebook.db'}") as gb:
+        grade = gb.find_grade("add__values", "01_toy", "01_toy", "amy")
+        grade.manual_score, grade.needs_manual_grade = 1.5, False  # a grader's override in the formgrader
+        gb.db.commit()
 
     def stricter(nb):
         cell = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "add__values")
@@ -240,7 +247,11 @@ def test_changed_test_cell_is_regraded_and_reported(tmp_path, course_repo, run_c
     _edit_test_cell(course_repo, stricter)
     out, _ = run_course(["grade", subs, "--course-dir", tmp_path / "cd", "--root", course_repo])
     assert "01_toy: test cell add__values changed since submissions were graded" in out
-    assert any(line.split()[:5] == ["amy", "01_toy", "0", "/", "2"] for line in out.splitlines()), out
+    amy = next(line for line in out.splitlines() if line.startswith("amy "))
+    assert "1 hand grade(s) to review again" in amy, out
+    with Gradebook(f"sqlite:///{tmp_path / 'cd' / 'gradebook.db'}") as gb:
+        grade = gb.find_grade("add__values", "01_toy", "01_toy", "amy")
+        assert (grade.auto_score, grade.manual_score, grade.needs_manual_grade) == (0.0, 1.5, True)
 
 
 def test_removed_test_cell_is_refused_in_one_sentence(tmp_path, course_repo, run_course):

@@ -56,7 +56,7 @@ def resolve(given: Path | None) -> Path:
 def add_argument(parser) -> None:
     """``--course-dir DIR`` (alias ``--workspace``) on a subcommand."""
     parser.add_argument(
-        "--course-dir", "--workspace", dest="course_dir", type=Path, default=None,
+        "--course-dir", "--workspace", dest="course_dir", type=Path, default=None, metavar="DIR",
         help=f"the course directory (default: ${ENV}, else {DEFAULT})",
     )
 

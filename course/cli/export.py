@@ -12,7 +12,7 @@ HELP = ("Write the course directory's grades as a CSV file: one row per rostered
 _WIDTH = max(map(len, export.COLUMN_HELP))
 EXAMPLES = "columns, in order:\n" + "".join(
     f"  {name:{_WIDTH}s}  {text}\n" for name, text in export.COLUMN_HELP.items()
-) + f"""  {'<a>:<grade_id>':{_WIDTH}s}  points of that graded cell of assignment <a> ("" while it waits for a grader)
+) + f"""  {'<a>:<grade_id>':{_WIDTH}s}  points of that graded cell of assignment <a> ("" while it waits for a grader, 0 if not submitted)
 
 examples:
   course export                          # <dir>/grades.csv

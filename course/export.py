@@ -1,14 +1,16 @@
-"""The grade table as CSV, with the points that still wait for a grader.
+"""The grade table as CSV, one row per rostered student and assignment.
 
-nbgrader's own CSV export counts a written answer nobody has graded yet as 0
-and says nothing about it. :class:`PendingCsvExportPlugin` writes nbgrader's
-columns and two more:
+nbgrader's own CSV export counts a written answer nobody has graded yet as 0,
+says nothing about it, and has no per-task points. :class:`PendingCsvExportPlugin`
+writes nbgrader's columns, then (see :data:`COLUMN_HELP`)
 
+* ``auto_points``, ``hand_points``, ``hand_max``: points of the test cells,
+  and of the written answers graded by hand so far, out of ``hand_max``;
 * ``pending_points``: the points of answers still to be graded by hand;
 * ``status``: ``complete``, ``waiting for a grader``, ``flagged for review``,
-  ``not graded`` or ``not submitted``;
-* ``reason``: for a flagged or not graded submission, why, in one sentence
-  (from ``course grade``'s ``<workspace>/results/``).
+  ``not graded`` or ``not submitted``; ``reason``: why, in one sentence
+  (from ``course grade``'s ``<dir>/results/``);
+* ``<assignment>:<grade_id>``: the points of each graded cell.
 
 It is an nbgrader export plugin, so ``nbgrader export --exporter
 course.export.PendingCsvExportPlugin`` writes the same file as ``course export``.
@@ -25,18 +27,47 @@ from traitlets import Unicode
 
 from course.gradebook import require as require_gradebook
 from course.grading import outcomes
-from course.preprocessors.mark_pending import pending_points
+from course.preprocessors.mark_pending import is_pending, pending_points
 
-#: nbgrader's CSV columns (nbgrader.plugins.CsvExportPlugin), then the course's.
-COLUMNS = [
-    "assignment", "duedate", "timestamp", "student_id", "last_name", "first_name", "email",
-    "raw_score", "late_submission_penalty", "score", "max_score",
-    "pending_points", "status", "reason",
-]
+#: Every fixed column, in order, with what it holds (``course export --help`` and the README print these).
+COLUMN_HELP = {
+    "assignment": "the assignment",
+    "duedate": "its due date (UTC), if one is set",
+    "timestamp": "when the graded submission was made (UTC)",
+    "student_id": "the student",
+    "last_name": "from the roster",
+    "first_name": "from the roster",
+    "email": "from the roster",
+    "raw_score": "auto_points + hand_points",
+    "late_submission_penalty": "points taken for lateness, by the course directory's rule, when autograded (hand points given later do not change it)",
+    "score": "raw_score - late_submission_penalty: the grade to upload",
+    "max_score": "the assignment's points",
+    "auto_points": "points of the test cells (a grader's override included)",
+    "hand_points": "points given by hand to written answers so far",
+    "hand_max": "points of the written answers",
+    "pending_points": "points of written answers nobody has graded yet (counted as 0 in score)",
+    "status": "complete, waiting for a grader, flagged for review, not graded, or not submitted",
+    "reason": "why a submission is flagged, not graded or missing, in one sentence",
+}
+COLUMNS = list(COLUMN_HELP)
+#: then one column per graded cell: ``<assignment>:<grade_id>`` = its points ("" while it waits for a grader)
+TASK_COLUMN = "{assignment}:{grade_id}"
+NOT_SUBMITTED = "no submission was collected"
+
+
+def task_columns(gradebook: Gradebook, assignments=()) -> list[str]:
+    """One column name per graded cell of the gradebook's assignments, in notebook order."""
+    names = []
+    for assignment in gradebook.assignments:
+        if assignments and assignment.name not in assignments:
+            continue
+        for notebook in assignment.notebooks:
+            names += [TASK_COLUMN.format(assignment=assignment.name, grade_id=c.name) for c in notebook.grade_cells]
+    return names
 
 
 def rows(gradebook: Gradebook, assignments=(), students=(), outcomes=None) -> list[dict]:
-    """One row per assignment and student of the gradebook, as the CSV holds it.
+    """One row per assignment and student of the gradebook (rostered or graded), as the CSV holds it.
 
     ``outcomes`` maps (student, assignment) to what ``course grade`` recorded
     (:func:`course.grading.outcomes`): it marks flagged submissions and adds a
@@ -47,6 +78,8 @@ def rows(gradebook: Gradebook, assignments=(), students=(), outcomes=None) -> li
     for assignment in gradebook.assignments:
         if assignments and assignment.name not in assignments:
             continue
+        tasks = [(TASK_COLUMN.format(assignment=assignment.name, grade_id=c.name), c.name)
+                 for nb in assignment.notebooks for c in nb.grade_cells]
         for student in gradebook.students:
             if students and student.id not in students:
                 continue
@@ -54,21 +87,27 @@ def rows(gradebook: Gradebook, assignments=(), students=(), outcomes=None) -> li
                 "assignment": assignment.name, "duedate": assignment.duedate or "",
                 "student_id": student.id, "last_name": student.last_name or "",
                 "first_name": student.first_name or "", "email": student.email or "",
-                "max_score": assignment.max_score,
+                "max_score": assignment.max_score, "hand_max": assignment.max_written_score,
             }
             try:
                 sub = gradebook.find_submission(assignment.name, student.id)
             except MissingEntry:
                 row.update(timestamp="", raw_score=0.0, late_submission_penalty=0.0, score=0.0,
-                           pending_points=0.0, status="not submitted", reason="")
+                           auto_points=0.0, hand_points=0.0, pending_points=0.0,
+                           status="not submitted", reason=NOT_SUBMITTED)
+                row.update({column: 0.0 for column, _ in tasks})
             else:
                 penalty = sub.late_submission_penalty or 0.0
                 pending = pending_points(sub)
                 row.update(
                     timestamp=sub.timestamp or "", raw_score=sub.score, late_submission_penalty=penalty,
-                    score=sub.score - penalty, pending_points=pending,
-                    status="waiting for a grader" if pending else "complete", reason="",
+                    score=sub.score - penalty, auto_points=sub.code_score, hand_points=sub.written_score,
+                    pending_points=pending, status="waiting for a grader" if pending else "complete", reason="",
                 )
+                given = {g.name: g for nb in sub.notebooks for g in nb.grades}
+                for column, name in tasks:
+                    grade = given.get(name)
+                    row[column] = "" if grade is None or is_pending(grade) else grade.score
             info = outcomes.pop((student.id, assignment.name), {})
             if info.get("status") in ("flagged", "not graded"):
                 row.update(status="flagged for review" if info["status"] == "flagged" else "not graded",
@@ -80,14 +119,14 @@ def rows(gradebook: Gradebook, assignments=(), students=(), outcomes=None) -> li
             out.append({
                 "assignment": assignment, "duedate": "", "timestamp": "", "student_id": student,
                 "last_name": "", "first_name": "", "email": "", "raw_score": "", "late_submission_penalty": "",
-                "score": "", "max_score": "", "pending_points": "", "status": "not graded",
-                "reason": info.get("reason", ""),
+                "score": "", "max_score": "", "auto_points": "", "hand_points": "", "hand_max": "",
+                "pending_points": "", "status": "not graded", "reason": info.get("reason", ""),
             })
     return out
 
 
 class PendingCsvExportPlugin(ExportPlugin):
-    """nbgrader's CSV export plus ``pending_points``, ``status`` and ``reason`` columns."""
+    """nbgrader's CSV export plus the course's columns (:data:`COLUMN_HELP`) and one per graded cell."""
 
     results = Unicode("", help="course grade's results/ folder, for flagged and not graded submissions").tag(config=True)
 
@@ -95,13 +134,14 @@ class PendingCsvExportPlugin(ExportPlugin):
         found = outcomes(Path(self.results).parent) if self.results else {}
         dest = self.to or "grades.csv"
         with open(dest, "w", newline="") as f:
-            writer = csv.DictWriter(f, fieldnames=COLUMNS)
+            chosen = [str(a) for a in self.assignment]
+            writer = csv.DictWriter(f, fieldnames=COLUMNS + task_columns(gradebook, chosen), restval="")
             writer.writeheader()
-            writer.writerows(rows(gradebook, [str(a) for a in self.assignment], [str(s) for s in self.student], found))
+            writer.writerows(rows(gradebook, chosen, [str(s) for s in self.student], found))
 
 
 def export_csv(workspace: Path, to: Path) -> Path:
-    """Write the gradebook of a grading workspace to ``to``."""
+    """Write the gradebook of a course directory to ``to``."""
     db_url = require_gradebook(workspace)
     plugin = PendingCsvExportPlugin()
     plugin.to = str(to)

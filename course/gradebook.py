@@ -17,8 +17,14 @@ SQLITE_NAME = "gradebook.db"
 
 
 def url(workspace: Path) -> str:
-    """The SQLAlchemy URL of the workspace's gradebook."""
-    return f"sqlite:///{Path(workspace) / SQLITE_NAME}"
+    """The SQLAlchemy URL of the workspace's gradebook.
+
+    ``CourseDirectory.db_url`` of the directory's nbgrader_config.py (what
+    nbgrader's own tools read there), else an SQLite file inside it.
+    """
+    from course.coursedir import configured_db_url  # coursedir imports nothing from here
+
+    return configured_db_url(Path(workspace)) or f"sqlite:///{Path(workspace) / SQLITE_NAME}"
 
 
 def require(workspace: Path) -> str:

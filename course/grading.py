@@ -4,7 +4,7 @@ A workspace is an ordinary nbgrader course directory::
 
     <workspace>/source/<a>/             copy of solutions/<a> (given cells synced)
     <workspace>/release/<a>/            the student version nbgrader generated
-    <workspace>/autograded/<s>/<a>/     the executed, scored notebook (nothing else)
+    <workspace>/autograded/<s>/<a>/     the executed, scored notebook (+ the exchange's two files, see coursedir)
     <workspace>/feedback/<s>/<a>/       HTML feedback, hidden tests removed
     <workspace>/results/<s>/<a>.json    the outcome of each submission (graded, flagged, not graded)
     <workspace>/logs/<s>/<a>.log        what happened while grading it
@@ -50,19 +50,20 @@ from nbgrader.apps.api import NbGraderAPI
 from nbgrader.coursedir import CourseDirectory
 from nbgrader.preprocessors import (
     AssignLatePenalties, CheckCellMetadata, ClearOutput, DeduplicateIds, IgnorePattern, LimitOutput,
-    OverwriteCells, OverwriteKernelspec, SaveAutoGrades,
+    OverwriteCells, OverwriteKernelspec,
 )
 from nbgrader.utils import determine_grade, is_grade, parse_utc
 from traitlets.config import Config
 
-from course import gradebook, sandbox
+from course import coursedir, gradebook, sandbox
 from course.errors import CourseError
-from course.nbgrader_settings import configure
 from course.nbsource import sync_given
 from course.paths import existing_assignments, notebook_path
 from course.preprocessors.cap_output_bytes import CapOutputBytes
 from course.preprocessors.check_tests_ran import CheckTestsRan
 from course.preprocessors.flag_test_machinery import FlagTestMachinery
+from course.preprocessors.keep_hand_grades import KeepHandGrades
+from course.preprocessors.mark_pending import pending_points
 from course.preprocessors.match_release import MatchRelease, NotMatched
 from course.preprocessors.restore_tampered_cells import RestoreTamperedCells
 from course.preprocessors.sandboxed_execute import NotGraded, SandboxedExecute
@@ -87,7 +88,7 @@ MAX_NOTEBOOK_BYTES = 20 * 2**20
 PREPARE = [MatchRelease, RestoreTamperedCells, ClearOutput, DeduplicateIds, OverwriteKernelspec,
            OverwriteCells, CheckCellMetadata, FlagTestMachinery]
 SCORE = [CheckTestsRan, IgnorePattern, LimitOutput, CapOutputBytes]
-RECORD = [SaveAutoGrades, AssignLatePenalties, CheckCellMetadata]
+RECORD = [KeepHandGrades, AssignLatePenalties, CheckCellMetadata]
 
 
 @dataclass(frozen=True)
@@ -215,7 +216,8 @@ def _notebook_problem(sub: Submission) -> str:
 
 
 def _config(workspace: Path, limits: sandbox.Limits | None = None, unsafe: bool = False) -> Config:
-    cfg = configure(Config(), workspace)
+    # the course directory's nbgrader_config.py when it has one: late penalties as nbgrader applies them
+    cfg = coursedir.load_config(workspace)
     cfg.CourseDirectory.db_url = gradebook.url(workspace)
     if limits is not None:
         for key in ("cell_timeout", "notebook_budget", "memory_mb", "processes", "cell_output_bytes", "notebook_output_bytes"):
@@ -232,8 +234,14 @@ def _api(workspace: Path) -> NbGraderAPI:
     return NbGraderAPI(coursedir=coursedir, config=cfg)
 
 
-def prepare_workspace(workspace: Path, repo_root: Path, assignments: list[str]) -> None:
-    """Copy the sources in and let nbgrader record the assignments in the gradebook."""
+def prepare_workspace(workspace: Path, repo_root: Path, assignments: list[str]) -> list[str]:
+    """Copy the sources in and let nbgrader record the assignments in the gradebook.
+
+    Applies the course directory's due dates. Returns one line per test cell
+    whose code changed since submissions were recorded (they are graded with
+    the new code); refuses, in one sentence, to add or remove graded cells
+    then, which nbgrader cannot do.
+    """
     workspace.mkdir(parents=True, exist_ok=True)
     for name in assignments:
         target = workspace / "source" / name
@@ -243,8 +251,55 @@ def prepare_workspace(workspace: Path, repo_root: Path, assignments: list[str]) 
     for name in assignments:
         # given cells refer to earlier assignments, so sync against the repo
         sync_given(notebook_path(name, workspace / "source"), repo_root / "solutions")
+    before = {name: _recorded_cells(workspace, name) for name in assignments}
+    for name in assignments:
+        _refuse_changed_cells(workspace, name, before[name])
     for name in assignments:
         generate(workspace, name, source="source", release="release", database=True)
+    coursedir.apply_due_dates(workspace, gradebook.url(workspace), assignments)
+    changes = []
+    for name in assignments:
+        after = _recorded_cells(workspace, name)
+        if before[name] is not None and after is not None:
+            old_tests, new_tests = before[name][1], after[1]
+            changed = sorted(k for k, src in new_tests.items() if k in old_tests and old_tests[k] != src)
+            changes += [f"{name}: test cell {k} changed since submissions were graded; "
+                        f"they are graded with the new code (hand grades kept)" for k in changed]
+    return changes
+
+
+def _recorded_cells(workspace: Path, assignment: str) -> tuple[set[str], dict[str, str]] | None:
+    """(every nbgrader cell's grade_id, {grade_id: source} of the test cells) from the gradebook,
+    if the notebook already has submissions (else None)."""
+    url = gradebook.url(workspace)
+    if url.startswith("sqlite:///") and not Path(url[len("sqlite:///"):]).exists():
+        return None
+    with Gradebook(url) as gb:
+        try:
+            notebook = gb.find_notebook(assignment, assignment)
+        except MissingEntry:
+            return None
+        if not notebook.submissions:
+            return None
+        graded = {c.name for c in notebook.grade_cells if c.cell_type == "code"}
+        return ({c.name for c in notebook.source_cells},
+                {c.name: c.source for c in notebook.source_cells if c.name in graded})
+
+
+def _refuse_changed_cells(workspace: Path, assignment: str, recorded) -> None:
+    if recorded is None:
+        return
+    nb = nbformat.read(str(notebook_path(assignment, workspace / "source")), as_version=4)
+    new = {c.metadata["nbgrader"]["grade_id"] for c in nb.cells
+           if c.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+           and any(c.metadata["nbgrader"].get(k) for k in ("grade", "solution", "locked", "task"))}
+    old = recorded[0]
+    if new != old:
+        removed, added = ", ".join(sorted(old - new)) or "none", ", ".join(sorted(new - old)) or "none"
+        raise CourseError(
+            f"{assignment} cannot be regraded: its nbgrader cells changed after submissions were recorded "
+            f"(removed: {removed}; added: {added}), which nbgrader refuses; put the cells back, "
+            f"or grade in a new course directory (`course init DIR`).")
 
 
 # --------------------------------------------------------------------------- 2-4. one submission
@@ -432,14 +487,20 @@ def autograde(workspace: Path, subs: list[Submission], log=print, limits: sandbo
 
 @dataclass(frozen=True)
 class Grade:
+    """One submission in the grade table (points from the gradebook)."""
+
     student: str
     assignment: str
-    auto_score: float
+    auto_score: float  # points of the test (code) cells, a grader's override included
     auto_max: float
-    manual_max: float
+    manual_max: float  # points of the written answers
     needs_manual: bool
     status: str = "graded"
     reason: str = ""
+    manual_score: float = 0.0  # points given by hand so far
+    pending: float = 0.0  # points of written answers nobody has graded yet
+    penalty: float = 0.0  # late-submission penalty
+    review: int = 0  # hand-graded cells a regrade flagged again (their autograde score changed)
 
 
 def outcomes(workspace: Path) -> dict[tuple[str, str], dict]:
@@ -451,26 +512,34 @@ def outcomes(workspace: Path) -> dict[tuple[str, str], dict]:
     return found
 
 
-def grades(workspace: Path) -> list[Grade]:
-    """Every submission: its autograded score from the gradebook, or why it was not graded."""
+def grades(workspace: Path, assignments=(), students=()) -> list[Grade]:
+    """Every submission (of the named assignments and students, if any): its points, or why it was not graded."""
     if not (workspace / "results").is_dir():
         gradebook.require(workspace)
-    outcomes_left = outcomes(workspace)
+    wanted = lambda s, a: (not assignments or a in assignments) and (not students or s in students)  # noqa: E731
+    outcomes_left = {k: v for k, v in outcomes(workspace).items() if wanted(*k)}
     rows = []
-    has_db = not gradebook.url(workspace).startswith("sqlite") or (workspace / gradebook.SQLITE_NAME).exists()
+    url = gradebook.url(workspace)
+    has_db = not url.startswith("sqlite:///") or Path(url[len("sqlite:///"):]).exists()
     if has_db:
-        with Gradebook(gradebook.url(workspace)) as gb:
+        with Gradebook(url) as gb:
             for assignment in gb.assignments:
                 for student in gb.students:
+                    if not wanted(student.id, assignment.name):
+                        continue
                     try:
                         sub = gb.find_submission(assignment.name, student.id)
                     except MissingEntry:
                         continue
                     info = outcomes_left.pop((student.id, assignment.name), {})
+                    cells = [g for nb in sub.notebooks for g in nb.grades]
                     rows.append(Grade(
                         student.id, assignment.name, sub.code_score, sub.max_code_score,
                         sub.max_written_score, sub.needs_manual_grade,
                         info.get("status", "graded"), info.get("reason", ""),
+                        manual_score=sub.written_score, pending=pending_points(sub),
+                        penalty=sub.late_submission_penalty or 0.0,
+                        review=sum(g.manual_score is not None and g.needs_manual_grade for g in cells),
                     ))
     for (student, assignment), info in sorted(outcomes_left.items()):
         if info["status"] == "not graded":
@@ -479,16 +548,24 @@ def grades(workspace: Path) -> list[Grade]:
 
 
 def format_table(rows: list[Grade], isolation: str = "") -> str:
-    head = f"{'student':16s} {'assignment':16s} {'autograded':>12s} {'by hand':>8s}  status"
+    """autograded = test-cell points; by hand = written-answer points given / max; pending = not graded yet."""
+    head = (f"{'student':16s} {'assignment':16s} {'autograded':>12s} {'by hand':>9s} {'pending':>7s} "
+            f"{'late':>6s}  status")
     lines = ([f"isolation: {isolation}"] if isolation else []) + [head, "-" * len(head)]
     for r in rows:
         if r.status == "not graded":
-            lines.append(f"{r.student[:16]:16s} {r.assignment[:16]:16s} {'-':>12s} {'-':>8s}  not graded: {r.reason}")
+            lines.append(f"{r.student[:16]:16s} {r.assignment[:16]:16s} {'-':>12s} {'-':>9s} {'-':>7s} {'-':>6s}  "
+                         f"not graded: {r.reason}")
             continue
         auto = f"{r.auto_score:g} / {r.auto_max:g}"
-        manual = f"{r.manual_max:g} pts" if r.manual_max else "-"
-        status = "ok" if r.status == "graded" else f"flagged for review: {r.reason}"
-        lines.append(f"{r.student:16s} {r.assignment:16s} {auto:>12s} {manual:>8s}  {status}")
+        manual = f"{r.manual_score:g} / {r.manual_max:g}" if r.manual_max else "-"
+        pending = f"{r.pending:g}" if r.pending else "-"
+        late = f"-{r.penalty:g}" if r.penalty else "-"
+        status = ["ok" if r.status == "graded" else f"flagged for review: {r.reason}"]
+        if r.review:
+            status.append(f"{r.review} hand grade(s) to review again: their autograde score changed")
+        lines.append(f"{r.student:16s} {r.assignment:16s} {auto:>12s} {manual:>9s} {pending:>7s} {late:>6s}  "
+                     + "; ".join(status))
     return "\n".join(lines)
 
 

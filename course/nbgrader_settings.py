@@ -27,7 +27,7 @@ def configure(c: Config, root: Path, source: str = "source", release: str = "rel
     from nbconvert.preprocessors import ClearMetadataPreprocessor, CSSHTMLHeaderPreprocessor
     from nbgrader.preprocessors import (
         AssignLatePenalties, CheckCellMetadata, ClearHiddenTests, ClearOutput, DeduplicateIds, GetGrades,
-        IgnorePattern, LimitOutput, OverwriteCells, OverwriteKernelspec, SaveAutoGrades,
+        IgnorePattern, LimitOutput, OverwriteCells, OverwriteKernelspec,
     )
 
     from course.feedback import ShortenTracebacks
@@ -38,6 +38,7 @@ def configure(c: Config, root: Path, source: str = "source", release: str = "rel
     from course.preprocessors.escape_student_html import EscapeStudentHTML
     from course.preprocessors.flag_test_machinery import FlagTestMachinery
     from course.preprocessors.hide_hidden_test_outputs import HideHiddenTestOutputs
+    from course.preprocessors.keep_hand_grades import KeepHandGrades
     from course.preprocessors.match_release import MatchRelease
     from course.preprocessors.restore_tampered_cells import RestoreTamperedCells
     from course.preprocessors.sandboxed_execute import SandboxedExecute
@@ -67,7 +68,8 @@ def configure(c: Config, root: Path, source: str = "source", release: str = "rel
     ]
     c.Autograde.autograde_preprocessors = [
         SandboxedExecute, CheckTestsRan, IgnorePattern, ClearMetadataPreprocessor, LimitOutput, CapOutputBytes,
-        SaveAutoGrades, AssignLatePenalties, CheckCellMetadata,
+        KeepHandGrades,  # nbgrader's SaveAutoGrades, minus re-flagging unchanged hand grades
+        AssignLatePenalties, CheckCellMetadata,
     ]
     # Feedback shows the student's work and scores, never the hidden tests:
     # not in a cell, not quoted in a traceback (nbgrader #917, #1363), not in

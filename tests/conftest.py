@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from course.cli import main
+from tests.factories import make_course
 
 
 @pytest.fixture
@@ -18,3 +21,11 @@ def run_course(capsys):
         return out, err
 
     return run
+
+
+@pytest.fixture
+def course_repo(tmp_path, run_course) -> Path:
+    """A toy course repository (tests/factories.py), released."""
+    root = make_course(tmp_path / "repo")
+    run_course(["release", "--root", root])
+    return root

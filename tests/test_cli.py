@@ -10,15 +10,6 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from tests.factories import make_course
-
-
-@pytest.fixture
-def course_repo(tmp_path, run_course) -> Path:
-    root = make_course(tmp_path / "repo")
-    run_course(["release", "--root", root])
-    return root
-
 
 def _one_sentence_error(err: str) -> None:
     lines = [ln for ln in err.splitlines() if ln.strip()]

@@ -11,9 +11,9 @@ import sys
 
 from course.errors import CourseError
 
-from . import bench, bundle, check, data, demo, export, feedback, grade, release
+from . import bench, bundle, check, data, demo, export, feedback, formgrader, grade, init, publish, release, roster
 
-COMMANDS = [demo, release, check, bundle, grade, export, feedback, data, bench]
+COMMANDS = [demo, release, check, bundle, init, roster, publish, grade, formgrader, export, feedback, data, bench]
 
 
 def build_parser() -> argparse.ArgumentParser:

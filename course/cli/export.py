@@ -1,33 +1,33 @@
-"""course export: the grades as CSV, with the points still waiting for a grader."""
+"""course export: the grades as CSV, every rostered student, per-task points and what still waits for a grader."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from course import export
+from course import coursedir, export
 
 NAME = "export"
-HELP = "Write the gradebook of a grading workspace as a CSV file: nbgrader's columns plus the points still waiting for a grader."
-EXAMPLES = """\
-columns:
-  nbgrader's CSV columns (score counts an answer nobody has graded yet as 0), then
-  pending_points  the points of written answers not graded by hand yet
-  status          complete, waiting for a grader, flagged for review, not graded, or not submitted
-  reason          why a submission is flagged or not graded, in one sentence
+HELP = ("Write the course directory's grades as a CSV file: one row per rostered student and assignment, "
+        "auto and hand points, pending points, late penalty, status and one column per graded cell.")
+_WIDTH = max(map(len, export.COLUMN_HELP))
+EXAMPLES = "columns, in order:\n" + "".join(
+    f"  {name:{_WIDTH}s}  {text}\n" for name, text in export.COLUMN_HELP.items()
+) + f"""  {'<a>:<grade_id>':{_WIDTH}s}  points of that graded cell of assignment <a> ("" while it waits for a grader, 0 if not submitted)
 
 examples:
-  course export                          # ./grading -> ./grading/grades.csv
-  course export --workspace grading-week3 --to week3.csv
+  course export                          # <dir>/grades.csv
+  course export --course-dir ~/grading-week3 --to week3.csv
 """
 
 
 def add_arguments(p):
-    p.add_argument("--workspace", type=Path, default=Path("grading"), help="the workspace `course grade` used (default: ./grading)")
-    p.add_argument("--to", type=Path, help="CSV file to write (default: <workspace>/grades.csv)")
+    coursedir.add_argument(p)
+    p.add_argument("--to", type=Path, help="CSV file to write (default: <dir>/grades.csv)")
 
 
 def run(args) -> int:
-    workspace = args.workspace.resolve()
+    workspace = coursedir.resolve(args.course_dir)
+    print(f"course directory: {workspace}")
     to = (args.to or workspace / "grades.csv").resolve()
     export.export_csv(workspace, to)
     print(f"wrote {to}")

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from course import grading
+from course import coursedir, grading
 
 NAME = "feedback"
 HELP = "Write HTML feedback for every autograded submission: no hidden tests, no student markup, outputs capped."
 EXAMPLES = """\
-paths:
-  <workspace>/autograded/<student>/<a>/  ->  <workspace>/feedback/<student>/<a>/<a>.html
+paths (<dir> = --course-dir, else $COURSE_DIR, else ~/seqmodels-grading):
+  <dir>/autograded/<student>/<a>/  ->  <dir>/feedback/<student>/<a>/<a>.html
+  return it to students with `nbgrader release_feedback <a>` run in <dir>
+
+nbgrader's own `nbgrader generate_feedback` run in <dir>, and the formgrader's
+Generate Feedback button, use the same settings (<dir>/nbgrader_config.py).
 
 what a page never shows: hidden tests (not in a cell, a traceback, or any
 output of a cell that ran them), reference-solution lines, live student HTML
@@ -19,20 +21,22 @@ page is reported and the others are still written.
 
 examples:
   course feedback
-  course feedback --workspace grading-week3
+  course feedback --course-dir ~/grading-week3
 """
 
 
 def add_arguments(p):
-    p.add_argument("--workspace", type=Path, default=Path("grading"), help="the workspace `course grade` used (default: ./grading)")
+    coursedir.add_argument(p)
 
 
 def run(args) -> int:
-    files, failures = grading.feedback(args.workspace.resolve())
+    workspace = coursedir.resolve(args.course_dir)
+    print(f"course directory: {workspace}")
+    files, failures = grading.feedback(workspace)
     for path in files:
         print(f"wrote {path}")
     if failures:
-        print(f"{len(failures)} page(s) not written (logs in {args.workspace.resolve() / 'logs'}):")
+        print(f"{len(failures)} page(s) not written (logs in {workspace / 'logs'}):")
         for line in failures:
             print(f"  {line}")
     return 0

@@ -5,12 +5,12 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
-from course import grading, sandbox
+from course import coursedir, grading, sandbox
 from course.errors import CourseError
 from course.paths import REPO_ROOT
 
 NAME = "grade"
-HELP = "Autograde every submission in a folder, each in a sandbox, and print the grade table."
+HELP = "Autograde the collected submissions (or a folder of them), each in a sandbox, and print the grade table."
 EXAMPLES = """\
 steps (one submission = one run of 2-4; a bad one never stops the rest):
   1. intake: find every submission; a broken one is reported as
@@ -20,30 +20,45 @@ steps (one submission = one run of 2-4; a bad one never stops the rest):
   3. execute in the sandbox (bubblewrap: uid 65534, no network, private
      filesystem, memory/process/time/output limits) in quick mode;
   4. score outside the sandbox; flag code that reaches into the tests;
-  5. record grades, outcome and log in the workspace; print the table;
+  5. record grades (late penalties and due dates of the course directory's
+     nbgrader_config.py; hand grades kept), outcome and log; print the table;
      then `course export` and `course feedback`.
 
-paths:
-  <workspace>/results/<student>/<a>.json   outcome: graded, flagged or not graded, with the reason
-  <workspace>/logs/<student>/<a>.log       what happened, sandbox log included
+the table: autograded = test-cell points; by hand = written-answer points
+given / max; pending = points nobody has graded yet; late = penalty.
+
+paths (<dir> = --course-dir, else $COURSE_DIR, else ~/seqmodels-grading):
+  <dir>/submitted/<student>/<a>/       read by default (`nbgrader collect` writes it)
+  <dir>/results/<student>/<a>.json     outcome: graded, flagged or not graded, with the reason
+  <dir>/logs/<student>/<a>.log         what happened, sandbox log included
 
 submission layouts:
   SUBMISSIONS/<student>/<assignment>/*.ipynb              (also nbgrader's submitted/)
   SUBMISSIONS = an nbgrader exchange, <course>/ or inbound/  (latest per student)
 
+Students not on the roster (`course roster import`, or --roster) are not graded.
+A test cell whose code changed since submissions were graded: the table says
+so and the selected submissions are graded with it. Graded cells added or
+removed after that: refused (nbgrader cannot), in one sentence.
+
 Without a working sandbox, grading is refused unless --unsafe is given.
 Exit status 1 only for an instructor's mistake (no folder, bad roster, no sandbox).
 
 examples:
-  course grade ~/collected
-  course grade /srv/nbgrader/exchange/seqmodels --workspace grading-week3
+  course grade                                     # <dir>/submitted
+  course grade --assignment 02_seq2seq --student amy,bob
+  course grade ~/collected --course-dir ~/grading-week3
 """
 
 
 def add_arguments(p):
-    p.add_argument("submissions", type=Path, metavar="SUBMISSIONS")
-    p.add_argument("--workspace", type=Path, default=Path("grading"), help="nbgrader course directory to grade in (default: ./grading)")
-    p.add_argument("--roster", type=Path, help="CSV file with an 'id' column: students not on it are not graded")
+    p.add_argument("submissions", type=Path, metavar="SUBMISSIONS", nargs="?",
+                   help="folder or exchange of submissions (default: <dir>/submitted)")
+    # course directory and regrading (issue 13)
+    coursedir.add_argument(p)
+    p.add_argument("--assignment", "-a", action="append", metavar="A", help="grade only these assignments (repeat, or a,b)")
+    p.add_argument("--student", "-s", action="append", metavar="S", help="grade only these students (repeat, or a,b)")
+    p.add_argument("--roster", type=Path, help="CSV file with an 'id' column (default: <dir>/roster.csv): students not on it are not graded")
     p.add_argument("--root", type=Path, default=REPO_ROOT, help="course repository whose solutions/ grade (default: this one)")
     p.add_argument("--cell-timeout", type=float, default=sandbox.Limits.cell_timeout, help="seconds a cell may run (default: %(default)g)")
     p.add_argument("--budget", type=float, default=sandbox.Limits.notebook_budget, help="seconds a whole notebook may run (default: %(default)g)")
@@ -75,19 +90,31 @@ def check_isolation(unsafe: bool) -> sandbox.Isolation:
 def run(args) -> int:
     root = args.root.resolve()
     known = grading.known_assignments(root)
-    roster = read_roster(args.roster) if args.roster else None
+    workspace = coursedir.resolve(args.course_dir)
+    only_a, only_s = coursedir.names(args.assignment), coursedir.names(args.student)
+    for name in only_a:
+        if name not in known:
+            raise CourseError(f"There is no assignment {name!r} (known: {', '.join(known)}).")
+    roster = read_roster(args.roster) if args.roster else coursedir.roster(workspace)
     isolation = check_isolation(args.unsafe)
     if args.cell_timeout <= 0 or args.budget <= 0:
         raise CourseError("--cell-timeout and --budget must be positive numbers of seconds.")
     limits = sandbox.Limits(cell_timeout=args.cell_timeout, notebook_budget=args.budget)
-    subs = grading.find_submissions(args.submissions.resolve(), known, roster)
-    workspace = args.workspace.resolve()
+    folder = (args.submissions or workspace / "submitted").resolve()
+    subs = grading.find_submissions(folder, known, roster)
+    subs = coursedir.select(subs, only_a, only_s) if (only_a or only_s) else subs
+    if not coursedir.is_course_dir(workspace):
+        coursedir.init(workspace)
+        print(f"course directory {workspace} created with `course init`'s defaults")
     assignments = sorted({s.assignment for s in subs if s.assignment in known}, key=known.index)
-    print(f"grading {len(subs)} submission(s) of {', '.join(assignments) or 'no known assignment'} in {workspace}")
+    print(f"course directory: {workspace}")
+    print(f"grading {len(subs)} submission(s) of {', '.join(assignments) or 'no known assignment'} from {folder}")
     print(f"isolation: {isolation.detail}", flush=True)
-    grading.prepare_workspace(workspace, root, assignments)
+    for change in grading.prepare_workspace(workspace, root, assignments):
+        print(change)
     outcomes = grading.autograde(workspace, subs, limits=limits, isolation=isolation, unsafe=args.unsafe)
-    print(grading.format_table(grading.grades(workspace), isolation.detail))
+    coursedir.keep_exchange_files(workspace, subs, outcomes)
+    print(grading.format_table(grading.grades(workspace, only_a, only_s), isolation.detail))
     counts = {s: sum(o.status == s for o in outcomes) for s in ("graded", "flagged", "not graded")}
     print(f"{counts['graded']} graded, {counts['flagged']} flagged for review, {counts['not graded']} not graded "
           f"(reasons above; logs in {workspace / 'logs'})")

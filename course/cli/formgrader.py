@@ -1,0 +1,52 @@
+"""course formgrader: nbgrader's formgrader on the course directory, in one command."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from course import coursedir
+from course.errors import CourseError
+
+NAME = "formgrader"
+HELP = "Start JupyterLab in the course directory with nbgrader's formgrader: hand grading on `course grade`'s grades."
+EXAMPLES = """\
+what it does:
+  runs `jupyter lab` with <dir> as its folder, so nbgrader's formgrader reads
+  <dir>/nbgrader_config.py: the same gradebook, exchange and feedback settings
+  as `course` (Generate Feedback leaves the hidden tests out). Open the
+  address with `?token=` that Jupyter prints (it logs you in), then
+  http://<ip>:<port>/formgrader in the same browser, or Nbgrader > Formgrader
+  in JupyterLab. Stop with Ctrl-C.
+  Under JupyterHub >= 4.1 open the formgrader in its own tab (nbgrader #1870).
+
+examples:
+  course formgrader
+  course formgrader --port 8890 -- --allow-root     # anything after -- goes to jupyter lab
+"""
+
+
+def add_arguments(p):
+    coursedir.add_argument(p)
+    p.add_argument("--ip", default="127.0.0.1", help="address to listen on (default: %(default)s)")
+    p.add_argument("--port", type=int, default=8888, help="port (default: %(default)s)")
+    p.add_argument("extra", nargs="*", metavar="-- JUPYTER-ARGS", help="more options for jupyter lab")
+
+
+def command(folder, ip: str, port: int, extra: list[str]) -> list[str]:
+    """The ``jupyter lab`` command line; its working folder must be ``folder`` (nbgrader reads the config there)."""
+    return [sys.executable, "-m", "jupyterlab", "--no-browser", f"--ip={ip}", f"--port={port}",
+            "--port-retries=0", f"--ServerApp.root_dir={folder}", *extra]
+
+
+def run(args) -> int:
+    folder = coursedir.resolve(args.course_dir)
+    print(f"course directory: {folder}")
+    if not coursedir.is_course_dir(folder):
+        raise CourseError(f"{folder} is not a course directory yet: run `course init {folder}` first.")
+    print(f"open the address with ?token= printed below (it logs you in), then "
+          f"http://{args.ip}:{args.port}/formgrader in the same browser", flush=True)
+    try:
+        return subprocess.call(command(folder, args.ip, args.port, args.extra), cwd=folder)
+    except KeyboardInterrupt:
+        return 0

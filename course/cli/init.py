@@ -1,0 +1,51 @@
+"""course init: create the course directory that `course` and nbgrader's own tools share."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from course import coursedir
+from course.nbgrader_settings import COURSE_ID
+
+NAME = "init"
+HELP = "Create (or update) the course directory: nbgrader_config.py with the exchange, gradebook, late rule and due dates."
+EXAMPLES = f"""\
+what it writes (<dir> = DIR, else ${coursedir.ENV}, else {coursedir.DEFAULT}; never inside the repository):
+  <dir>/nbgrader_config.py   course id {COURSE_ID!r}, Exchange.root, CourseDirectory.db_url, the late
+                             rule, due dates, and the course's feedback settings (no hidden tests)
+  <exchange>/                created (mode 777, as nbgrader's exchange needs) if it does not exist
+
+Run again with new options to change them; options not given keep their value.
+Every `course` command and every nbgrader command run in <dir> reads this file.
+
+examples:
+  course init ~/seqmodels-grading --exchange /srv/nbgrader/exchange --late-penalty 10 \\
+      --due 01_rnn='2026-10-05 17:00 UTC' --due 02_seq2seq='2026-10-19 17:00 UTC'
+  course init --db postgresql://grader@db.example.org/seqmodels
+"""
+
+
+def add_arguments(p):
+    p.add_argument("dir", type=Path, nargs="?", metavar="DIR", help=f"the course directory (default: ${coursedir.ENV}, else {coursedir.DEFAULT})")
+    p.add_argument("--exchange", type=Path, help="nbgrader exchange root students fetch from and submit to (default: <dir>/exchange)")
+    p.add_argument("--db", metavar="URL", help="gradebook URL (default: sqlite:///<dir>/gradebook.db)")
+    p.add_argument("--late-penalty", type=float, metavar="PERCENT",
+                   help="percent of a notebook's score taken per day (or part of a day) late (default: 10; 0 = none)")
+    p.add_argument("--due", action="append", default=[], metavar="A=DATE", help="due date of an assignment, UTC (repeat)")
+
+
+def run(args) -> int:
+    folder = coursedir.resolve(args.dir)
+    settings = coursedir.init(folder, exchange=args.exchange, db_url=args.db,
+                              late_penalty=args.late_penalty, due=coursedir.parse_due(args.due))
+    print(f"course directory: {folder}")
+    print(f"  course id:     {COURSE_ID}")
+    print(f"  exchange:      {settings.exchange}")
+    print(f"  gradebook:     {settings.db_url}")
+    print(f"  late penalty:  {settings.late_penalty:g}% of the score per day late")
+    for name, when in sorted(settings.due.items()):
+        print(f"  due {name}: {when}")
+    print(f"settings: {folder / coursedir.CONFIG_NAME}")
+    if folder != coursedir.resolve(None):
+        print(f"name it once for every command: export {coursedir.ENV}={folder}")
+    return 0

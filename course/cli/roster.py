@@ -1,0 +1,38 @@
+"""course roster import: the class list, into the gradebook and the course directory."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from course import coursedir, gradebook
+from course.errors import CourseError
+
+NAME = "roster"
+HELP = "Import the class list (CSV: id, first_name, last_name, email) into the course directory's gradebook."
+EXAMPLES = f"""\
+what it does:
+  adds or updates each student in the gradebook (names and emails show in the
+  formgrader and in `course export`) and in <dir>/{coursedir.ROSTER_NAME}, which
+  `course grade` uses: a submission from someone not on it is reported as
+  `not graded: <id> is not on the roster`, and every rostered student gets a
+  row in `course export` (0 points, "not submitted", if nothing was collected).
+
+examples:
+  course roster import class.csv
+"""
+
+
+def add_arguments(p):
+    p.add_argument("action", choices=["import"], help="what to do (import)")
+    p.add_argument("file", type=Path, metavar="FILE.csv")
+    coursedir.add_argument(p)
+
+
+def run(args) -> int:
+    folder = coursedir.resolve(args.course_dir)
+    print(f"course directory: {folder}")
+    if not coursedir.is_course_dir(folder):
+        raise CourseError(f"{folder} is not a course directory yet: run `course init {folder}` first.")
+    added, updated = coursedir.import_roster(folder, args.file, gradebook.url(folder))
+    print(f"roster: {added} student(s) added, {updated} updated ({folder / coursedir.ROSTER_NAME})")
+    return 0

@@ -1,0 +1,305 @@
+"""A term, end to end, on the toy course, with the commands the README gives.
+
+Every command below is written in README "For instructors" with the course's
+real names (01_rnn, /srv/nbgrader/exchange, ...); :func:`readme_command`
+checks that and the test runs it with the toy course's names, as separate
+processes: ``course`` and ``nbgrader`` as an instructor or a student types
+them (students with HOMEs of their own). Only ``--root`` (the toy course
+instead of this repository) is added to the two commands that read solutions/.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from course.paths import REPO_ROOT
+from tests.system import require_sandbox
+
+README = (REPO_ROOT / "README.md").read_text()
+#: the README's names -> the toy term's (filled in by the fixture)
+README_NAMES = {"A": "01_rnn", "EXCHANGE": "/srv/nbgrader/exchange", "ROSTER": "class.csv", "ID": "amy",
+                "DUE": "2026-10-05 17:00 UTC", "CSV": "grades.csv"}
+
+
+def readme_command(template: str) -> str:
+    """``template`` with the README's names, asserted to be written in the README."""
+    text = template.format(**README_NAMES)
+    assert text in README, f"README does not show the command: {text}"
+    return text
+
+
+class Term:
+    """Runs README commands with the toy names, in a given folder, with a given HOME."""
+
+    def __init__(self, tmp: Path, repo: Path):
+        self.tmp, self.repo = tmp, repo
+        self.course_dir = tmp / "seqmodels-grading"
+        self.names = {"A": "01_toy", "EXCHANGE": str(tmp / "exchange"), "ROSTER": str(tmp / "class.csv")}
+        self.env = {**os.environ, "COURSE_DIR": str(self.course_dir)}
+
+    def run(self, template: str, cwd: Path | None = None, home: Path | None = None, extra=(), **names) -> str:
+        """Run the README command ``template`` (``course``/``nbgrader`` with this Python); return stdout+stderr."""
+        readme_command(template)
+        words = shlex.split(template.format(**{**README_NAMES, **self.names, **names}))
+        program = {"course": [sys.executable, "-m", "course"], "nbgrader": [sys.executable, "-m", "nbgrader"]}[words[0]]
+        env = dict(self.env, HOME=str(home)) if home else self.env
+        done = subprocess.run(program + words[1:] + [str(e) for e in extra], cwd=cwd or self.tmp, env=env,
+                              capture_output=True, text=True, timeout=600)
+        out = done.stdout + done.stderr
+        assert done.returncode == 0, f"{template} exited {done.returncode}:\n{out[-3000:]}"
+        return out
+
+
+def _fill_in(notebook: Path, solution: Path) -> None:
+    """A student's work: the reference answers typed into the fetched notebook's answer cells."""
+    answers = {c.metadata["nbgrader"]["grade_id"]: c.source for c in nbformat.read(str(solution), as_version=4).cells
+               if c.get("metadata", {}).get("nbgrader", {}).get("solution")}
+    nb = nbformat.read(str(notebook), as_version=4)
+    for cell in nb.cells:
+        meta = cell.get("metadata", {}).get("nbgrader", {})
+        if meta.get("solution"):
+            lines = answers[meta["grade_id"]].splitlines()
+            cell.source = "\n".join(ln for ln in lines if "### BEGIN SOLUTION" not in ln and "### END SOLUTION" not in ln)
+    nbformat.write(nb, str(notebook))
+
+
+@pytest.fixture(scope="module")
+def term(tmp_path_factory):
+    """The whole term once; yields (Term, outputs by step)."""
+    require_sandbox()
+    from nbgrader.api import Gradebook
+
+    from tests.factories import make_course
+
+    tmp = tmp_path_factory.mktemp("term")
+    repo = make_course(tmp / "repo")
+    subprocess.run([sys.executable, "-m", "course", "release", "--root", str(repo)], check=True, capture_output=True)
+    t = Term(tmp, repo)
+    out = {}
+    (tmp / "class.csv").write_text(
+        "id,first_name,last_name,email\namy,Amy,Adams,amy@example.org\nbob,Bob,Brown,bob@example.org\n"
+        "cat,Cat,Cole,cat@example.org\n")
+    later = (datetime.now(timezone.utc) + timedelta(days=30)).strftime("%Y-%m-%d %H:%M UTC")
+
+    # instructor: course directory, roster, release
+    out["init"] = t.run('course init --exchange {EXCHANGE} --late-penalty 10 --due "{A}={DUE}"', DUE=later)
+    out["roster"] = t.run("course roster import {ROSTER}")
+    out["release"] = t.run("course release-to-exchange {A}", extra=["--root", repo])
+
+    # students, each in a HOME of their own; zed is not on the roster
+    solution = repo / "solutions/01_toy/01_toy.ipynb"
+    for student in ("amy", "zed", "bob"):
+        home = tmp / "home" / student
+        home.mkdir(parents=True)
+        t.run("nbgrader fetch_assignment {A} --course seqmodels --Exchange.root={EXCHANGE}", cwd=home, home=home)
+        _fill_in(home / "01_toy/01_toy.ipynb", solution)
+        t.run("nbgrader submit {A} --course seqmodels --Exchange.root={EXCHANGE} --student {ID}",
+              cwd=home, home=home, ID=student)
+        if student == "zed":
+            # the deadline falls now: bob, who submits next, is late (by seconds: one day started, 10 %)
+            time.sleep(1.1)
+            now = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+            out["due"] = t.run('course init --due "{A}={DUE}"', DUE=now)
+            time.sleep(1.1)
+
+    # instructor: collect, grade, a hand grade, regrade one student, feedback both ways, export
+    out["collect"] = t.run("nbgrader collect {A}", cwd=t.course_dir)
+    out["grade"] = t.run("course grade", extra=["--root", repo])
+    with Gradebook(f"sqlite:///{t.course_dir / 'gradebook.db'}") as gb:
+        grade = gb.find_grade("why", "01_toy", "01_toy", "amy")  # what the formgrader's score box does
+        grade.manual_score = 1.0
+        grade.needs_manual_grade = False
+        gb.db.commit()
+    out["regrade"] = t.run("course grade --assignment {A} --student {ID}", ID="amy", extra=["--root", repo])
+    with Gradebook(f"sqlite:///{t.course_dir / 'gradebook.db'}") as gb:
+        grade = gb.find_grade("why", "01_toy", "01_toy", "amy")
+        out["hand grade after regrade"] = (grade.manual_score, grade.needs_manual_grade)
+    out["course feedback"] = t.run("course feedback")
+    out["course feedback html"] = {p.parent.parent.name: p.read_text() for p in (t.course_dir / "feedback").rglob("*.html")}
+    shutil.rmtree(t.course_dir / "feedback")
+    out["nbgrader feedback"] = t.run("nbgrader generate_feedback {A}", cwd=t.course_dir)
+    out["nbgrader feedback html"] = {p.parent.parent.name: p.read_text() for p in (t.course_dir / "feedback").rglob("*.html")}
+    out["release feedback"] = t.run("nbgrader release_feedback {A}", cwd=t.course_dir)
+    home = tmp / "home" / "amy"
+    out["fetch feedback"] = t.run("nbgrader fetch_feedback {A} --course seqmodels --Exchange.root={EXCHANGE} --student {ID}",
+                                  cwd=home, home=home, ID="amy")
+    out["fetched"] = [p.read_text() for p in (home / "01_toy" / "feedback").rglob("*.html")]
+    out["export"] = t.run("course export --to {CSV}", CSV=str(tmp / "grades.csv"))
+    with open(tmp / "grades.csv", newline="") as f:
+        out["csv"] = {r["student_id"]: r for r in csv.DictReader(f)}
+    keep = os.environ.get("COURSE_TERM_EXPORT")  # the closing note's copy
+    if keep:
+        shutil.copy(tmp / "grades.csv", keep)
+    yield t, out
+
+
+def test_student_work_stays_in_the_course_directory(term):
+    """Do collect and grade write into the course directory, and nothing into the repository?"""
+    t, out = term
+    assert (t.course_dir / "submitted/amy/01_toy/01_toy.ipynb").is_file()
+    assert (t.course_dir / "autograded/bob/01_toy/01_toy.ipynb").is_file()
+    assert not (t.repo / "submitted").exists() and not (t.repo / "gradebook.db").exists()
+    assert f"course directory: {t.course_dir}" in out["grade"]
+
+
+def test_grade_table_shows_hand_points_pending_and_late(term):
+    """Does the table give autograded points, hand points given / max, pending points and the late penalty?"""
+    _, out = term
+    rows = {line.split()[0]: line for line in out["grade"].splitlines() if line.startswith(("amy ", "bob ", "zed "))}
+    assert rows["amy"].split()[1:9] == ["01_toy", "2", "/", "2", "0", "/", "1", "1"]
+    assert rows["bob"].split()[8:10] == ["1", "-0.2"]
+    assert "not graded: zed is not on the roster" in rows["zed"]
+    regraded = next(line for line in out["regrade"].splitlines() if line.startswith("amy "))
+    assert regraded.split()[5:9] == ["1", "/", "1", "-"] and regraded.endswith("ok"), regraded
+    assert "bob " not in out["regrade"]  # only the named student was graded and listed
+
+
+def test_hand_grade_survives_a_regrade_unflagged(term):
+    """Is a hand grade kept, and not flagged for review again, when the submission is regraded?"""
+    _, out = term
+    assert out["hand grade after regrade"] == (1.0, False)
+
+
+@pytest.mark.parametrize("how", ["course feedback", "nbgrader feedback"])
+def test_feedback_never_shows_hidden_tests(term, how):
+    """Does feedback from `course feedback` and from nbgrader's own command leave out hidden tests and markers?"""
+    _, out = term
+    pages = out[f"{how} html"]
+    assert set(pages) == {"amy", "bob"}
+    for html in pages.values():
+        assert "very secret" not in html and "-40" not in html
+        assert "HIDDEN TESTS" not in html and "BEGIN SOLUTION" not in html and "MARK SCHEME" not in html
+        assert "add: values" in html  # the course's template and preprocessors, not nbgrader's defaults
+
+
+def test_student_fetches_feedback_without_hidden_tests(term):
+    """Does the feedback a student fetches through the exchange hold no hidden test?"""
+    _, out = term
+    assert out["fetched"] and all("very secret" not in html for html in out["fetched"])
+
+
+def test_export_cell_by_cell(term):
+    """Does the CSV list every rostered student, penalise the late one, refuse the unrostered one, per task?"""
+    _, out = term
+    rows = out["csv"]
+    assert set(rows) == {"amy", "bob", "cat", "zed"}
+    amy, bob, cat, zed = rows["amy"], rows["bob"], rows["cat"], rows["zed"]
+    assert (amy["first_name"], amy["last_name"], amy["email"]) == ("Amy", "Adams", "amy@example.org")
+    assert {k: amy[k] for k in ("raw_score", "late_submission_penalty", "score", "max_score", "auto_points",
+                                "hand_points", "hand_max", "pending_points", "status", "reason",
+                                "01_toy:add__values", "01_toy:why")} == {
+        "raw_score": "3.0", "late_submission_penalty": "0.0", "score": "3.0", "max_score": "3.0",
+        "auto_points": "2.0", "hand_points": "1.0", "hand_max": "1.0", "pending_points": "0.0",
+        "status": "complete", "reason": "", "01_toy:add__values": "2.0", "01_toy:why": "1.0"}
+    assert {k: bob[k] for k in ("raw_score", "late_submission_penalty", "score", "pending_points", "status",
+                                "01_toy:add__values", "01_toy:why")} == {
+        "raw_score": "2.0", "late_submission_penalty": "0.2", "score": "1.8", "pending_points": "1.0",
+        "status": "waiting for a grader", "01_toy:add__values": "2.0", "01_toy:why": ""}
+    assert bob["timestamp"] > bob["duedate"] > amy["timestamp"]
+    assert {k: cat[k] for k in ("score", "status", "reason", "email", "01_toy:add__values")} == {
+        "score": "0.0", "status": "not submitted", "reason": "no submission was collected",
+        "email": "cat@example.org", "01_toy:add__values": "0.0"}
+    assert (zed["status"], zed["reason"], zed["score"]) == ("not graded", "zed is not on the roster", "")
+
+
+def _graded_course_dir(tmp_path, course_repo, run_course) -> Path:
+    subs = tmp_path / "subs" / "amy" / "01_toy"
+    subs.mkdir(parents=True)
+    shutil.copy(course_repo / "solutions/01_toy/01_toy.ipynb", subs)
+    run_course(["grade", tmp_path / "subs", "--course-dir", tmp_path / "cd", "--root", course_repo])
+    return tmp_path / "subs"
+
+
+def _edit_test_cell(course_repo: Path, change) -> None:
+    path = course_repo / "solutions/01_toy/01_toy.ipynb"
+    nb = nbformat.read(str(path), as_version=4)
+    change(nb)
+    nbformat.write(nb, str(path))
+
+
+def test_changed_test_cell_is_regraded_and_reported(tmp_path, course_repo, run_course):
+    """Is a test cell edited after grading reported by name, the submission graded with the new code,
+    and a grader's override of that cell flagged for review again (its autograde score changed)?"""
+    from nbgrader.api import Gradebook
+
+    subs = _graded_course_dir(tmp_path, course_repo, run_course)
+    with Gradebook(f"sqlite:///{tmp_path / 'cd' / 'gradebook.db'}") as gb:
+        grade = gb.find_grade("add__values", "01_toy", "01_toy", "amy")
+        grade.manual_score, grade.needs_manual_grade = 1.5, False  # a grader's override in the formgrader
+        gb.db.commit()
+
+    def stricter(nb):
+        cell = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "add__values")
+        cell.source = cell.source.replace("assert add(1, 2) == 3", "assert add(1, 2) == 4")
+
+    _edit_test_cell(course_repo, stricter)
+    out, _ = run_course(["grade", subs, "--course-dir", tmp_path / "cd", "--root", course_repo])
+    assert "01_toy: test cell add__values changed since submissions were graded" in out
+    amy = next(line for line in out.splitlines() if line.startswith("amy "))
+    assert "1 hand grade(s) to review again" in amy, out
+    with Gradebook(f"sqlite:///{tmp_path / 'cd' / 'gradebook.db'}") as gb:
+        grade = gb.find_grade("add__values", "01_toy", "01_toy", "amy")
+        assert (grade.auto_score, grade.manual_score, grade.needs_manual_grade) == (0.0, 1.5, True)
+
+
+def test_removed_test_cell_is_refused_in_one_sentence(tmp_path, course_repo, run_course):
+    """Is removing a graded cell after submissions refused with the cause in one sentence?"""
+    subs = _graded_course_dir(tmp_path, course_repo, run_course)
+    _edit_test_cell(course_repo, lambda nb: nb.cells.pop(3))
+    _, err = run_course(["grade", subs, "--course-dir", tmp_path / "cd", "--root", course_repo], retcode=1)
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert re.search(r"01_toy cannot be regraded: its nbgrader cells changed .*removed: add__values", err)
+
+
+def test_init_refuses_a_folder_inside_the_repository(run_course):
+    """Is a course directory inside the repository (where `git add -A` would publish student work) refused?"""
+    _, err = run_course(["init", REPO_ROOT / "grading"], retcode=1)
+    assert "inside the course repository" in err and len(err.strip().splitlines()) == 1
+
+
+def test_roster_without_id_column_is_refused(tmp_path, run_course):
+    """Is a roster without an id column refused in one sentence?"""
+    run_course(["init", tmp_path / "cd"])
+    (tmp_path / "class.csv").write_text("name,email\nAmy,amy@example.org\n")
+    _, err = run_course(["roster", "import", tmp_path / "class.csv", "--course-dir", tmp_path / "cd"], retcode=1)
+    assert "has no 'id' column" in err and len(err.strip().splitlines()) == 1
+
+
+def test_formgrader_config_is_the_course_config(tmp_path, run_course):
+    """Does nbgrader, loading the course directory's config as the formgrader does, get the course's settings?"""
+    from traitlets.config.loader import PyFileConfigLoader
+
+    run_course(["init", tmp_path / "cd", "--exchange", tmp_path / "ex", "--late-penalty", "25"])
+    cfg = PyFileConfigLoader("nbgrader_config.py", path=str(tmp_path / "cd")).load_config()
+    assert cfg.CourseDirectory.course_id == "seqmodels"
+    assert cfg.Exchange.root == str(tmp_path / "ex")
+    assert cfg.CourseDirectory.db_url == f"sqlite:///{tmp_path / 'cd' / 'gradebook.db'}"
+    assert cfg.PercentPerDay.percent_per_day == 25.0
+    names = [p.__name__ for p in cfg.GenerateFeedback.preprocessors]
+    assert "ClearHiddenTests" in names and "HideHiddenTestOutputs" in names
+
+
+def test_formgrader_refuses_a_folder_that_is_not_a_course_directory(tmp_path, run_course):
+    """Is `course formgrader` without `course init` refused in one sentence, before any server starts?"""
+    _, err = run_course(["formgrader", "--course-dir", tmp_path / "nothing"], retcode=1)
+    assert "is not a course directory yet: run `course init" in err and len(err.strip().splitlines()) == 1
+
+
+def test_formgrader_serves_the_course_directory(tmp_path):
+    """Does `course formgrader` start JupyterLab on the course directory (where nbgrader reads its config)?"""
+    from course.cli import formgrader
+
+    line = formgrader.command(tmp_path, "127.0.0.1", 8890, ["--allow-root"])
+    assert line[1:3] == ["-m", "jupyterlab"] and f"--ServerApp.root_dir={tmp_path}" in line and line[-1] == "--allow-root"

@@ -16,14 +16,20 @@ from course.errors import CourseError
 SQLITE_NAME = "gradebook.db"
 
 
-def url(workspace: Path) -> str:
-    """The SQLAlchemy URL of the workspace's gradebook."""
+def url(workspace: Path, db: str | None = None) -> str:
+    """The SQLAlchemy URL of the workspace's gradebook.
+
+    ``db`` (``course grade --db URL``, e.g. ``postgresql://host/seqmodels``)
+    wins; without it, SQLite in the workspace.
+    """
+    if db:
+        return db
     return f"sqlite:///{Path(workspace) / SQLITE_NAME}"
 
 
-def require(workspace: Path) -> str:
+def require(workspace: Path, db: str | None = None) -> str:
     """:func:`url`, or a one-sentence error if nothing has been graded there yet."""
-    db_url = url(workspace)
+    db_url = url(workspace, db)
     if db_url.startswith("sqlite:///") and not Path(db_url[len("sqlite:///"):]).exists():
         raise CourseError(f"{workspace} has no gradebook: run `course grade` first.")
     return db_url

@@ -55,7 +55,7 @@ from nbgrader.preprocessors import (
 from nbgrader.utils import determine_grade, is_grade, parse_utc
 from traitlets.config import Config
 
-from course import gradebook, sandbox
+from course import gradebook, resume, sandbox
 from course.errors import CourseError
 from course.nbgrader_settings import configure
 from course.nbsource import sync_given
@@ -214,9 +214,10 @@ def _notebook_problem(sub: Submission) -> str:
 # --------------------------------------------------------------------------- workspace
 
 
-def _config(workspace: Path, limits: sandbox.Limits | None = None, unsafe: bool = False) -> Config:
+def _config(workspace: Path, limits: sandbox.Limits | None = None, unsafe: bool = False,
+            db: str | None = None) -> Config:
     cfg = configure(Config(), workspace)
-    cfg.CourseDirectory.db_url = gradebook.url(workspace)
+    cfg.CourseDirectory.db_url = gradebook.url(workspace, db)
     if limits is not None:
         for key in ("cell_timeout", "notebook_budget", "memory_mb", "processes", "cell_output_bytes", "notebook_output_bytes"):
             setattr(cfg.SandboxedExecute, key, getattr(limits, key))
@@ -226,13 +227,13 @@ def _config(workspace: Path, limits: sandbox.Limits | None = None, unsafe: bool 
     return cfg
 
 
-def _api(workspace: Path) -> NbGraderAPI:
-    cfg = _config(workspace)
+def _api(workspace: Path, db: str | None = None) -> NbGraderAPI:
+    cfg = _config(workspace, db=db)
     coursedir = CourseDirectory(config=cfg)
     return NbGraderAPI(coursedir=coursedir, config=cfg)
 
 
-def prepare_workspace(workspace: Path, repo_root: Path, assignments: list[str]) -> None:
+def prepare_workspace(workspace: Path, repo_root: Path, assignments: list[str], db: str | None = None) -> None:
     """Copy the sources in and let nbgrader record the assignments in the gradebook."""
     workspace.mkdir(parents=True, exist_ok=True)
     for name in assignments:
@@ -244,7 +245,8 @@ def prepare_workspace(workspace: Path, repo_root: Path, assignments: list[str]) 
         # given cells refer to earlier assignments, so sync against the repo
         sync_given(notebook_path(name, workspace / "source"), repo_root / "solutions")
     for name in assignments:
-        generate(workspace, name, source="source", release="release", database=True)
+        generate(workspace, name, source="source", release="release", database=True,
+                 db_url=gradebook.url(workspace, db))
 
 
 # --------------------------------------------------------------------------- 2-4. one submission
@@ -267,6 +269,7 @@ class Outcome:
     timestamp: str = ""  # when the student submitted (nbgrader's timestamp.txt), for late penalties
     log: str = ""
     notebook: dict | None = None  # the executed, scored notebook
+    fingerprint: dict = field(default_factory=dict)  # what was graded (course.resume), for reruns
 
     def summary(self) -> dict:
         data = asdict(self)
@@ -282,7 +285,7 @@ def _run(preprocessors, nb, resources, cfg):
 
 
 def grade_submission(workspace: Path, sub: Submission, limits: sandbox.Limits, isolation: sandbox.Isolation,
-                     unsafe: bool = False) -> Outcome:
+                     unsafe: bool = False, db: str | None = None) -> Outcome:
     """Stages 2-4 for one submission; writes nothing shared (reads the gradebook)."""
     start = time.monotonic()
     outcome = Outcome(sub.student, sub.assignment, "not graded", isolation=isolation.detail)
@@ -290,7 +293,7 @@ def grade_submission(workspace: Path, sub: Submission, limits: sandbox.Limits, i
     try:
         if sub.problem:
             raise NotGraded(sub.problem)
-        cfg = _config(workspace, limits, unsafe)
+        cfg = _config(workspace, limits, unsafe, db)
         release_dir = workspace / "release" / sub.assignment
         resources = {
             "nbgrader": {"db_url": cfg.CourseDirectory.db_url, "assignment": sub.assignment,
@@ -356,17 +359,31 @@ def _one_line(err: Exception) -> str:
 # --------------------------------------------------------------------------- 5. record
 
 
-def record(workspace: Path, outcome: Outcome) -> Outcome:
-    """Write one outcome: gradebook, autograded notebook, results and log (coordinator only)."""
+def record(workspace: Path, outcome: Outcome, db: str | None = None) -> Outcome:
+    """Write one outcome: gradebook, autograded notebook, log, then results (coordinator only).
+
+    Crash-safe order: the results file goes first (so a kill from here on
+    leaves a submission the next run grades again), the gradebook commits,
+    and the new results file appears last, atomically. nbgrader's unique
+    constraints (one submission per student and assignment, one grade per
+    cell) make a second record an update, never a doubled row.
+    """
     safe_student = outcome.student if _STUDENT_ID.match(outcome.student) else "_invalid"
     safe_assignment = outcome.assignment if _STUDENT_ID.match(outcome.assignment) else "_unknown"
+    results = workspace / "results" / safe_student / f"{safe_assignment}.json"
+    logs = workspace / "logs" / safe_student / f"{safe_assignment}.log"
+    if safe_student == "_invalid" or safe_assignment == "_unknown":
+        # several bad folders share one name: keep each
+        stem = re.sub(r"[^A-Za-z0-9_.-]", "_", f"{outcome.student}-{outcome.assignment}")[:80]
+        results, logs = results.with_name(f"{stem}.json"), logs.with_name(f"{stem}.log")
+    results.unlink(missing_ok=True)
     autograded = workspace / "autograded" / safe_student / safe_assignment
     if outcome.status == "not graded" or safe_student == "_invalid" or safe_assignment == "_unknown":
-        _forget(workspace, outcome)
+        _forget(workspace, outcome, db)
         if autograded.exists():
             shutil.rmtree(autograded)
     else:
-        cfg = _config(workspace)
+        cfg = _config(workspace, db=db)
         with Gradebook(cfg.CourseDirectory.db_url, cfg.CourseDirectory.course_id) as gb:
             gb.update_or_create_student(outcome.student)
             when = {"timestamp": parse_utc(outcome.timestamp)} if outcome.timestamp else {}
@@ -376,28 +393,22 @@ def record(workspace: Path, outcome: Outcome) -> Outcome:
         nb, _ = _run(RECORD, outcome.notebook, resources, cfg)
         if outcome.status == "flagged":
             _needs_review(cfg, outcome)
-        if autograded.exists():
-            shutil.rmtree(autograded)
-        autograded.mkdir(parents=True)
-        nbformat.write(nb, str(autograded / f"{outcome.assignment}.ipynb"))
-    results = workspace / "results" / safe_student / f"{safe_assignment}.json"
-    logs = workspace / "logs" / safe_student / f"{safe_assignment}.log"
-    for path in (results, logs):
-        path.parent.mkdir(parents=True, exist_ok=True)
-    if safe_student == "_invalid" or safe_assignment == "_unknown":
-        # several bad folders share one name: keep each
-        stem = re.sub(r"[^A-Za-z0-9_.-]", "_", f"{outcome.student}-{outcome.assignment}")[:80]
-        results, logs = results.with_name(f"{stem}.json"), logs.with_name(f"{stem}.log")
-    results.write_text(json.dumps(outcome.summary(), indent=1))
-    logs.write_text(outcome.log)
+        autograded.mkdir(parents=True, exist_ok=True)
+        for stale in autograded.iterdir():  # only the notebook belongs here
+            if stale.name != f"{outcome.assignment}.ipynb":
+                shutil.rmtree(stale) if stale.is_dir() and not stale.is_symlink() else stale.unlink()
+        resume.write_atomic(autograded / f"{outcome.assignment}.ipynb", nbformat.writes(nb))
+    resume.write_atomic(logs, outcome.log)
+    resume.write_atomic(results, json.dumps(outcome.summary(), indent=1))
     return outcome
 
 
-def _forget(workspace: Path, outcome: Outcome) -> None:
+def _forget(workspace: Path, outcome: Outcome, db: str | None = None) -> None:
     """An old grade must not outlive a re-submission that cannot be graded."""
-    if not (workspace / gradebook.SQLITE_NAME).exists() and gradebook.url(workspace).startswith("sqlite"):
+    db_url = gradebook.url(workspace, db)
+    if db_url.startswith("sqlite:///") and not (workspace / gradebook.SQLITE_NAME).exists():
         return
-    with Gradebook(gradebook.url(workspace)) as gb:
+    with Gradebook(db_url) as gb:
         try:
             gb.remove_submission(outcome.assignment, outcome.student)
         except MissingEntry:
@@ -414,13 +425,19 @@ def _needs_review(cfg: Config, outcome: Outcome) -> None:
 
 
 def autograde(workspace: Path, subs: list[Submission], log=print, limits: sandbox.Limits | None = None,
-              isolation: sandbox.Isolation | None = None, unsafe: bool = False) -> list[Outcome]:
-    """Grade and record each submission in turn; never stops for one of them."""
+              isolation: sandbox.Isolation | None = None, unsafe: bool = False, db: str | None = None) -> list[Outcome]:
+    """Grade and record each submission in turn, in this process; never stops for one of them.
+
+    ``course grade`` goes through :func:`course.distributed.grade_class`
+    (resume, progress, Dask workers); this is the plain loop.
+    """
     limits = limits or sandbox.Limits()
     isolation = isolation or sandbox.detect()
     outcomes = []
     for sub in subs:
-        outcome = record(workspace, grade_submission(workspace, sub, limits, isolation, unsafe))
+        outcome = grade_submission(workspace, sub, limits, isolation, unsafe, db)
+        outcome.fingerprint = resume.fingerprint(workspace, sub)
+        outcome = record(workspace, outcome, db)
         if outcome.status != "graded":
             log(f"  {outcome.student}/{outcome.assignment}: {outcome.status}: {outcome.reason}")
         outcomes.append(outcome)
@@ -451,15 +468,16 @@ def outcomes(workspace: Path) -> dict[tuple[str, str], dict]:
     return found
 
 
-def grades(workspace: Path) -> list[Grade]:
+def grades(workspace: Path, db: str | None = None) -> list[Grade]:
     """Every submission: its autograded score from the gradebook, or why it was not graded."""
     if not (workspace / "results").is_dir():
-        gradebook.require(workspace)
+        gradebook.require(workspace, db)
     outcomes_left = outcomes(workspace)
     rows = []
-    has_db = not gradebook.url(workspace).startswith("sqlite") or (workspace / gradebook.SQLITE_NAME).exists()
+    db_url = gradebook.url(workspace, db)
+    has_db = not db_url.startswith("sqlite") or (workspace / gradebook.SQLITE_NAME).exists()
     if has_db:
-        with Gradebook(gradebook.url(workspace)) as gb:
+        with Gradebook(db_url) as gb:
             for assignment in gb.assignments:
                 for student in gb.students:
                     try:
@@ -492,12 +510,12 @@ def format_table(rows: list[Grade], isolation: str = "") -> str:
     return "\n".join(lines)
 
 
-def feedback(workspace: Path, log=print) -> tuple[list[Path], list[str]]:
+def feedback(workspace: Path, log=print, db: str | None = None) -> tuple[list[Path], list[str]]:
     """HTML feedback for every autograded submission; returns (files, failures), never stops early."""
     autograded = workspace / "autograded"
     if not autograded.is_dir():
         raise CourseError(f"{workspace} has nothing autograded yet: run `course grade` first.")
-    api = _api(workspace)
+    api = _api(workspace, db)
     failures = []
     _feedback_each(workspace, api, autograded, failures, log)
     return sorted((workspace / "feedback").rglob("*.html")), failures

@@ -24,11 +24,12 @@ examples:
 def add_arguments(p):
     p.add_argument("--workspace", type=Path, default=Path("grading"), help="the workspace `course grade` used (default: ./grading)")
     p.add_argument("--to", type=Path, help="CSV file to write (default: <workspace>/grades.csv)")
+    p.add_argument("--db", metavar="URL", help="gradebook database URL `course grade --db` used (default: SQLite in the workspace)")
 
 
 def run(args) -> int:
     workspace = args.workspace.resolve()
     to = (args.to or workspace / "grades.csv").resolve()
-    export.export_csv(workspace, to)
+    export.export_csv(workspace, to, db=args.db)
     print(f"wrote {to}")
     return 0

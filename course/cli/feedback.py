@@ -25,10 +25,11 @@ examples:
 
 def add_arguments(p):
     p.add_argument("--workspace", type=Path, default=Path("grading"), help="the workspace `course grade` used (default: ./grading)")
+    p.add_argument("--db", metavar="URL", help="gradebook database URL `course grade --db` used (default: SQLite in the workspace)")
 
 
 def run(args) -> int:
-    files, failures = grading.feedback(args.workspace.resolve())
+    files, failures = grading.feedback(args.workspace.resolve(), db=args.db)
     for path in files:
         print(f"wrote {path}")
     if failures:

@@ -174,10 +174,10 @@ def _grade_mode(mode: str, tmp: Path, subs: list, assignments: list[str], quiet:
         with Cluster(tmp / "cluster") as address:
             start = time.perf_counter()  # the cluster's start-up is the instructor's, not the grading's
             run = schedule.grade_class(workspace, subs, unsafe=True, scheduler=address, force=True,
-                                       log=lambda *_: None, progress=not quiet, on_record=on_record)
+                                       log=lambda *_: None, progress=True, on_record=on_record)
     else:
         run = schedule.grade_class(workspace, subs, unsafe=True, force=True, log=lambda *_: None,
-                                   progress=not quiet, on_record=on_record, **options)
+                                   progress=True, on_record=on_record, **options)
     wall = time.perf_counter() - start
     gaps = [b - a for a, b in zip([start, *stamps], stamps)]
     result = {

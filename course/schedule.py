@@ -38,6 +38,10 @@ from course.errors import CourseError
 from course.progress import Progress
 
 
+#: how long to wait for a scheduler given by --scheduler
+CONNECT_TIMEOUT = "20s"
+
+
 @dataclass
 class Run:
     """What a grading run did: each outcome's summary, and how many were up to date already."""
@@ -119,7 +123,7 @@ def connect(jobs: int | None = None, scheduler: str | None = None):
 
     if scheduler:
         try:
-            client = Client(scheduler, timeout="20s")
+            client = Client(scheduler, timeout=CONNECT_TIMEOUT)
         except (OSError, TimeoutError) as err:
             raise CourseError(f"no Dask scheduler answers at {scheduler} ({str(err).splitlines()[0][:120]}).") from None
         with client:

@@ -33,3 +33,24 @@ def require(workspace: Path, db: str | None = None) -> str:
     if db_url.startswith("sqlite:///") and not Path(db_url[len("sqlite:///"):]).exists():
         raise CourseError(f"{workspace} has no gradebook: run `course grade` first.")
     return db_url
+
+
+def check_server(db: str | None) -> None:
+    """For ``--db URL``: one sentence if the database cannot be opened (nothing to check for SQLite)."""
+    if not db:
+        return
+    from sqlalchemy import create_engine
+    from sqlalchemy.engine import make_url
+
+    try:
+        shown = make_url(db).render_as_string(hide_password=True)
+    except Exception:  # SQLAlchemy raises several types for a malformed URL
+        raise CourseError(f"--db {db!r} is not a database URL (e.g. postgresql://user@host/seqmodels).") from None
+    try:
+        engine = create_engine(db)
+        with engine.connect():
+            pass
+        engine.dispose()
+    except Exception as err:  # driver errors come in many types; the first line says enough
+        first = (str(err).strip().splitlines() or [type(err).__name__])[0][:160]
+        raise CourseError(f"cannot open the gradebook database {shown} ({first}).") from None

@@ -113,3 +113,19 @@ def test_grade_export_feedback_in_postgresql(postgres, toy, run_course):
     assert [line for line in again.splitlines() if line.startswith(("ref ", "blank "))] == table
     with Gradebook(postgres) as gb:
         assert len(gb.find_assignment("01_toy").submissions) == 2
+
+
+@pytest.mark.parametrize("command", [["grade", "{subs}"], ["export"], ["feedback"]])
+@pytest.mark.parametrize("db, message", [
+    ("postgresql://course@/nodb?host=/nonexistent-socket-dir", "cannot open the gradebook database"),
+    ("not a url", "is not a database URL"),
+])
+def test_an_unreachable_database_is_one_sentence(toy, run_course, tmp_path, command, db, message):
+    """Is a --db that cannot be opened refused in one sentence, exit 1, for grade, export and feedback?"""
+    tmp, root = toy
+    args = [a.format(subs=tmp / "subs") for a in command] + ["--workspace", tmp_path / "ws", "--db", db]
+    if command[0] == "grade":
+        args += ["--root", root]
+    _, err = run_course(args, retcode=1)
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert len(lines) == 1 and message in lines[0] and "Traceback" not in err, err

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from course import export
+from course import export, gradebook
 
 NAME = "export"
 HELP = "Write the gradebook of a grading workspace as a CSV file: nbgrader's columns plus the points still waiting for a grader."
@@ -28,6 +28,7 @@ def add_arguments(p):
 
 
 def run(args) -> int:
+    gradebook.check_server(args.db)
     workspace = args.workspace.resolve()
     to = (args.to or workspace / "grades.csv").resolve()
     export.export_csv(workspace, to, db=args.db)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from course import grading
+from course import gradebook, grading
 
 NAME = "feedback"
 HELP = "Write HTML feedback for every autograded submission: no hidden tests, no student markup, outputs capped."
@@ -29,6 +29,7 @@ def add_arguments(p):
 
 
 def run(args) -> int:
+    gradebook.check_server(args.db)
     files, failures = grading.feedback(args.workspace.resolve(), db=args.db)
     for path in files:
         print(f"wrote {path}")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
-from course import grading, sandbox, schedule
+from course import gradebook, grading, sandbox, schedule
 from course.errors import CourseError
 from course.paths import REPO_ROOT
 
@@ -99,6 +99,7 @@ def run(args) -> int:
         raise CourseError("--cell-timeout and --budget must be positive numbers of seconds.")
     if args.jobs is not None and (args.jobs < 1 or args.scheduler):
         raise CourseError("--jobs takes a whole number of at least 1, and not together with --scheduler.")
+    gradebook.check_server(args.db)
     limits = sandbox.Limits(cell_timeout=args.cell_timeout, notebook_budget=args.budget)
     subs = grading.find_submissions(args.submissions.resolve(), known, roster)
     workspace = args.workspace.resolve()

@@ -161,6 +161,19 @@ def _dask(client, workspace: Path, todo, limits, unsafe, db) -> Iterator[grading
 # --------------------------------------------------------------------------- the coordinator
 
 
+def _in_gradebook(workspace: Path, db: str | None) -> set[tuple[str, str]]:
+    """(student, assignment) of every submission the gradebook holds."""
+    from nbgrader.api import Gradebook, SubmittedAssignment
+
+    from course import gradebook
+
+    db_url = gradebook.url(workspace, db)
+    if db_url.startswith("sqlite:///") and not Path(db_url[len("sqlite:///"):]).exists():
+        return set()
+    with Gradebook(db_url) as gb:
+        return {(s.student.id, s.assignment.name) for s in gb.db.query(SubmittedAssignment).all()}
+
+
 def grade_class(workspace: Path, subs: list[grading.Submission], limits: sandbox.Limits | None = None,
                 unsafe: bool = False, db: str | None = None, jobs: int | None = None,
                 scheduler: str | None = None, force: bool = False, log: Callable[[str], None] = print,
@@ -173,9 +186,12 @@ def grade_class(workspace: Path, subs: list[grading.Submission], limits: sandbox
     limits = limits or sandbox.Limits()
     run = Run(mode=f"scheduler {scheduler}" if scheduler else f"{jobs} jobs" if jobs else "serial")
     todo = []
+    in_book = set() if force else _in_gradebook(workspace, db)
     for sub in subs:
         print_ = resume.fingerprint(workspace, sub)
         kept = None if force else resume.recorded(workspace, sub, print_)
+        if kept is not None and kept["status"] != "not graded" and (sub.student, sub.assignment) not in in_book:
+            kept = None  # the gradebook lost it (deleted, another database): grade again
         if kept is not None:
             run.summaries.append(kept)
         else:

@@ -135,6 +135,11 @@ def test_grading_twice_gives_the_same_table(toy, clean, run_course, tmp_path):
 
     assert table(first) == table(again) and len(table(first)) == 6
 
+    (ws / "gradebook.db").unlink()  # results without their gradebook: graded again, not trusted
+    out, _ = run_course(["grade", tmp / "subs", "--workspace", ws, "--root", root])
+    assert "already graded" not in out
+    assert _state(ws) == clean
+
 
 def test_a_resubmission_replaces_the_old_grade(toy, run_course, tmp_path):
     """Is a changed notebook graded again (and only it), and an ungradable re-submission no longer scored?"""

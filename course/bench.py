@@ -451,6 +451,10 @@ def _table(results: dict) -> str:
         lines.append(f"{'no sandbox':16s} {ag['unsandboxed_seconds_per_submission']:13.2f}  "
                      f"(sandbox overhead {ag['sandbox_overhead_percent']:+.1f} %, target <= 25 %)")
         lines.append(f"{'all, ' + str(ag['jobs']) + ' jobs':16s} {ag['parallel_seconds_per_submission']:13.2f}")
+    if results.get("class"):
+        from course.bench_class import table
+
+        lines += table(results["class"])
     m = results["machine"]
     threads = ", ".join(f"{b['library']} {b['threads']} threads" for b in m["blas"]) or "no BLAS info"
     lines.append("")
@@ -459,7 +463,7 @@ def _table(results: dict) -> str:
     return "\n".join(lines)
 
 
-PARTS = [p.key for p in MODELS] + ["notebooks", "autograde"]
+PARTS = [p.key for p in MODELS] + ["notebooks", "autograde", "class"]
 
 
 def main(args) -> int:
@@ -481,6 +485,12 @@ def main(args) -> int:
     if only in (None, "autograde"):
         print(f"timing autograde, serial and with {args.jobs} jobs ...", flush=True)
         results["autograde"] = bench_autograde(args.jobs, quiet)
+    if only in (None, "class"):
+        from course.bench_class import bench_class
+
+        size, modes = getattr(args, "class_size", 200), getattr(args, "modes", "serial,jobs,scheduler")
+        print(f"grading a class of {size}: {modes} ...", flush=True)
+        results["class"] = bench_class(size, [m.strip() for m in modes.split(",") if m.strip()], quiet)
     print(_table(results))
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=2) + "\n")

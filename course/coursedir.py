@@ -259,13 +259,13 @@ def import_roster(folder: Path, source: Path, db_url: str) -> tuple[int, int]:
 EXCHANGE_FILES = ("timestamp.txt", "submission_secret.txt")
 
 
-def keep_exchange_files(folder: Path, subs: list, outcomes: list) -> None:
+def keep_exchange_files(folder: Path, subs: list, summaries: list[dict]) -> None:
     """Copy each graded submission's timestamp and secret into ``autograded/`` (as nbgrader's autograde does).
 
     ``nbgrader generate_feedback`` copies them into ``feedback/``, and
     ``release_feedback`` needs both to hand the page to the right student.
     """
-    graded = {(o.student, o.assignment) for o in outcomes if o.status != "not graded"}
+    graded = {(o["student"], o["assignment"]) for o in summaries if o["status"] != "not graded"}
     for sub in subs:
         target = folder / "autograded" / sub.student / sub.assignment
         if (sub.student, sub.assignment) not in graded or not target.is_dir():

@@ -140,9 +140,9 @@ class PendingCsvExportPlugin(ExportPlugin):
             writer.writerows(rows(gradebook, chosen, [str(s) for s in self.student], found))
 
 
-def export_csv(workspace: Path, to: Path) -> Path:
-    """Write the gradebook of a course directory to ``to``."""
-    db_url = require_gradebook(workspace)
+def export_csv(workspace: Path, to: Path, db: str | None = None) -> Path:
+    """Write the gradebook of a course directory (or of the database ``db``) to ``to``."""
+    db_url = require_gradebook(workspace, db)
     plugin = PendingCsvExportPlugin()
     plugin.to = str(to)
     plugin.results = str(workspace / "results")

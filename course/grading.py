@@ -55,7 +55,7 @@ from nbgrader.preprocessors import (
 from nbgrader.utils import determine_grade, is_grade, parse_utc
 from traitlets.config import Config
 
-from course import coursedir, gradebook, sandbox
+from course import coursedir, gradebook, resume, sandbox
 from course.errors import CourseError
 from course.nbsource import sync_given
 from course.paths import existing_assignments, notebook_path
@@ -215,10 +215,11 @@ def _notebook_problem(sub: Submission) -> str:
 # --------------------------------------------------------------------------- workspace
 
 
-def _config(workspace: Path, limits: sandbox.Limits | None = None, unsafe: bool = False) -> Config:
+def _config(workspace: Path, limits: sandbox.Limits | None = None, unsafe: bool = False,
+            db: str | None = None) -> Config:
     # the course directory's nbgrader_config.py when it has one: late penalties as nbgrader applies them
     cfg = coursedir.load_config(workspace)
-    cfg.CourseDirectory.db_url = gradebook.url(workspace)
+    cfg.CourseDirectory.db_url = gradebook.url(workspace, db)
     if limits is not None:
         for key in ("cell_timeout", "notebook_budget", "memory_mb", "processes", "cell_output_bytes", "notebook_output_bytes"):
             setattr(cfg.SandboxedExecute, key, getattr(limits, key))
@@ -228,13 +229,13 @@ def _config(workspace: Path, limits: sandbox.Limits | None = None, unsafe: bool 
     return cfg
 
 
-def _api(workspace: Path) -> NbGraderAPI:
-    cfg = _config(workspace)
+def _api(workspace: Path, db: str | None = None) -> NbGraderAPI:
+    cfg = _config(workspace, db=db)
     coursedir = CourseDirectory(config=cfg)
     return NbGraderAPI(coursedir=coursedir, config=cfg)
 
 
-def prepare_workspace(workspace: Path, repo_root: Path, assignments: list[str]) -> list[str]:
+def prepare_workspace(workspace: Path, repo_root: Path, assignments: list[str], db: str | None = None) -> list[str]:
     """Copy the sources in and let nbgrader record the assignments in the gradebook.
 
     Applies the course directory's due dates. Returns one line per test cell
@@ -251,15 +252,16 @@ def prepare_workspace(workspace: Path, repo_root: Path, assignments: list[str]) 
     for name in assignments:
         # given cells refer to earlier assignments, so sync against the repo
         sync_given(notebook_path(name, workspace / "source"), repo_root / "solutions")
-    before = {name: _recorded_cells(workspace, name) for name in assignments}
+    before = {name: _recorded_cells(workspace, name, db) for name in assignments}
     for name in assignments:
         _refuse_changed_cells(workspace, name, before[name])
     for name in assignments:
-        generate(workspace, name, source="source", release="release", database=True)
-    coursedir.apply_due_dates(workspace, gradebook.url(workspace), assignments)
+        generate(workspace, name, source="source", release="release", database=True,
+                 db_url=gradebook.url(workspace, db))
+    coursedir.apply_due_dates(workspace, gradebook.url(workspace, db), assignments)
     changes = []
     for name in assignments:
-        after = _recorded_cells(workspace, name)
+        after = _recorded_cells(workspace, name, db)
         if before[name] is not None and after is not None:
             old_tests, new_tests = before[name][1], after[1]
             changed = sorted(k for k, src in new_tests.items() if k in old_tests and old_tests[k] != src)
@@ -268,10 +270,11 @@ def prepare_workspace(workspace: Path, repo_root: Path, assignments: list[str]) 
     return changes
 
 
-def _recorded_cells(workspace: Path, assignment: str) -> tuple[set[str], dict[str, str]] | None:
+def _recorded_cells(workspace: Path, assignment: str,
+                    db: str | None = None) -> tuple[set[str], dict[str, str]] | None:
     """(every nbgrader cell's grade_id, {grade_id: source} of the test cells) from the gradebook,
     if the notebook already has submissions (else None)."""
-    url = gradebook.url(workspace)
+    url = gradebook.url(workspace, db)
     if url.startswith("sqlite:///") and not Path(url[len("sqlite:///"):]).exists():
         return None
     with Gradebook(url) as gb:
@@ -322,6 +325,7 @@ class Outcome:
     timestamp: str = ""  # when the student submitted (nbgrader's timestamp.txt), for late penalties
     log: str = ""
     notebook: dict | None = None  # the executed, scored notebook
+    fingerprint: dict = field(default_factory=dict)  # what was graded (course.resume), for reruns
 
     def summary(self) -> dict:
         data = asdict(self)
@@ -337,7 +341,7 @@ def _run(preprocessors, nb, resources, cfg):
 
 
 def grade_submission(workspace: Path, sub: Submission, limits: sandbox.Limits, isolation: sandbox.Isolation,
-                     unsafe: bool = False) -> Outcome:
+                     unsafe: bool = False, db: str | None = None) -> Outcome:
     """Stages 2-4 for one submission; writes nothing shared (reads the gradebook)."""
     start = time.monotonic()
     outcome = Outcome(sub.student, sub.assignment, "not graded", isolation=isolation.detail)
@@ -345,7 +349,7 @@ def grade_submission(workspace: Path, sub: Submission, limits: sandbox.Limits, i
     try:
         if sub.problem:
             raise NotGraded(sub.problem)
-        cfg = _config(workspace, limits, unsafe)
+        cfg = _config(workspace, limits, unsafe, db)
         release_dir = workspace / "release" / sub.assignment
         resources = {
             "nbgrader": {"db_url": cfg.CourseDirectory.db_url, "assignment": sub.assignment,
@@ -411,17 +415,31 @@ def _one_line(err: Exception) -> str:
 # --------------------------------------------------------------------------- 5. record
 
 
-def record(workspace: Path, outcome: Outcome) -> Outcome:
-    """Write one outcome: gradebook, autograded notebook, results and log (coordinator only)."""
+def record(workspace: Path, outcome: Outcome, db: str | None = None) -> Outcome:
+    """Write one outcome: gradebook, autograded notebook, log, then results (coordinator only).
+
+    Crash-safe order: the results file goes first (so a kill from here on
+    leaves a submission the next run grades again), the gradebook commits,
+    and the new results file appears last, atomically. nbgrader's unique
+    constraints (one submission per student and assignment, one grade per
+    cell) make a second record an update, never a doubled row.
+    """
     safe_student = outcome.student if _STUDENT_ID.match(outcome.student) else "_invalid"
     safe_assignment = outcome.assignment if _STUDENT_ID.match(outcome.assignment) else "_unknown"
+    results = workspace / "results" / safe_student / f"{safe_assignment}.json"
+    logs = workspace / "logs" / safe_student / f"{safe_assignment}.log"
+    if safe_student == "_invalid" or safe_assignment == "_unknown":
+        # several bad folders share one name: keep each
+        stem = re.sub(r"[^A-Za-z0-9_.-]", "_", f"{outcome.student}-{outcome.assignment}")[:80]
+        results, logs = results.with_name(f"{stem}.json"), logs.with_name(f"{stem}.log")
+    results.unlink(missing_ok=True)
     autograded = workspace / "autograded" / safe_student / safe_assignment
     if outcome.status == "not graded" or safe_student == "_invalid" or safe_assignment == "_unknown":
-        _forget(workspace, outcome)
+        _forget(workspace, outcome, db)
         if autograded.exists():
             shutil.rmtree(autograded)
     else:
-        cfg = _config(workspace)
+        cfg = _config(workspace, db=db)
         with Gradebook(cfg.CourseDirectory.db_url, cfg.CourseDirectory.course_id) as gb:
             gb.update_or_create_student(outcome.student)
             when = {"timestamp": parse_utc(outcome.timestamp)} if outcome.timestamp else {}
@@ -431,28 +449,22 @@ def record(workspace: Path, outcome: Outcome) -> Outcome:
         nb, _ = _run(RECORD, outcome.notebook, resources, cfg)
         if outcome.status == "flagged":
             _needs_review(cfg, outcome)
-        if autograded.exists():
-            shutil.rmtree(autograded)
-        autograded.mkdir(parents=True)
-        nbformat.write(nb, str(autograded / f"{outcome.assignment}.ipynb"))
-    results = workspace / "results" / safe_student / f"{safe_assignment}.json"
-    logs = workspace / "logs" / safe_student / f"{safe_assignment}.log"
-    for path in (results, logs):
-        path.parent.mkdir(parents=True, exist_ok=True)
-    if safe_student == "_invalid" or safe_assignment == "_unknown":
-        # several bad folders share one name: keep each
-        stem = re.sub(r"[^A-Za-z0-9_.-]", "_", f"{outcome.student}-{outcome.assignment}")[:80]
-        results, logs = results.with_name(f"{stem}.json"), logs.with_name(f"{stem}.log")
-    results.write_text(json.dumps(outcome.summary(), indent=1))
-    logs.write_text(outcome.log)
+        autograded.mkdir(parents=True, exist_ok=True)
+        for stale in autograded.iterdir():  # only the notebook belongs here
+            if stale.name != f"{outcome.assignment}.ipynb":
+                shutil.rmtree(stale) if stale.is_dir() and not stale.is_symlink() else stale.unlink()
+        resume.write_atomic(autograded / f"{outcome.assignment}.ipynb", nbformat.writes(nb))
+    resume.write_atomic(logs, outcome.log)
+    resume.write_atomic(results, json.dumps(outcome.summary(), indent=1))
     return outcome
 
 
-def _forget(workspace: Path, outcome: Outcome) -> None:
+def _forget(workspace: Path, outcome: Outcome, db: str | None = None) -> None:
     """An old grade must not outlive a re-submission that cannot be graded."""
-    if not (workspace / gradebook.SQLITE_NAME).exists() and gradebook.url(workspace).startswith("sqlite"):
+    db_url = gradebook.url(workspace, db)
+    if db_url.startswith("sqlite:///") and not (workspace / gradebook.SQLITE_NAME).exists():
         return
-    with Gradebook(gradebook.url(workspace)) as gb:
+    with Gradebook(db_url) as gb:
         try:
             gb.remove_submission(outcome.assignment, outcome.student)
         except MissingEntry:
@@ -469,13 +481,19 @@ def _needs_review(cfg: Config, outcome: Outcome) -> None:
 
 
 def autograde(workspace: Path, subs: list[Submission], log=print, limits: sandbox.Limits | None = None,
-              isolation: sandbox.Isolation | None = None, unsafe: bool = False) -> list[Outcome]:
-    """Grade and record each submission in turn; never stops for one of them."""
+              isolation: sandbox.Isolation | None = None, unsafe: bool = False, db: str | None = None) -> list[Outcome]:
+    """Grade and record each submission in turn, in this process; never stops for one of them.
+
+    ``course grade`` goes through :func:`course.distributed.grade_class`
+    (resume, progress, Dask workers); this is the plain loop.
+    """
     limits = limits or sandbox.Limits()
     isolation = isolation or sandbox.detect()
     outcomes = []
     for sub in subs:
-        outcome = record(workspace, grade_submission(workspace, sub, limits, isolation, unsafe))
+        outcome = grade_submission(workspace, sub, limits, isolation, unsafe, db)
+        outcome.fingerprint = resume.fingerprint(workspace, sub)
+        outcome = record(workspace, outcome, db)
         if outcome.status != "graded":
             log(f"  {outcome.student}/{outcome.assignment}: {outcome.status}: {outcome.reason}")
         outcomes.append(outcome)
@@ -512,14 +530,14 @@ def outcomes(workspace: Path) -> dict[tuple[str, str], dict]:
     return found
 
 
-def grades(workspace: Path, assignments=(), students=()) -> list[Grade]:
+def grades(workspace: Path, assignments=(), students=(), db: str | None = None) -> list[Grade]:
     """Every submission (of the named assignments and students, if any): its points, or why it was not graded."""
     if not (workspace / "results").is_dir():
-        gradebook.require(workspace)
+        gradebook.require(workspace, db)
     wanted = lambda s, a: (not assignments or a in assignments) and (not students or s in students)  # noqa: E731
     outcomes_left = {k: v for k, v in outcomes(workspace).items() if wanted(*k)}
     rows = []
-    url = gradebook.url(workspace)
+    url = gradebook.url(workspace, db)
     has_db = not url.startswith("sqlite:///") or Path(url[len("sqlite:///"):]).exists()
     if has_db:
         with Gradebook(url) as gb:
@@ -569,12 +587,12 @@ def format_table(rows: list[Grade], isolation: str = "") -> str:
     return "\n".join(lines)
 
 
-def feedback(workspace: Path, log=print) -> tuple[list[Path], list[str]]:
+def feedback(workspace: Path, log=print, db: str | None = None) -> tuple[list[Path], list[str]]:
     """HTML feedback for every autograded submission; returns (files, failures), never stops early."""
     autograded = workspace / "autograded"
     if not autograded.is_dir():
         raise CourseError(f"{workspace} has nothing autograded yet: run `course grade` first.")
-    api = _api(workspace)
+    api = _api(workspace, db)
     failures = []
     _feedback_each(workspace, api, autograded, failures, log)
     return sorted((workspace / "feedback").rglob("*.html")), failures

@@ -35,9 +35,12 @@ def resolve_assignments(solutions: Path, requested=None) -> list[str]:
     return [a for a in known if a in requested]
 
 
-def generate(root: Path, assignment: str, source: str, release: str, database: bool = False) -> None:
-    """Run nbgrader's generate_assignment for one assignment, quietly."""
+def generate(root: Path, assignment: str, source: str, release: str, database: bool = False,
+             db_url: str | None = None) -> None:
+    """Run nbgrader's generate_assignment for one assignment, quietly (``db_url``: the gradebook to record it in)."""
     cfg = configure(Config(), root, source=source, release=release)
+    if db_url:
+        cfg.CourseDirectory.db_url = db_url
     if not database:  # what nbgrader's --no-db flag sets
         cfg.GenerateAssignment.no_database = True
         cfg.SaveCells.enabled = False

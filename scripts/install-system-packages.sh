@@ -3,6 +3,7 @@
 #
 #   chromium     headless browser for the JupyterLab browser test (tests/browser/)
 #   bubblewrap   the per-submission grading sandbox (course/sandbox.py)
+#   postgresql   the server tests/test_postgres.py starts for `course grade --db postgresql://...`
 #
 # Run as root (CI does: .ci/run calls this). Elsewhere: sudo bash scripts/install-system-packages.sh
 # Safe to run twice: apt-get skips what is installed.
@@ -12,6 +13,8 @@ PACKAGES=(
     chromium
     fonts-dejavu-core
     bubblewrap
+    # PostgreSQL server binaries (initdb, pg_ctl) for the shared-gradebook tests
+    postgresql
 )
 
 if [ "$(id -u)" -ne 0 ]; then

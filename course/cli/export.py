@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from course import coursedir, export
+from course import coursedir, export, gradebook
 
 NAME = "export"
 HELP = ("Write the course directory's grades as a CSV file: one row per rostered student and assignment, "
@@ -23,12 +23,14 @@ examples:
 def add_arguments(p):
     coursedir.add_argument(p)
     p.add_argument("--to", type=Path, help="CSV file to write (default: <dir>/grades.csv)")
+    p.add_argument("--db", metavar="URL", help="gradebook database URL (default: the course directory's setting)")
 
 
 def run(args) -> int:
+    gradebook.check_server(args.db)
     workspace = coursedir.resolve(args.course_dir)
     print(f"course directory: {workspace}")
     to = (args.to or workspace / "grades.csv").resolve()
-    export.export_csv(workspace, to)
+    export.export_csv(workspace, to, db=args.db)
     print(f"wrote {to}")
     return 0

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from course import coursedir, grading
+from course import coursedir, gradebook, grading
 
 NAME = "feedback"
 HELP = "Write HTML feedback for every autograded submission: no hidden tests, no student markup, outputs capped."
@@ -27,12 +27,14 @@ examples:
 
 def add_arguments(p):
     coursedir.add_argument(p)
+    p.add_argument("--db", metavar="URL", help="gradebook database URL (default: the course directory's setting)")
 
 
 def run(args) -> int:
+    gradebook.check_server(args.db)
     workspace = coursedir.resolve(args.course_dir)
     print(f"course directory: {workspace}")
-    files, failures = grading.feedback(workspace)
+    files, failures = grading.feedback(workspace, db=args.db)
     for path in files:
         print(f"wrote {path}")
     if failures:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
-from course import coursedir, grading, sandbox
+from course import coursedir, gradebook, grading, sandbox, schedule
 from course.errors import CourseError
 from course.paths import REPO_ROOT
 
@@ -41,6 +41,17 @@ A test cell whose code changed since submissions were graded: the table says
 so and the selected submissions are graded with it. Graded cells added or
 removed after that: refused (nbgrader cannot), in one sentence.
 
+running at scale (one task per submission; only this process writes the gradebook):
+  (no flag)            one submission after another, in this process
+  --jobs N             N local Dask worker processes, one submission each at a time
+  --scheduler ADDRESS  a running Dask cluster (`dask scheduler`, `dask worker --nthreads 1`);
+                       workers must see the course directory and the submissions on a shared
+                       filesystem under the same paths, and run as root (the sandbox)
+  --db URL             the gradebook in a database server, e.g. postgresql://host/seqmodels
+                       (default: the course directory's setting, `course init --db`)
+A rerun grades only what is new or changed (notebook bytes, timestamp, release);
+--force grades everything again. A killed run resumes where it stopped.
+
 Without a working sandbox, grading is refused unless --unsafe is given.
 Exit status 1 only for an instructor's mistake (no folder, bad roster, no sandbox).
 
@@ -48,6 +59,9 @@ examples:
   course grade                                     # <dir>/submitted
   course grade --assignment 02_seq2seq --student amy,bob
   course grade ~/collected --course-dir ~/grading-week3
+  course grade --jobs 2
+  course grade /shared/collected --course-dir /shared/grading --scheduler tcp://10.0.0.5:8786 \
+      --db postgresql://grader@dbhost/seqmodels
 """
 
 
@@ -62,6 +76,10 @@ def add_arguments(p):
     p.add_argument("--root", type=Path, default=REPO_ROOT, help="course repository whose solutions/ grade (default: this one)")
     p.add_argument("--cell-timeout", type=float, default=sandbox.Limits.cell_timeout, help="seconds a cell may run (default: %(default)g)")
     p.add_argument("--budget", type=float, default=sandbox.Limits.notebook_budget, help="seconds a whole notebook may run (default: %(default)g)")
+    p.add_argument("--jobs", type=int, help="grade on N local Dask worker processes (default: serially, in this process)")
+    p.add_argument("--scheduler", metavar="ADDRESS", help="grade on the running Dask cluster at ADDRESS (tcp://host:8786)")
+    p.add_argument("--db", metavar="URL", help="gradebook database URL (default: the course directory's setting)")
+    p.add_argument("--force", action="store_true", help="grade again submissions already graded and unchanged")
     p.add_argument("--unsafe", action="store_true",
                    help="grade even though no sandbox is available: student code then runs with YOUR rights")
 
@@ -99,6 +117,9 @@ def run(args) -> int:
     isolation = check_isolation(args.unsafe)
     if args.cell_timeout <= 0 or args.budget <= 0:
         raise CourseError("--cell-timeout and --budget must be positive numbers of seconds.")
+    if args.jobs is not None and (args.jobs < 1 or args.scheduler):
+        raise CourseError("--jobs takes a whole number of at least 1, and not together with --scheduler.")
+    gradebook.check_server(args.db)
     limits = sandbox.Limits(cell_timeout=args.cell_timeout, notebook_budget=args.budget)
     folder = (args.submissions or workspace / "submitted").resolve()
     subs = grading.find_submissions(folder, known, roster)
@@ -110,12 +131,13 @@ def run(args) -> int:
     print(f"course directory: {workspace}")
     print(f"grading {len(subs)} submission(s) of {', '.join(assignments) or 'no known assignment'} from {folder}")
     print(f"isolation: {isolation.detail}", flush=True)
-    for change in grading.prepare_workspace(workspace, root, assignments):
+    for change in grading.prepare_workspace(workspace, root, assignments, db=args.db):
         print(change)
-    outcomes = grading.autograde(workspace, subs, limits=limits, isolation=isolation, unsafe=args.unsafe)
-    coursedir.keep_exchange_files(workspace, subs, outcomes)
-    print(grading.format_table(grading.grades(workspace, only_a, only_s), isolation.detail))
-    counts = {s: sum(o.status == s for o in outcomes) for s in ("graded", "flagged", "not graded")}
+    run = schedule.grade_class(workspace, subs, limits=limits, unsafe=args.unsafe, db=args.db, jobs=args.jobs,
+                               scheduler=args.scheduler, force=args.force)
+    coursedir.keep_exchange_files(workspace, subs, run.summaries)
+    print(grading.format_table(grading.grades(workspace, only_a, only_s, db=args.db), isolation.detail))
+    counts = run.counts()
     print(f"{counts['graded']} graded, {counts['flagged']} flagged for review, {counts['not graded']} not graded "
           f"(reasons above; logs in {workspace / 'logs'})")
     return 0

@@ -1,0 +1,169 @@
+"""Resumable, idempotent grading: kills at several points, reruns, re-submissions."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from course import grading
+from course.cli import main
+from course.paths import REPO_ROOT
+from tests.factories import make_course
+
+# Run `course grade ARGS` and SIGKILL its whole process group at one point of the k-th submission.
+KILLER = r'''
+import os, signal, sys
+from course import grading, resume
+from course.cli import main
+
+point, k, args = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+seen = [0]
+
+def hit():
+    seen[0] += 1
+    if seen[0] == k:
+        os.killpg(os.getpgid(0), signal.SIGKILL)
+
+def before(owner, name, when):
+    orig = getattr(owner, name)
+    def wrapped(*a, **kw):
+        if when(*a, **kw):
+            hit()
+        return orig(*a, **kw)
+    setattr(owner, name, wrapped)
+
+if point == "grading":  # the k-th submission is in the sandbox
+    before(grading, "grade_submission", lambda *a, **kw: True)
+elif point == "record_gradebook":  # submission row written, grades not yet
+    before(grading, "_run", lambda pre, *a, **kw: pre is grading.RECORD)
+elif point == "record_results":  # gradebook committed, results file half-way (temp written, not renamed)
+    before(resume.os, "replace", lambda src, dst, *a, **kw: str(dst).endswith(".json"))
+elif point == "after_record":  # the k-th record finished
+    orig = resume.write_atomic
+    def write_atomic(path, text):
+        orig(path, text)
+        if str(path).endswith(".json"):
+            hit()
+    resume.write_atomic = write_atomic
+sys.exit(main(["grade", *args]))
+'''
+
+
+@pytest.fixture(scope="module")
+def toy(tmp_path_factory):
+    """The toy course and three students' submissions of both assignments (six)."""
+    tmp = tmp_path_factory.mktemp("resume")
+    root = make_course(tmp / "repo")
+    assert main(["release", "--root", str(root)]) == 0
+    for student, folder in (("ref", "solutions"), ("blank", "notebooks"), ("zed", "solutions")):
+        for a in ("01_toy", "02_toy"):
+            target = tmp / "subs" / student / a
+            target.mkdir(parents=True)
+            shutil.copy(root / folder / a / f"{a}.ipynb", target)
+    return tmp, root
+
+
+@pytest.fixture(scope="module")
+def clean(toy):
+    """The grades of one uninterrupted run."""
+    tmp, root = toy
+    ws = tmp / "clean"
+    assert main(["grade", str(tmp / "subs"), "--workspace", str(ws), "--root", str(root)]) == 0
+    return _state(ws)
+
+
+def _state(ws: Path) -> dict:
+    """Grades as the table shows them, and the gradebook's row counts (a doubled grade shows there)."""
+    rows = sorted((g.student, g.assignment, g.auto_score, g.auto_max, g.status) for g in grading.grades(ws))
+    with sqlite3.connect(ws / "gradebook.db") as db:
+        counts = {table: db.execute(f"select count(*) from {table}").fetchone()[0]  # noqa: S608 (fixed names)
+                  for table in ("student", "submitted_assignment", "submitted_notebook", "grade", "comment")}
+        doubled = db.execute("select count(*) from (select notebook_id, cell_id from grade "
+                             "group by notebook_id, cell_id having count(*) > 1)").fetchone()[0]
+    results = sorted(p.relative_to(ws).as_posix() for p in (ws / "results").rglob("*.json"))
+    return {"rows": rows, "counts": counts, "doubled": doubled, "results": results}
+
+
+def _killed_run(tmp: Path, root: Path, ws: Path, point: str, k: int, *extra: str) -> int:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO_ROOT), os.environ.get("PYTHONPATH")]))}
+    proc = subprocess.run([sys.executable, "-c", KILLER, point, str(k), str(tmp / "subs"), "--workspace", str(ws),
+                           "--root", str(root), *extra], capture_output=True, text=True, env=env,
+                          start_new_session=True, timeout=300)
+    return proc.returncode
+
+
+@pytest.mark.parametrize("point, k, extra", [
+    ("grading", 3, ()),
+    ("record_gradebook", 2, ()),
+    ("record_results", 4, ()),
+    ("after_record", 5, ()),
+    ("record_results", 2, ("--jobs", "2")),
+])
+def test_a_killed_run_resumes_to_the_clean_grades(toy, clean, run_course, tmp_path, point, k, extra):
+    """After a SIGKILL at this point, does a rerun grade only what is missing, with no lost or doubled grade?"""
+    tmp, root = toy
+    ws = tmp_path / "ws"
+    assert _killed_run(tmp, root, ws, point, k, *extra) == -9
+    recorded = len(list((ws / "results").rglob("*.json"))) if (ws / "results").is_dir() else 0
+    assert recorded < 6
+    out, _ = run_course(["grade", tmp / "subs", "--workspace", ws, "--root", root])
+    if recorded:
+        assert f"{recorded} submission(s) already graded and unchanged" in out
+    assert _state(ws) == clean
+    assert clean["doubled"] == 0
+
+
+def test_grading_twice_gives_the_same_table(toy, clean, run_course, tmp_path):
+    """Do a rerun (nothing to do) and a --force rerun both leave the same grades and rows?"""
+    tmp, root = toy
+    ws = tmp_path / "ws"
+    first, _ = run_course(["grade", tmp / "subs", "--workspace", ws, "--root", root])
+    again, _ = run_course(["grade", tmp / "subs", "--workspace", ws, "--root", root])
+    assert "6 submission(s) already graded and unchanged" in again
+    assert _state(ws) == clean
+    run_course(["grade", tmp / "subs", "--workspace", ws, "--root", root, "--force"])
+    assert _state(ws) == clean
+
+    def table(out):
+        return [line for line in out.splitlines() if line.startswith(("ref ", "blank ", "zed "))]
+
+    assert table(first) == table(again) and len(table(first)) == 6
+
+    (ws / "gradebook.db").unlink()  # results without their gradebook: graded again, not trusted
+    out, _ = run_course(["grade", tmp / "subs", "--workspace", ws, "--root", root])
+    assert "already graded" not in out
+    assert _state(ws) == clean
+
+
+def test_a_resubmission_replaces_the_old_grade(toy, run_course, tmp_path):
+    """Is a changed notebook graded again (and only it), and an ungradable re-submission no longer scored?"""
+    tmp, root = toy
+    subs = tmp_path / "subs"
+    shutil.copytree(tmp / "subs", subs)
+    ws = tmp_path / "ws"
+    run_course(["grade", subs, "--workspace", ws, "--root", root])
+    grades = {(g.student, g.assignment): g for g in grading.grades(ws)}
+    assert grades[("zed", "01_toy")].auto_score == 2
+
+    shutil.copy(root / "notebooks/01_toy/01_toy.ipynb", subs / "zed/01_toy/01_toy.ipynb")  # new bytes
+    out, _ = run_course(["grade", subs, "--workspace", ws, "--root", root])
+    assert "5 submission(s) already graded and unchanged" in out
+    grades = {(g.student, g.assignment): g for g in grading.grades(ws)}
+    assert grades[("zed", "01_toy")].auto_score == 0
+
+    (subs / "zed/01_toy/timestamp.txt").write_text("2026-01-02 10:00:00.000000 UTC")  # same bytes, new stamp
+    out, _ = run_course(["grade", subs, "--workspace", ws, "--root", root])
+    assert "5 submission(s) already graded and unchanged" in out
+
+    (subs / "zed/01_toy/01_toy.ipynb").write_text("")  # a re-submission that cannot be graded
+    out, _ = run_course(["grade", subs, "--workspace", ws, "--root", root])
+    grades = {(g.student, g.assignment): g for g in grading.grades(ws)}
+    assert grades[("zed", "01_toy")].status == "not graded"
+    assert "01_toy.ipynb is empty" in grades[("zed", "01_toy")].reason
+    assert not (ws / "autograded/zed/01_toy").exists()

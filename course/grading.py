@@ -484,7 +484,7 @@ def autograde(workspace: Path, subs: list[Submission], log=print, limits: sandbo
               isolation: sandbox.Isolation | None = None, unsafe: bool = False, db: str | None = None) -> list[Outcome]:
     """Grade and record each submission in turn, in this process; never stops for one of them.
 
-    ``course grade`` goes through :func:`course.distributed.grade_class`
+    ``course grade`` goes through :func:`course.schedule.grade_class`
     (resume, progress, Dask workers); this is the plain loop.
     """
     limits = limits or sandbox.Limits()

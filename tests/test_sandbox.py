@@ -79,3 +79,36 @@ def test_nbgrader_own_commands_use_the_sandbox_and_safe_feedback():
     # hidden-test outputs are hidden before ClearHiddenTests; the leak check runs last but the CSS
     assert feedback.index("HideHiddenTestOutputs") < feedback.index("ClearHiddenTests")
     assert feedback[-2] == "WithholdLeaks" and "EscapeStudentHTML" in feedback and "CapOutputBytes" in feedback
+
+
+def test_cgroups_of_a_killed_grader_are_swept():
+    """Are the cgroups of a grader that was killed outright emptied and removed by the next sandbox?"""
+    import subprocess
+
+    import pytest
+
+    from course.sandbox import cgroup
+
+    require_sandbox()
+    if not cgroup.available():
+        pytest.skip("no cgroup v1 hierarchy to write here: the sandbox uses rlimits and leaves no cgroup behind")
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    stranger = subprocess.Popen(["sleep", "60"])
+    name = f"{cgroup.PARENT}/{dead.pid}-orphan"
+    folders = [cgroup.ROOT / c / name for c in ("memory", "pids")]
+    for folder in folders:
+        folder.mkdir(parents=True)
+        (folder / "cgroup.procs").write_text(str(stranger.pid))
+    living = cgroup.Cgroup(64, 8)  # a cgroup of this (living) grader: never swept
+    try:
+        assert not any(f.exists() for f in folders)
+        assert stranger.wait(timeout=5) == -9
+        assert living.pids.exists()
+    finally:
+        living.destroy()
+        for folder in folders:
+            if folder.exists():
+                folder.rmdir()
+        if stranger.poll() is None:
+            stranger.kill()

@@ -21,11 +21,47 @@ def available() -> bool:
     return all(os.access(ROOT / c, os.W_OK) and (ROOT / c / "cgroup.procs").exists() for c in ("memory", "pids"))
 
 
+def prefix(pid: int | None = None) -> str:
+    """How the cgroups made by process ``pid`` (default: this one) are named: ``<pid>-``."""
+    return f"{os.getpid() if pid is None else pid}-"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # alive, another user's
+        return True
+    return True
+
+
+def sweep_orphans() -> int:
+    """Empty and remove the cgroups of graders that were killed before they could; returns how many.
+
+    A grader killed outright (SIGKILL, a lost Dask worker) never runs
+    :meth:`Cgroup.destroy`; its cgroups, and anything still inside them, would
+    stay. Each cgroup is named after the process that made it, so the next
+    sandbox cleans up after the dead one and never touches a living grader's.
+    """
+    swept = 0
+    for folder in sorted((ROOT / "pids" / PARENT).glob("*-*")):
+        creator = folder.name.split("-", 1)[0]
+        if not creator.isdigit() or _alive(int(creator)):
+            continue
+        orphan = Cgroup.__new__(Cgroup)
+        orphan.memory, orphan.pids = ROOT / "memory" / PARENT / folder.name, folder
+        orphan.destroy()
+        swept += 1
+    return swept
+
+
 class Cgroup:
-    """A memory + pids cgroup pair named ``course-sandbox/<random>``."""
+    """A memory + pids cgroup pair named ``course-sandbox/<creator pid>-<random>``."""
 
     def __init__(self, memory_mb: int, processes: int):
-        name = f"{PARENT}/{uuid.uuid4().hex[:12]}"
+        sweep_orphans()
+        name = f"{PARENT}/{prefix()}{uuid.uuid4().hex[:12]}"
         self.memory = ROOT / "memory" / name
         self.pids = ROOT / "pids" / name
         for folder in (self.memory, self.pids):

@@ -96,3 +96,22 @@ def make_course(root: Path) -> Path:
         folder.mkdir(parents=True)
         nbformat.write(nb, str(folder / f"{name}.ipynb"))
     return root
+
+
+def released_toy_class(tmp: Path) -> tuple[Path, Path]:
+    """The toy course released under ``tmp/repo``, and ``tmp/subs/{ref,blank}/<a>/<a>.ipynb``.
+
+    Returns (tmp, repository root): a reference and a blank submission of each toy assignment.
+    """
+    import shutil
+
+    from course.cli import main
+
+    root = make_course(tmp / "repo")
+    assert main(["release", "--root", str(root)]) == 0
+    for student, folder in (("ref", "solutions"), ("blank", "notebooks")):
+        for a in ("01_toy", "02_toy"):
+            target = tmp / "subs" / student / a
+            target.mkdir(parents=True)
+            shutil.copy(root / folder / a / f"{a}.ipynb", target)
+    return tmp, root

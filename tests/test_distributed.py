@@ -3,17 +3,14 @@
 from __future__ import annotations
 
 import io
-import shutil
-from pathlib import Path
 
 import pytest
 
 from course import schedule
 from course.bench_class import Cluster
-from course.cli import main
 from course.errors import CourseError
 from course.progress import Progress
-from tests.factories import make_course
+from tests.factories import released_toy_class
 
 EXPECTED = {("ref", "01_toy"): "2", ("blank", "01_toy"): "0", ("ref", "02_toy"): "1", ("blank", "02_toy"): "0"}
 
@@ -21,14 +18,7 @@ EXPECTED = {("ref", "01_toy"): "2", ("blank", "01_toy"): "0", ("ref", "02_toy"):
 @pytest.fixture(scope="module")
 def toy(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("dask")
-    root = make_course(tmp / "repo")
-    assert main(["release", "--root", str(root)]) == 0
-    for student, folder in (("ref", "solutions"), ("blank", "notebooks")):
-        for a in ("01_toy", "02_toy"):
-            target = tmp / "subs" / student / a
-            target.mkdir(parents=True)
-            shutil.copy(root / folder / a / f"{a}.ipynb", target)
-    return tmp, root
+    return released_toy_class(tmp)
 
 
 def _scores(out: str) -> dict:

@@ -13,8 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from course.cli import main
-from tests.factories import make_course
+from tests.factories import released_toy_class
 from tests.system import missing
 
 
@@ -71,14 +70,7 @@ def postgres():
 def toy(tmp_path_factory):
     """The toy course released, and a reference and a blank submission of each assignment."""
     tmp = tmp_path_factory.mktemp("pg")
-    root = make_course(tmp / "repo")
-    assert main(["release", "--root", str(root)]) == 0
-    for student, folder in (("ref", "solutions"), ("blank", "notebooks")):
-        for a in ("01_toy", "02_toy"):
-            target = tmp / "subs" / student / a
-            target.mkdir(parents=True)
-            shutil.copy(root / folder / a / f"{a}.ipynb", target)
-    return tmp, root
+    return released_toy_class(tmp)
 
 
 def test_grade_export_feedback_in_postgresql(postgres, toy, run_course):

@@ -30,10 +30,15 @@ def url(workspace: Path, db: str | None = None) -> str:
     return configured_db_url(Path(workspace)) or f"sqlite:///{Path(workspace) / SQLITE_NAME}"
 
 
+def exists(db_url: str) -> bool:
+    """False for an SQLite file not made yet (nothing graded); a server's database is taken as there."""
+    return not db_url.startswith("sqlite:///") or Path(db_url[len("sqlite:///"):]).exists()
+
+
 def require(workspace: Path, db: str | None = None) -> str:
     """:func:`url`, or a one-sentence error if nothing has been graded there yet."""
     db_url = url(workspace, db)
-    if db_url.startswith("sqlite:///") and not Path(db_url[len("sqlite:///"):]).exists():
+    if not exists(db_url):
         raise CourseError(f"{workspace} has no gradebook: run `course grade` first.")
     return db_url
 

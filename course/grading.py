@@ -275,7 +275,7 @@ def _recorded_cells(workspace: Path, assignment: str,
     """(every nbgrader cell's grade_id, {grade_id: source} of the test cells) from the gradebook,
     if the notebook already has submissions (else None)."""
     url = gradebook.url(workspace, db)
-    if url.startswith("sqlite:///") and not Path(url[len("sqlite:///"):]).exists():
+    if not gradebook.exists(url):
         return None
     with Gradebook(url) as gb:
         try:
@@ -462,7 +462,7 @@ def record(workspace: Path, outcome: Outcome, db: str | None = None) -> Outcome:
 def _forget(workspace: Path, outcome: Outcome, db: str | None = None) -> None:
     """An old grade must not outlive a re-submission that cannot be graded."""
     db_url = gradebook.url(workspace, db)
-    if db_url.startswith("sqlite:///") and not (workspace / gradebook.SQLITE_NAME).exists():
+    if not gradebook.exists(db_url):  # nothing was ever recorded: nothing to forget
         return
     with Gradebook(db_url) as gb:
         try:
@@ -538,8 +538,7 @@ def grades(workspace: Path, assignments=(), students=(), db: str | None = None) 
     outcomes_left = {k: v for k, v in outcomes(workspace).items() if wanted(*k)}
     rows = []
     url = gradebook.url(workspace, db)
-    has_db = not url.startswith("sqlite:///") or Path(url[len("sqlite:///"):]).exists()
-    if has_db:
+    if gradebook.exists(url):
         with Gradebook(url) as gb:
             for assignment in gb.assignments:
                 for student in gb.students:

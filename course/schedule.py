@@ -168,7 +168,7 @@ def _in_gradebook(workspace: Path, db: str | None) -> set[tuple[str, str]]:
     from course import gradebook
 
     db_url = gradebook.url(workspace, db)
-    if db_url.startswith("sqlite:///") and not Path(db_url[len("sqlite:///"):]).exists():
+    if not gradebook.exists(db_url):
         return set()
     with Gradebook(db_url) as gb:
         return {(s.student.id, s.assignment.name) for s in gb.db.query(SubmittedAssignment).all()}

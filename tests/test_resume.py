@@ -167,3 +167,24 @@ def test_a_resubmission_replaces_the_old_grade(toy, run_course, tmp_path):
     assert grades[("zed", "01_toy")].status == "not graded"
     assert "01_toy.ipynb is empty" in grades[("zed", "01_toy")].reason
     assert not (ws / "autograded/zed/01_toy").exists()
+
+
+def test_an_ungradable_resubmission_leaves_no_grade_in_a_gradebook_named_by_db(toy, run_course, tmp_path):
+    """With --db naming an SQLite file outside the course directory, is the old grade removed there too?"""
+    from nbgrader.api import Gradebook, MissingEntry
+
+    tmp, root = toy
+    subs = tmp_path / "subs"
+    shutil.copytree(tmp / "subs", subs)
+    ws, book = tmp_path / "ws", tmp_path / "elsewhere" / "grades.db"
+    book.parent.mkdir()
+    db = f"sqlite:///{book}"
+    run_course(["grade", subs, "--workspace", ws, "--root", root, "--db", db])
+    assert not (ws / "gradebook.db").exists()
+    with Gradebook(db) as gb:
+        assert gb.find_submission("01_toy", "ref").score > 0
+
+    (subs / "ref/01_toy/01_toy.ipynb").write_text("")
+    run_course(["grade", subs, "--workspace", ws, "--root", root, "--db", db])
+    with Gradebook(db) as gb, pytest.raises(MissingEntry):
+        gb.find_submission("01_toy", "ref")

@@ -100,7 +100,7 @@ def test_cgroups_of_a_killed_grader_are_swept():
     for folder in folders:
         folder.mkdir(parents=True)
         (folder / "cgroup.procs").write_text(str(stranger.pid))
-    living = cgroup.Cgroup(64, 8)  # a cgroup of this (living) grader: never swept
+    living = cgroup.Cgroup.create(64, 8)  # a cgroup of this (living) grader: never swept
     try:
         assert not any(f.exists() for f in folders)
         assert stranger.wait(timeout=5) == -9

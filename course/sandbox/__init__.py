@@ -199,7 +199,7 @@ def execute(nb, files: list[Path], limits: Limits, isolation: Isolation) -> Exec
 
 
 def _run(command: list[str], env: dict, scratch: Path, out: Path, limits: Limits) -> Execution:
-    cg = cgroup.Cgroup(limits.memory_mb, limits.processes) if cgroup.available() else None
+    cg = cgroup.Cgroup.create(limits.memory_mb, limits.processes) if cgroup.available() else None
     start = time.monotonic()
     log_path = scratch / "log.txt"
     status = reason = ""

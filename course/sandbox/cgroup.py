@@ -32,7 +32,7 @@ def _alive(pid: int) -> bool:
     except ProcessLookupError:
         return False
     except PermissionError:  # alive, another user's
-        return True
+        pass
     return True
 
 
@@ -49,9 +49,7 @@ def sweep_orphans() -> int:
         creator = folder.name.split("-", 1)[0]
         if not creator.isdigit() or _alive(int(creator)):
             continue
-        orphan = Cgroup.__new__(Cgroup)
-        orphan.memory, orphan.pids = ROOT / "memory" / PARENT / folder.name, folder
-        orphan.destroy()
+        Cgroup(folder.name).destroy()
         swept += 1
     return swept
 
@@ -59,11 +57,16 @@ def sweep_orphans() -> int:
 class Cgroup:
     """A memory + pids cgroup pair named ``course-sandbox/<creator pid>-<random>``."""
 
-    def __init__(self, memory_mb: int, processes: int):
+    def __init__(self, name: str):
+        """The pair ``course-sandbox/<name>``, as it stands (see :meth:`create`)."""
+        self.memory = ROOT / "memory" / PARENT / name
+        self.pids = ROOT / "pids" / PARENT / name
+
+    @classmethod
+    def create(cls, memory_mb: int, processes: int) -> "Cgroup":
+        """A new pair for one sandbox, with its limits (after sweeping the dead graders' pairs)."""
         sweep_orphans()
-        name = f"{PARENT}/{prefix()}{uuid.uuid4().hex[:12]}"
-        self.memory = ROOT / "memory" / name
-        self.pids = ROOT / "pids" / name
+        self = cls(f"{prefix()}{uuid.uuid4().hex[:12]}")
         for folder in (self.memory, self.pids):
             folder.mkdir(parents=True)
         limit = str(memory_mb * 2**20)
@@ -75,6 +78,7 @@ class Cgroup:
             except OSError:
                 pass
         (self.pids / "pids.max").write_text(str(processes))
+        return self
 
     def out_of_memory(self) -> bool:
         """True if the kernel's OOM killer ended a process of this sandbox."""

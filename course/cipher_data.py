@@ -1,4 +1,9 @@
-"""Write and read the cipher data file (``cipher_data.npz``).
+"""The cipher data file of 04_transformer (``cipher_data.npz``): its format, its loader and its writer.
+
+In the notebook::
+
+    from course.cipher_data import load_cipher_data
+    data = load_cipher_data("cipher_data.npz")
 
 The file is an ordinary ``.npz`` archive that ``numpy.load`` opens without
 pickles. It is written by hand rather than with ``numpy.savez_compressed``
@@ -15,9 +20,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .vigenere import ALPHABET
-
 __all__ = [
+    "ALPHABET",
     "FORMAT_VERSION",
     "DATA_FILE",
     "DataFileError",
@@ -26,6 +30,8 @@ __all__ = [
     "load_cipher_data",
 ]
 
+#: The 27 symbols of a message (a-z and the space); a symbol's token is its position.
+ALPHABET = "abcdefghijklmnopqrstuvwxyz "
 #: Bumped whenever the arrays or their meaning change (2: plain texts of 100 symbols
 #: instead of encrypted 24-symbol strings).
 FORMAT_VERSION = 2

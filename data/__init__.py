@@ -1,15 +1,13 @@
-"""Data sets of the course (importable as ``course_data``).
+"""The builder of the course's data set (importable as ``course_data``): an instructor's tool.
 
-The Transformer notebook reads ``cipher_data.npz``::
-
-    from course_data import load_cipher_data
-    data = load_cipher_data("cipher_data.npz")
-
-and ``course data build`` (``python -m course_data.build``) writes it.
+``course data build`` (``python -m course_data.build``) writes
+``solutions/04_transformer/cipher_data.npz`` from an embedded corpus, offline.
+The notebook reads it with :func:`course.cipher_data.load_cipher_data`, which
+the student package holds together with the file's format; this package
+holds what makes the file (corpus, cleaning, split, the cipher).
 """
 
 from .corpus import CorpusError
-from .store import CipherData, DataFileError, load_cipher_data
 from .vigenere import ALPHABET, END, KEY, N_SYMBOLS, START, decrypt, encrypt
 
 __all__ = [
@@ -20,8 +18,5 @@ __all__ = [
     "N_SYMBOLS",
     "encrypt",
     "decrypt",
-    "CipherData",
     "CorpusError",
-    "DataFileError",
-    "load_cipher_data",
 ]

@@ -15,7 +15,7 @@ import numpy as np
 
 from .corpus import CorpusError, default_corpus, read_corpus, sha256
 from .dataset import DEFAULT_HELD_OUT_FRACTION, DEFAULT_SEED, build_arrays
-from .store import DATA_FILE, FORMAT_VERSION, write_npz
+from course.cipher_data import DATA_FILE, FORMAT_VERSION, write_npz
 from .vigenere import ALPHABET, KEY
 
 __all__ = ["DEFAULT_OUT", "build", "main"]

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from course.cipher_data import ALPHABET
+
 __all__ = [
     "ALPHABET",
     "KEY",
@@ -24,8 +26,6 @@ __all__ = [
     "decrypt",
 ]
 
-#: The 27 symbols a message may use; a symbol's token index is its position.
-ALPHABET = "abcdefghijklmnopqrstuvwxyz "
 #: The key every string of the data set is encrypted with.
 KEY = "clap"
 #: Token index of the start token (opens every decoder input).

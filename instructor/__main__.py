@@ -1,5 +1,7 @@
+"""``python -m instructor`` is the ``course`` command."""
+
 import sys
 
-from course.cli import main
+from instructor.cli import main
 
 sys.exit(main())

@@ -1,27 +1,28 @@
-"""Resumable grading: which submissions already have an up-to-date outcome.
+"""Resumable grading: which submissions already have an up-to-date result.
 
-A recorded outcome (``<workspace>/results/<s>/<a>.json``) carries the
-fingerprint of what was graded: a hash of the submitted notebook's bytes (with
+A recorded result (``<dir>/results/<s>/<a>.json``) carries the fingerprint
+of what was graded: a hash of the submitted notebook's bytes (with
 ``timestamp.txt`` and the folder name, so a re-submission with a new stamp
 counts as new) and a hash of the release notebook it was graded against. A
 rerun skips a submission whose fingerprint is unchanged; everything else
-(new, re-submitted, release changed, never recorded, killed mid-record) is
-graded again.
+(new, re-submitted, release changed, never recorded, killed mid-record, or
+ended ``grader failed``) is graded again.
 
-The results file is written last, atomically (:func:`write_atomic`), and
-removed before a record starts, so it only exists for a finished record.
+The results file is written last, atomically, and removed before a record
+starts (:mod:`instructor.grading.record`), so it only exists for a finished
+record.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 from pathlib import Path
 
-#: reasons that say the grader itself failed: always worth another try
-RETRY_REASONS = ("the grader failed",)
+from instructor.grading.intake import submitted_notebook
+from instructor.grading.prepare import TIMESTAMP
+from instructor.grading.record import places
+from instructor.grading.submission import Result, Status, Submission
 
 
 def _sha256(*chunks: bytes) -> str:
@@ -32,17 +33,15 @@ def _sha256(*chunks: bytes) -> str:
     return h.hexdigest()
 
 
-def fingerprint(workspace: Path, sub) -> dict:
-    """What the outcome of ``sub`` depends on, as hashes; {} if it cannot be read (graded anew each run)."""
-    from course.grading import submitted_notebook
-
-    if sub.problem:
+def fingerprint(folder: Path, sub: Submission) -> dict:
+    """What the result of ``sub`` depends on, as hashes; {} if it cannot be read (graded anew each run)."""
+    if sub.status is not Status.WAITING:  # intake found it ungradable
         return {}
     path = submitted_notebook(sub)
-    release = workspace / "release" / sub.assignment / f"{sub.assignment}.ipynb"
+    release = folder / "release" / sub.assignment / f"{sub.assignment}.ipynb"
     if path is None or not path.is_file() or not release.is_file():
         return {}
-    stamp = sub.folder / "timestamp.txt"
+    stamp = sub.folder / TIMESTAMP
     stamp_bytes = stamp.read_bytes()[:200] if stamp.is_file() and not stamp.is_symlink() else b""
     return {
         "submission_sha256": _sha256(path.read_bytes(), stamp_bytes, sub.folder.name.encode()),
@@ -50,34 +49,15 @@ def fingerprint(workspace: Path, sub) -> dict:
     }
 
 
-def results_path(workspace: Path, student: str, assignment: str) -> Path:
-    return workspace / "results" / student / f"{assignment}.json"
-
-
-def recorded(workspace: Path, sub, print_: dict) -> dict | None:
-    """The recorded outcome of ``sub`` if its fingerprint ``print_`` is unchanged, else None."""
+def recorded(folder: Path, sub: Submission, print_: dict) -> Result | None:
+    """The recorded result of ``sub`` if its fingerprint ``print_`` is unchanged, else None."""
     if not print_:
         return None
-    path = results_path(workspace, sub.student, sub.assignment)
+    results, _, _ = places(folder, sub.student, sub.assignment)
     try:
-        data = json.loads(path.read_text())
-    except (OSError, ValueError):  # missing or cut short: grade again
+        result = Result.from_json(json.loads(results.read_text()))
+    except (OSError, ValueError, KeyError, TypeError):  # missing, cut short or malformed: grade again
         return None
-    if data.get("fingerprint") != print_ or str(data.get("reason", "")).startswith(RETRY_REASONS):
+    if result.fingerprint != print_ or result.status.retried:
         return None
-    return data
-
-
-def write_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` so that a reader (or a kill) sees the old file or the new one, never half."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    return result

@@ -7,10 +7,11 @@ The sandbox (bubblewrap, as root) is a private filesystem that holds only
     /sandbox/home   a scratch home (matplotlib's font cache copied in)
     /tmp            a small tmpfs
 
-plus, read-only, ``/usr``, ``/etc``, the interpreter, the venv and the two
-packages the notebooks import (``course`` and ``course_data``). Not visible:
-the grading workspace (source/, gradebook, other students), ``solutions/``,
-``tests/``, ``/root``, the grader's environment. Inside, every process runs
+plus, read-only, ``/usr``, ``/etc``, the interpreter, the venv, the package
+the notebooks import (``course``) and the executor script. Not visible: the
+course directory (source/, gradebook, other students), ``solutions/``,
+``tests/``, the grader's own code (``instructor``, also where the venv holds
+it), ``/root``, the grader's environment. Inside, every process runs
 as uid 65534 with no capabilities, no network (loopback only), its own PID
 namespace (it cannot see or signal the grader), a memory and a pids cgroup of
 its own, and rlimits on CPU time and file size. When the executor ends, the
@@ -24,6 +25,7 @@ student work unless the instructor asks for unsafe grading (:func:`unsafe`).
 from __future__ import annotations
 
 import functools
+import importlib.util
 import json
 import os
 import shutil
@@ -34,8 +36,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from course.sandbox import cgroup
-from course.sandbox.limits import Limits
+from instructor.sandbox import cgroup
+from instructor.sandbox.limits import Limits
 
 __all__ = ["Isolation", "Execution", "Limits", "detect", "unsafe", "execute"]
 
@@ -93,17 +95,41 @@ class Execution:
     hit_process_limit: bool = False
 
 
-def _readonly_roots() -> list[str]:
-    """Interpreter, venv and the notebooks' helper packages, bound read-only."""
-    import course
-    import course_data
+#: the script the sandbox runs (it imports nothing of the grader)
+EXECUTOR = Path(__file__).resolve().with_name("executor.py")
+#: where the sandbox sees it
+EXECUTOR_INSIDE = "/sandbox/executor.py"
 
-    roots = {sys.base_prefix, sys.prefix, str(Path(course.__file__).parent), str(Path(course_data.__file__).parent)}
-    return sorted(roots)
+
+#: the package the notebooks import: the only course code the sandbox binds
+STUDENT_PACKAGE = "course"
+#: the grader's packages, never visible inside
+GRADER_PACKAGES = ("instructor", "course_data")
+
+
+def _package_dir(name: str) -> Path:
+    """Where package ``name`` is installed (found, not imported)."""
+    spec = importlib.util.find_spec(name)
+    return Path(next(iter(spec.submodule_search_locations))).resolve()
+
+
+def _readonly_roots() -> list[str]:
+    """Interpreter, venv and the student package, bound read-only."""
+    return sorted({sys.base_prefix, sys.prefix, str(_package_dir(STUDENT_PACKAGE))})
+
+
+def _hidden(roots: list[str]) -> list[str]:
+    """The grader's packages where a bound root holds them (a venv they were installed into).
+
+    They are covered by an empty folder inside the sandbox: student code reads
+    neither the grader nor the data builder.
+    """
+    grader = [_package_dir(name) for name in GRADER_PACKAGES]
+    return sorted(str(p) for p in grader if any(p.is_relative_to(root) for root in roots))
 
 
 def _bwrap_args(roots: list[str], binds: dict[str, str], tmp_mb: int = 64,
-                env: dict[str, str] | None = None, chdir: str = "/") -> list[str]:
+                env: dict[str, str] | None = None, chdir: str = "/", files: dict[str, str] | None = None) -> list[str]:
     args = [
         "bwrap", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
         "--die-with-parent", "--new-session", "--clearenv", "--chdir", chdir,
@@ -113,15 +139,19 @@ def _bwrap_args(roots: list[str], binds: dict[str, str], tmp_mb: int = 64,
     if os.path.isdir("/usr/lib64"):
         args += ["--symlink", "usr/lib64", "/lib64"]
     # bwrap makes missing parent folders 0700: uid 65534 could not pass them
-    mounts = [*roots, *binds.values()]
+    mounts = [*roots, *binds.values(), *(files or {}).values()]
     parents = sorted({str(p) for m in mounts for p in Path(m).parents if str(p) != "/"}, key=len)
     for parent in parents:
         args += ["--perms", "0755", "--dir", parent]
     for root in roots:
         args += ["--ro-bind", root, root]
+    for folder in _hidden(roots):
+        args += ["--perms", "0555", "--tmpfs", folder, "--remount-ro", folder]
     args += ["--dev", "/dev", "--proc", "/proc", "--perms", "1777", "--size", str(tmp_mb * 2**20), "--tmpfs", "/tmp"]
     for host, inside in binds.items():
         args += ["--bind", host, inside]
+    for host, inside in (files or {}).items():
+        args += ["--ro-bind", host, inside]
     for key, value in (env or {}).items():
         args += ["--setenv", key, value]
     return args + ["--", "setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups",
@@ -185,13 +215,16 @@ def execute(nb, files: list[Path], limits: Limits, isolation: Isolation) -> Exec
         nbformat.write(nb, str(work / name))
         job = {"notebook": f"{inside['work']}/{name}", "result": f"{inside['out']}/result.json", "limits": limits.as_dict()}
         (out / "job.json").write_text(json.dumps(job))
-        command = [sys.executable, "-m", "course.sandbox.executor", f"{inside['out']}/job.json"]
+        # -I: no user site, no PYTHON* variables, and the script's folder not on sys.path
+        script = EXECUTOR_INSIDE if sandboxed else str(EXECUTOR)
+        command = [sys.executable, "-I", script, f"{inside['out']}/job.json"]
         env = _environment(sys.prefix, inside["home"])
         if sandboxed:
             for path in [scratch, work, out, home, *home.rglob("*"), *work.rglob("*"), *out.rglob("*")]:
                 os.chown(path, NOBODY, NOBODY)
             binds = {str(work): inside["work"], str(out): inside["out"], str(home): inside["home"]}
-            command = [*_bwrap_args(_readonly_roots(), binds, limits.tmp_mb, env, inside["work"]), *command]
+            files = {str(EXECUTOR): EXECUTOR_INSIDE}
+            command = [*_bwrap_args(_readonly_roots(), binds, limits.tmp_mb, env, inside["work"], files), *command]
             env = {}
         return _run(command, env, scratch, out, limits)
     finally:

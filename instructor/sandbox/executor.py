@@ -1,6 +1,9 @@
 """The only code that runs student notebooks: started inside the sandbox.
 
-    python -m course.sandbox.executor JOB.json
+    python -I /sandbox/executor.py JOB.json
+
+A script, not a module of the grader: the sandbox binds this one file, and it
+imports nothing but nbclient, nbformat and traitlets from the venv.
 
 ``JOB.json`` names the notebook (in the sandbox's work folder), where to
 write the result and the limits. The executor reads the notebook, deletes

@@ -6,12 +6,8 @@ from nbconvert.preprocessors import Preprocessor
 from nbformat.v4 import new_output
 from traitlets import Bool
 
-from course.preprocessors.restore_tampered_cells import flag
-
-
-def is_test(cell) -> bool:
-    meta = cell.get("metadata", {}).get("nbgrader", {})
-    return cell.cell_type == "code" and bool(meta.get("grade")) and not meta.get("solution")
+from instructor.cells import is_graded_test
+from instructor.grading.submission import carried
 
 
 class CheckTestsRan(Preprocessor):
@@ -26,18 +22,19 @@ class CheckTestsRan(Preprocessor):
     enabled = Bool(True).tag(config=True)
 
     def preprocess(self, nb, resources):
+        flag = carried(resources).flag
         expected = 1
         for cell in nb.cells:
             if cell.cell_type != "code" or not cell.source.strip():
                 continue
             count = cell.get("execution_count")
-            if is_test(cell) and not isinstance(count, int):
+            if is_graded_test(cell) and not isinstance(count, int):
                 grade_id = cell.metadata["nbgrader"]["grade_id"]
-                flag(resources, f"the test cell {grade_id!r} came back without running (scored 0)")
+                flag(f"the test cell {grade_id!r} came back without running (scored 0)")
                 cell.outputs = [new_output("error", ename="TestNotRun", evalue="this test cell did not run", traceback=[])]
                 continue
             if isinstance(count, int):
                 if count != expected:
-                    flag(resources, "the kernel ran code that no cell of the notebook shows (execution counts jump)")
+                    flag("the kernel ran code that no cell of the notebook shows (execution counts jump)")
                 expected = count + 1
         return nb, resources

@@ -9,6 +9,8 @@ import tokenize
 from nbconvert.preprocessors import Preprocessor
 from traitlets import Bool
 
+from instructor.grading.submission import carried
+
 #: (what it is, pattern) -- matched against student code with comments and strings removed
 PATTERNS = [
     ("IPython's machinery", r"\bget_ipython\b|\binput_transformers\w*|\bast_transformers\b|\bevents\s*\.\s*register\b|__IPYTHON__|\brun_cell\b"),
@@ -17,7 +19,7 @@ PATTERNS = [
     ("the import system", r"\bsys\s*\.\s*(modules|meta_path|path_hooks|path_importer_cache)\b|\bimportlib\b"),
     ("the interpreter's hooks", r"\bsys\s*\.\s*(settrace|setprofile|_getframe|excepthook|displayhook|audit|addaudithook)\b|\binspect\b|\bgc\s*\.|\bctypes\b|\batexit\b|\bframe\b\s*\.\s*f_"),
     ("a library function (monkeypatching)", r"\b(np|numpy|mg|mygrad|mynn|noggin|math|random|testing|plt|matplotlib)\s*(\.\s*\w+\s*)+=(?!=)|\bsetattr\s*\(|\bdelattr\s*\(|__code__|__globals__|__subclasses__|__dict__"),
-    ("the grader's own code", r"\b(from|import)\s+course(?!\s*\.\s*(runtime|plotting|explorers)\b)(?!_data\b)\b|\bnbgrader\b"),
+    ("the grader's own code", r"\b(from|import)\s+(instructor|course_data)\b|\bnbgrader\b"),
     ("processes or signals", r"\bos\s*\.\s*(kill|killpg|system|fork|forkpty|exec\w*|spawn\w*|setsid|_exit|popen)\b|\bsubprocess\b|\bmultiprocessing\b|\bsignal\b|\bthreading\b|\bPopen\b"),
     ("files outside the notebook's folder, or the environment", r"['\"]/(etc|proc|sys|root|work|home|tmp|dev)\b|\bos\s*\.\s*(environ|getenv)\b|\bsocket\b|\burllib\b|\brequests\b"),
     ("dynamic code", r"(?<![\w.])(eval|exec|compile)\s*\("),
@@ -72,7 +74,7 @@ class FlagTestMachinery(Preprocessor):
                     found.setdefault(what, []).append(where)
             if magics(cell.source):
                 found.setdefault("IPython magics or shell commands", []).append(where)
-        flags = resources.setdefault("course", {}).setdefault("flags", [])
+        sub = carried(resources)
         for what, cells in found.items():
-            flags.append(f"student code reaches into {what} (in {', '.join(dict.fromkeys(cells))})")
+            sub.flag(f"student code reaches into {what} (in {', '.join(dict.fromkeys(cells))})")
         return nb, resources

@@ -8,11 +8,8 @@ import copy
 from nbconvert.preprocessors import Preprocessor
 from traitlets import Bool
 
-from course.preprocessors.release_notebook import release_notebook
-
-
-class NotMatched(Exception):
-    """The notebook has no grading metadata and its answers match nothing in the release."""
+from instructor.grading.preprocessors.release_notebook import release_notebook
+from instructor.grading.submission import NotGraded, carried
 
 
 def defined_names(source: str) -> set[str]:
@@ -31,7 +28,7 @@ class MatchRelease(Preprocessor):
     ``grade_id``; nbgrader would then grade nothing and score 0. Each code
     answer cell of the release is matched to the last student cell that
     defines the same functions and classes; the release notebook with those
-    answers filled in is graded. Nothing matched raises :class:`NotMatched`.
+    answers filled in is graded. Nothing matched raises :class:`NotGraded`.
     """
 
     enabled = Bool(True).tag(config=True)
@@ -41,7 +38,7 @@ class MatchRelease(Preprocessor):
             return nb, resources
         release = release_notebook(self.config, resources)
         if release is None:
-            raise NotMatched("the notebook has no nbgrader metadata and there is no release to match it to")
+            raise NotGraded("the notebook has no nbgrader metadata and there is no release to match it to")
         student = [c for c in nb.cells if c.cell_type == "code"]
         answers = [c for c in release.cells if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("solution")]
         rebuilt, matched = copy.deepcopy(release), 0
@@ -53,7 +50,6 @@ class MatchRelease(Preprocessor):
                 by_id[answer.metadata["nbgrader"]["grade_id"]].source = hits[-1].source
                 matched += 1
         if not matched:
-            raise NotMatched("the notebook has no nbgrader metadata and none of its cells defines what the release asks for")
-        notes = resources.setdefault("course", {}).setdefault("notes", [])
-        notes.append(f"no nbgrader metadata: {matched} of {len(answers)} answers matched to the release by name")
+            raise NotGraded("the notebook has no nbgrader metadata and none of its cells defines what the release asks for")
+        carried(resources).note(f"no nbgrader metadata: {matched} of {len(answers)} answers matched to the release by name")
         return rebuilt, resources

@@ -10,9 +10,10 @@ import nbformat
 def release_notebook(config, resources):
     """Read ``<release>/<assignment>/<notebook>.ipynb`` of nbgrader's course directory, or None.
 
-    ``resources["course"]["release"]`` (a path) overrides the course directory.
+    The release named by the submission in ``resources["course"]`` comes first.
     """
-    path = resources.get("course", {}).get("release")
+    sub = resources.get("course")
+    path = getattr(sub, "release", None)
     if path is None:
         try:
             from nbgrader.coursedir import CourseDirectory

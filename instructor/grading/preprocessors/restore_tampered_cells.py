@@ -7,29 +7,12 @@ import copy
 from nbconvert.preprocessors import Preprocessor
 from traitlets import Bool
 
-from course.preprocessors.release_notebook import release_notebook
+from instructor.cells import visible_source
+from instructor.grading.preprocessors.release_notebook import release_notebook
+from instructor.grading.submission import carried
 
 #: nbgrader metadata fields a student cannot change through the notebook UI
 FIELDS = ("grade", "solution", "locked", "points", "grade_id")
-
-
-def flag(resources, text: str) -> None:
-    flags = resources.setdefault("course", {}).setdefault("flags", [])
-    if text not in flags:
-        flags.append(text)
-
-
-def _visible(source: str) -> str:
-    """A cell's source without its hidden-test and mark-scheme blocks (the release has neither)."""
-    kept, hidden = [], False
-    for line in source.splitlines():
-        if line.strip() in ("### BEGIN HIDDEN TESTS", "### BEGIN MARK SCHEME"):
-            hidden = True
-        elif line.strip() in ("### END HIDDEN TESTS", "### END MARK SCHEME"):
-            hidden = False
-        elif not hidden:
-            kept.append(line)
-    return "\n".join(kept).strip()
 
 
 class RestoreTamperedCells(Preprocessor):
@@ -41,7 +24,7 @@ class RestoreTamperedCells(Preprocessor):
     - an edited or deleted test or locked cell is reported here; nbgrader's
       ``OverwriteCells`` (with ``add_missing_cells``) then restores it.
 
-    Runs before ``OverwriteCells``. Findings go to ``resources["course"]["flags"]``.
+    Runs before ``OverwriteCells``. Findings are flags of the submission in ``resources["course"]``.
     """
 
     enabled = Bool(True).tag(config=True)
@@ -50,6 +33,7 @@ class RestoreTamperedCells(Preprocessor):
         release = release_notebook(self.config, resources)
         if release is None:
             return nb, resources
+        flag = carried(resources).flag
         released = {c.metadata["nbgrader"]["grade_id"]: c for c in release.cells
                     if c.get("metadata", {}).get("nbgrader", {}).get("grade_id")}
         seen = set()
@@ -62,12 +46,12 @@ class RestoreTamperedCells(Preprocessor):
             if original is None or grade_id in seen:
                 del cell.metadata["nbgrader"]
                 if meta.get("grade") or meta.get("solution") or meta.get("locked"):
-                    flag(resources, f"a cell with made-up grading metadata ({str(grade_id)[:40]!r}) was ignored")
+                    flag(f"a cell with made-up grading metadata ({str(grade_id)[:40]!r}) was ignored")
                 continue
             seen.add(grade_id)
             want = original.metadata["nbgrader"]
             if cell.cell_type != original.cell_type or any(meta.get(k) != want.get(k) for k in FIELDS):
-                flag(resources, f"the grading metadata of cell {grade_id!r} was edited (restored)")
+                flag(f"the grading metadata of cell {grade_id!r} was edited (restored)")
                 cell.cell_type = original.cell_type
                 cell.metadata["nbgrader"] = copy.deepcopy(want)
                 if cell.cell_type != "code":
@@ -76,12 +60,12 @@ class RestoreTamperedCells(Preprocessor):
                 else:
                     cell.setdefault("outputs", [])
                     cell.setdefault("execution_count", None)
-            if want.get("locked") and _visible(cell.source) != _visible(original.source):
+            if want.get("locked") and visible_source(cell.source) != visible_source(original.source):
                 kind = "test" if want.get("grade") else "locked"
-                flag(resources, f"the {kind} cell {grade_id!r} was edited (restored)")
+                flag(f"the {kind} cell {grade_id!r} was edited (restored)")
         for grade_id, original in released.items():
             want = original.metadata["nbgrader"]
             if grade_id not in seen and want.get("locked"):
                 kind = "test" if want.get("grade") else "locked"
-                flag(resources, f"the {kind} cell {grade_id!r} was deleted (restored)")
+                flag(f"the {kind} cell {grade_id!r} was deleted (restored)")
         return nb, resources

@@ -7,20 +7,18 @@ from pathlib import Path
 from nbconvert.preprocessors import Preprocessor
 from traitlets import Bool, Float, Int
 
-from course import sandbox
-
-
-class NotGraded(Exception):
-    """The submission cannot be graded; the message is one sentence for the report."""
+from instructor import sandbox
+from instructor.grading.submission import NotGraded, carried
 
 
 class SandboxedExecute(Preprocessor):
-    """Execute the notebook in a sandbox (:mod:`course.sandbox`) and return the executed copy.
+    """Execute the notebook in a sandbox (:mod:`instructor.sandbox`) and return the executed copy.
 
-    Files of the release that are not notebooks are copied next to it
-    (``resources["course"]["files"]``). Refuses to run anything when no
-    isolation is available, unless ``unsafe`` is set. What happened goes to
-    ``resources["course"]["execution"]``; a run that did not finish raises
+    Files of the release that are not notebooks are copied next to it (the
+    submission's ``files``; under nbgrader's own autograde, the files it
+    copied beside the notebook). Refuses to run anything when no isolation is
+    available, unless ``unsafe`` is set. What happened goes to the
+    submission's ``execution``; a run that did not finish raises
     :class:`NotGraded` with the reason.
     """
 
@@ -41,20 +39,19 @@ class SandboxedExecute(Preprocessor):
         )
 
     def preprocess(self, nb, resources):
-        info = resources.setdefault("course", {})
-        isolation = info.get("isolation") or sandbox.detect()
+        sub = carried(resources)
+        isolation = sub.isolation or sandbox.detect()
         if not isolation.safe and not self.unsafe:
             raise NotGraded(f"no sandbox to run student code in ({isolation.detail}); grading refused")
-        if "files" in info:
-            files = [Path(p) for p in info["files"]]
+        if sub.files is not None:
+            files = [Path(p) for p in sub.files]
         else:  # nbgrader's own autograde: the files it copied next to the notebook
             folder = Path(resources.get("metadata", {}).get("path") or ".")
             files = [p for p in sorted(folder.iterdir()) if p.is_file() and not p.is_symlink() and p.suffix != ".ipynb"]
         run = sandbox.execute(nb, files, self.limits(), isolation)
-        info["execution"] = run
-        info["isolation_used"] = isolation.detail
+        sub.execution, sub.isolation = run, isolation
         if run.hit_process_limit:
-            info.setdefault("flags", []).append(f"hit the limit of {self.processes} processes")
+            sub.flag(f"hit the limit of {self.processes} processes")
         if run.status != "ok":
             raise NotGraded(run.reason)
         return run.notebook, resources

@@ -1,0 +1,16 @@
+"""Grading one submission, in stages, one job each::
+
+    submission.py  the Submission every stage carries, its Status, the recorded Result
+    intake.py      1. find every submission; one that cannot be read ends `not graded`
+    prepare.py     2. match to the release, undo tampering, restore locked cells, flag reaching into tests
+    execute.py     3. run it in the sandbox (the only stage that runs student code)
+    score.py       4. outside the sandbox: did every test run? points, flags
+    record.py      5. the coordinator writes gradebook, autograded notebook, log, results
+    pipeline.py    stages 2-4 for one submission: the task a worker runs
+    resume.py      which recorded results are still up to date
+    chains.py      the nbgrader preprocessor chains of stages 2-5, defined once
+    config.py      the nbgrader configuration of a course directory, with the sandbox's limits
+    preprocessors/ the course's own preprocessors in those chains
+
+A whole class is graded by :mod:`instructor.scheduling`.
+"""

@@ -1,0 +1,139 @@
+"""Stage 1, intake: find every submission and check that it can be read.
+
+Submissions come either as ``<student>/<assignment>/*.ipynb`` (also nbgrader's
+``submitted/`` collect layout) or as an nbgrader exchange
+(``<exchange>/<course>/inbound/<student>+<assignment>+<timestamp>...``).
+A submission that cannot be graded is kept, ``not graded`` with the reason:
+only an instructor's mistake (no such folder, nothing in it) raises.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import nbformat
+
+from instructor.coursedir.roster import STUDENT_ID_RULE, is_student_id
+from instructor.errors import CourseError, first_line
+from instructor.grading.submission import Status, Submission
+
+#: a submitted notebook larger than this is not read
+MAX_NOTEBOOK_BYTES = 20 * 2**20
+
+
+def find_submissions(folder: Path, known: list[str], roster: set[str] | None = None) -> list[Submission]:
+    """Every submission under ``folder``; the ones that cannot be graded end ``not graded`` with the reason."""
+    if not folder.is_dir():
+        raise CourseError(f"There is no submissions folder at {folder}.")
+    inbound = _exchange_inbound(folder)
+    subs = _from_exchange(inbound, known) if inbound else _from_folders(folder, known)
+    if not subs:
+        raise CourseError(f"{folder} holds no submissions (expected <student>/<assignment>/*.ipynb).")
+    for sub in subs:
+        if sub.status is Status.WAITING and roster is not None and sub.student not in roster:
+            sub.end(Status.NOT_GRADED, f"{sub.student} is not on the roster")
+        if sub.status is Status.WAITING and (problem := _notebook_problem(sub)):
+            sub.end(Status.NOT_GRADED, problem)
+    return subs
+
+
+def select(subs: list[Submission], assignments: list[str], students: list[str]) -> list[Submission]:
+    """The submissions of the named assignments and students (all if none named)."""
+    chosen = [s for s in subs if (not assignments or s.assignment in assignments)
+              and (not students or s.student in students)]
+    if not chosen:
+        wanted = " and ".join(filter(None, [", ".join(assignments), ", ".join(students)]))
+        raise CourseError(f"No submission matches {wanted}.")
+    return chosen
+
+
+def submitted_notebook(sub: Submission) -> Path | None:
+    """``<a>.ipynb`` in the folder, else its only notebook, else None."""
+    expected = sub.folder / f"{sub.assignment}.ipynb"
+    if expected.exists() or expected.is_symlink():
+        return expected
+    found = sorted(sub.folder.glob("*.ipynb"))
+    return found[0] if len(found) == 1 else None
+
+
+def _refused(student: str, assignment: str, folder: Path, reason: str) -> Submission:
+    return Submission(student, assignment, folder, Status.NOT_GRADED, reason)
+
+
+def _exchange_inbound(folder: Path) -> Path | None:
+    """The ``inbound`` folder if ``folder`` is an nbgrader exchange (or part of one)."""
+    if folder.name == "inbound":
+        return folder
+    if (folder / "inbound").is_dir():
+        return folder / "inbound"
+    hits = sorted(folder.glob("*/inbound"))
+    if len(hits) == 1:
+        return hits[0]
+    if len(hits) > 1:
+        courses = ", ".join(h.parent.name for h in hits)
+        raise CourseError(f"{folder} holds the exchanges of several courses ({courses}); name one of them.")
+    return None
+
+
+def _from_folders(folder: Path, known: list[str]) -> list[Submission]:
+    subs = []
+    for student_dir in sorted(p for p in folder.iterdir() if p.is_dir() and not p.name.startswith(".")):
+        name = student_dir.name
+        if student_dir.is_symlink():
+            subs.append(_refused(name, "?", student_dir, "the student folder is a symbolic link"))
+            continue
+        if not is_student_id(name):
+            subs.append(_refused(name, "?", student_dir, f"the folder name is not a valid student id ({STUDENT_ID_RULE})"))
+            continue
+        assignment_dirs = sorted(p for p in student_dir.iterdir() if p.is_dir() and not p.name.startswith("."))
+        if not assignment_dirs:
+            subs.append(_refused(name, "?", student_dir, "the student folder holds no assignment folder"))
+        for a in assignment_dirs:
+            if a.is_symlink():
+                subs.append(_refused(name, a.name, a, "the assignment folder is a symbolic link"))
+            elif a.name not in known:
+                subs.append(_refused(name, a.name, a, f"{a.name!r} is not a known assignment (known: {', '.join(known)})"))
+            else:
+                subs.append(Submission(name, a.name, a))
+    return subs
+
+
+def _from_exchange(inbound: Path, known: list[str]) -> list[Submission]:
+    latest: dict[tuple[str, str], Path] = {}
+    bad = []
+    for entry in sorted(inbound.iterdir()):
+        parts = entry.name.split("+")
+        if not entry.is_dir() or entry.is_symlink() or len(parts) < 3:
+            bad.append(_refused(entry.name, "?", entry, "not an nbgrader submission folder (<student>+<assignment>+<timestamp>)"))
+            continue
+        student, assignment, stamp = parts[0], parts[1], parts[2]
+        if assignment not in known:
+            bad.append(_refused(student, assignment, entry, f"{assignment!r} is not a known assignment (known: {', '.join(known)})"))
+            continue
+        key = (student, assignment)
+        if key not in latest or stamp > latest[key].name.split("+")[2]:
+            latest[key] = entry
+    return [Submission(s, a, p) for (s, a), p in sorted(latest.items())] + bad
+
+
+def _notebook_problem(sub: Submission) -> str:
+    """One sentence on why the submitted notebook cannot be read, or ""."""
+    path = submitted_notebook(sub)
+    if path is None:
+        many = len(list(sub.folder.glob("*.ipynb")))
+        return "the folder holds no notebook" if not many else \
+            f"the folder holds {many} notebooks and none is named {sub.assignment}.ipynb"
+    if path.is_symlink():
+        return f"{path.name} is a symbolic link, not a file"
+    if not path.is_file():
+        return f"{path.name} is not a file"
+    if path.stat().st_size > MAX_NOTEBOOK_BYTES:
+        return f"{path.name} is larger than {MAX_NOTEBOOK_BYTES // 2**20} MB"
+    if path.stat().st_size == 0:
+        return f"{path.name} is empty"
+    try:
+        nb = nbformat.read(str(path), as_version=4)
+        nbformat.validate(nb)
+    except Exception as err:  # JSON and schema errors come in several types
+        return f"{path.name} is not a valid notebook ({first_line(err, 120)})"
+    return ""

@@ -1,0 +1,60 @@
+"""Stage 2, prepare: the submitted notebook, ready to run and compared with the release.
+
+Reads the notebook and the submission's timestamp, then runs the
+:data:`~instructor.grading.chains.PREPARE` chain: a notebook without nbgrader
+metadata is matched to the release, tampering is reported and undone,
+nbgrader overwrites the locked and test cells, student code that reaches
+into the test machinery is flagged. Nothing of the student's runs here.
+"""
+
+from __future__ import annotations
+
+import traceback
+from pathlib import Path
+
+import nbformat
+from nbgrader.utils import parse_utc
+
+from instructor.errors import first_line
+from instructor.grading.chains import PREPARE, run_chain
+from instructor.grading.intake import submitted_notebook
+from instructor.grading.submission import NotGraded, Submission
+
+#: nbgrader's file in each exchange submission: when the student submitted
+TIMESTAMP = "timestamp.txt"
+
+
+def resources_for(folder: Path, sub: Submission, db_url: str) -> dict:
+    """nbgrader's resources for grading ``sub`` in the course directory ``folder``; the submission rides along."""
+    release_dir = folder / "release" / sub.assignment
+    sub.release = release_dir / f"{sub.assignment}.ipynb"
+    sub.files = [p for p in sorted(release_dir.iterdir()) if p.is_file() and p.suffix != ".ipynb"]
+    return {
+        "nbgrader": {"db_url": db_url, "assignment": sub.assignment, "notebook": sub.assignment, "student": sub.student},
+        "course": sub,
+    }
+
+
+def read_timestamp(sub: Submission) -> None:
+    """The exchange's ``timestamp.txt``, if there is one and it reads as a date (else a note)."""
+    stamp = sub.folder / TIMESTAMP
+    if stamp.is_file() and not stamp.is_symlink() and stamp.stat().st_size < 200:
+        try:
+            parse_utc(stamp.read_text().strip())
+            sub.timestamp = stamp.read_text().strip()
+        except Exception:  # dateutil raises several types; a bad stamp only loses the late check
+            sub.note(f"{TIMESTAMP} could not be read; no late penalty applied")
+
+
+def prepare(sub: Submission, resources: dict, config):
+    """The prepared notebook of ``sub``; raises :class:`NotGraded` with one sentence if there is none."""
+    nb = nbformat.read(str(submitted_notebook(sub)), as_version=4)
+    read_timestamp(sub)
+    try:
+        nb, _ = run_chain(PREPARE, nb, resources, config)
+    except NotGraded:
+        raise
+    except Exception as err:  # nbgrader's own checks (metadata, duplicates) raise several types
+        sub.log.append(traceback.format_exc())
+        raise NotGraded(f"nbgrader could not prepare the notebook ({first_line(err)})") from None
+    return nb

@@ -1,0 +1,14 @@
+"""The course's own nbgrader preprocessors of grading, one small class per module.
+
+The chains that use them, and their order, are in :mod:`instructor.grading.chains`:
+
+* prepare: ``match_release`` (a notebook without nbgrader metadata),
+  ``restore_tampered_cells`` (edited tests and locked cells),
+  ``flag_test_machinery`` (student code that reaches into the tests);
+* execute: ``sandboxed_execute`` (the sandbox, the only place student code runs);
+* score: ``check_tests_ran`` (a test that never ran scores 0), ``cap_output_bytes``;
+* record: ``keep_hand_grades`` (a regrade keeps a grader's work).
+
+What they find goes into the :class:`~instructor.grading.submission.Submission`
+in ``resources["course"]``.
+"""

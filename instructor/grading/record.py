@@ -1,0 +1,134 @@
+"""Stage 5, record: only the coordinating process writes what grading found.
+
+For each graded submission, in a crash-safe order: its results file is
+removed first (so a kill from here on leaves a submission the next run
+grades again), the gradebook commits (the
+:data:`~instructor.grading.chains.RECORD` chain: scores, hand grades kept,
+late penalty), the autograded notebook and the log are written, and the new
+results file appears last, atomically. nbgrader's unique constraints (one
+submission per student and assignment, one grade per cell) make a second
+record an update, never a doubled row::
+
+    <dir>/autograded/<s>/<a>/<a>.ipynb   the executed, scored notebook (+ the exchange's two files)
+    <dir>/results/<s>/<a>.json           the Result: status, reason, score, fingerprint
+    <dir>/logs/<s>/<a>.log               what happened, sandbox log included
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import tempfile
+from pathlib import Path
+
+import nbformat
+from nbgrader.api import Gradebook
+from nbgrader.utils import parse_utc
+
+from instructor.coursedir import gradebook
+from instructor.coursedir.roster import is_student_id
+from instructor.grading.chains import RECORD, run_chain
+from instructor.grading.config import grading_config
+from instructor.grading.submission import Result, Status, Submission
+
+#: files of an exchange submission that nbgrader's feedback commands need beside the autograded notebook
+EXCHANGE_FILES = ("timestamp.txt", "submission_secret.txt")
+
+
+def places(folder: Path, student: str, assignment: str) -> tuple[Path, Path, Path | None]:
+    """(results file, log file, autograded folder) of one submission in the course directory ``folder``.
+
+    A name that is no valid id (a bad folder found at intake) gets a results
+    and a log file of its own, and no autograded folder.
+    """
+    if is_student_id(student) and is_student_id(assignment):
+        return (folder / "results" / student / f"{assignment}.json", folder / "logs" / student / f"{assignment}.log",
+                folder / "autograded" / student / assignment)
+    # several bad folders share one name: keep each
+    stem = re.sub(r"[^A-Za-z0-9_.-]", "_", f"{student}-{assignment}")[:80]
+    bucket = student if is_student_id(student) else "_invalid"
+    return folder / "results" / bucket / f"{stem}.json", folder / "logs" / bucket / f"{stem}.log", None
+
+
+def record(folder: Path, sub: Submission, db: str | None = None) -> Result:
+    """Write one graded submission (see the module doc); returns what the results file holds."""
+    results, logs, autograded = places(folder, sub.student, sub.assignment)
+    results.unlink(missing_ok=True)
+    if not sub.status.has_grade or autograded is None:
+        # an old grade must not outlive a re-submission that cannot be graded
+        gradebook.forget(gradebook.url(folder, db), sub.student, sub.assignment)
+        if autograded is not None and autograded.exists():
+            shutil.rmtree(autograded)
+    else:
+        _into_gradebook(folder, sub, db)
+        autograded.mkdir(parents=True, exist_ok=True)
+        for stale in autograded.iterdir():  # only the notebook belongs here
+            if stale.name != f"{sub.assignment}.ipynb":
+                shutil.rmtree(stale) if stale.is_dir() and not stale.is_symlink() else stale.unlink()
+        write_atomic(autograded / f"{sub.assignment}.ipynb", nbformat.writes(sub.notebook))
+    result = sub.result()
+    write_atomic(logs, "\n".join(sub.log))
+    write_atomic(results, json.dumps(result.to_json(), indent=1))
+    return result
+
+
+def _into_gradebook(folder: Path, sub: Submission, db: str | None) -> None:
+    cfg = grading_config(folder, db)
+    db_url, course_id = cfg.CourseDirectory.db_url, cfg.CourseDirectory.course_id
+    with Gradebook(db_url, course_id) as gb:
+        gb.update_or_create_student(sub.student)
+        when = {"timestamp": parse_utc(sub.timestamp)} if sub.timestamp else {}
+        gb.update_or_create_submission(sub.assignment, sub.student, **when)
+    resources = {"nbgrader": {"db_url": db_url, "assignment": sub.assignment, "notebook": sub.assignment,
+                              "student": sub.student}}
+    sub.notebook, _ = run_chain(RECORD, sub.notebook, resources, cfg)
+    if sub.status is Status.FLAGGED:
+        # a flagged submission shows as "needs manual grade" in nbgrader's formgrader
+        with Gradebook(db_url, course_id) as gb:
+            graded = gb.find_submission_notebook(sub.assignment, sub.assignment, sub.student)
+            for grade in graded.grades:
+                grade.needs_manual_grade = True
+            gb.db.commit()
+
+
+def keep_exchange_files(folder: Path, subs: list[Submission], results: list[Result]) -> None:
+    """Copy each graded submission's timestamp and secret into ``autograded/`` (as nbgrader's autograde does).
+
+    ``nbgrader generate_feedback`` copies them into ``feedback/``, and
+    ``release_feedback`` needs both to hand the page to the right student.
+    """
+    graded = {r.key for r in results if r.status.has_grade}
+    for sub in subs:
+        target = folder / "autograded" / sub.student / sub.assignment
+        if sub.key not in graded or not target.is_dir():
+            continue
+        for name in EXCHANGE_FILES:
+            source = sub.folder / name
+            if source.is_file() and not source.is_symlink() and source.stat().st_size < 1000:
+                (target / name).write_bytes(source.read_bytes())
+
+
+def read_results(folder: Path) -> dict[tuple[str, str], Result]:
+    """Every recorded result of the course directory, by (student, assignment)."""
+    found = {}
+    for path in sorted((folder / "results").glob("*/*.json")):
+        result = Result.from_json(json.loads(path.read_text()))
+        found[result.key] = result
+    return found
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` so that a reader (or a kill) sees the old file or the new one, never half."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

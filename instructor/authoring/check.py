@@ -1,6 +1,6 @@
 """`course check`: the committed student notebooks are exactly a fresh release.
 
-Three faults are reported, each as one line naming the file:
+Four faults are reported, each as one line naming the file:
 
 * drift: ``notebooks/`` differs from what ``course release`` makes of
   ``solutions/`` (including given cells out of date with their origin);
@@ -14,20 +14,16 @@ Three faults are reported, each as one line naming the file:
 from __future__ import annotations
 
 import filecmp
-import re
 import shutil
 import tempfile
 from pathlib import Path
 
-from course.errors import CourseError
-from course.nbsource import given_refs, read, sync_given
-from course.paths import existing_assignments, notebook_path
-from course.release import release
-
-_BEGIN = re.compile(r"^\s*### BEGIN (SOLUTION|HIDDEN TESTS|MARK SCHEME)\s*$")
-_END = re.compile(r"^\s*### END (SOLUTION|HIDDEN TESTS|MARK SCHEME)\s*$")
-#: Lines shorter than this (stripped) are too generic to call a leak (``return x``).
-MIN_SECRET_CHARS = 16
+from instructor.authoring.given import given_refs, sync_given
+from instructor.authoring.leaks import secret_lines
+from instructor.authoring.release import release
+from instructor.cells import has_marker, read, regions
+from instructor.errors import CourseError
+from instructor.paths import existing_assignments, notebook_path
 
 
 def _rel(path: Path, root: Path) -> str:
@@ -103,25 +99,6 @@ def check_drift(root: Path) -> list[str]:
     return problems
 
 
-def _secret_and_public_lines(nb) -> tuple[set[str], set[str]]:
-    secret, public = set(), set()
-    for cell in nb.cells:
-        if given_refs(cell):
-            continue
-        inside = False
-        for line in cell.source.splitlines():
-            if _BEGIN.match(line):
-                inside = True
-            elif _END.match(line):
-                inside = False
-            else:
-                (secret if inside else public).add(line.strip())
-        # a markdown answer cell without markers is a solution in full
-        meta = cell.get("metadata", {}).get("nbgrader", {})
-        if cell.cell_type == "markdown" and meta.get("solution") and "### BEGIN SOLUTION" not in cell.source:
-            secret.update(line.strip() for line in cell.source.splitlines())
-    return secret, public
-
 
 def check_leaks(root: Path) -> list[str]:
     problems = []
@@ -129,8 +106,7 @@ def check_leaks(root: Path) -> list[str]:
         student_path = notebook_path(name, root / "notebooks")
         if not student_path.is_file():
             continue  # reported as drift
-        secret, public = _secret_and_public_lines(read(notebook_path(name, root / "solutions")))
-        secret = {s for s in secret - public if len(s) >= MIN_SECRET_CHARS}
+        secret = secret_lines(read(notebook_path(name, root / "solutions")))
         student = read(student_path)
         for i, cell in enumerate(student.cells):
             if given_refs(cell):
@@ -143,9 +119,6 @@ def check_leaks(root: Path) -> list[str]:
     return problems
 
 
-_ANY_MARKER = re.compile(r"### (BEGIN|END) (SOLUTION|HIDDEN TESTS|MARK SCHEME)")
-
-
 def check_markers(root: Path) -> list[str]:
     """Markers that do not stand on a line of their own in ``solutions/``."""
     problems = []
@@ -154,8 +127,9 @@ def check_markers(root: Path) -> list[str]:
         if not path.is_file():
             continue
         for i, cell in enumerate(read(path).cells):
-            for line in cell.source.splitlines():
-                if _ANY_MARKER.search(line) and not (_BEGIN.match(line) or _END.match(line)):
+            # regions() leaves out the marker lines that stand alone: a marker still there is glued to text
+            for _, line in regions(cell.source):
+                if has_marker(line):
                     problems.append(f"{_rel(path, root)}: cell {i} has a marker that does not stand on a line of its own: {line.strip()[:60]!r}")
     return problems
 

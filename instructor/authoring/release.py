@@ -14,10 +14,10 @@ from nbgrader.converters import GenerateAssignment
 from nbgrader.coursedir import CourseDirectory
 from traitlets.config import Config
 
-from course.errors import CourseError
-from course.nbgrader_settings import configure
-from course.nbsource import sync_given
-from course.paths import existing_assignments, notebook_path
+from instructor.authoring.given import sync_given
+from instructor.errors import CourseError
+from instructor.paths import existing_assignments, notebook_path
+from instructor.settings import configure
 
 
 def resolve_assignments(solutions: Path, requested=None) -> list[str]:

@@ -1,4 +1,8 @@
-"""Execute a notebook in a fresh kernel and report each code cell's fate."""
+"""A trial run: execute a notebook in a fresh kernel, unsandboxed, and report each code cell's fate.
+
+For the course's own notebooks only (``course demo``, the benchmark, the
+tests); student work runs in :mod:`instructor.sandbox`.
+"""
 
 from __future__ import annotations
 
@@ -11,22 +15,12 @@ from pathlib import Path
 from nbclient import NotebookClient
 from traitlets.config import Config
 
-from course.nbgrader_settings import kernel_transport
-from course.nbsource import grade_id, tags
+from instructor.cells import grade_id, is_graded_test, tags, task_of
+from instructor.kernels import kernel_transport
 
 #: The environment of a quick-mode run (CI, nbval, demo, tests).
 QUICK_ENV = {"COURSE_QUICK": "1", "OPENBLAS_NUM_THREADS": "1"}
 
-
-def is_graded_test(cell) -> bool:
-    """An autograded test cell: nbgrader ``grade`` without ``solution``."""
-    meta = cell.get("metadata", {}).get("nbgrader", {})
-    return cell.cell_type == "code" and bool(meta.get("grade")) and not meta.get("solution")
-
-
-def task_of(cell) -> str | None:
-    """The task a graded test cell checks (``metadata.course.task``)."""
-    return cell.get("metadata", {}).get("course", {}).get("task")
 
 
 @dataclass
@@ -46,7 +40,7 @@ class CellResult:
 
 
 @dataclass
-class Run:
+class TrialRun:
     cells: list[CellResult] = field(default_factory=list)
     seconds: float = 0.0
 
@@ -60,7 +54,7 @@ class Run:
         return [c for c in self.cells if c.error is not None]
 
 
-def execute(nb, cwd: Path, skip_tags=(), env: dict | None = None, timeout: int = 600) -> Run:
+def run_trial(nb, cwd: Path, skip_tags=(), env: dict | None = None, timeout: int = 600) -> TrialRun:
     """Run ``nb`` with errors allowed; cells tagged with ``skip_tags`` are left out.
 
     The kernel inherits this process's environment plus :data:`QUICK_ENV`
@@ -81,7 +75,7 @@ def execute(nb, cwd: Path, skip_tags=(), env: dict | None = None, timeout: int =
     finally:
         os.environ.clear()
         os.environ.update(saved)
-    run = Run(seconds=time.perf_counter() - start)
+    run = TrialRun(seconds=time.perf_counter() - start)
     run.cells = [result_of(i, cell) for i, cell in zip(kept, nb.cells, strict=True) if cell.cell_type == "code"]
     return run
 

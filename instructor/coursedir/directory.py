@@ -8,41 +8,30 @@ Everything a term produces lives here, never in the repository::
     <dir>/submitted/<s>/<a>/      what `nbgrader collect` copies from the exchange
     <dir>/autograded/, feedback/, results/, logs/, gradebook.db
 
-It is named in one place: ``--course-dir`` (alias ``--workspace``), else the
-environment variable ``COURSE_DIR``, else ``~/seqmodels-grading``.
+It is named in one place: ``--course-dir``, else the environment variable
+``COURSE_DIR``, else ``~/seqmodels-grading``.
 """
 
 from __future__ import annotations
 
-import csv
 import os
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from traitlets import Dict
-from traitlets.config import Config, Configurable
+from traitlets.config import Config
 from traitlets.config.loader import PyFileConfigLoader
 
-from course.errors import CourseError
+from instructor.errors import CourseError
+from instructor.paths import REPO_ROOT
 
 ENV = "COURSE_DIR"
 DEFAULT = Path("~/seqmodels-grading")
 CONFIG_NAME = "nbgrader_config.py"
-ROSTER_NAME = "roster.csv"
-ROSTER_COLUMNS = ["id", "first_name", "last_name", "email"]
-_STUDENT_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@-]*$")
-
-
-class DueDates(Configurable):
-    """Due dates by assignment, kept in the course directory's configuration.
-
-    nbgrader reads a due date from the gradebook only; ``course`` copies these
-    into it whenever it prepares an assignment, so the config file stays the
-    one place where they are written.
-    """
-
-    dates = Dict({}, help="assignment -> due date, e.g. {'01_rnn': '2026-10-05 17:00:00 UTC'}").tag(config=True)
+#: where an earlier layout had what the settings file imports, and where it is now
+_MOVED = {
+    "course.nbgrader_settings": "instructor.settings",
+    "course.late.PercentPerDay": "instructor.coursedir.late.PercentPerDay",
+}
 
 
 def resolve(given: Path | None) -> Path:
@@ -53,28 +42,27 @@ def resolve(given: Path | None) -> Path:
     return Path(env or DEFAULT).expanduser().resolve()
 
 
-def add_argument(parser) -> None:
-    """``--course-dir DIR`` (alias ``--workspace``) on a subcommand."""
-    parser.add_argument(
-        "--course-dir", "--workspace", dest="course_dir", type=Path, default=None, metavar="DIR",
-        help=f"the course directory (default: ${ENV}, else {DEFAULT})",
-    )
-
-
 def is_course_dir(folder: Path) -> bool:
     return (folder / CONFIG_NAME).is_file()
 
 
-def load_config(folder: Path) -> Config:
-    """The directory's nbgrader configuration, or the course defaults if it has none."""
-    from course.nbgrader_settings import configure
-
+def require(folder: Path) -> Path:
+    """``folder``, or a one-sentence error if ``course init`` never made it a course directory."""
     if not is_course_dir(folder):
-        return configure(Config(), folder)
+        raise CourseError(f"{folder} is not a course directory yet: run `course init {folder}` first.")
+    return folder
+
+
+def load_config(folder: Path) -> Config:
+    """The directory's nbgrader configuration (its ``nbgrader_config.py``)."""
+    path = require(folder) / CONFIG_NAME
+    if any(old in path.read_text(errors="replace") for old in _MOVED):
+        raise CourseError(f"{path} was written by an older `course init`; run `course init {folder}` "
+                          "to bring it up to date (its settings are kept).")
     try:
         return PyFileConfigLoader(CONFIG_NAME, path=str(folder)).load_config()
     except Exception as err:  # a syntax or name error in a hand-edited file
-        raise CourseError(f"{folder / CONFIG_NAME} cannot be read ({type(err).__name__}: {err}).") from None
+        raise CourseError(f"{path} cannot be read ({type(err).__name__}: {err}).") from None
 
 
 def configured_db_url(folder: Path) -> str | None:
@@ -121,7 +109,7 @@ settings. Edit the values below, or run `course init` again with new options.
 
 from pathlib import Path
 
-from course.nbgrader_settings import configure
+from instructor.settings import configure
 
 c = get_config()  # noqa: F821  (provided by traitlets when this file is loaded)
 # the course settings: course id, hidden tests stripped from every feedback path, sandboxed autograde
@@ -132,27 +120,21 @@ c.Exchange.root = {exchange!r}
 # the gradebook (SQLite here, or postgresql://user@host/db)
 c.CourseDirectory.db_url = {db_url!r}
 # late work: this percent of the notebook's score per day (or part of a day) late
-c.AssignLatePenalties.plugin_class = "course.late.PercentPerDay"
+c.AssignLatePenalties.plugin_class = "instructor.coursedir.late.PercentPerDay"
 c.PercentPerDay.percent_per_day = {late_penalty!r}
 # due dates (UTC); `course grade` and `course release-to-exchange` copy them into the gradebook
 c.DueDates.dates = {due!r}
 '''
 
 
-def parse_due(items: list[str]) -> dict[str, str]:
-    """``A=DATE`` pairs -> {assignment: normalised UTC date}; one-sentence errors."""
-    from nbgrader.utils import parse_utc
-
-    found = {}
-    for item in items:
-        name, sep, when = item.partition("=")
-        if not sep or not name.strip() or not when.strip():
-            raise CourseError(f"--due takes ASSIGNMENT=DATE (e.g. 01_rnn='2026-10-05 17:00 UTC'), not {item!r}.")
-        try:
-            found[name.strip()] = parse_utc(when.strip()).strftime("%Y-%m-%d %H:%M:%S UTC")
-        except Exception:  # dateutil raises several types
-            raise CourseError(f"{when.strip()!r} is not a date (try '2026-10-05 17:00 UTC').") from None
-    return found
+def _update_names(folder: Path) -> None:
+    """Rewrite the module names an earlier layout wrote into the settings file (values untouched)."""
+    path = folder / CONFIG_NAME
+    if path.is_file():
+        text = path.read_text()
+        for old, new in _MOVED.items():
+            text = text.replace(old, new)
+        path.write_text(text)
 
 
 def init(folder: Path, exchange: Path | None = None, db_url: str | None = None,
@@ -160,10 +142,9 @@ def init(folder: Path, exchange: Path | None = None, db_url: str | None = None,
     """Create (or update) a course directory; options not given keep their current value."""
     if folder.exists() and not folder.is_dir():
         raise CourseError(f"{folder} exists and is not a folder.")
-    from course.paths import REPO_ROOT
-
     if folder == REPO_ROOT or REPO_ROOT in folder.parents:
         raise CourseError(f"{folder} is inside the course repository: student work must never land there.")
+    _update_names(folder)
     old = current_settings(folder) or Settings(exchange=folder / "exchange", db_url=f"sqlite:///{folder / 'gradebook.db'}")
     if late_penalty is not None and not 0 <= late_penalty <= 100:
         raise CourseError("--late-penalty is a percent per day, from 0 to 100.")
@@ -182,113 +163,3 @@ def init(folder: Path, exchange: Path | None = None, db_url: str | None = None,
         settings.exchange.mkdir(parents=True)
         settings.exchange.chmod(0o777)  # nbgrader's exchange: every student writes a submission into it
     return settings
-
-
-def apply_due_dates(folder: Path, db_url: str, assignments: list[str]) -> None:
-    """Copy the configured due dates of ``assignments`` into the gradebook (where nbgrader reads them)."""
-    from nbgrader.api import Gradebook
-
-    dates = current_settings(folder).due if is_course_dir(folder) else {}
-    wanted = {a: d for a, d in dates.items() if a in assignments}
-    if not wanted:
-        return
-    from nbgrader.utils import parse_utc
-
-    with Gradebook(db_url) as gb:
-        for name, when in wanted.items():
-            gb.update_or_create_assignment(name, duedate=parse_utc(when))
-
-
-# --------------------------------------------------------------------------- roster
-
-
-def read_roster_file(path: Path) -> list[dict[str, str]]:
-    """Rows of a roster CSV (id required; first_name, last_name, email optional), checked."""
-    if not path.is_file():
-        raise CourseError(f"There is no roster file at {path}.")
-    with path.open(newline="", encoding="utf-8-sig") as f:
-        reader = csv.DictReader(f)
-        if not reader.fieldnames or "id" not in [n.strip() for n in reader.fieldnames]:
-            raise CourseError(f"{path} has no 'id' column (expected: {', '.join(ROSTER_COLUMNS)}).")
-        rows, seen = [], set()
-        for line, raw in enumerate(reader, start=2):
-            row = {k.strip(): (v or "").strip() for k, v in raw.items() if k}
-            sid = row.get("id", "")
-            if not sid:
-                continue
-            if not _STUDENT_ID.match(sid):
-                raise CourseError(f"{path}, line {line}: {sid!r} is not a valid student id (letters, digits, _ . @ - only).")
-            if sid in seen:
-                raise CourseError(f"{path}, line {line}: student {sid!r} is listed twice.")
-            seen.add(sid)
-            rows.append({c: row.get(c, "") for c in ROSTER_COLUMNS})
-    if not rows:
-        raise CourseError(f"{path} lists no student.")
-    return rows
-
-
-def roster(folder: Path) -> set[str] | None:
-    """The ids on the directory's roster, or None if no roster was imported."""
-    path = folder / ROSTER_NAME
-    return {r["id"] for r in read_roster_file(path)} if path.is_file() else None
-
-
-def import_roster(folder: Path, source: Path, db_url: str) -> tuple[int, int]:
-    """Add or update the students of ``source`` in the roster and the gradebook; returns (added, updated)."""
-    from nbgrader.api import Gradebook
-
-    new = read_roster_file(source)
-    path = folder / ROSTER_NAME
-    merged = {r["id"]: r for r in (read_roster_file(path) if path.is_file() else [])}
-    added = sum(r["id"] not in merged for r in new)
-    merged.update({r["id"]: r for r in new})
-    with Gradebook(db_url) as gb:
-        for row in new:
-            gb.update_or_create_student(row["id"], first_name=row["first_name"] or None,
-                                        last_name=row["last_name"] or None, email=row["email"] or None)
-    with path.open("w", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=ROSTER_COLUMNS)
-        writer.writeheader()
-        writer.writerows(sorted(merged.values(), key=lambda r: r["id"]))
-    return added, len(new) - added
-
-
-# --------------------------------------------------------------------------- after grading
-
-#: files of an exchange submission that nbgrader's feedback commands need beside the autograded notebook
-EXCHANGE_FILES = ("timestamp.txt", "submission_secret.txt")
-
-
-def keep_exchange_files(folder: Path, subs: list, summaries: list[dict]) -> None:
-    """Copy each graded submission's timestamp and secret into ``autograded/`` (as nbgrader's autograde does).
-
-    ``nbgrader generate_feedback`` copies them into ``feedback/``, and
-    ``release_feedback`` needs both to hand the page to the right student.
-    """
-    graded = {(o["student"], o["assignment"]) for o in summaries if o["status"] != "not graded"}
-    for sub in subs:
-        target = folder / "autograded" / sub.student / sub.assignment
-        if (sub.student, sub.assignment) not in graded or not target.is_dir():
-            continue
-        for name in EXCHANGE_FILES:
-            source = sub.folder / name
-            if source.is_file() and not source.is_symlink() and source.stat().st_size < 1000:
-                (target / name).write_bytes(source.read_bytes())
-
-
-# --------------------------------------------------------------------------- regrading
-
-
-def names(values: list[str] | None) -> list[str]:
-    """Repeated and comma-separated flag values, flattened (``-a 01 -a 02,03``)."""
-    return [n.strip() for v in (values or []) for n in v.split(",") if n.strip()]
-
-
-def select(subs: list, assignments: list[str], students: list[str]) -> list:
-    """The submissions of the named assignments and students (all if none named)."""
-    chosen = [s for s in subs if (not assignments or s.assignment in assignments)
-              and (not students or s.student in students)]
-    if not chosen:
-        wanted = " and ".join(filter(None, [", ".join(assignments), ", ".join(students)]))
-        raise CourseError(f"No submission matches {wanted}.")
-    return chosen

@@ -1,23 +1,28 @@
-"""Where a grading workspace keeps its gradebook: one function, used everywhere.
+"""Where a course directory keeps its gradebook, and what the course asks of it.
 
 Every reader and writer of grades (``course grade``, ``export``, ``feedback``,
-the preprocessors, nbgrader's own commands through the workspace's
+the preprocessors, nbgrader's own commands through the directory's
 configuration) asks :func:`url` for the database, so that SQLite in the
-workspace and a shared server (PostgreSQL) are one setting apart.
+course directory and a shared server (PostgreSQL) are one setting apart.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from course.errors import CourseError
+from nbgrader.api import Gradebook, MissingEntry, SubmittedAssignment
+from sqlalchemy import create_engine
+from sqlalchemy.engine import make_url
 
-#: the default: an SQLite file inside the workspace (nbgrader's own default name)
+from instructor.coursedir.directory import configured_db_url
+from instructor.errors import CourseError, first_line
+
+#: the default: an SQLite file inside the course directory (nbgrader's own default name)
 SQLITE_NAME = "gradebook.db"
 
 
-def url(workspace: Path, db: str | None = None) -> str:
-    """The SQLAlchemy URL of the workspace's gradebook.
+def url(folder: Path, db: str | None = None) -> str:
+    """The SQLAlchemy URL of the course directory's gradebook.
 
     ``db`` (``--db URL``, e.g. ``postgresql://host/seqmodels``) wins; else
     ``CourseDirectory.db_url`` of the directory's nbgrader_config.py (what
@@ -25,9 +30,7 @@ def url(workspace: Path, db: str | None = None) -> str:
     """
     if db:
         return db
-    from course.coursedir import configured_db_url  # coursedir imports nothing from here
-
-    return configured_db_url(Path(workspace)) or f"sqlite:///{Path(workspace) / SQLITE_NAME}"
+    return configured_db_url(Path(folder)) or f"sqlite:///{Path(folder) / SQLITE_NAME}"
 
 
 def exists(db_url: str) -> bool:
@@ -35,11 +38,11 @@ def exists(db_url: str) -> bool:
     return not db_url.startswith("sqlite:///") or Path(db_url[len("sqlite:///"):]).exists()
 
 
-def require(workspace: Path, db: str | None = None) -> str:
+def require(folder: Path, db: str | None = None) -> str:
     """:func:`url`, or a one-sentence error if nothing has been graded there yet."""
-    db_url = url(workspace, db)
+    db_url = url(folder, db)
     if not exists(db_url):
-        raise CourseError(f"{workspace} has no gradebook: run `course grade` first.")
+        raise CourseError(f"{folder} has no gradebook: run `course grade` first.")
     return db_url
 
 
@@ -47,9 +50,6 @@ def check_server(db: str | None) -> None:
     """For ``--db URL``: one sentence if the database cannot be opened (nothing to check for SQLite)."""
     if not db:
         return
-    from sqlalchemy import create_engine
-    from sqlalchemy.engine import make_url
-
     try:
         shown = make_url(db).render_as_string(hide_password=True)
     except Exception:  # SQLAlchemy raises several types for a malformed URL
@@ -60,5 +60,60 @@ def check_server(db: str | None) -> None:
             pass
         engine.dispose()
     except Exception as err:  # driver errors come in many types; the first line says enough
-        first = (str(err).strip().splitlines() or [type(err).__name__])[0][:160]
-        raise CourseError(f"cannot open the gradebook database {shown} ({first}).") from None
+        raise CourseError(f"cannot open the gradebook database {shown} ({first_line(err)}).") from None
+
+
+# --------------------------------------------------------------------------- what the course reads
+
+
+def is_pending(grade) -> bool:
+    """True for a grade nobody has given yet: no autograde score, no manual score.
+
+    Written answers are never autograded, so they stay pending until a grader
+    scores them in the formgrader.
+    """
+    return grade.auto_score is None and grade.manual_score is None
+
+
+def pending_points(notebook_or_submission) -> float:
+    """The points of a submitted notebook (or assignment) that wait for a grader."""
+    notebooks = getattr(notebook_or_submission, "notebooks", [notebook_or_submission])
+    return float(sum(g.max_score for nb in notebooks for g in nb.grades if is_pending(g)))
+
+
+def recorded_cells(db_url: str, assignment: str) -> tuple[set[str], dict[str, str]] | None:
+    """What the gradebook holds of an assignment that already has submissions, else None.
+
+    (every nbgrader cell's ``grade_id``, {``grade_id``: source} of the graded code cells).
+    """
+    if not exists(db_url):
+        return None
+    with Gradebook(db_url) as gb:
+        try:
+            notebook = gb.find_notebook(assignment, assignment)
+        except MissingEntry:
+            return None
+        if not notebook.submissions:
+            return None
+        graded = {c.name for c in notebook.grade_cells if c.cell_type == "code"}
+        return ({c.name for c in notebook.source_cells},
+                {c.name: c.source for c in notebook.source_cells if c.name in graded})
+
+
+def in_gradebook(db_url: str) -> set[tuple[str, str]]:
+    """(student, assignment) of every submission the gradebook holds."""
+    if not exists(db_url):
+        return set()
+    with Gradebook(db_url) as gb:
+        return {(s.student.id, s.assignment.name) for s in gb.db.query(SubmittedAssignment).all()}
+
+
+def forget(db_url: str, student: str, assignment: str) -> None:
+    """Remove a student's submission of an assignment, if the gradebook has one."""
+    if not exists(db_url):  # nothing was ever recorded: nothing to forget
+        return
+    with Gradebook(db_url) as gb:
+        try:
+            gb.remove_submission(assignment, student)
+        except MissingEntry:
+            pass

@@ -13,7 +13,7 @@ writes nbgrader's columns, then (see :data:`COLUMN_HELP`)
 * ``<assignment>:<grade_id>``: the points of each graded cell.
 
 It is an nbgrader export plugin, so ``nbgrader export --exporter
-course.export.PendingCsvExportPlugin`` writes the same file as ``course export``.
+instructor.reporting.export.PendingCsvExportPlugin`` writes the same file as ``course export``.
 """
 
 from __future__ import annotations
@@ -25,9 +25,10 @@ from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.plugins import ExportPlugin
 from traitlets import Unicode
 
-from course.gradebook import require as require_gradebook
-from course.grading import outcomes
-from course.preprocessors.mark_pending import is_pending, pending_points
+from instructor.coursedir.gradebook import is_pending, pending_points
+from instructor.coursedir.gradebook import require as require_gradebook
+from instructor.grading.record import read_results
+from instructor.grading.submission import Result
 
 #: Every fixed column, in order, with what it holds (``course export --help`` and the README print these).
 COLUMN_HELP = {
@@ -66,14 +67,15 @@ def task_columns(gradebook: Gradebook, assignments=()) -> list[str]:
     return names
 
 
-def rows(gradebook: Gradebook, assignments=(), students=(), outcomes=None) -> list[dict]:
+def rows(gradebook: Gradebook, assignments=(), students=(),
+         results: dict[tuple[str, str], Result] | None = None) -> list[dict]:
     """One row per assignment and student of the gradebook (rostered or graded), as the CSV holds it.
 
-    ``outcomes`` maps (student, assignment) to what ``course grade`` recorded
-    (:func:`course.grading.outcomes`): it marks flagged submissions and adds a
-    row for every submission that could not be graded.
+    ``results`` maps (student, assignment) to what ``course grade`` recorded
+    (:func:`instructor.grading.record.read_results`): it marks flagged
+    submissions and adds a row for every submission that could not be graded.
     """
-    outcomes = dict(outcomes or {})
+    results = dict(results or {})
     out = []
     for assignment in gradebook.assignments:
         if assignments and assignment.name not in assignments:
@@ -108,19 +110,19 @@ def rows(gradebook: Gradebook, assignments=(), students=(), outcomes=None) -> li
                 for column, name in tasks:
                     grade = given.get(name)
                     row[column] = "" if grade is None or is_pending(grade) else grade.score
-            info = outcomes.pop((student.id, assignment.name), {})
-            if info.get("status") in ("flagged", "not graded"):
-                row.update(status="flagged for review" if info["status"] == "flagged" else "not graded",
-                           reason=info.get("reason", ""))
+            result = results.pop((student.id, assignment.name), None)
+            if result is not None and result.status.shown in ("flagged", "not graded"):
+                row.update(status="flagged for review" if result.status.shown == "flagged" else "not graded",
+                           reason=result.reason)
             out.append(row)
-    for (student, assignment), info in sorted(outcomes.items()):
-        if info.get("status") == "not graded" and (not assignments or assignment in assignments) \
+    for (student, assignment), result in sorted(results.items()):
+        if not result.status.has_grade and (not assignments or assignment in assignments) \
                 and (not students or student in students):
             out.append({
                 "assignment": assignment, "duedate": "", "timestamp": "", "student_id": student,
                 "last_name": "", "first_name": "", "email": "", "raw_score": "", "late_submission_penalty": "",
                 "score": "", "max_score": "", "auto_points": "", "hand_points": "", "hand_max": "",
-                "pending_points": "", "status": "not graded", "reason": info.get("reason", ""),
+                "pending_points": "", "status": "not graded", "reason": result.reason,
             })
     return out
 
@@ -131,7 +133,7 @@ class PendingCsvExportPlugin(ExportPlugin):
     results = Unicode("", help="course grade's results/ folder, for flagged and not graded submissions").tag(config=True)
 
     def export(self, gradebook: Gradebook) -> None:
-        found = outcomes(Path(self.results).parent) if self.results else {}
+        found = read_results(Path(self.results).parent) if self.results else {}
         dest = self.to or "grades.csv"
         with open(dest, "w", newline="") as f:
             chosen = [str(a) for a in self.assignment]
@@ -140,12 +142,12 @@ class PendingCsvExportPlugin(ExportPlugin):
             writer.writerows(rows(gradebook, chosen, [str(s) for s in self.student], found))
 
 
-def export_csv(workspace: Path, to: Path, db: str | None = None) -> Path:
+def export_csv(folder: Path, to: Path, db: str | None = None) -> Path:
     """Write the gradebook of a course directory (or of the database ``db``) to ``to``."""
-    db_url = require_gradebook(workspace, db)
+    db_url = require_gradebook(folder, db)
     plugin = PendingCsvExportPlugin()
     plugin.to = str(to)
-    plugin.results = str(workspace / "results")
+    plugin.results = str(folder / "results")
     with Gradebook(db_url) as gb:
         plugin.export(gb)
     return to

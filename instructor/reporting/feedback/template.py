@@ -1,4 +1,4 @@
-"""Point nbgrader's feedback at the course's template (course/templates/feedback/).
+"""Point nbgrader's feedback at the course's template (``templates/feedback/`` beside this module).
 
 The template keeps nbgrader's name, ``feedback``, because nbgrader's API and
 formgrader force ``HTMLExporter.template_name = "feedback"``; listing the

@@ -2,24 +2,25 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 from nbconvert.preprocessors import Preprocessor
 from nbformat.v4 import new_output
 from traitlets import Bool, Unicode
 
-BEGIN, END = "### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS"
+from instructor.cells import hidden_lines
 
 
-def hidden_lines(source: str) -> list[str]:
-    """The lines between the hidden-test markers of one cell, stripped."""
-    lines, inside = [], False
-    for line in source.splitlines():
-        if line.strip() == BEGIN:
-            inside = True
-        elif line.strip() == END:
-            inside = False
-        elif inside and line.strip():
-            lines.append(line.strip())
-    return lines
+@dataclass
+class Withheld:
+    """What a feedback page must never show, gathered along the feedback chain."""
+
+    hidden_lines: list[str] = field(default_factory=list)  # taken from the cells before ClearHiddenTests
+
+
+def withheld(resources: dict) -> Withheld:
+    """The :class:`Withheld` record of this page, in ``resources["withheld"]``."""
+    return resources.setdefault("withheld", Withheld())
 
 
 class HideHiddenTestOutputs(Preprocessor):
@@ -28,14 +29,14 @@ class HideHiddenTestOutputs(Preprocessor):
     Code in the kernel can print, or encode, what a hidden test passes it
     (or the test's own text, from ``In`` or a stack frame); so nothing
     produced while hidden tests ran is shown. The hidden lines are kept in
-    ``resources["course"]["hidden_lines"]`` for :class:`WithholdLeaks`.
+    :class:`Withheld` for :class:`WithholdLeaks`.
     """
 
     enabled = Bool(True).tag(config=True)
     note = Unicode("This cell ran hidden tests; its output is not shown. Its score is above.").tag(config=True)
 
     def preprocess(self, nb, resources):
-        found = resources.setdefault("course", {}).setdefault("hidden_lines", [])
+        found = withheld(resources).hidden_lines
         for cell in nb.cells:
             lines = hidden_lines(cell.source) if cell.cell_type == "code" else []
             if not lines:

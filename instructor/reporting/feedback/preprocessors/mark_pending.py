@@ -5,20 +5,7 @@ from __future__ import annotations
 from nbgrader.api import Gradebook
 from nbgrader.preprocessors import NbGraderPreprocessor
 
-
-def is_pending(grade) -> bool:
-    """True for a grade nobody has given yet: no autograde score, no manual score.
-
-    Written answers are never autograded, so they stay pending until a grader
-    scores them in the formgrader.
-    """
-    return grade.auto_score is None and grade.manual_score is None
-
-
-def pending_points(notebook_or_submission) -> float:
-    """The points of a submitted notebook (or assignment) that wait for a grader."""
-    notebooks = getattr(notebook_or_submission, "notebooks", [notebook_or_submission])
-    return float(sum(g.max_score for nb in notebooks for g in nb.grades if is_pending(g)))
+from instructor.coursedir.gradebook import is_pending, pending_points
 
 
 class MarkPendingGrades(NbGraderPreprocessor):
@@ -41,5 +28,3 @@ class MarkPendingGrades(NbGraderPreprocessor):
                 meta["pending"] = meta.get("grade_id") in pending
         return nb, resources
 
-
-__all__ = ["MarkPendingGrades", "is_pending", "pending_points"]

@@ -1,4 +1,4 @@
-"""Preprocessors used when nbgrader writes feedback for students."""
+"""Show a failed test's last line, never the traceback through its code."""
 
 from __future__ import annotations
 

@@ -10,23 +10,11 @@ from nbconvert.preprocessors import Preprocessor
 from nbformat.v4 import new_output
 from traitlets import Bool, Int
 
-from course.preprocessors.hide_hidden_test_outputs import hidden_lines
+from instructor.cells import hidden_lines, solution_lines
+from instructor.reporting.feedback.preprocessors.hide_hidden_test_outputs import withheld
 
 NOTE = "[output withheld: it quoted hidden tests or the reference solution]\n"
 
-
-def solution_lines(nb) -> list[str]:
-    """Lines between solution markers in a source (instructor) notebook, stripped."""
-    lines, inside = [], False
-    for cell in nb.cells:
-        for line in cell.source.splitlines():
-            if line.strip().startswith("### BEGIN SOLUTION"):
-                inside = True
-            elif line.strip().startswith("### END SOLUTION"):
-                inside = False
-            elif inside and line.strip():
-                lines.append(line.strip())
-    return lines
 
 
 class WithholdLeaks(Preprocessor):
@@ -53,7 +41,7 @@ class WithholdLeaks(Preprocessor):
             return None
 
     def preprocess(self, nb, resources):
-        secrets = set(resources.get("course", {}).get("hidden_lines", []))
+        secrets = set(withheld(resources).hidden_lines)
         for cell in nb.cells:
             secrets.update(hidden_lines(cell.source))
         source = self._source_notebook(resources)

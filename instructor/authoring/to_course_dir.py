@@ -1,0 +1,93 @@
+"""The assignments of a course directory: generated from the solutions, recorded, released to students.
+
+``course grade`` and ``course release-to-exchange`` both start here::
+
+    solutions/<a>/  ->  <dir>/source/<a>/   (given cells synced with the repository)
+                    ->  <dir>/release/<a>/  (nbgrader's student version, recorded in the gradebook)
+    due dates of <dir>/nbgrader_config.py  ->  the gradebook
+
+Once submissions are recorded, nbgrader cannot add or remove graded cells of
+an assignment: :func:`prepare` refuses that in one sentence, and names each
+test cell whose code changed (the submissions are graded with the new code).
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+
+from instructor.authoring.given import sync_given
+from instructor.authoring.release import generate
+from instructor.coursedir import directory, due, gradebook
+from instructor.errors import CourseError, first_line
+from instructor.paths import notebook_path
+
+
+def prepare(folder: Path, repo_root: Path, assignments: list[str], db: str | None = None) -> list[str]:
+    """Copy the sources into the course directory ``folder`` and let nbgrader record the assignments.
+
+    Applies the course directory's due dates. Returns one line per test cell
+    whose code changed since submissions were recorded.
+    """
+    directory.require(folder)
+    db_url = gradebook.url(folder, db)
+    for name in assignments:
+        target = folder / "source" / name
+        if target.exists():
+            shutil.rmtree(target)
+        shutil.copytree(repo_root / "solutions" / name, target, ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__"))
+    for name in assignments:
+        # given cells refer to earlier assignments, so sync against the repo
+        sync_given(notebook_path(name, folder / "source"), repo_root / "solutions")
+    before = {name: gradebook.recorded_cells(db_url, name) for name in assignments}
+    for name in assignments:
+        _refuse_changed_cells(folder, name, before[name])
+    for name in assignments:
+        generate(folder, name, source="source", release="release", database=True, db_url=db_url)
+    due.apply_due_dates(folder, db_url, assignments)
+    changes = []
+    for name in assignments:
+        after = gradebook.recorded_cells(db_url, name)
+        if before[name] is not None and after is not None:
+            old_tests, new_tests = before[name][1], after[1]
+            changed = sorted(k for k, src in new_tests.items() if k in old_tests and old_tests[k] != src)
+            changes += [f"{name}: test cell {k} changed since submissions were graded; "
+                        f"they are graded with the new code (hand grades kept)" for k in changed]
+    return changes
+
+
+def _refuse_changed_cells(folder: Path, assignment: str, recorded) -> None:
+    if recorded is None:
+        return
+    nb = nbformat.read(str(notebook_path(assignment, folder / "source")), as_version=4)
+    new = {c.metadata["nbgrader"]["grade_id"] for c in nb.cells
+           if c.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+           and any(c.metadata["nbgrader"].get(k) for k in ("grade", "solution", "locked", "task"))}
+    old = recorded[0]
+    if new != old:
+        removed, added = ", ".join(sorted(old - new)) or "none", ", ".join(sorted(new - old)) or "none"
+        raise CourseError(
+            f"{assignment} cannot be regraded: its nbgrader cells changed after submissions were recorded "
+            f"(removed: {removed}; added: {added}), which nbgrader refuses; put the cells back, "
+            f"or grade in a new course directory (`course init DIR`).")
+
+
+def release_to_exchange(folder: Path, repo_root: Path, assignments: list[str], force: bool = False,
+                        log=print) -> Path:
+    """:func:`prepare`, then ``nbgrader release_assignment`` in ``folder``; returns the exchange."""
+    for change in prepare(folder, repo_root, assignments):
+        log(change)
+    exchange = directory.current_settings(folder).exchange
+    for name in assignments:
+        command = [sys.executable, "-m", "nbgrader", "release_assignment", name] + (["--force"] if force else [])
+        done = subprocess.run(command, cwd=folder, capture_output=True, text=True)
+        if done.returncode != 0:
+            lines = [ln for ln in (done.stderr + done.stdout).splitlines() if "ERROR" in ln or "Error" in ln]
+            detail = first_line(lines[-1].split("]", 1)[-1]) if lines else f"exit status {done.returncode}"
+            raise CourseError(f"nbgrader could not release {name} ({detail}).")
+        log(f"released {name} to {exchange}")
+    return exchange

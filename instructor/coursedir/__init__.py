@@ -1,0 +1,10 @@
+"""The course directory: where a term's settings, class list and grades live.
+
+::
+
+    directory.py   where it is, `course init`, its nbgrader_config.py
+    roster.py      the class list and the student-id rule
+    gradebook.py   the gradebook's URL (SQLite or a server) and what the course reads from it
+    due.py         due dates: in the settings, copied into the gradebook
+    late.py        the late rule, an nbgrader plugin
+"""

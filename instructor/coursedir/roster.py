@@ -1,0 +1,81 @@
+"""The class list: the one roster reader, and the rule for a student id.
+
+``course roster import`` adds a CSV (``id,first_name,last_name,email``) to the
+course directory's ``roster.csv`` and to the gradebook; ``course grade``
+grades only students on it (or on ``--roster FILE``, read the same way).
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+from pathlib import Path
+
+from nbgrader.api import Gradebook
+
+from instructor.errors import CourseError
+
+ROSTER_NAME = "roster.csv"
+ROSTER_COLUMNS = ["id", "first_name", "last_name", "email"]
+_STUDENT_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@-]*$")
+#: what a student id may hold, in words
+STUDENT_ID_RULE = "letters, digits, _ . @ - only"
+
+
+def is_student_id(name: str) -> bool:
+    """A valid student id: a letter or digit, then letters, digits, ``_ . @ -``."""
+    return bool(_STUDENT_ID.match(name))
+
+
+def read_roster_file(path: Path) -> list[dict[str, str]]:
+    """Rows of a roster CSV (id required; first_name, last_name, email optional), checked."""
+    if not path.is_file():
+        raise CourseError(f"There is no roster file at {path}.")
+    with path.open(newline="", encoding="utf-8-sig") as f:
+        reader = csv.DictReader(f)
+        if not reader.fieldnames or "id" not in [n.strip() for n in reader.fieldnames]:
+            raise CourseError(f"{path} has no 'id' column (expected: {', '.join(ROSTER_COLUMNS)}).")
+        rows, seen = [], set()
+        for line, raw in enumerate(reader, start=2):
+            row = {k.strip(): (v or "").strip() for k, v in raw.items() if k}
+            sid = row.get("id", "")
+            if not sid:
+                continue
+            if not is_student_id(sid):
+                raise CourseError(f"{path}, line {line}: {sid!r} is not a valid student id ({STUDENT_ID_RULE}).")
+            if sid in seen:
+                raise CourseError(f"{path}, line {line}: student {sid!r} is listed twice.")
+            seen.add(sid)
+            rows.append({c: row.get(c, "") for c in ROSTER_COLUMNS})
+    if not rows:
+        raise CourseError(f"{path} lists no student.")
+    return rows
+
+
+def ids(path: Path) -> set[str]:
+    """The student ids of a roster file."""
+    return {r["id"] for r in read_roster_file(path)}
+
+
+def roster(folder: Path) -> set[str] | None:
+    """The ids on the course directory's roster, or None if no roster was imported."""
+    path = folder / ROSTER_NAME
+    return ids(path) if path.is_file() else None
+
+
+def import_roster(folder: Path, source: Path, db_url: str) -> tuple[int, int]:
+    """Add or update the students of ``source`` in the roster and the gradebook; returns (added, updated)."""
+    new = read_roster_file(source)
+    path = folder / ROSTER_NAME
+    merged = {r["id"]: r for r in (read_roster_file(path) if path.is_file() else [])}
+    added = sum(r["id"] not in merged for r in new)
+    merged.update({r["id"]: r for r in new})
+    with Gradebook(db_url) as gb:
+        for row in new:
+            gb.update_or_create_student(row["id"], first_name=row["first_name"] or None,
+                                        last_name=row["last_name"] or None, email=row["email"] or None)
+    with path.open("w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=ROSTER_COLUMNS)
+        writer.writeheader()
+        writer.writerows(sorted(merged.values(), key=lambda r: r["id"]))
+    return added, len(new) - added

@@ -1,0 +1,6 @@
+"""What a class's grading says, to instructors and students::
+
+    table.py       the grade table `course grade` prints
+    export.py      `course export`: the CSV (an nbgrader export plugin)
+    feedback/      `course feedback`: the students' pages
+"""

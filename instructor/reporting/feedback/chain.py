@@ -1,0 +1,33 @@
+"""The nbgrader preprocessor chain of the feedback pages, defined once.
+
+``course feedback``, nbgrader's own ``generate_feedback`` and the
+formgrader's Generate Feedback button all run it (through
+:func:`instructor.settings.configure`).
+
+A page shows the student's work and scores, never the hidden tests: not in a
+cell, not quoted in a traceback (nbgrader #917, #1363), not in anything
+printed while they ran; student markup is shown as text. Nor the graders'
+mark scheme; unmarked written answers read "waiting for a grader", and
+every graded cell is named by its task.
+"""
+
+from __future__ import annotations
+
+from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
+from nbgrader.preprocessors import ClearHiddenTests, GetGrades
+
+from instructor.grading.preprocessors.cap_output_bytes import CapOutputBytes
+from instructor.reporting.feedback.preprocessors.clear_rubrics import ClearRubrics
+from instructor.reporting.feedback.preprocessors.escape_student_html import EscapeStudentHTML
+from instructor.reporting.feedback.preprocessors.hide_hidden_test_outputs import HideHiddenTestOutputs
+from instructor.reporting.feedback.preprocessors.mark_pending import MarkPendingGrades
+from instructor.reporting.feedback.preprocessors.name_cells import NameGradedCells
+from instructor.reporting.feedback.preprocessors.shorten_tracebacks import ShortenTracebacks
+from instructor.reporting.feedback.preprocessors.withhold_leaks import WithholdLeaks
+
+#: HideHiddenTestOutputs must see the hidden tests before ClearHiddenTests
+#: removes them; WithholdLeaks checks the final outputs, so it comes last.
+FEEDBACK = [
+    GetGrades, MarkPendingGrades, NameGradedCells, HideHiddenTestOutputs, ClearHiddenTests, ClearRubrics,
+    ShortenTracebacks, EscapeStudentHTML, CapOutputBytes, WithholdLeaks, CSSHTMLHeaderPreprocessor,
+]

@@ -8,7 +8,7 @@ student versions in ``notebooks/`` (paths are relative to the repository root).
 
 from pathlib import Path
 
-from course.nbgrader_settings import configure
+from instructor.settings import configure
 
 c = get_config()  # noqa: F821  (provided by traitlets when nbgrader loads this file)
 configure(c, Path(__file__).resolve().parent.parent, source="solutions", release="notebooks")

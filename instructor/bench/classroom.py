@@ -6,18 +6,18 @@ of three kinds, so every assignment gets all three:
 
 * ``reference``: the solution notebook (full marks);
 * ``blank``: the student version as released (0);
-* ``mistake``: the solution with one deliberate mistake of
-  ``tests/mistakes/<a>.py`` written into its task's cell (the mistakes the
-  suite proves lose points), cycling through the list.
+* ``mistake``: the solution with one deliberate mistake written into its
+  task's cell, cycling through the catalogue it is handed (the course's,
+  ``tests/mistakes/``, holds the mistakes the suite proves lose points).
 
 Modes (``--modes``, default all three):
 
-* ``serial``: :func:`course.schedule.grade_class` in this process;
+* ``serial``: :func:`instructor.scheduling.loop.grade_class` in this process;
 * ``jobs``: the same with ``jobs=2`` (a ``LocalCluster`` of 2 processes);
 * ``scheduler``: a ``dask scheduler`` and two ``dask worker --nthreads 1``
   processes started here as separate commands, then ``scheduler=ADDRESS``.
 
-Each mode grades into a fresh workspace. Reported: wall time, submissions
+Each mode grades into a fresh course directory. Reported: wall time, submissions
 per minute, speed-up over serial (when serial ran), the coordinator's peak
 resident memory (sampled after every record) after 100 submissions (a
 quarter of a smaller class) and at
@@ -27,12 +27,9 @@ score.
 
 from __future__ import annotations
 
-import copy
-import importlib
 import os
+import resource
 import shutil
-import signal
-import subprocess
 import sys
 import tempfile
 import time
@@ -40,8 +37,15 @@ from pathlib import Path
 
 import nbformat
 
-from course.errors import CourseError
-from course.paths import NOTEBOOKS, REPO_ROOT, SOLUTIONS, existing_assignments, notebook_path
+from instructor import sandbox
+from instructor.authoring.mistakes import Mistake, apply_mistake
+from instructor.authoring.to_course_dir import prepare
+from instructor.bench.cluster import WORKERS, Cluster
+from instructor.coursedir import directory
+from instructor.errors import CourseError
+from instructor.grading.intake import find_submissions
+from instructor.paths import NOTEBOOKS, REPO_ROOT, SOLUTIONS, existing_assignments, notebook_path
+from instructor.scheduling.loop import grade_class
 
 MODES = ("serial", "jobs", "scheduler")
 KINDS = ("reference", "blank", "mistake")
@@ -51,7 +55,6 @@ EARLY = 100
 
 def early_point(size: int) -> int:
     return EARLY if size > EARLY else max(1, size // 4)
-WORKERS = 2
 
 
 def rss_mb() -> float:
@@ -62,34 +65,20 @@ def rss_mb() -> float:
                 return int(line.split()[1]) / 1024
     except OSError:
         pass
-    import resource
-
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def _mistakes(assignment: str) -> list:
-    """The deliberate mistakes of ``tests/mistakes/<assignment>.py`` (a repository checkout has them)."""
-    if not (REPO_ROOT / "tests" / "mistakes" / f"{assignment}.py").is_file():
-        raise CourseError(f"the class bench needs tests/mistakes/{assignment}.py (run it from a repository checkout).")
-    if str(REPO_ROOT) not in sys.path:
-        sys.path.insert(0, str(REPO_ROOT))
-    return list(importlib.import_module(f"tests.mistakes.{assignment}").MISTAKES)
+def _with_mistake(nb, mistake: Mistake):
+    try:
+        return apply_mistake(nb, mistake)
+    except (KeyError, ValueError):
+        raise CourseError(f"mistake {mistake.name!r} no longer applies to the solution cell {mistake.task!r}.") from None
 
 
-def _with_mistake(nb, mistake):
-    for cell in nb.cells:
-        if cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") == mistake.task:
-            if cell.source.count(mistake.replace) != 1:
-                break
-            cell.source = cell.source.replace(mistake.replace, mistake.by)
-            return nb
-    raise CourseError(f"mistake {mistake.name!r} no longer applies to the solution cell {mistake.task!r}.")
-
-
-def build_class(folder: Path, size: int, assignments: list[str]) -> dict[tuple[str, str], str]:
+def build_class(folder: Path, size: int, assignments: list[str],
+                mistakes: dict[str, list[Mistake]]) -> dict[tuple[str, str], str]:
     """Write ``size`` submissions under ``folder``; returns the kind of each (student, assignment)."""
     solutions = {a: nbformat.read(str(notebook_path(a, SOLUTIONS)), as_version=4) for a in assignments}
-    mistakes = {a: _mistakes(a) for a in assignments}
     kinds = {}
     for n in range(size):
         student, k = f"s{n // len(assignments):03d}", n % len(assignments)
@@ -100,7 +89,7 @@ def build_class(folder: Path, size: int, assignments: list[str]) -> dict[tuple[s
         if kind == "blank":
             shutil.copy(notebook_path(a, NOTEBOOKS), target / f"{a}.ipynb")
         else:
-            nb = copy.deepcopy(solutions[a])
+            nb = solutions[a]
             if kind == "mistake":
                 nb = _with_mistake(nb, mistakes[a][(n // len(assignments)) % len(mistakes[a])])
             nbformat.write(nb, str(target / f"{a}.ipynb"))
@@ -108,61 +97,11 @@ def build_class(folder: Path, size: int, assignments: list[str]) -> dict[tuple[s
     return kinds
 
 
-# --------------------------------------------------------------------------- a Dask cluster of separate processes
-
-
-class Cluster:
-    """``dask scheduler`` plus ``workers`` x ``dask worker --nthreads 1``, as separate commands."""
-
-    def __init__(self, folder: Path, workers: int = WORKERS):
-        self.folder, self.workers, self.procs = folder, workers, []
-        folder.mkdir(parents=True, exist_ok=True)
-        self.file = folder / "scheduler.json"
-        self.log = (folder / "dask.log").open("w")
-
-    def __enter__(self) -> str:
-        dask = [sys.executable, "-m", "dask"]
-        common = {"stdout": self.log, "stderr": subprocess.STDOUT, "start_new_session": True}
-        self.procs.append(subprocess.Popen([*dask, "scheduler", "--host", "127.0.0.1", "--port", "0",
-                                            "--no-dashboard", "--scheduler-file", str(self.file)], **common))
-        for _ in range(self.workers):
-            self.procs.append(subprocess.Popen([*dask, "worker", "--scheduler-file", str(self.file), "--nthreads", "1",
-                                                "--nworkers", "1", "--no-dashboard", "--memory-limit", "0"], **common))
-        from distributed import Client
-
-        deadline = time.monotonic() + 120
-        while not self.file.is_file():
-            if time.monotonic() > deadline or self.procs[0].poll() is not None:
-                raise CourseError(f"dask scheduler did not start (see {self.folder / 'dask.log'}).")
-            time.sleep(0.2)
-        with Client(scheduler_file=str(self.file), timeout="60s") as client:
-            client.wait_for_workers(self.workers, timeout=120)
-            return client.scheduler.address
-
-    def __exit__(self, *exc) -> None:
-        for proc in reversed(self.procs):  # workers first, then the scheduler
-            try:
-                os.killpg(proc.pid, signal.SIGTERM)
-            except ProcessLookupError:
-                pass
-        for proc in self.procs:
-            try:
-                proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
-        self.log.close()
-
-
-# --------------------------------------------------------------------------- the bench
-
-
 def _grade_mode(mode: str, tmp: Path, subs: list, assignments: list[str], quiet: bool) -> dict:
-    from course import grading, schedule
-
     early = early_point(len(subs))
-    workspace = tmp / f"ws-{mode}"
-    grading.prepare_workspace(workspace, REPO_ROOT, assignments)
+    course_dir = tmp / f"course-dir-{mode}"
+    directory.init(course_dir)
+    prepare(course_dir, REPO_ROOT, assignments)
     peaks = {"early": 0.0, "all": 0.0}
     stamps: list[float] = []
 
@@ -179,11 +118,11 @@ def _grade_mode(mode: str, tmp: Path, subs: list, assignments: list[str], quiet:
     if mode == "scheduler":
         with Cluster(tmp / "cluster") as address:
             start = time.perf_counter()  # the cluster's start-up is the instructor's, not the grading's
-            run = schedule.grade_class(workspace, subs, unsafe=True, scheduler=address, force=True,
-                                       log=lambda *_: None, progress=True, on_record=on_record)
+            run = grade_class(course_dir, subs, unsafe=True, scheduler=address, force=True,
+                              log=lambda *_: None, progress=True, on_record=on_record)
     else:
-        run = schedule.grade_class(workspace, subs, unsafe=True, force=True, log=lambda *_: None,
-                                   progress=True, on_record=on_record, **options)
+        run = grade_class(course_dir, subs, unsafe=True, force=True, log=lambda *_: None,
+                          progress=True, on_record=on_record, **options)
     wall = time.perf_counter() - start
     gaps = [b - a for a, b in zip([start, *stamps], stamps)]
     result = {
@@ -196,19 +135,20 @@ def _grade_mode(mode: str, tmp: Path, subs: list, assignments: list[str], quiet:
         "coordinator_peak_rss_mb_at_end": round(peaks["all"], 1),
         "load_average_1min_before": round(load_before, 2),
         "load_average_1min_after": round(os.getloadavg()[0], 2),
-        "grades": {f"{o['student']}/{o['assignment']}": [o["status"], o["score"]] for o in run.summaries},
+        "grades": {f"{r.student}/{r.assignment}": [r.status.shown, r.score] for r in run.results},
         "statuses": run.counts(),
-        "total_score": sum(o["score"] or 0 for o in run.summaries),
+        "total_score": sum(r.score or 0 for r in run.results),
     }
     if mode == "serial":
         result["record_gaps"] = gaps  # one submission each (grade + record), for the per-kind figures
     return result
 
 
-def bench_class(class_size: int = 200, modes=MODES, quiet: bool = False) -> dict:
-    """Grade the synthetic class in each mode; figures, speed-ups and the grade check."""
-    from course import sandbox
+def bench_class(class_size: int, modes, mistakes: dict[str, list[Mistake]], quiet: bool = False) -> dict:
+    """Grade the synthetic class in each mode; figures, speed-ups and the grade check.
 
+    ``mistakes`` maps each assignment to the catalogue its ``mistake`` submissions draw from.
+    """
     bad = [m for m in modes if m not in MODES]
     if bad or not modes:
         raise CourseError(f"There is no class bench mode {', '.join(bad) or '(none)'} (modes: {', '.join(MODES)}).")
@@ -218,11 +158,9 @@ def bench_class(class_size: int = 200, modes=MODES, quiet: bool = False) -> dict
     out: dict = {"class_size": class_size, "isolation": sandbox.detect().detail, "workers": WORKERS, "modes": {}}
     with tempfile.TemporaryDirectory(prefix="course-bench-class-") as tmp:
         tmp = Path(tmp)
-        kinds = build_class(tmp / "subs", class_size, assignments)
+        kinds = build_class(tmp / "subs", class_size, assignments, mistakes)
         out["mix"] = {k: sum(v == k for v in kinds.values()) for k in KINDS}
-        from course import grading
-
-        subs = grading.find_submissions(tmp / "subs", assignments)
+        subs = find_submissions(tmp / "subs", assignments)
         for mode in modes:
             if not quiet:
                 print(f"  class of {class_size}, {mode} ...", file=sys.stderr, flush=True)

@@ -1,84 +1,33 @@
-"""`course bench`: every promise of speed and accuracy, measured by one command.
+"""The four models of the course, timed and trained until the notebook's promise holds.
 
 The models are the reference solutions themselves: each part loads the
-``library`` cells of a solution notebook (:func:`course.nbsource.load_library`)
-and trains exactly that code, so there is no second copy to drift.
-
-Parts
------
-rnn, seq2seq, attention, transformer
-    median ms per training step (forward, backward, Adam) over repeated timed
-    runs; then a fresh model trained with a fixed seed until the notebook's
-    promise holds (or the notebook's own number of steps, or the time cap, is
-    reached): steps, training seconds and the accuracy reached. Sizes, batch,
-    rates and steps are the ``SETTINGS`` of the notebook's library cells.
-notebooks
-    wall time of each solution notebook in quick mode (and full mode with
-    ``--full``).
-autograde
-    autograde seconds per submission for each notebook, serial in the
-    sandbox, serial without it (the sandbox's overhead), and with ``--jobs``
-    workers (one gradebook per worker: SQLite gradebooks do not take
-    parallel writers).
+``library`` cells of a solution notebook
+(:func:`instructor.authoring.library.load_library`) and trains exactly that
+code, so there is no second copy to drift. Median ms per training step
+(forward, backward, Adam) over repeated timed runs; then a fresh model
+trained with a fixed seed until the promise holds (or the notebook's own
+number of steps, or the time cap, is reached): steps, training seconds and
+the accuracy reached. Sizes, batch, rates and steps are the ``SETTINGS`` of
+the notebook's library cells.
 """
 
 from __future__ import annotations
 
 import functools
-import json
-import os
-import platform
-import shutil
 import statistics
-import sys
-import tempfile
 import time
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Callable
 
+import mygrad as mg
 import numpy as np
-from threadpoolctl import threadpool_info, threadpool_limits
+from threadpoolctl import threadpool_limits
 from tqdm import tqdm
 
-from course.errors import CourseError
-from course.nbsource import load_library, read
-from course.paths import NOTEBOOKS, REPO_ROOT, SOLUTIONS, existing_assignments, notebook_path
+from instructor.authoring.library import load_library
+from instructor.paths import REPO_ROOT, SOLUTIONS
 
 SEED = 0
-
-
-# --------------------------------------------------------------------------- machine
-
-
-def machine_info() -> dict:
-    """Cores, BLAS threads and library versions of this run."""
-    import matplotlib
-    import mygrad
-    import mynn
-    import nbgrader
-
-    blas = [
-        {"library": i.get("internal_api"), "threads": i.get("num_threads"), "version": i.get("version")}
-        for i in threadpool_info()
-    ]
-    return {
-        "cores": os.cpu_count(),
-        "load_average_1min": round(os.getloadavg()[0], 2) if hasattr(os, "getloadavg") else None,
-        "blas": blas,
-        "bench_blas_threads": 1,
-        "python": platform.python_version(),
-        "platform": platform.platform(),
-        "numpy": np.__version__,
-        "mygrad": mygrad.__version__,
-        "mynn": getattr(mynn, "__version__", "?"),
-        "nbgrader": nbgrader.__version__,
-        "matplotlib": matplotlib.__version__,
-    }
-
-
-# --------------------------------------------------------------------------- models
 
 
 @dataclass
@@ -272,8 +221,6 @@ def time_steps(step: Callable[[], None], warmup: int = 10, steps: int = 50, repe
 
 def bench_model(part: ModelPart, quiet: bool = False) -> dict:
     """ms/step, then steps and seconds until the promise holds."""
-    import mygrad as mg
-
     lib = part.library
     with threadpool_limits(1), mg.mem_guard_off:
         timing = time_steps(part.make(lib).step)
@@ -307,192 +254,3 @@ def bench_model(part: ModelPart, quiet: bool = False) -> dict:
         "train_seconds": round(seconds, 1),
         **result,
     }
-
-
-# --------------------------------------------------------------------------- notebooks
-
-
-def bench_notebooks(full: bool, quiet: bool = False) -> dict:
-    """Wall time of each solution notebook, quick mode (and full mode)."""
-    from course.execute import QUICK_ENV, execute
-
-    modes = [("quick", {**os.environ, **QUICK_ENV})]
-    if full:
-        env = {k: v for k, v in os.environ.items() if k != "COURSE_QUICK"}
-        modes.append(("full", {**env, "OPENBLAS_NUM_THREADS": "1"}))
-    per_notebook: dict[str, dict] = {}
-    names = existing_assignments(SOLUTIONS)
-    for mode, env in modes:
-        for name in tqdm(names, desc=f"notebooks {mode}", leave=False, disable=quiet):
-            path = notebook_path(name, SOLUTIONS)
-            run = execute(read(path), cwd=path.parent, env=env, timeout=3600)
-            per_notebook.setdefault(name, {})[f"{mode}_seconds"] = round(run.seconds, 1)
-            per_notebook[name][f"{mode}_errors"] = len(run.errors())
-    total = round(sum(r["quick_seconds"] for r in per_notebook.values()), 1)
-    return {"per_notebook": per_notebook, "total_quick_seconds": total}
-
-
-# --------------------------------------------------------------------------- autograde
-
-
-def _grade_batch(workspace: str, subs: list, sandboxed: bool = True) -> list[tuple[str, float]]:
-    """Autograde submissions one by one in one workspace; seconds for each.
-
-    ``sandboxed=False`` runs the same executor without isolation (to measure
-    what the sandbox costs).
-    """
-    from course import grading, sandbox
-
-    isolation = sandbox.detect() if sandboxed else sandbox.unsafe("bench: no sandbox, for comparison")
-    times = []
-    for sub in subs:
-        start = time.perf_counter()
-        [outcome] = grading.autograde(Path(workspace), [sub], log=lambda *_: None, isolation=isolation, unsafe=True)
-        if outcome.status != "graded":
-            raise CourseError(f"autograde failed for {sub.student}/{sub.assignment}: {outcome.reason}.")
-        times.append((sub.assignment, time.perf_counter() - start))
-    return times
-
-
-def bench_autograde(jobs: int, quiet: bool = False) -> dict:
-    """Seconds per autograded submission: serial, serial without the sandbox, and with ``jobs`` workers."""
-    from course import grading, sandbox
-
-    names = existing_assignments(SOLUTIONS)
-    with tempfile.TemporaryDirectory(prefix="course-bench-") as tmp:
-        tmp = Path(tmp)
-        per_notebook = max(2, jobs)
-        subs = []
-        for name in names:
-            for i in range(per_notebook):
-                student = f"student{i}"
-                folder = SOLUTIONS if i % 2 == 0 else NOTEBOOKS  # reference and blank in turn
-                target = tmp / "subs" / student / name
-                target.mkdir(parents=True)
-                shutil.copy(notebook_path(name, folder), target / f"{name}.ipynb")
-                subs.append(grading.Submission(student, name, target))
-        workspaces = [tmp / f"ws{j}" for j in range(max(jobs, 1))]
-        for ws in tqdm(workspaces, desc="gradebooks", leave=False, disable=quiet):
-            grading.prepare_workspace(ws, REPO_ROOT, names)
-
-        # each submission with and without the sandbox, in alternating order,
-        # so that a change in the machine's load hits both alike
-        serial, bare = [], []
-        for i, sub in enumerate(tqdm(subs, desc="serial", leave=False, disable=quiet)):
-            for sandboxed in ((True, False) if i % 2 == 0 else (False, True)):
-                (serial if sandboxed else bare).extend(_grade_batch(str(workspaces[0]), [sub], sandboxed))
-        serial_wall = sum(s for _, s in serial)
-        bare_wall = sum(s for _, s in bare)
-
-        shares = [subs[j::jobs] for j in range(jobs)]
-        start = time.perf_counter()
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
-            list(pool.map(_grade_batch, [str(w) for w in workspaces], shares))
-        parallel_wall = time.perf_counter() - start
-
-    per_notebook = {
-        name: {"serial_seconds_per_submission": round(statistics.mean(s for a, s in serial if a == name), 2)}
-        for name in names
-    }
-    return {
-        "per_notebook": per_notebook,
-        "submissions": len(subs),
-        "isolation": sandbox.detect().detail,
-        "serial_seconds_per_submission": round(serial_wall / len(subs), 2),
-        "unsandboxed_seconds_per_submission": round(bare_wall / len(subs), 2),
-        "sandbox_overhead_percent": round(100 * (serial_wall / bare_wall - 1), 1),
-        "jobs": jobs,
-        "parallel_seconds_per_submission": round(parallel_wall / len(subs), 2),
-    }
-
-
-# --------------------------------------------------------------------------- report
-
-
-def _table(results: dict) -> str:
-    lines = []
-    models = results.get("models", {})
-    if models:
-        lines.append(f"{'model':30s} {'ms/step':>8s} {'target':>7s} {'steps':>7s} {'train s':>8s}  promise")
-        for r in models.values():
-            ok = "met" if r.get("reached") else "NOT met"
-            mark = "" if r["meets_ms_target"] else " (slower than target)"
-            lines.append(
-                f"{r['model']:30s} {r['median_ms']:8.2f} {r['target_ms']:7.1f} {r['steps']:7d} {r['train_seconds']:8.1f}  "
-                f"{r['promise']}: {ok}{mark}"
-            )
-            for key, value in r.items():
-                if key.startswith("median_ms_"):
-                    lines.append(f"{'':30s} {key[len('median_ms_'):].replace('_', ' ')}: {value:.2f} ms/step")
-            if "accuracy_by_length" in r:
-                acc = " ".join(f"{a:.2f}" for a in r["accuracy_by_length"])
-                lines.append(f"{'':30s} accuracy by length 1-20: {acc}")
-            for band, b in r.get("bands", {}).items():
-                lines.append(f"{'':30s} held out {band:>6s}: {b['per_character']:.4f} per character, "
-                             f"{b['whole_message']:.4f} whole messages")
-            for band, b in r.get("own_sentences", {}).items():
-                lines.append(f"{'':30s} own sentences {band:>7s}: {b['per_character']:.4f} per character, "
-                             f"{b['whole_right']} of {b['messages']} whole")
-    nbs = results.get("notebooks")
-    if nbs:
-        lines.append("")
-        lines.append(f"{'notebook':16s} {'quick s':>8s} {'full s':>8s}")
-        for name, r in nbs["per_notebook"].items():
-            full = f"{r['full_seconds']:8.1f}" if "full_seconds" in r else f"{'-':>8s}"
-            lines.append(f"{name:16s} {r['quick_seconds']:8.1f} {full}")
-        lines.append(f"{'all, quick':16s} {nbs['total_quick_seconds']:8.1f}")
-    ag = results.get("autograde")
-    if ag:
-        lines.append("")
-        lines.append(f"{'autograde':16s} {'s/submission':>13s}")
-        for name, r in ag["per_notebook"].items():
-            lines.append(f"{name:16s} {r['serial_seconds_per_submission']:13.2f}")
-        lines.append(f"{'all, serial':16s} {ag['serial_seconds_per_submission']:13.2f}")
-        lines.append(f"{'no sandbox':16s} {ag['unsandboxed_seconds_per_submission']:13.2f}  "
-                     f"(sandbox overhead {ag['sandbox_overhead_percent']:+.1f} %, target <= 25 %)")
-        lines.append(f"{'all, ' + str(ag['jobs']) + ' jobs':16s} {ag['parallel_seconds_per_submission']:13.2f}")
-    if results.get("class"):
-        from course.bench_class import table
-
-        lines += table(results["class"])
-    m = results["machine"]
-    threads = ", ".join(f"{b['library']} {b['threads']} threads" for b in m["blas"]) or "no BLAS info"
-    lines.append("")
-    lines.append(f"machine: {m['cores']} cores, load {m['load_average_1min']}, {threads} (bench uses 1); "
-                 f"python {m['python']}, numpy {m['numpy']}, mygrad {m['mygrad']}, nbgrader {m['nbgrader']}")
-    return "\n".join(lines)
-
-
-PARTS = [p.key for p in MODELS] + ["notebooks", "autograde", "class"]
-
-
-def main(args) -> int:
-    only = args.only
-    if only and only not in PARTS:
-        raise CourseError(f"There is no bench part {only!r} (parts: {', '.join(PARTS)}).")
-    if args.jobs < 1:
-        raise CourseError("--jobs takes a whole number of at least 1.")
-    quiet = not sys.stderr.isatty()
-    results: dict = {"machine": machine_info()}
-    present = set(existing_assignments(SOLUTIONS))
-    for part in MODELS:
-        if only in (None, part.key) and part.assignment in present:
-            print(f"timing {part.title} ...", flush=True)
-            results.setdefault("models", {})[part.key] = bench_model(part, quiet)
-    if only in (None, "notebooks"):
-        print("timing the solution notebooks ...", flush=True)
-        results["notebooks"] = bench_notebooks(args.full, quiet)
-    if only in (None, "autograde"):
-        print(f"timing autograde, serial and with {args.jobs} jobs ...", flush=True)
-        results["autograde"] = bench_autograde(args.jobs, quiet)
-    if only in (None, "class"):
-        from course.bench_class import bench_class
-
-        size, modes = getattr(args, "class_size", 200), getattr(args, "modes", "serial,jobs,scheduler")
-        print(f"grading a class of {size}: {modes} ...", flush=True)
-        results["class"] = bench_class(size, [m.strip() for m in modes.split(",") if m.strip()], quiet)
-    print(_table(results))
-    if args.json:
-        Path(args.json).write_text(json.dumps(results, indent=2) + "\n")
-        print(f"wrote {args.json}")
-    return 0

@@ -1,7 +1,8 @@
-"""The ``course`` command: thin wrappers over nbgrader for the course's instructors.
+"""The ``course`` command: one module per verb.
 
-Each subcommand lives in its own module with ``NAME``, ``HELP``, ``EXAMPLES``,
-``add_arguments(parser)`` and ``run(args) -> int``.
+Each has ``NAME``, ``HELP``, ``EXAMPLES``, ``add_arguments(parser)`` and
+``run(args) -> int``, which parses, calls one function of the package and
+prints. Options several verbs share are in :mod:`instructor.cli.options`.
 """
 
 from __future__ import annotations
@@ -9,11 +10,24 @@ from __future__ import annotations
 import argparse
 import sys
 
-from course.errors import CourseError
+from instructor.cli import (
+    bench,
+    bundle,
+    check,
+    data,
+    demo,
+    export,
+    feedback,
+    formgrader,
+    grade,
+    init,
+    release,
+    release_to_exchange,
+    roster,
+)
+from instructor.errors import CourseError
 
-from . import bench, bundle, check, data, demo, export, feedback, formgrader, grade, init, publish, release, roster
-
-COMMANDS = [demo, release, check, bundle, init, roster, publish, grade, formgrader, export, feedback, data, bench]
+COMMANDS = [demo, release, check, bundle, init, roster, release_to_exchange, grade, formgrader, export, feedback, data, bench]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,10 +1,14 @@
-"""course bench: measure every promise of speed and accuracy (filled in by the benchmark module)."""
+"""course bench: measure every promise of speed and accuracy."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 NAME = "bench"
 HELP = "Measure ms per training step, steps to the promised accuracy, notebook and autograde times."
 EXAMPLES = """\
+parts: rnn, seq2seq, attention, transformer, notebooks, autograde, class
+
 examples:
   course bench                    # every part, quick-mode notebook timings
   course bench --only rnn --json bench.json
@@ -14,14 +18,21 @@ examples:
 
 def add_arguments(p):
     p.add_argument("--only", help="run one part")
-    p.add_argument("--json", help="also write the figures to this JSON file")
+    p.add_argument("--json", type=Path, help="also write the figures to this JSON file")
     p.add_argument("--full", action="store_true", help="also time each notebook in full mode")
     p.add_argument("--jobs", type=int, default=2, help="parallel autograde jobs to time")
     p.add_argument("--class-size", type=int, default=200, help="submissions in the synthetic class of part `class` (default: 200)")
     p.add_argument("--modes", default="serial,jobs,scheduler", help="modes of part `class`, comma-separated (default: %(default)s)")
+    p.add_argument("--mistakes", type=Path, metavar="DIR",
+                   help="catalogue of deliberate mistakes (<DIR>/<assignment>.py) the class part writes into "
+                        "its submissions (default: the repository's tests/mistakes)")
 
 
 def run(args) -> int:
-    from course.bench import main
+    # the bench loads MyGrad and the models: only when asked, so that `course --help` stays quick
+    from instructor import bench
 
-    return main(args)
+    modes = tuple(m.strip() for m in args.modes.split(",") if m.strip())
+    bench.run(bench.BenchRequest(only=args.only, json=args.json, full=args.full, jobs=args.jobs,
+                                 class_size=args.class_size, modes=modes, mistakes=args.mistakes or bench.MISTAKES))
+    return 0

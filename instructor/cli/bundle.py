@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from course.bundle import build, given_sources
-from course.paths import REPO_ROOT
+from instructor.authoring.bundle import build
+from instructor.authoring.given import given_sources
+from instructor.cli.options import add_root
 
 NAME = "bundle"
 HELP = "Build a student bundle holding only the named released assignments, their data and the helpers they import."
@@ -13,8 +14,9 @@ EXAMPLES = """\
 steps:
   1. release the named assignments afresh from solutions/ (in a scratch folder);
   2. copy their student versions and data, the helper modules the notebooks
-     import (course.runtime, course.plotting, course_data) as a small package
-     students install with `pip install ./helpers`, and a README;
+     import (the package course/: quick mode, plots, explorers, the data loader
+     of 04) as a small package students install with `pip install ./helpers`,
+     and a README;
   3. refuse if anything else, a solution line or an nbgrader marker got in.
 
 paths:
@@ -34,7 +36,7 @@ def add_arguments(p):
     p.add_argument("--to", type=Path, default=Path("bundle"), help="bundle folder to write (default: ./bundle)")
     p.add_argument("--zip", action="store_true", help="also write <to>.zip")
     p.add_argument("--force", action="store_true", help="replace an existing bundle folder")
-    p.add_argument("--root", type=Path, default=REPO_ROOT, help="course repository (default: this one)")
+    add_root(p)
 
 
 def run(args) -> int:

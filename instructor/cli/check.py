@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from course.checks import check
-from course.paths import REPO_ROOT
+from instructor.authoring.check import check
+from instructor.cli.options import add_root
 
 NAME = "check"
 HELP = "Check that notebooks/ is a fresh release of solutions/, without outputs or leaked answers."
@@ -24,7 +22,7 @@ examples:
 
 
 def add_arguments(p):
-    p.add_argument("--root", type=Path, default=REPO_ROOT, help="course repository (default: this one)")
+    add_root(p)
 
 
 def run(args) -> int:

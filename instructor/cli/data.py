@@ -18,6 +18,7 @@ def add_arguments(p):
 
 
 def run(args) -> int:
+    # the builder is its own package (data/), with its own command line
     from course_data.build import main
 
     return main(list(args.rest))

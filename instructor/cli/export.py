@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from course import coursedir, export, gradebook
+from instructor.cli.options import add_course_dir, add_db
+from instructor.coursedir import directory, gradebook
+from instructor.reporting import export
 
 NAME = "export"
 HELP = ("Write the course directory's grades as a CSV file: one row per rostered student and assignment, "
@@ -21,16 +23,16 @@ examples:
 
 
 def add_arguments(p):
-    coursedir.add_argument(p)
+    add_course_dir(p)
     p.add_argument("--to", type=Path, help="CSV file to write (default: <dir>/grades.csv)")
-    p.add_argument("--db", metavar="URL", help="gradebook database URL (default: the course directory's setting)")
+    add_db(p)
 
 
 def run(args) -> int:
     gradebook.check_server(args.db)
-    workspace = coursedir.resolve(args.course_dir)
-    print(f"course directory: {workspace}")
-    to = (args.to or workspace / "grades.csv").resolve()
-    export.export_csv(workspace, to, db=args.db)
+    folder = directory.resolve(args.course_dir)
+    print(f"course directory: {folder}")
+    to = (args.to or folder / "grades.csv").resolve()
+    export.export_csv(folder, to, db=args.db)
     print(f"wrote {to}")
     return 0

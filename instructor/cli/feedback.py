@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from course import coursedir, gradebook, grading
+from instructor.cli.options import add_course_dir, add_db
+from instructor.coursedir import directory, gradebook
+from instructor.reporting.feedback.pages import feedback
 
 NAME = "feedback"
 HELP = "Write HTML feedback for every autograded submission: no hidden tests, no student markup, outputs capped."
@@ -26,19 +28,19 @@ examples:
 
 
 def add_arguments(p):
-    coursedir.add_argument(p)
-    p.add_argument("--db", metavar="URL", help="gradebook database URL (default: the course directory's setting)")
+    add_course_dir(p)
+    add_db(p)
 
 
 def run(args) -> int:
     gradebook.check_server(args.db)
-    workspace = coursedir.resolve(args.course_dir)
-    print(f"course directory: {workspace}")
-    files, failures = grading.feedback(workspace, db=args.db)
+    folder = directory.resolve(args.course_dir)
+    print(f"course directory: {folder}")
+    files, failures = feedback(folder, db=args.db)
     for path in files:
         print(f"wrote {path}")
     if failures:
-        print(f"{len(failures)} page(s) not written (logs in {workspace / 'logs'}):")
+        print(f"{len(failures)} page(s) not written (logs in {folder / 'logs'}):")
         for line in failures:
             print(f"  {line}")
     return 0

@@ -5,8 +5,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from course import coursedir
-from course.errors import CourseError
+from instructor.cli.options import add_course_dir
+from instructor.coursedir import directory
 
 NAME = "formgrader"
 HELP = "Start JupyterLab in the course directory with nbgrader's formgrader: hand grading on `course grade`'s grades."
@@ -27,7 +27,7 @@ examples:
 
 
 def add_arguments(p):
-    coursedir.add_argument(p)
+    add_course_dir(p)
     p.add_argument("--ip", default="127.0.0.1", help="address to listen on (default: %(default)s)")
     p.add_argument("--port", type=int, default=8888, help="port (default: %(default)s)")
     p.add_argument("extra", nargs="*", metavar="-- JUPYTER-ARGS", help="more options for jupyter lab")
@@ -40,10 +40,9 @@ def command(folder, ip: str, port: int, extra: list[str]) -> list[str]:
 
 
 def run(args) -> int:
-    folder = coursedir.resolve(args.course_dir)
+    folder = directory.resolve(args.course_dir)
     print(f"course directory: {folder}")
-    if not coursedir.is_course_dir(folder):
-        raise CourseError(f"{folder} is not a course directory yet: run `course init {folder}` first.")
+    directory.require(folder)
     print(f"open the address with ?token= printed below (it logs you in), then "
           f"http://{args.ip}:{args.port}/formgrader in the same browser", flush=True)
     try:

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import csv
 from pathlib import Path
 
-from course import coursedir, gradebook, grading, sandbox, schedule
-from course.errors import CourseError
-from course.paths import REPO_ROOT
+from instructor.cli.options import add_course_dir, add_db, add_root, names
+from instructor.coursedir import directory
+from instructor.reporting.table import format_table, grades
+from instructor.sandbox import Limits
+from instructor.scheduling.grade_course import GradeRequest, grade_course
 
 NAME = "grade"
 HELP = "Autograde the collected submissions (or a folder of them), each in a sandbox, and print the grade table."
@@ -68,76 +69,31 @@ examples:
 def add_arguments(p):
     p.add_argument("submissions", type=Path, metavar="SUBMISSIONS", nargs="?",
                    help="folder or exchange of submissions (default: <dir>/submitted)")
-    # course directory and regrading (issue 13)
-    coursedir.add_argument(p)
+    add_course_dir(p)
     p.add_argument("--assignment", "-a", action="append", metavar="A", help="grade only these assignments (repeat, or a,b)")
     p.add_argument("--student", "-s", action="append", metavar="S", help="grade only these students (repeat, or a,b)")
     p.add_argument("--roster", type=Path, help="CSV file with an 'id' column (default: <dir>/roster.csv): students not on it are not graded")
-    p.add_argument("--root", type=Path, default=REPO_ROOT, help="course repository whose solutions/ grade (default: this one)")
-    p.add_argument("--cell-timeout", type=float, default=sandbox.Limits.cell_timeout, help="seconds a cell may run (default: %(default)g)")
-    p.add_argument("--budget", type=float, default=sandbox.Limits.notebook_budget, help="seconds a whole notebook may run (default: %(default)g)")
+    add_root(p, "course repository whose solutions/ grade")
+    p.add_argument("--cell-timeout", type=float, default=Limits.cell_timeout, help="seconds a cell may run (default: %(default)g)")
+    p.add_argument("--budget", type=float, default=Limits.notebook_budget, help="seconds a whole notebook may run (default: %(default)g)")
     p.add_argument("--jobs", type=int, help="grade on N local Dask worker processes (default: serially, in this process)")
     p.add_argument("--scheduler", metavar="ADDRESS", help="grade on the running Dask cluster at ADDRESS (tcp://host:8786)")
-    p.add_argument("--db", metavar="URL", help="gradebook database URL (default: the course directory's setting)")
+    add_db(p)
     p.add_argument("--force", action="store_true", help="grade again submissions already graded and unchanged")
     p.add_argument("--unsafe", action="store_true",
                    help="grade even though no sandbox is available: student code then runs with YOUR rights")
 
 
-def read_roster(path: Path) -> set[str]:
-    if not path.is_file():
-        raise CourseError(f"There is no roster file at {path}.")
-    with path.open(newline="") as f:
-        reader = csv.DictReader(f)
-        if not reader.fieldnames or "id" not in reader.fieldnames:
-            raise CourseError(f"{path} has no 'id' column.")
-        return {row["id"].strip() for row in reader if row["id"].strip()}
-
-
-def check_isolation(unsafe: bool) -> sandbox.Isolation:
-    """The sandbox in use; refuse without one unless the instructor said --unsafe."""
-    isolation = sandbox.detect()
-    if not isolation.safe and not unsafe:
-        raise CourseError(
-            f"no sandbox to grade student work in ({isolation.detail.split('(', 1)[-1].rstrip(')')}); "
-            "install bubblewrap and run as root, or pass --unsafe to run student code with your own rights."
-        )
-    return isolation
-
-
 def run(args) -> int:
-    root = args.root.resolve()
-    known = grading.known_assignments(root)
-    workspace = coursedir.resolve(args.course_dir)
-    only_a, only_s = coursedir.names(args.assignment), coursedir.names(args.student)
-    for name in only_a:
-        if name not in known:
-            raise CourseError(f"There is no assignment {name!r} (known: {', '.join(known)}).")
-    roster = read_roster(args.roster) if args.roster else coursedir.roster(workspace)
-    isolation = check_isolation(args.unsafe)
-    if args.cell_timeout <= 0 or args.budget <= 0:
-        raise CourseError("--cell-timeout and --budget must be positive numbers of seconds.")
-    if args.jobs is not None and (args.jobs < 1 or args.scheduler):
-        raise CourseError("--jobs takes a whole number of at least 1, and not together with --scheduler.")
-    gradebook.check_server(args.db)
-    limits = sandbox.Limits(cell_timeout=args.cell_timeout, notebook_budget=args.budget)
-    folder = (args.submissions or workspace / "submitted").resolve()
-    subs = grading.find_submissions(folder, known, roster)
-    subs = coursedir.select(subs, only_a, only_s) if (only_a or only_s) else subs
-    if not coursedir.is_course_dir(workspace):
-        coursedir.init(workspace)
-        print(f"course directory {workspace} created with `course init`'s defaults")
-    assignments = sorted({s.assignment for s in subs if s.assignment in known}, key=known.index)
-    print(f"course directory: {workspace}")
-    print(f"grading {len(subs)} submission(s) of {', '.join(assignments) or 'no known assignment'} from {folder}")
-    print(f"isolation: {isolation.detail}", flush=True)
-    for change in grading.prepare_workspace(workspace, root, assignments, db=args.db):
-        print(change)
-    run = schedule.grade_class(workspace, subs, limits=limits, unsafe=args.unsafe, db=args.db, jobs=args.jobs,
-                               scheduler=args.scheduler, force=args.force)
-    coursedir.keep_exchange_files(workspace, subs, run.summaries)
-    print(grading.format_table(grading.grades(workspace, only_a, only_s, db=args.db), isolation.detail))
+    request = GradeRequest(
+        course_dir=directory.resolve(args.course_dir), root=args.root.resolve(), submissions=args.submissions,
+        assignments=names(args.assignment), students=names(args.student), roster=args.roster,
+        limits=Limits(cell_timeout=args.cell_timeout, notebook_budget=args.budget),
+        jobs=args.jobs, scheduler=args.scheduler, db=args.db, force=args.force, unsafe=args.unsafe,
+    )
+    run, isolation = grade_course(request, log=lambda line: print(line, flush=True))
+    print(format_table(grades(request.course_dir, request.assignments, request.students, db=args.db), isolation.detail))
     counts = run.counts()
     print(f"{counts['graded']} graded, {counts['flagged']} flagged for review, {counts['not graded']} not graded "
-          f"(reasons above; logs in {workspace / 'logs'})")
+          f"(reasons above; logs in {request.course_dir / 'logs'})")
     return 0

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from course import coursedir
-from course.nbgrader_settings import COURSE_ID
+from instructor.coursedir import directory
+from instructor.coursedir.due import parse_due
+from instructor.settings import COURSE_ID
 
 NAME = "init"
 HELP = "Create (or update) the course directory: nbgrader_config.py with the exchange, gradebook, late rule and due dates."
 EXAMPLES = f"""\
-what it writes (<dir> = DIR, else ${coursedir.ENV}, else {coursedir.DEFAULT}; never inside the repository):
+what it writes (<dir> = DIR, else ${directory.ENV}, else {directory.DEFAULT}; never inside the repository):
   <dir>/nbgrader_config.py   course id {COURSE_ID!r}, Exchange.root, CourseDirectory.db_url, the late
                              rule, due dates, and the course's feedback settings (no hidden tests)
   <exchange>/                created (mode 777, as nbgrader's exchange needs) if it does not exist
@@ -26,7 +27,7 @@ examples:
 
 
 def add_arguments(p):
-    p.add_argument("dir", type=Path, nargs="?", metavar="DIR", help=f"the course directory (default: ${coursedir.ENV}, else {coursedir.DEFAULT})")
+    p.add_argument("dir", type=Path, nargs="?", metavar="DIR", help=f"the course directory (default: ${directory.ENV}, else {directory.DEFAULT})")
     p.add_argument("--exchange", type=Path, help="nbgrader exchange root students fetch from and submit to (default: <dir>/exchange)")
     p.add_argument("--db", metavar="URL", help="gradebook URL (default: sqlite:///<dir>/gradebook.db)")
     p.add_argument("--late-penalty", type=float, metavar="PERCENT",
@@ -35,9 +36,9 @@ def add_arguments(p):
 
 
 def run(args) -> int:
-    folder = coursedir.resolve(args.dir)
-    settings = coursedir.init(folder, exchange=args.exchange, db_url=args.db,
-                              late_penalty=args.late_penalty, due=coursedir.parse_due(args.due))
+    folder = directory.resolve(args.dir)
+    settings = directory.init(folder, exchange=args.exchange, db_url=args.db,
+                              late_penalty=args.late_penalty, due=parse_due(args.due))
     print(f"course directory: {folder}")
     print(f"  course id:     {COURSE_ID}")
     print(f"  exchange:      {settings.exchange}")
@@ -45,7 +46,7 @@ def run(args) -> int:
     print(f"  late penalty:  {settings.late_penalty:g}% of the score per day late")
     for name, when in sorted(settings.due.items()):
         print(f"  due {name}: {when}")
-    print(f"settings: {folder / coursedir.CONFIG_NAME}")
-    if folder != coursedir.resolve(None):
-        print(f"name it once for every command: export {coursedir.ENV}={folder}")
+    print(f"settings: {folder / directory.CONFIG_NAME}")
+    if folder != directory.resolve(None):
+        print(f"name it once for every command: export {directory.ENV}={folder}")
     return 0

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from course.paths import REPO_ROOT
-from course.release import release
+from instructor.authoring.release import release
+from instructor.cli.options import add_root
 
 NAME = "release"
 HELP = "Regenerate the student notebooks in notebooks/ from the solutions in solutions/."
@@ -27,7 +25,7 @@ examples:
 
 def add_arguments(p):
     p.add_argument("assignments", nargs="*", metavar="ASSIGNMENT", help="assignment folder names (default: all)")
-    p.add_argument("--root", type=Path, default=REPO_ROOT, help="course repository (default: this one)")
+    add_root(p)
 
 
 def run(args) -> int:

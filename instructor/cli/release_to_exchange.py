@@ -2,14 +2,10 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
-from pathlib import Path
-
-from course import coursedir, grading
-from course.errors import CourseError
-from course.paths import REPO_ROOT
-from course.release import resolve_assignments
+from instructor.authoring.release import resolve_assignments
+from instructor.authoring.to_course_dir import release_to_exchange
+from instructor.cli.options import add_course_dir, add_root
+from instructor.coursedir import directory
 
 NAME = "release-to-exchange"
 HELP = "Generate assignments in the course directory and release them to its nbgrader exchange."
@@ -32,26 +28,15 @@ examples:
 
 def add_arguments(p):
     p.add_argument("assignments", nargs="+", metavar="A")
-    coursedir.add_argument(p)
-    p.add_argument("--root", type=Path, default=REPO_ROOT, help="course repository whose solutions/ to release (default: this one)")
+    add_course_dir(p)
+    add_root(p, "course repository whose solutions/ to release")
     p.add_argument("--force", action="store_true", help="replace an assignment already in the exchange")
 
 
 def run(args) -> int:
-    folder = coursedir.resolve(args.course_dir)
+    folder = directory.resolve(args.course_dir)
     print(f"course directory: {folder}")
-    if not coursedir.is_course_dir(folder):
-        raise CourseError(f"{folder} is not a course directory yet: run `course init {folder}` first.")
     root = args.root.resolve()
     names = resolve_assignments(root / "solutions", args.assignments)
-    for change in grading.prepare_workspace(folder, root, names):
-        print(change)
-    for name in names:
-        command = [sys.executable, "-m", "nbgrader", "release_assignment", name] + (["--force"] if args.force else [])
-        done = subprocess.run(command, cwd=folder, capture_output=True, text=True)
-        if done.returncode != 0:
-            lines = [ln for ln in (done.stderr + done.stdout).splitlines() if "ERROR" in ln or "Error" in ln]
-            detail = lines[-1].split("]", 1)[-1].strip() if lines else f"exit status {done.returncode}"
-            raise CourseError(f"nbgrader could not release {name} ({detail}).")
-        print(f"released {name} to {coursedir.current_settings(folder).exchange}")
+    release_to_exchange(directory.require(folder), root, names, force=args.force)
     return 0

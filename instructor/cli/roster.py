@@ -4,15 +4,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from course import coursedir, gradebook
-from course.errors import CourseError
+from instructor.cli.options import add_course_dir
+from instructor.coursedir import directory, gradebook
+from instructor.coursedir.roster import ROSTER_NAME, import_roster
 
 NAME = "roster"
 HELP = "Import the class list (CSV: id, first_name, last_name, email) into the course directory's gradebook."
 EXAMPLES = f"""\
 what it does:
   adds or updates each student in the gradebook (names and emails show in the
-  formgrader and in `course export`) and in <dir>/{coursedir.ROSTER_NAME}, which
+  formgrader and in `course export`) and in <dir>/{ROSTER_NAME}, which
   `course grade` uses: a submission from someone not on it is reported as
   `not graded: <id> is not on the roster`, and every rostered student gets a
   row in `course export` (0 points, "not submitted", if nothing was collected).
@@ -25,14 +26,12 @@ examples:
 def add_arguments(p):
     p.add_argument("action", choices=["import"], help="what to do (import)")
     p.add_argument("file", type=Path, metavar="FILE.csv")
-    coursedir.add_argument(p)
+    add_course_dir(p)
 
 
 def run(args) -> int:
-    folder = coursedir.resolve(args.course_dir)
+    folder = directory.resolve(args.course_dir)
     print(f"course directory: {folder}")
-    if not coursedir.is_course_dir(folder):
-        raise CourseError(f"{folder} is not a course directory yet: run `course init {folder}` first.")
-    added, updated = coursedir.import_roster(folder, args.file, gradebook.url(folder))
-    print(f"roster: {added} student(s) added, {updated} updated ({folder / coursedir.ROSTER_NAME})")
+    added, updated = import_roster(directory.require(folder), args.file, gradebook.url(folder))
+    print(f"roster: {added} student(s) added, {updated} updated ({folder / ROSTER_NAME})")
     return 0

@@ -1,0 +1,82 @@
+"""`course bench`: every promise of speed and accuracy, measured by one command.
+
+Parts::
+
+    rnn, seq2seq, attention, transformer   models.py: ms per step, steps to the notebook's promise
+    notebooks                              notebooks.py: each solution notebook in quick (and full) mode
+    autograde                              autograde.py: seconds per submission, sandbox overhead, --jobs
+    class                                  classroom.py: a synthetic class, serial / --jobs / --scheduler
+
+machine.py says what it ran on; report.py prints the table.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from instructor.authoring import mistakes
+from instructor.bench.autograde import bench_autograde
+from instructor.bench.classroom import MODES, bench_class
+from instructor.bench.machine import machine_info
+from instructor.bench.models import MODELS, bench_model
+from instructor.bench.notebooks import bench_notebooks
+from instructor.bench.report import table
+from instructor.errors import CourseError
+from instructor.paths import REPO_ROOT, SOLUTIONS, existing_assignments
+
+PARTS = [p.key for p in MODELS] + ["notebooks", "autograde", "class"]
+#: the course's catalogue of deliberate mistakes, which the class part grades
+MISTAKES = REPO_ROOT / "tests" / "mistakes"
+
+
+@dataclass(frozen=True)
+class BenchRequest:
+    """What `course bench` was asked to measure."""
+
+    only: str | None = None  # one part, or all
+    json: Path | None = None  # also write the figures here
+    full: bool = False  # also time each notebook in full mode
+    jobs: int = 2  # parallel autograde jobs
+    class_size: int = 200
+    modes: tuple[str, ...] = MODES
+    mistakes: Path = MISTAKES  # the catalogue the class part writes into its submissions
+
+
+def _catalogue(folder: Path, assignments: list[str]) -> dict[str, list[mistakes.Mistake]]:
+    try:
+        return {a: mistakes.load(folder, a) for a in assignments}
+    except FileNotFoundError as err:
+        raise CourseError(f"the class bench needs a mistake catalogue: {err} (see --mistakes).") from None
+
+
+def run(req: BenchRequest) -> dict:
+    """Measure the parts ``req`` names, print the table (and write the JSON); returns the figures."""
+    only = req.only
+    if only and only not in PARTS:
+        raise CourseError(f"There is no bench part {only!r} (parts: {', '.join(PARTS)}).")
+    if req.jobs < 1:
+        raise CourseError("--jobs takes a whole number of at least 1.")
+    quiet = not sys.stderr.isatty()
+    results: dict = {"machine": machine_info()}
+    present = existing_assignments(SOLUTIONS)
+    for part in MODELS:
+        if only in (None, part.key) and part.assignment in present:
+            print(f"timing {part.title} ...", flush=True)
+            results.setdefault("models", {})[part.key] = bench_model(part, quiet)
+    if only in (None, "notebooks"):
+        print("timing the solution notebooks ...", flush=True)
+        results["notebooks"] = bench_notebooks(req.full, quiet)
+    if only in (None, "autograde"):
+        print(f"timing autograde, serial and with {req.jobs} jobs ...", flush=True)
+        results["autograde"] = bench_autograde(req.jobs, quiet)
+    if only in (None, "class"):
+        print(f"grading a class of {req.class_size}: {','.join(req.modes)} ...", flush=True)
+        results["class"] = bench_class(req.class_size, list(req.modes), _catalogue(req.mistakes, present), quiet)
+    print(table(results))
+    if req.json:
+        Path(req.json).write_text(json.dumps(results, indent=2) + "\n")
+        print(f"wrote {req.json}")
+    return results

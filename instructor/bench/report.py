@@ -1,0 +1,58 @@
+"""The bench's figures as one table."""
+
+from __future__ import annotations
+
+from instructor.bench.classroom import table as class_table
+
+
+def table(results: dict) -> str:
+    """Every part that ran, then the machine."""
+    lines = []
+    models = results.get("models", {})
+    if models:
+        lines.append(f"{'model':30s} {'ms/step':>8s} {'target':>7s} {'steps':>7s} {'train s':>8s}  promise")
+        for r in models.values():
+            ok = "met" if r.get("reached") else "NOT met"
+            mark = "" if r["meets_ms_target"] else " (slower than target)"
+            lines.append(
+                f"{r['model']:30s} {r['median_ms']:8.2f} {r['target_ms']:7.1f} {r['steps']:7d} {r['train_seconds']:8.1f}  "
+                f"{r['promise']}: {ok}{mark}"
+            )
+            for key, value in r.items():
+                if key.startswith("median_ms_"):
+                    lines.append(f"{'':30s} {key[len('median_ms_'):].replace('_', ' ')}: {value:.2f} ms/step")
+            if "accuracy_by_length" in r:
+                acc = " ".join(f"{a:.2f}" for a in r["accuracy_by_length"])
+                lines.append(f"{'':30s} accuracy by length 1-20: {acc}")
+            for band, b in r.get("bands", {}).items():
+                lines.append(f"{'':30s} held out {band:>6s}: {b['per_character']:.4f} per character, "
+                             f"{b['whole_message']:.4f} whole messages")
+            for band, b in r.get("own_sentences", {}).items():
+                lines.append(f"{'':30s} own sentences {band:>7s}: {b['per_character']:.4f} per character, "
+                             f"{b['whole_right']} of {b['messages']} whole")
+    nbs = results.get("notebooks")
+    if nbs:
+        lines.append("")
+        lines.append(f"{'notebook':16s} {'quick s':>8s} {'full s':>8s}")
+        for name, r in nbs["per_notebook"].items():
+            full = f"{r['full_seconds']:8.1f}" if "full_seconds" in r else f"{'-':>8s}"
+            lines.append(f"{name:16s} {r['quick_seconds']:8.1f} {full}")
+        lines.append(f"{'all, quick':16s} {nbs['total_quick_seconds']:8.1f}")
+    ag = results.get("autograde")
+    if ag:
+        lines.append("")
+        lines.append(f"{'autograde':16s} {'s/submission':>13s}")
+        for name, r in ag["per_notebook"].items():
+            lines.append(f"{name:16s} {r['serial_seconds_per_submission']:13.2f}")
+        lines.append(f"{'all, serial':16s} {ag['serial_seconds_per_submission']:13.2f}")
+        lines.append(f"{'no sandbox':16s} {ag['unsandboxed_seconds_per_submission']:13.2f}  "
+                     f"(sandbox overhead {ag['sandbox_overhead_percent']:+.1f} %, target <= 25 %)")
+        lines.append(f"{'all, ' + str(ag['jobs']) + ' jobs':16s} {ag['parallel_seconds_per_submission']:13.2f}")
+    if results.get("class"):
+        lines += class_table(results["class"])
+    m = results["machine"]
+    threads = ", ".join(f"{b['library']} {b['threads']} threads" for b in m["blas"]) or "no BLAS info"
+    lines.append("")
+    lines.append(f"machine: {m['cores']} cores, load {m['load_average_1min']}, {threads} (bench uses 1); "
+                 f"python {m['python']}, numpy {m['numpy']}, mygrad {m['mygrad']}, nbgrader {m['nbgrader']}")
+    return "\n".join(lines)

@@ -1,0 +1,90 @@
+"""``course demo``: the whole pipeline once, on the embedded defaults, in a scratch folder.
+
+::
+
+    <scratch>/course/solutions/    a copy of solutions/ (nothing is written inside the repository)
+    <scratch>/course/notebooks/    1. released with nbgrader
+                                   2. each solution notebook run in quick mode (a trial run)
+    <scratch>/submissions/         reference (the solution) and blank (the student version) of each
+    <scratch>/course-dir/          3. a course directory; both graded with the loop of `course grade`
+                                   4. the grade table: full marks for reference, 0 for blank
+"""
+
+from __future__ import annotations
+
+import shutil
+import time
+from pathlib import Path
+
+from instructor import sandbox
+from instructor.authoring.release import release
+from instructor.authoring.to_course_dir import prepare
+from instructor.authoring.trial import run_trial
+from instructor.cells import read
+from instructor.coursedir import directory
+from instructor.errors import CourseError
+from instructor.grading.intake import find_submissions
+from instructor.grading.submission import Status
+from instructor.paths import REPO_ROOT, notebook_path
+from instructor.reporting.table import format_table, grades
+from instructor.scheduling.loop import grade_class
+
+#: the two sample students, and the folder of the scratch course their notebook comes from
+SAMPLES = (("reference", "solutions"), ("blank", "notebooks"))
+
+
+def _step(text: str) -> None:
+    print(f"==> {text}", flush=True)
+
+
+def demo(names: list[str], scratch: Path) -> None:
+    """Run the demo in the empty folder ``scratch``; a failed step raises CourseError."""
+    repo = scratch / "course"
+    shutil.copytree(REPO_ROOT / "solutions", repo / "solutions", ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__"))
+
+    _step(f"release {', '.join(names)} -> {repo / 'notebooks'}")
+    release(repo, names)
+
+    _step("execute the solution notebooks in quick mode")
+    for name in names:
+        path = notebook_path(name, repo / "solutions")
+        result = run_trial(read(path), cwd=path.parent)
+        errors = result.errors()
+        status = "ok" if not errors else f"{len(errors)} cell(s) failed, first: {errors[0].error}: {errors[0].evalue}"
+        print(f"  {name:16s} {result.seconds:6.1f} s  {status}", flush=True)
+        if errors:
+            raise CourseError(f"the solution of {name} does not run in quick mode.")
+
+    _step("autograde two submissions per assignment: reference and blank")
+    submissions = scratch / "submissions"
+    for name in names:
+        for student, folder in SAMPLES:
+            target = submissions / student / name
+            target.mkdir(parents=True)
+            shutil.copy2(notebook_path(name, repo / folder), target / f"{name}.ipynb")
+    course_dir = scratch / "course-dir"
+    directory.init(course_dir)
+    subs = find_submissions(submissions, names)
+    prepare(course_dir, repo, names)
+    isolation = sandbox.detect()
+    if not isolation.safe:
+        print(f"no sandbox here ({isolation.detail}); the demo grades only the course's own notebooks, "
+              "so it runs them without one. `course grade` refuses student work in that case.", flush=True)
+    start = time.perf_counter()
+    run = grade_class(course_dir, subs, unsafe=True, progress=False, isolation=isolation)
+    seconds = time.perf_counter() - start
+    rows = grades(course_dir)
+    print(format_table(rows, isolation.detail))
+    print(f"autograded {len(subs)} submissions in {seconds:.1f} s ({seconds / len(subs):.1f} s each)")
+    failures = [f"{r.student}/{r.assignment} ({r.reason})" for r in run.results if r.status is not Status.GRADED]
+    if failures:
+        raise CourseError(f"these submissions were not graded cleanly: {', '.join(failures)}.")
+
+    wrong = [r for r in rows if (r.student == "reference" and r.auto_score != r.auto_max)
+             or (r.student == "blank" and r.auto_score != 0)]
+    if wrong:
+        raise CourseError(
+            "expected full marks for 'reference' and 0 for 'blank', but got "
+            + ", ".join(f"{r.student}/{r.assignment} {r.auto_score:g}/{r.auto_max:g}" for r in wrong) + "."
+        )
+    print("demo passed: the reference solution gets full marks and the blank notebook 0.")

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from course.cli import main
+from instructor.cli import main
 from tests.factories import make_course
 
 

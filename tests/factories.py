@@ -1,7 +1,8 @@
-"""Cell and course factories: small nbgrader courses built in a temporary folder."""
+"""Cell and course factories: small nbgrader courses built in a temporary folder, and their checks."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import nbformat
@@ -98,20 +99,39 @@ def make_course(root: Path) -> Path:
     return root
 
 
+def toy_submissions(folder: Path, repo: Path) -> Path:
+    """``folder/{ref,blank}/<a>/<a>.ipynb``: the reference and the blank notebook of each toy assignment of ``repo``."""
+    for student, source in (("ref", "solutions"), ("blank", "notebooks")):
+        for name in ("01_toy", "02_toy"):
+            target = folder / student / name
+            target.mkdir(parents=True)
+            shutil.copy(repo / source / name / f"{name}.ipynb", target)
+    return folder
+
+
 def released_toy_class(tmp: Path) -> tuple[Path, Path]:
     """The toy course released under ``tmp/repo``, and ``tmp/subs/{ref,blank}/<a>/<a>.ipynb``.
 
     Returns (tmp, repository root): a reference and a blank submission of each toy assignment.
     """
-    import shutil
-
-    from course.cli import main
+    from instructor.cli import main
 
     root = make_course(tmp / "repo")
     assert main(["release", "--root", str(root)]) == 0
-    for student, folder in (("ref", "solutions"), ("blank", "notebooks")):
-        for a in ("01_toy", "02_toy"):
-            target = tmp / "subs" / student / a
-            target.mkdir(parents=True)
-            shutil.copy(root / folder / a / f"{a}.ipynb", target)
+    toy_submissions(tmp / "subs", root)
     return tmp, root
+
+
+def edit_notebook(path: Path, change) -> None:
+    """Apply ``change(nb)`` to the notebook at ``path`` and save it."""
+    nb = nbformat.read(str(path), as_version=4)
+    change(nb)
+    nbformat.write(nb, str(path))
+
+
+def assert_one_sentence_error(err: str) -> None:
+    """Is ``err`` one line from `course`, with no traceback?"""
+    lines = [ln for ln in err.splitlines() if ln.strip()]
+    assert len(lines) == 1, err
+    assert "Traceback" not in err
+    assert lines[0].startswith("course ")

@@ -8,33 +8,28 @@ A command for notebook authors::
 from __future__ import annotations
 
 import copy
-import importlib
 import os
 import sys
 from pathlib import Path
 
-from course.execute import Run, result_of
-from course.nbsource import find_cell, read, tags
-from course.paths import SOLUTIONS, notebook_path
+from nbclient import NotebookClient
+from nbformat.v4 import new_code_cell
+from traitlets.config import Config
+
+from instructor.authoring import mistakes
+from instructor.authoring.mistakes import apply_mistake
+from instructor.authoring.trial import QUICK_ENV, TrialRun, result_of
+from instructor.cells import read, tags
+from instructor.kernels import kernel_transport
+from instructor.paths import SOLUTIONS, notebook_path
+
+#: the course's catalogue of mistakes
+CATALOGUE = Path(__file__).resolve().parent / "mistakes"
 
 
 def load_mistakes(assignment: str):
-    module = importlib.import_module(f"tests.mistakes.{assignment}")
-    return list(module.MISTAKES)
+    return mistakes.load(CATALOGUE, assignment)
 
-
-def apply_mistake(nb, mistake):
-    """A copy of ``nb`` with one mistake written into its task's solution cell."""
-    nb = copy.deepcopy(nb)
-    cell = find_cell(nb, mistake.task)
-    count = cell.source.count(mistake.replace)
-    if count != 1:
-        raise ValueError(
-            f"mistake {mistake.name!r}: the text to replace occurs {count} times "
-            f"in cell {mistake.task!r} (must be exactly once)"
-        )
-    cell.source = cell.source.replace(mistake.replace, mistake.by)
-    return nb
 
 
 class MistakeRunner:
@@ -47,12 +42,6 @@ class MistakeRunner:
     """
 
     def __init__(self, assignment: str, solutions: Path = SOLUTIONS):
-        from nbclient import NotebookClient
-        from traitlets.config import Config
-
-        from course.execute import QUICK_ENV
-        from course.nbgrader_settings import kernel_transport
-
         self.path = notebook_path(assignment, solutions)
         self.source = read(self.path)
         self._env = dict(os.environ)
@@ -64,15 +53,13 @@ class MistakeRunner:
         self._kernel = self._client.setup_kernel()
         self._kernel.__enter__()
 
-    def run(self, mistake) -> Run:
+    def run(self, mistake) -> TrialRun:
         """Execute the fast cells with ``mistake`` applied, in a clean namespace."""
-        from nbformat.v4 import new_code_cell
-
         nb = apply_mistake(self.source, mistake)
         reset = new_code_cell("%reset -f\nimport matplotlib.pyplot as _plt\n_plt.close('all')\ndel _plt")
         self._client.execute_cell(reset, 0, store_history=False)
         kept = [i for i, c in enumerate(nb.cells) if "slow" not in tags(c)]
-        run = Run()
+        run = TrialRun()
         for i in kept:
             cell = nb.cells[i]
             if cell.cell_type != "code":

@@ -16,7 +16,7 @@ def missing(what: str) -> None:
 
 def require_sandbox():
     """The grading sandbox's isolation, or fail/skip as :func:`missing` says."""
-    from course import sandbox
+    from instructor import sandbox
 
     isolation = sandbox.detect()
     if not isolation.safe:

@@ -7,7 +7,7 @@ import tomllib
 
 import yaml
 
-from course.paths import REPO_ROOT
+from instructor.paths import REPO_ROOT
 
 
 def _name(requirement: str) -> str:

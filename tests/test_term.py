@@ -24,7 +24,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from course.paths import REPO_ROOT
+from instructor.paths import REPO_ROOT
 from tests.system import require_sandbox
 
 README = (REPO_ROOT / "README.md").read_text()
@@ -53,7 +53,7 @@ class Term:
         """Run the README command ``template`` (``course``/``nbgrader`` with this Python); return stdout+stderr."""
         readme_command(template)
         words = shlex.split(template.format(**{**README_NAMES, **self.names, **names}))
-        program = {"course": [sys.executable, "-m", "course"], "nbgrader": [sys.executable, "-m", "nbgrader"]}[words[0]]
+        program = {"course": [sys.executable, "-m", "instructor"], "nbgrader": [sys.executable, "-m", "nbgrader"]}[words[0]]
         env = dict(self.env, HOME=str(home)) if home else self.env
         done = subprocess.run(program + words[1:] + [str(e) for e in extra], cwd=cwd or self.tmp, env=env,
                               capture_output=True, text=True, timeout=600)
@@ -85,7 +85,7 @@ def term(tmp_path_factory):
 
     tmp = tmp_path_factory.mktemp("term")
     repo = make_course(tmp / "repo")
-    subprocess.run([sys.executable, "-m", "course", "release", "--root", str(repo)], check=True, capture_output=True)
+    subprocess.run([sys.executable, "-m", "instructor", "release", "--root", str(repo)], check=True, capture_output=True)
     t = Term(tmp, repo)
     out = {}
     (tmp / "class.csv").write_text(
@@ -299,7 +299,7 @@ def test_formgrader_refuses_a_folder_that_is_not_a_course_directory(tmp_path, ru
 
 def test_formgrader_serves_the_course_directory(tmp_path):
     """Does `course formgrader` start JupyterLab on the course directory (where nbgrader reads its config)?"""
-    from course.cli import formgrader
+    from instructor.cli import formgrader
 
     line = formgrader.command(tmp_path, "127.0.0.1", 8890, ["--allow-root"])
     assert line[1:3] == ["-m", "jupyterlab"] and f"--ServerApp.root_dir={tmp_path}" in line and line[-1] == "--allow-root"

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import nbformat
 
-from course.nbsource import grade_id, read, strip_markers
-from course.paths import NOTEBOOKS, SOLUTIONS, notebook_path
+from instructor.cells import grade_id, read, strip_markers
+from instructor.paths import NOTEBOOKS, SOLUTIONS, notebook_path
 
 # nbgrader's mark scheme (for graders) follows the model answer in a written answer
 _MARK_SCHEME = re.compile(r"^\s*=+\s*BEGIN MARK SCHEME\s*=+\s*$.*", re.M | re.S)

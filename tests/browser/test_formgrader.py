@@ -24,7 +24,7 @@ pytestmark = [pytest.mark.browser]
 def graded_course_dir(tmp_path_factory):
     """A course directory in which `course grade` graded ref (full marks) and blank (nothing) on 01_toy."""
     require_sandbox()
-    from course.cli import main
+    from instructor.cli import main
     from tests.factories import make_course
 
     tmp = tmp_path_factory.mktemp("formgrader")

@@ -24,7 +24,7 @@ from typing import Callable
 import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from course.paths import NOTEBOOKS, SOLUTIONS, notebook_path
+from instructor.paths import NOTEBOOKS, SOLUTIONS, notebook_path
 
 A = "01_rnn"
 FULL = 9.0
@@ -108,7 +108,7 @@ def _symlinked_notebook(folder, ctx):
 def _symlinks_beside(folder, ctx):
     _write(folder, reference())
     os.symlink("/etc/passwd", folder / "passwd.txt")
-    os.symlink(ctx["workspace"], folder / "workspace")
+    os.symlink(ctx["course_dir"], folder / "course_dir")
 
 
 def _two_notebooks(folder, ctx):
@@ -226,14 +226,14 @@ CASES = [
     Case("hidden_run_cell", "cheat in the kernel", ("flagged", "IPython's machinery"),
          patched(blank, "get_ipython().run_cell('x = 1')")),
     Case("loads_reference_library", "attack on files", ("flagged", "grader's own code"),
-         patched(blank, "from course.nbsource import load_library\ntry:\n    lib = load_library('01_rnn')\n"
+         patched(blank, "from instructor.authoring.library import load_library\ntry:\n    lib = load_library('01_rnn')\n"
                         "    generate_batch = lib.generate_batch\nexcept Exception as err:\n    print(type(err).__name__)")),
     Case("reads_source_relative", "attack on files", ("graded", 0.0),
          patched(blank, "for p in ['../source/01_rnn/01_rnn.ipynb', '../../source/01_rnn/01_rnn.ipynb']:\n"
                         "    try:\n        print(open(p).read()[:100])\n    except OSError as err:\n        print(type(err).__name__)")),
     # ---- the gradebook, other students, the grader's environment, the network
     Case("writes_gradebook", "attack on the gradebook", ("flagged", "files outside"),
-         patched(reference, "try:\n    open('{workspace}/gradebook.db', 'wb').write(b'gone')\nexcept OSError as err:\n    print(type(err).__name__)")),
+         patched(reference, "try:\n    open('{course_dir}/gradebook.db', 'wb').write(b'gone')\nexcept OSError as err:\n    print(type(err).__name__)")),
     Case("overwrites_other_student", "attack on other students", ("flagged", "files outside"),
          patched(reference, "try:\n    open('{other}', 'w').write('{{}}')\nexcept OSError as err:\n    print(type(err).__name__)")),
     Case("reads_environment", "attack on the grader", ("flagged", "environment"),

@@ -1,6 +1,6 @@
 """Wrong answers to the tasks of 01_rnn, each of which must lose points."""
 
-from tests.mistakes import Mistake
+from instructor.authoring.mistakes import Mistake
 
 MISTAKES = [
     # ------------------------------------------------------------ generate_batch

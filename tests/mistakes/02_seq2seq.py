@@ -1,6 +1,6 @@
 """Wrong answers to the tasks of 02_seq2seq, each of which must lose points."""
 
-from tests.mistakes import Mistake
+from instructor.authoring.mistakes import Mistake
 
 MISTAKES = [
     # ------------------------------------------------- one_hot_encode_prediction

@@ -1,6 +1,6 @@
 """Mistakes students make in 04_transformer, each of which must lose points."""
 
-from tests.mistakes import Mistake
+from instructor.authoring.mistakes import Mistake
 
 MISTAKES = [
     # --- Part A: cipher -------------------------------------------------------

@@ -1,7 +1,7 @@
 """Does the hostile corpus (tests/hostile/) end as expected, with the reference untouched?
 
 The whole corpus is graded once, two submissions at a time, in one
-workspace, with small limits (10 s per cell, 60 s per notebook, 1 GB), then
+course directory, with small limits (10 s per cell, 60 s per notebook, 1 GB), then
 feedback is written for every graded submission and searched for leaks.
 Set COURSE_HOSTILE_TABLE=FILE to keep the table of outcomes.
 """
@@ -17,12 +17,21 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from course import export, grading, sandbox
-from course.sandbox import cgroup
-from course.paths import REPO_ROOT, SOLUTIONS, notebook_path
-from tests.system import require_sandbox
-from course.preprocessors.hide_hidden_test_outputs import hidden_lines
+from instructor import sandbox
+from instructor.authoring.to_course_dir import prepare
+from instructor.cells import hidden_lines
+from instructor.coursedir import directory
+from instructor.grading.intake import find_submissions
+from instructor.grading.pipeline import grade
+from instructor.grading.record import record
+from instructor.grading.submission import Submission
+from instructor.paths import REPO_ROOT, SOLUTIONS, existing_assignments, notebook_path
+from instructor.reporting import export
+from instructor.reporting.feedback.pages import feedback
+from instructor.reporting.table import grades
+from instructor.sandbox import cgroup
 from tests.hostile.cases import A, FULL, SECRET_ENV, build_corpus
+from tests.system import require_sandbox
 
 LIMITS = sandbox.Limits(cell_timeout=10, notebook_budget=60, memory_mb=1024, processes=64)
 SECRET = "hostile-corpus-secret-7f3a"
@@ -32,27 +41,28 @@ SECRET = "hostile-corpus-secret-7f3a"
 def corpus(tmp_path_factory):
     isolation = require_sandbox()
     root = tmp_path_factory.mktemp("hostile")
-    subs, workspace = root / "submissions", root / "grading"
-    ctx = {"workspace": str(workspace), "other": str(subs / "reference" / A / f"{A}.ipynb"),
+    subs, course_dir = root / "submissions", root / "grading"
+    ctx = {"course_dir": str(course_dir), "other": str(subs / "reference" / A / f"{A}.ipynb"),
            "sleep": LIMITS.cell_timeout - 1, "memory_mb": LIMITS.memory_mb}
     cases = build_corpus(subs, ctx)
     other_hash = hashlib.sha256(Path(ctx["other"]).read_bytes()).hexdigest()
-    found = grading.find_submissions(subs, grading.known_assignments(REPO_ROOT))
-    grading.prepare_workspace(workspace, REPO_ROOT, [A])
+    found = find_submissions(subs, existing_assignments(REPO_ROOT / "solutions"))
+    directory.init(course_dir)
+    prepare(course_dir, REPO_ROOT, [A])
     os.environ[SECRET_ENV] = SECRET  # the grader's environment must not reach any kernel
     try:
         # grading as independent tasks, recording in this process only
         with ThreadPoolExecutor(max_workers=2) as pool:
-            results = list(pool.map(lambda s: grading.grade_submission(workspace, s, LIMITS, isolation), found))
+            results = list(pool.map(lambda s: grade(course_dir, s, LIMITS, isolation), found))
     finally:
         os.environ.pop(SECRET_ENV, None)
-    outcomes = {o.student: grading.record(workspace, o) for o in results}
-    files, failures = grading.feedback(workspace, log=lambda *_: None)
+    outcomes = {o.student: record(course_dir, o) for o in results}
+    files, failures = feedback(course_dir, log=lambda *_: None)
     table = _table(cases, outcomes)
     print("\n" + table)
     if os.environ.get("COURSE_HOSTILE_TABLE"):
         Path(os.environ["COURSE_HOSTILE_TABLE"]).write_text(table + "\n")
-    return {"cases": cases, "outcomes": outcomes, "workspace": workspace, "feedback": files,
+    return {"cases": cases, "outcomes": outcomes, "course_dir": course_dir, "feedback": files,
             "feedback_failures": failures, "other_hash": other_hash, "other": Path(ctx["other"])}
 
 
@@ -60,7 +70,7 @@ def _table(cases, outcomes) -> str:
     lines = ["| case | class | outcome | reason shown | seconds |", "|---|---|---|---|---|"]
     for case in cases:
         o = outcomes[case.name]
-        shown = o.status if o.status == "not graded" else f"{o.status} {o.score:g}/{o.max_score:g}"
+        shown = o.status.shown if o.status.shown == "not graded" else f"{o.status.shown} {o.score:g}/{o.max_score:g}"
         lines.append(f"| {case.name} | {case.class_} | {shown} | {o.reason or '-'} | {o.seconds:.1f} |")
     return "\n".join(lines)
 
@@ -84,19 +94,19 @@ def test_every_case_ends_as_expected(corpus):
         o = corpus["outcomes"][case.name]
         kind, what = case.expect
         if kind == "graded":
-            ok = o.status == "graded" and o.score == what
+            ok = o.status.shown == "graded" and o.score == what
         elif kind == "flagged":
-            ok = o.status == "flagged" and what in o.reason
+            ok = o.status.shown == "flagged" and what in o.reason
         else:
-            ok = o.status == "not graded" and what in o.reason
+            ok = o.status.shown == "not graded" and what in o.reason
         if not ok:
-            wrong.append(f"{case.name}: expected {case.expect}, got {o.status} {o.score} {o.reason!r}")
+            wrong.append(f"{case.name}: expected {case.expect}, got {o.status.shown} {o.score} {o.reason!r}")
     assert not wrong, "\n".join(wrong)
 
 
 def test_reference_keeps_full_marks_and_no_flag(corpus):
     """Is the reference, graded among the hostile cases, at full marks and flagged by nothing?"""
-    rows = {g.student: g for g in grading.grades(corpus["workspace"])}
+    rows = {g.student: g for g in grades(corpus["course_dir"])}
     assert rows["reference"].auto_score == rows["reference"].auto_max == FULL
     assert rows["reference"].status == "graded" and not corpus["outcomes"]["reference"].flags
     assert rows["blank"].auto_score == 0 and rows["blank"].status == "graded"
@@ -107,13 +117,13 @@ def test_no_cheat_pays(corpus):
     for case in corpus["cases"]:
         if case.class_ == "cheat in the kernel":
             o = corpus["outcomes"][case.name]
-            assert o.status in ("flagged", "not graded") or o.score == 0, case.name
+            assert o.status.shown in ("flagged", "not graded") or o.score == 0, case.name
 
 
 def test_attacks_change_nothing_outside(corpus):
     """Are the gradebook, another student's notebook and the host untouched, and no process left?"""
     assert hashlib.sha256(corpus["other"].read_bytes()).hexdigest() == corpus["other_hash"]
-    assert (corpus["workspace"] / "gradebook.db").read_bytes()[:16] == b"SQLite format 3\x00"
+    assert (corpus["course_dir"] / "gradebook.db").read_bytes()[:16] == b"SQLite format 3\x00"
     # other tests may be grading at the same moment (pytest-xdist): look at this process's sandboxes only
     mine = f"{cgroup.PARENT}/{cgroup.prefix()}"
     left = [pid for pid in subprocess.run(["pgrep", "-u", str(sandbox.NOBODY)], capture_output=True, text=True).stdout.split()
@@ -131,11 +141,11 @@ def _cgroups_of(pid: str) -> str | None:
 
 def test_every_submission_has_a_log_and_csv_row(corpus, tmp_path):
     """Does each submission end in the CSV as a grade or `not graded` with its reason, with a log kept?"""
-    ws = corpus["workspace"]
+    ws = corpus["course_dir"]
     csv_text = export.export_csv(ws, tmp_path / "grades.csv").read_text()
     for case in corpus["cases"]:
         o = corpus["outcomes"][case.name]
-        if o.status == "not graded":
+        if o.status.shown == "not graded":
             assert o.reason in csv_text
     assert len(list((ws / "logs").rglob("*.log"))) >= len(corpus["cases"])
 
@@ -151,7 +161,7 @@ def test_feedback_leaks_nothing(corpus):
     """Is every feedback page free of hidden tests, scripts, the grader's secrets, symlinks and huge outputs?"""
     assert not corpus["feedback_failures"]
     pages = corpus["feedback"]
-    graded = [o for o in corpus["outcomes"].values() if o.status != "not graded"]
+    graded = [o for o in corpus["outcomes"].values() if o.status.shown != "not graded"]
     assert len(pages) == len(graded)
     secrets = _secret_lines()
     for page in pages:
@@ -160,7 +170,7 @@ def test_feedback_leaks_nothing(corpus):
         assert not [s for s in secrets if s in text], page
         assert "<script>alert" not in text and "alert('owned')</script>" not in text, page
         assert SECRET not in text, page
-    feedback_root = corpus["workspace"] / "feedback"
+    feedback_root = corpus["course_dir"] / "feedback"
     others = [p for p in feedback_root.rglob("*") if p.is_symlink() or (p.is_file() and p.suffix != ".html")]
     assert not others
 
@@ -172,33 +182,33 @@ def test_feedback_leaks_nothing(corpus):
 @pytest.mark.parametrize("folder", ["solutions", "notebooks"])
 def test_honest_notebooks_are_never_flagged(assignment, folder):
     """Does the test-machinery scan leave every reference and blank notebook of the course alone?"""
-    from course.preprocessors.flag_test_machinery import FlagTestMachinery
+    from instructor.grading.preprocessors.flag_test_machinery import FlagTestMachinery
 
     nb = nbformat.read(str(notebook_path(assignment, REPO_ROOT / folder)), as_version=4)
     _, resources = FlagTestMachinery()(nb, {})
-    assert resources["course"]["flags"] == []
+    assert resources["course"].flags == []
 
 
 @pytest.mark.parametrize("assignment", ["01_rnn", "02_seq2seq", "03_attention", "04_transformer"])
 @pytest.mark.parametrize("folder", ["solutions", "notebooks"])
 def test_honest_notebooks_are_not_called_tampered(assignment, folder):
     """Does the tamper check take the reference (hidden tests, mark schemes) and the blank notebook as untouched?"""
-    from course.preprocessors.restore_tampered_cells import RestoreTamperedCells
+    from instructor.grading.preprocessors.restore_tampered_cells import RestoreTamperedCells
 
     nb = nbformat.read(str(notebook_path(assignment, REPO_ROOT / folder)), as_version=4)
     release = notebook_path(assignment, REPO_ROOT / "notebooks")
-    _, resources = RestoreTamperedCells()(nb, {"course": {"release": str(release)}})
-    assert resources["course"].get("flags", []) == []
+    _, resources = RestoreTamperedCells()(nb, {"course": Submission("s", assignment, release.parent, release=release)})
+    assert resources["course"].flags == []
 
 
 def test_feedback_guards_escape_cap_and_withhold():
     """Are scripts escaped, huge outputs cut and outputs quoting hidden tests withheld?"""
     from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
-    from course.preprocessors.cap_output_bytes import CapOutputBytes
-    from course.preprocessors.escape_student_html import EscapeStudentHTML
-    from course.preprocessors.hide_hidden_test_outputs import HideHiddenTestOutputs
-    from course.preprocessors.withhold_leaks import WithholdLeaks
+    from instructor.grading.preprocessors.cap_output_bytes import CapOutputBytes
+    from instructor.reporting.feedback.preprocessors.escape_student_html import EscapeStudentHTML
+    from instructor.reporting.feedback.preprocessors.hide_hidden_test_outputs import HideHiddenTestOutputs
+    from instructor.reporting.feedback.preprocessors.withhold_leaks import WithholdLeaks
 
     hidden = "assert add(-40, 2) == -38, 'the hidden check'"
     test = new_code_cell(f"assert True\n### BEGIN HIDDEN TESTS\n{hidden}\n### END HIDDEN TESTS",

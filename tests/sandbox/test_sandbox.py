@@ -5,8 +5,8 @@ from __future__ import annotations
 import nbformat
 from nbformat.v4 import new_code_cell, new_notebook
 
-from course import sandbox
-from course.paths import REPO_ROOT, SOLUTIONS
+from instructor import sandbox
+from instructor.paths import REPO_ROOT, SOLUTIONS
 from tests.system import require_sandbox
 
 PROBE = f"""\
@@ -47,7 +47,7 @@ def test_grade_refuses_without_sandbox(run_course, monkeypatch, tmp_path):
     try:
         (tmp_path / "subs" / "ann" / "01_rnn").mkdir(parents=True)
         nbformat.write(new_notebook(), str(tmp_path / "subs" / "ann" / "01_rnn" / "01_rnn.ipynb"))
-        _, err = run_course(["grade", tmp_path / "subs", "--workspace", tmp_path / "ws"], retcode=1)
+        _, err = run_course(["grade", tmp_path / "subs", "--course-dir", tmp_path / "ws"], retcode=1)
         assert "no sandbox" in err and "--unsafe" in err
         assert len(err.strip().splitlines()) == 1
         assert not (tmp_path / "ws").exists()
@@ -70,7 +70,7 @@ def test_nbgrader_own_commands_use_the_sandbox_and_safe_feedback():
     """Do nbgrader's own autograde and feedback, run in grader/, get the sandbox and the leak guards?"""
     from traitlets.config.loader import PyFileConfigLoader
 
-    from course.paths import GRADER
+    from instructor.paths import GRADER
 
     cfg = PyFileConfigLoader("nbgrader_config.py", path=str(GRADER)).load_config()
     autograde = [p.__name__ for p in cfg.Autograde.autograde_preprocessors]
@@ -87,7 +87,7 @@ def test_cgroups_of_a_killed_grader_are_swept():
 
     import pytest
 
-    from course.sandbox import cgroup
+    from instructor.sandbox import cgroup
 
     require_sandbox()
     if not cgroup.available():

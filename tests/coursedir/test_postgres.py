@@ -79,7 +79,7 @@ def test_grade_export_feedback_in_postgresql(postgres, toy, run_course):
 
     tmp, root = toy
     ws = tmp / "ws"
-    graded, err = run_course(["grade", tmp / "subs", "--workspace", ws, "--root", root, "--db", postgres])
+    graded, err = run_course(["grade", tmp / "subs", "--course-dir", ws, "--root", root, "--db", postgres])
     table = [line for line in graded.splitlines() if line.startswith(("ref ", "blank "))]
     assert any(line.split()[:5] == ["ref", "01_toy", "2", "/", "2"] for line in table), graded
     assert any(line.split()[:5] == ["blank", "01_toy", "0", "/", "2"] for line in table), graded
@@ -89,18 +89,18 @@ def test_grade_export_feedback_in_postgresql(postgres, toy, run_course):
         assert sorted(s.id for s in gb.students) == ["blank", "ref"]
         assert gb.find_submission("01_toy", "ref").code_score == 2
 
-    run_course(["export", "--workspace", ws, "--to", tmp / "grades.csv", "--db", postgres])
+    run_course(["export", "--course-dir", ws, "--to", tmp / "grades.csv", "--db", postgres])
     with open(tmp / "grades.csv", newline="") as f:
         rows = {(r["student_id"], r["assignment"]): float(r["score"]) for r in csv.DictReader(f)}
     assert rows == {("ref", "01_toy"): 2.0, ("blank", "01_toy"): 0.0, ("ref", "02_toy"): 1.0, ("blank", "02_toy"): 0.0}
 
-    run_course(["feedback", "--workspace", ws, "--db", postgres])
+    run_course(["feedback", "--course-dir", ws, "--db", postgres])
     assert "very secret" not in (ws / "feedback/blank/01_toy/01_toy.html").read_text()
     # MarkPendingGrades read the PostgreSQL gradebook: ref's written answer waits for a grader
     assert "waiting for a grader: 1.0 points" in (ws / "feedback/ref/01_toy/01_toy.html").read_text()
 
     # a second grader run against the same database grades nothing again and shows the same table
-    again, _ = run_course(["grade", tmp / "subs", "--workspace", ws, "--root", root, "--db", postgres])
+    again, _ = run_course(["grade", tmp / "subs", "--course-dir", ws, "--root", root, "--db", postgres])
     assert "4 submission(s) already graded and unchanged" in again
     assert [line for line in again.splitlines() if line.startswith(("ref ", "blank "))] == table
     with Gradebook(postgres) as gb:
@@ -115,7 +115,7 @@ def test_grade_export_feedback_in_postgresql(postgres, toy, run_course):
 def test_an_unreachable_database_is_one_sentence(toy, run_course, tmp_path, command, db, message):
     """Is a --db that cannot be opened refused in one sentence, exit 1, for grade, export and feedback?"""
     tmp, root = toy
-    args = [a.format(subs=tmp / "subs") for a in command] + ["--workspace", tmp_path / "ws", "--db", db]
+    args = [a.format(subs=tmp / "subs") for a in command] + ["--course-dir", tmp_path / "ws", "--db", db]
     if command[0] == "grade":
         args += ["--root", root]
     _, err = run_course(args, retcode=1)

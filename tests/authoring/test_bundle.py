@@ -8,10 +8,10 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from course.checks import _secret_and_public_lines
-from course.execute import QUICK_ENV, execute
-from course.nbsource import read
-from course.paths import SOLUTIONS, existing_assignments, notebook_path
+from instructor.authoring.leaks import secret_lines
+from instructor.authoring.trial import QUICK_ENV, run_trial
+from instructor.cells import read
+from instructor.paths import SOLUTIONS, existing_assignments, notebook_path
 
 ASSIGNMENTS = existing_assignments(SOLUTIONS)
 
@@ -22,13 +22,12 @@ def _files(folder: Path) -> set[str]:
 
 def _secret_lines(name: str) -> set[str]:
     """The solution, hidden-test and mark-scheme lines of an assignment (long enough to be telling)."""
-    secret, public = _secret_and_public_lines(read(notebook_path(name, SOLUTIONS)))
-    return {s for s in secret - public if len(s) >= 16}
+    return secret_lines(read(notebook_path(name, SOLUTIONS)))
 
 
 @pytest.fixture(scope="module")
 def bundle_01(tmp_path_factory):
-    from course.cli import main
+    from instructor.cli import main
 
     to = tmp_path_factory.mktemp("bundle") / "week1"
     assert main(["bundle", "01_rnn", "--to", str(to), "--zip"]) == 0
@@ -41,9 +40,9 @@ def test_bundle_holds_only_the_named_assignment(bundle_01):
     assert files == {
         "README.md", "01_rnn/01_rnn.ipynb",
         "helpers/pyproject.toml", "helpers/course/__init__.py", "helpers/course/runtime.py", "helpers/course/plotting.py",
-        "helpers/course/explorers.py",
-    } | {f for f in files if f.startswith("helpers/course_data/")}
-    assert "helpers/course_data/store.py" in files
+        "helpers/course/explorers.py", "helpers/course/cipher_data.py",
+    }
+    assert "helpers/course/cipher_data.py" in files
     assert not any(later in f for f in files for later in ASSIGNMENTS[1:]), "a later assignment is in the bundle"
     with zipfile.ZipFile(bundle_01.with_name("week1.zip")) as zf:
         assert {n.split("/", 1)[1] for n in zf.namelist()} == files
@@ -59,7 +58,7 @@ def test_bundle_gives_nothing_away(bundle_01):
             for cell in nbformat.read(str(bundle_01 / rel), as_version=4).cells:
                 leaked = [ln.strip() for ln in cell.source.splitlines() if ln.strip() in secrets]
                 assert not leaked, f"{rel} shows {leaked[0]!r}"
-    assert not (bundle_01 / "helpers/course/grading.py").exists()
+    assert not (bundle_01 / "helpers/instructor").exists() and not (bundle_01 / "helpers/course_data").exists()
 
 
 @pytest.mark.notebook
@@ -72,13 +71,14 @@ def test_a_bundled_notebook_runs_with_the_bundle_alone(tmp_path, run_course):
     probe = nbformat.v4.new_code_cell(
         "import sys, importlib.util\n"
         "sys.meta_path[:] = [f for f in sys.meta_path if 'editable' not in repr(f).lower()]\n"
-        "import course, course_data\n"
+        "import course, course.cipher_data\n"
         f"assert course.__file__.startswith({str(to)!r}), course.__file__\n"
-        f"assert course_data.__file__.startswith({str(to)!r}), course_data.__file__\n"
-        "assert importlib.util.find_spec('course.grading') is None, 'the instructor tools are importable'\n"
+        f"assert course.cipher_data.__file__.startswith({str(to)!r}), course.cipher_data.__file__\n"
+        "assert importlib.util.find_spec('instructor') is None, 'the instructor tools are importable'\n"
+        "assert importlib.util.find_spec('course_data') is None, 'the data builder is importable'\n"
     )
     nb.cells.insert(0, probe)
-    run = execute(nb, cwd=to / "04_transformer", skip_tags=("slow",), env={**QUICK_ENV, "PYTHONPATH": str(to / "helpers")})
+    run = run_trial(nb, cwd=to / "04_transformer", skip_tags=("slow",), env={**QUICK_ENV, "PYTHONPATH": str(to / "helpers")})
     errors = [(c.index, c.error, c.evalue[:200]) for c in run.errors()]
     assert not errors
     assert run.graded() and not run.failed_tests()

@@ -10,9 +10,9 @@ import re
 import numpy as np
 import pytest
 
-from course.execute import is_graded_test
-from course.nbsource import load_library, read
-from course.paths import SOLUTIONS, existing_assignments, notebook_path
+from instructor.authoring.library import load_library
+from instructor.cells import is_graded_test, read
+from instructor.paths import SOLUTIONS, existing_assignments, notebook_path
 
 ASSIGNMENTS = existing_assignments(SOLUTIONS)
 def _hidden_asserts_without_message(source: str) -> list[str]:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from course.execute import execute, is_graded_test, task_of
-from course.nbsource import read
-from course.paths import SOLUTIONS, existing_assignments, notebook_path
-from tests.mistakes import Mistake
+from instructor.authoring.mistakes import Mistake
+from instructor.authoring.trial import run_trial
+from instructor.cells import is_graded_test, read, task_of
+from instructor.paths import SOLUTIONS, existing_assignments, notebook_path
 from tests.nbexec import MistakeRunner, load_mistakes
 
 ASSIGNMENTS = existing_assignments(SOLUTIONS)
@@ -48,7 +48,7 @@ MISTAKES = [(a, m) for a in ASSIGNMENTS for m in load_mistakes(a) + _empty_answe
 def test_solution_graded_cells_pass_quietly(assignment):
     """Do the solution's graded test cells pass without a word on stderr (which nbgrader scores 0)?"""
     path = notebook_path(assignment, SOLUTIONS)
-    run = execute(read(path), cwd=path.parent, skip_tags=("slow",))
+    run = run_trial(read(path), cwd=path.parent, skip_tags=("slow",))
     bad = [(c.grade_id, c.error, c.stderr[:200]) for c in run.graded() if c.failed]
     assert not bad
 

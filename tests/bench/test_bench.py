@@ -7,9 +7,10 @@ import re
 import mygrad as mg
 import pytest
 
-from course import bench
-from course.nbsource import load_library, read, tags
-from course.paths import SOLUTIONS, notebook_path
+from instructor.bench import models as bench
+from instructor.authoring.library import load_library
+from instructor.cells import read, tags
+from instructor.paths import SOLUTIONS, notebook_path
 
 RECURRENT = [p for p in bench.MODELS if p.assignment in ("01_rnn", "02_seq2seq", "03_attention")]
 

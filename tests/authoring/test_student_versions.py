@@ -6,9 +6,9 @@ import ast
 
 import pytest
 
-from course.execute import execute
-from course.nbsource import read
-from course.paths import NOTEBOOKS, SOLUTIONS, existing_assignments, notebook_path
+from instructor.authoring.trial import run_trial
+from instructor.cells import read
+from instructor.paths import NOTEBOOKS, SOLUTIONS, existing_assignments, notebook_path
 
 ASSIGNMENTS = existing_assignments(SOLUTIONS)
 
@@ -39,7 +39,7 @@ def test_student_version_fails_only_for_missing_work(assignment):
     echoes), with every graded test cell failing?"""
     path = notebook_path(assignment, NOTEBOOKS)
     nb = read(path)
-    run = execute(nb, cwd=path.parent)
+    run = run_trial(nb, cwd=path.parent)
     unbound: set[str] = set()
     for result in run.cells:
         if result.error is None:

@@ -11,16 +11,17 @@ from pathlib import Path
 
 import pytest
 
-from course import grading
-from course.cli import main
-from course.paths import REPO_ROOT
+from instructor.cli import main
+from instructor.paths import REPO_ROOT
+from instructor.reporting import table as grade_table
 from tests.factories import make_course
 
 # Run `course grade ARGS` and SIGKILL its whole process group at one point of the k-th submission.
 KILLER = r'''
 import os, signal, sys
-from course import grading, resume
-from course.cli import main
+from instructor.cli import main
+from instructor.grading import chains, record
+from instructor.scheduling import executors
 
 point, k, args = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
 seen = [0]
@@ -39,18 +40,18 @@ def before(owner, name, when):
     setattr(owner, name, wrapped)
 
 if point == "grading":  # the k-th submission is in the sandbox
-    before(grading, "grade_submission", lambda *a, **kw: True)
+    before(executors, "grade", lambda *a, **kw: True)
 elif point == "record_gradebook":  # submission row written, grades not yet
-    before(grading, "_run", lambda pre, *a, **kw: pre is grading.RECORD)
+    before(record, "run_chain", lambda chain, *a, **kw: chain is chains.RECORD)
 elif point == "record_results":  # gradebook committed, results file half-way (temp written, not renamed)
-    before(resume.os, "replace", lambda src, dst, *a, **kw: str(dst).endswith(".json"))
+    before(record.os, "replace", lambda src, dst, *a, **kw: str(dst).endswith(".json"))
 elif point == "after_record":  # the k-th record finished
-    orig = resume.write_atomic
+    orig = record.write_atomic
     def write_atomic(path, text):
         orig(path, text)
         if str(path).endswith(".json"):
             hit()
-    resume.write_atomic = write_atomic
+    record.write_atomic = write_atomic
 sys.exit(main(["grade", *args]))
 '''
 
@@ -74,13 +75,13 @@ def clean(toy):
     """The grades of one uninterrupted run."""
     tmp, root = toy
     ws = tmp / "clean"
-    assert main(["grade", str(tmp / "subs"), "--workspace", str(ws), "--root", str(root)]) == 0
+    assert main(["grade", str(tmp / "subs"), "--course-dir", str(ws), "--root", str(root)]) == 0
     return _state(ws)
 
 
 def _state(ws: Path) -> dict:
     """Grades as the table shows them, and the gradebook's row counts (a doubled grade shows there)."""
-    rows = sorted((g.student, g.assignment, g.auto_score, g.auto_max, g.status) for g in grading.grades(ws))
+    rows = sorted((g.student, g.assignment, g.auto_score, g.auto_max, g.status) for g in grade_table.grades(ws))
     with sqlite3.connect(ws / "gradebook.db") as db:
         counts = {table: db.execute(f"select count(*) from {table}").fetchone()[0]  # noqa: S608 (fixed names)
                   for table in ("student", "submitted_assignment", "submitted_notebook", "grade", "comment")}
@@ -92,7 +93,7 @@ def _state(ws: Path) -> dict:
 
 def _killed_run(tmp: Path, root: Path, ws: Path, point: str, k: int, *extra: str) -> int:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO_ROOT), os.environ.get("PYTHONPATH")]))}
-    proc = subprocess.run([sys.executable, "-c", KILLER, point, str(k), str(tmp / "subs"), "--workspace", str(ws),
+    proc = subprocess.run([sys.executable, "-c", KILLER, point, str(k), str(tmp / "subs"), "--course-dir", str(ws),
                            "--root", str(root), *extra], capture_output=True, text=True, env=env,
                           start_new_session=True, timeout=300)
     return proc.returncode
@@ -112,7 +113,7 @@ def test_a_killed_run_resumes_to_the_clean_grades(toy, clean, run_course, tmp_pa
     assert _killed_run(tmp, root, ws, point, k, *extra) == -9
     recorded = len(list((ws / "results").rglob("*.json"))) if (ws / "results").is_dir() else 0
     assert recorded < 6
-    out, _ = run_course(["grade", tmp / "subs", "--workspace", ws, "--root", root])
+    out, _ = run_course(["grade", tmp / "subs", "--course-dir", ws, "--root", root])
     if recorded:
         assert f"{recorded} submission(s) already graded and unchanged" in out
     assert _state(ws) == clean
@@ -123,11 +124,11 @@ def test_grading_twice_gives_the_same_table(toy, clean, run_course, tmp_path):
     """Do a rerun (nothing to do) and a --force rerun both leave the same grades and rows?"""
     tmp, root = toy
     ws = tmp_path / "ws"
-    first, _ = run_course(["grade", tmp / "subs", "--workspace", ws, "--root", root])
-    again, _ = run_course(["grade", tmp / "subs", "--workspace", ws, "--root", root])
+    first, _ = run_course(["grade", tmp / "subs", "--course-dir", ws, "--root", root])
+    again, _ = run_course(["grade", tmp / "subs", "--course-dir", ws, "--root", root])
     assert "6 submission(s) already graded and unchanged" in again
     assert _state(ws) == clean
-    run_course(["grade", tmp / "subs", "--workspace", ws, "--root", root, "--force"])
+    run_course(["grade", tmp / "subs", "--course-dir", ws, "--root", root, "--force"])
     assert _state(ws) == clean
 
     def table(out):
@@ -136,7 +137,7 @@ def test_grading_twice_gives_the_same_table(toy, clean, run_course, tmp_path):
     assert table(first) == table(again) and len(table(first)) == 6
 
     (ws / "gradebook.db").unlink()  # results without their gradebook: graded again, not trusted
-    out, _ = run_course(["grade", tmp / "subs", "--workspace", ws, "--root", root])
+    out, _ = run_course(["grade", tmp / "subs", "--course-dir", ws, "--root", root])
     assert "already graded" not in out
     assert _state(ws) == clean
 
@@ -147,23 +148,23 @@ def test_a_resubmission_replaces_the_old_grade(toy, run_course, tmp_path):
     subs = tmp_path / "subs"
     shutil.copytree(tmp / "subs", subs)
     ws = tmp_path / "ws"
-    run_course(["grade", subs, "--workspace", ws, "--root", root])
-    grades = {(g.student, g.assignment): g for g in grading.grades(ws)}
+    run_course(["grade", subs, "--course-dir", ws, "--root", root])
+    grades = {(g.student, g.assignment): g for g in grade_table.grades(ws)}
     assert grades[("zed", "01_toy")].auto_score == 2
 
     shutil.copy(root / "notebooks/01_toy/01_toy.ipynb", subs / "zed/01_toy/01_toy.ipynb")  # new bytes
-    out, _ = run_course(["grade", subs, "--workspace", ws, "--root", root])
+    out, _ = run_course(["grade", subs, "--course-dir", ws, "--root", root])
     assert "5 submission(s) already graded and unchanged" in out
-    grades = {(g.student, g.assignment): g for g in grading.grades(ws)}
+    grades = {(g.student, g.assignment): g for g in grade_table.grades(ws)}
     assert grades[("zed", "01_toy")].auto_score == 0
 
     (subs / "zed/01_toy/timestamp.txt").write_text("2026-01-02 10:00:00.000000 UTC")  # same bytes, new stamp
-    out, _ = run_course(["grade", subs, "--workspace", ws, "--root", root])
+    out, _ = run_course(["grade", subs, "--course-dir", ws, "--root", root])
     assert "5 submission(s) already graded and unchanged" in out
 
     (subs / "zed/01_toy/01_toy.ipynb").write_text("")  # a re-submission that cannot be graded
-    out, _ = run_course(["grade", subs, "--workspace", ws, "--root", root])
-    grades = {(g.student, g.assignment): g for g in grading.grades(ws)}
+    out, _ = run_course(["grade", subs, "--course-dir", ws, "--root", root])
+    grades = {(g.student, g.assignment): g for g in grade_table.grades(ws)}
     assert grades[("zed", "01_toy")].status == "not graded"
     assert "01_toy.ipynb is empty" in grades[("zed", "01_toy")].reason
     assert not (ws / "autograded/zed/01_toy").exists()
@@ -179,12 +180,12 @@ def test_an_ungradable_resubmission_leaves_no_grade_in_a_gradebook_named_by_db(t
     ws, book = tmp_path / "ws", tmp_path / "elsewhere" / "grades.db"
     book.parent.mkdir()
     db = f"sqlite:///{book}"
-    run_course(["grade", subs, "--workspace", ws, "--root", root, "--db", db])
+    run_course(["grade", subs, "--course-dir", ws, "--root", root, "--db", db])
     assert not (ws / "gradebook.db").exists()
     with Gradebook(db) as gb:
         assert gb.find_submission("01_toy", "ref").score > 0
 
     (subs / "ref/01_toy/01_toy.ipynb").write_text("")
-    run_course(["grade", subs, "--workspace", ws, "--root", root, "--db", db])
+    run_course(["grade", subs, "--course-dir", ws, "--root", root, "--db", db])
     with Gradebook(db) as gb, pytest.raises(MissingEntry):
         gb.find_submission("01_toy", "ref")

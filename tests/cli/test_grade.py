@@ -1,0 +1,76 @@
+"""`course grade` from the command line on a toy course: folders, exchanges, bad submissions, the roster."""
+
+from __future__ import annotations
+
+import csv
+import json
+import shutil
+
+import pytest
+
+from tests.factories import toy_submissions
+
+
+def test_grade_export_feedback(course_repo, tmp_path, run_course):
+    """Does grading give the solution full marks, the blank 0, a CSV and clean feedback?"""
+    subs = toy_submissions(tmp_path / "subs", course_repo)
+    ws = tmp_path / "ws"
+    out, err = run_course(["grade", subs, "--course-dir", ws, "--root", course_repo])
+    table = {tuple(line.split()[:2]): line.split()[2:5] for line in out.splitlines()[2:] if line.startswith(("ref", "blank"))}
+    assert table[("ref", "01_toy")][:3] == ["2", "/", "2"]
+    assert table[("blank", "01_toy")][:3] == ["0", "/", "2"]
+    assert table[("ref", "02_toy")][:3] == ["1", "/", "1"]
+    assert "Warning" not in err and "WARNING" not in err
+
+    run_course(["export", "--course-dir", ws, "--to", tmp_path / "grades.csv"])
+    with open(tmp_path / "grades.csv", newline="") as f:
+        rows = {(r["student_id"], r["assignment"]): float(r["score"]) for r in csv.DictReader(f)}
+    assert rows == {("ref", "01_toy"): 2.0, ("blank", "01_toy"): 0.0, ("ref", "02_toy"): 1.0, ("blank", "02_toy"): 0.0}
+
+    out, _ = run_course(["feedback", "--course-dir", ws])
+    html = (ws / "feedback/blank/01_toy/01_toy.html").read_text()
+    assert "ran hidden tests; its output is not shown" in html
+    assert "very secret" not in html and "-40" not in html  # not even in a traceback
+
+
+def test_grade_reads_an_exchange(course_repo, tmp_path, run_course):
+    """Is the latest submission per student taken from an nbgrader exchange inbound folder?"""
+    inbound = tmp_path / "exchange/seqmodels/inbound"
+    for stamp, folder in (("2026-01-01 10:00:00.000000 UTC", "notebooks"), ("2026-01-02 10:00:00.000000 UTC", "solutions")):
+        target = inbound / f"amy+01_toy+{stamp}+abc"
+        target.mkdir(parents=True)
+        shutil.copy(course_repo / folder / "01_toy/01_toy.ipynb", target)
+    out, _ = run_course(["grade", tmp_path / "exchange", "--course-dir", tmp_path / "ws", "--root", course_repo])
+    assert any(line.split()[:5] == ["amy", "01_toy", "2", "/", "2"] for line in out.splitlines())
+
+
+@pytest.mark.parametrize(
+    "layout, message",
+    [
+        ({"amy/99_nope/x.ipynb": "{}"}, "is not a known assignment"),
+        ({"amy/01_toy/01_toy.ipynb": "{not json"}, "is not a valid notebook"),
+        ({"amy/01_toy/01_toy.ipynb": json.dumps({"cells": 3})}, "is not a valid notebook"),
+        ({"amy/notes.txt": "hello"}, "holds no assignment folder"),
+        ({"amy/01_toy/readme.txt": "no notebook"}, "holds no notebook"),
+        ({"bad name!/01_toy/01_toy.ipynb": "{}"}, "is not a valid student id"),
+    ],
+)
+def test_grade_reports_bad_submissions(course_repo, tmp_path, run_course, layout, message):
+    """Does each malformed submission end as `not graded: <reason>`, the batch finishing with exit 0?"""
+    for rel, text in layout.items():
+        path = tmp_path / "subs" / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    out, _ = run_course(["grade", tmp_path / "subs", "--course-dir", tmp_path / "ws", "--root", course_repo])
+    assert "not graded: " in out and message in out
+    assert list((tmp_path / "ws" / "logs").rglob("*.log"))
+
+
+def test_grade_reports_student_off_roster(course_repo, tmp_path, run_course):
+    """Is a student who is not on the roster reported as not graded, and the others graded?"""
+    subs = toy_submissions(tmp_path / "subs", course_repo)
+    roster = tmp_path / "roster.csv"
+    roster.write_text("id,name\nref,Ref\n")
+    out, _ = run_course(["grade", subs, "--roster", roster, "--course-dir", tmp_path / "ws", "--root", course_repo])
+    assert "not graded: blank is not on the roster" in out
+    assert any(line.split()[:5] == ["ref", "01_toy", "2", "/", "2"] for line in out.splitlines())

@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import shutil
+import tempfile
 import time
 from pathlib import Path
 
@@ -29,12 +30,39 @@ from instructor.paths import REPO_ROOT, notebook_path
 from instructor.reporting.table import format_table, grades
 from instructor.scheduling.loop import grade_class
 
+#: what a demo writes into its scratch folder (an earlier demo's are replaced)
+SCRATCH_FOLDERS = ("course", "submissions", "course-dir")
 #: the two sample students, and the folder of the scratch course their notebook comes from
 SAMPLES = (("reference", "solutions"), ("blank", "notebooks"))
 
 
 def _step(text: str) -> None:
     print(f"==> {text}", flush=True)
+
+
+def run_demo(names: list[str], scratch: Path | None = None, keep: bool = False) -> None:
+    """The demo in ``scratch`` (emptied first, kept afterwards), else in a new temporary folder removed unless ``keep``."""
+    if scratch is not None:
+        scratch = scratch.resolve()
+        if scratch == REPO_ROOT or REPO_ROOT in scratch.parents:
+            raise CourseError("The demo's scratch folder must lie outside the repository.")
+        if scratch.exists():
+            others = sorted(p.name for p in scratch.iterdir() if p.name not in SCRATCH_FOLDERS)
+            if others:  # never empty a folder that holds anything but an earlier demo
+                raise CourseError(f"The demo's scratch folder {scratch} holds other files ({', '.join(others[:3])}); "
+                                  "name an empty or new folder.")
+            shutil.rmtree(scratch)
+        scratch.mkdir(parents=True)
+        keep = True
+    else:
+        scratch = Path(tempfile.mkdtemp(prefix="course-demo-"))
+    try:
+        demo(names, scratch)
+    finally:
+        if keep:
+            print(f"scratch folder kept: {scratch}")
+        else:
+            shutil.rmtree(scratch, ignore_errors=True)
 
 
 def demo(names: list[str], scratch: Path) -> None:

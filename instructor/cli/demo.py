@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import shutil
-import tempfile
 from pathlib import Path
 
 from instructor.authoring.release import resolve_assignments
-from instructor.demo import demo
-from instructor.errors import CourseError
+from instructor.demo import run_demo
 from instructor.paths import REPO_ROOT
 
 NAME = "demo"
@@ -33,26 +30,10 @@ examples:
 def add_arguments(p):
     p.add_argument("assignments", nargs="*", metavar="ASSIGNMENT", help="assignment folder names (default: all)")
     p.add_argument("--scratch", type=Path, metavar="DIR",
-                   help="scratch folder, emptied first and kept afterwards (default: a new temporary folder)")
+                   help="scratch folder, new or of an earlier demo, kept afterwards (default: a new temporary folder)")
     p.add_argument("--keep", action="store_true", help="keep the scratch folder afterwards")
 
 
 def run(args) -> int:
-    names = resolve_assignments(REPO_ROOT / "solutions", args.assignments)
-    if args.scratch:
-        scratch = args.scratch.resolve()
-        if scratch == REPO_ROOT or REPO_ROOT in scratch.parents:
-            raise CourseError("The demo's scratch folder must lie outside the repository.")
-        if scratch.exists():
-            shutil.rmtree(scratch)
-        scratch.mkdir(parents=True)
-    else:
-        scratch = Path(tempfile.mkdtemp(prefix="course-demo-"))
-    try:
-        demo(names, scratch)
-    finally:
-        if args.keep or args.scratch:
-            print(f"scratch folder kept: {scratch}")
-        else:
-            shutil.rmtree(scratch, ignore_errors=True)
+    run_demo(resolve_assignments(REPO_ROOT / "solutions", args.assignments), args.scratch, keep=args.keep)
     return 0

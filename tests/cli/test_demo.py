@@ -7,6 +7,7 @@ import subprocess
 import pytest
 
 from instructor.paths import REPO_ROOT
+from tests.factories import assert_one_sentence_error
 
 
 @pytest.mark.notebook
@@ -21,3 +22,14 @@ def test_demo_runs_the_main_job_outside_the_repo(run_course, tmp_path):
     assert rows[("blank", "01_rnn")][0] == "0", out
     after = subprocess.run(["git", "status", "--porcelain"], cwd=REPO_ROOT, capture_output=True, text=True).stdout
     assert before == after
+
+
+def test_demo_never_empties_a_folder_of_other_files(run_course, tmp_path):
+    """Is a --scratch folder that holds other files refused in one sentence, and left as it was?"""
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    (folder / "notes.txt").write_text("keep me")
+    _, err = run_course(["demo", "01_rnn", "--scratch", folder], retcode=1)
+    assert_one_sentence_error(err)
+    assert "notes.txt" in err
+    assert (folder / "notes.txt").read_text() == "keep me"

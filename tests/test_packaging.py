@@ -28,3 +28,16 @@ def test_environment_yml_matches_pyproject():
     assert listed == wanted
     assert "python=3.11" in env["dependencies"]
     assert any(isinstance(d, dict) and "-e .[test]" in d["pip"] for d in env["dependencies"])
+
+
+def test_every_package_is_listed():
+    """Does pyproject.toml list every package folder of course/, instructor/ and data/, so a plain install has them all?"""
+    tool = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    homes = {"course": REPO_ROOT / "course", "instructor": REPO_ROOT / "instructor", "course_data": REPO_ROOT / "data"}
+    assert tool["package-dir"] == {"course_data": "data"}
+    found = {".".join([top, *init.parent.relative_to(home).parts])
+             for top, home in homes.items() for init in home.rglob("__init__.py")}
+    assert sorted(tool["packages"]) == sorted(found)
+    # the feedback page's template travels as package data
+    [pattern] = tool["package-data"]["instructor.reporting.feedback"]
+    assert {p.name for p in (REPO_ROOT / "instructor/reporting/feedback").glob(pattern)} == {"conf.json", "index.html.j2"}

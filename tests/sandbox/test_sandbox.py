@@ -112,3 +112,39 @@ def test_cgroups_of_a_killed_grader_are_swept():
                 folder.rmdir()
         if stranger.poll() is None:
             stranger.kill()
+
+
+GRADER_PROBE = f"""\
+import importlib, os
+for name in ('course.runtime', 'course.cipher_data', 'instructor', 'instructor.grading', 'course_data'):
+    try:
+        importlib.import_module(name)
+        print(name, 'imported')
+    except ImportError:
+        print(name, 'missing')
+print('grader source', os.path.exists({str(REPO_ROOT / 'instructor' / 'grading')!r}))
+"""
+
+
+def test_kernel_sees_the_student_package_and_not_the_grader():
+    """Does a kernel in the sandbox import the student package, and neither the grader nor the data builder?"""
+    isolation = require_sandbox()
+    nb = new_notebook(cells=[new_code_cell(GRADER_PROBE)],
+                      metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}})
+    run = sandbox.execute(nb, [], sandbox.Limits(cell_timeout=20, notebook_budget=60), isolation)
+    assert run.status == "ok", run.log
+    text = "".join(o.get("text", "") for o in run.notebook.cells[0].outputs)
+    assert "course.runtime imported" in text and "course.cipher_data imported" in text
+    assert "instructor missing" in text and "instructor.grading missing" in text and "course_data missing" in text
+    assert "grader source False" in text
+
+
+def test_grader_installed_in_the_venv_is_covered(monkeypatch, tmp_path):
+    """When the grader is installed into the venv the sandbox binds (not editable), is it covered by an empty folder?"""
+    site = tmp_path / "venv" / "lib" / "python3.11" / "site-packages"
+    monkeypatch.setattr(sandbox, "_package_dir", lambda name: site / name)
+    args = sandbox._bwrap_args([str(tmp_path / "venv")], {})
+    for name in ("instructor", "course_data"):
+        at = args.index(str(site / name))
+        assert args[at - 1] == "--tmpfs" and args[at + 1:at + 3] == ["--remount-ro", str(site / name)]
+    assert sandbox._hidden([str(tmp_path / "elsewhere")]) == []  # an editable install lives outside the venv

@@ -1,0 +1,104 @@
+"""The grading stages, called one by one without the command line, on the toy course."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from instructor import sandbox
+from instructor.authoring.to_course_dir import prepare as into_course_dir
+from instructor.coursedir import directory
+from instructor.grading import resume
+from instructor.grading.intake import find_submissions
+from instructor.grading.pipeline import grade
+from instructor.grading.record import places, read_results, record
+from instructor.grading.submission import Result, Status, Submission, carried
+from tests.factories import released_toy_class
+
+NAMES = ["01_toy", "02_toy"]
+#: the toy notebooks are the course's own: no sandbox needed to run them
+BARE = sandbox.unsafe("the toy course's own notebooks")
+LIMITS = sandbox.Limits(cell_timeout=20, notebook_budget=60)
+
+
+@pytest.fixture(scope="module")
+def toy(tmp_path_factory):
+    """A course directory with the toy assignments, and the intake of ref and blank submissions."""
+    tmp, root = released_toy_class(tmp_path_factory.mktemp("stages"))
+    course_dir = tmp / "course-dir"
+    directory.init(course_dir)
+    into_course_dir(course_dir, root, NAMES)
+    return course_dir, find_submissions(tmp / "subs", NAMES)
+
+
+def _graded(toy, student: str, assignment: str = "01_toy") -> Submission:
+    course_dir, subs = toy
+    [sub] = [s for s in subs if s.key == (student, assignment)]
+    return grade(course_dir, sub, LIMITS, BARE, unsafe=True)
+
+
+def test_intake_finds_each_submission_waiting(toy):
+    """Does intake find a reference and a blank submission of each assignment, all waiting to be graded?"""
+    _, subs = toy
+    assert sorted(s.key for s in subs) == sorted((s, a) for s in ("blank", "ref") for a in NAMES)
+    assert {s.status for s in subs} == {Status.WAITING}
+
+
+def test_one_submission_through_prepare_execute_score(toy):
+    """Do stages 2-4 give the reference full marks and the blank 0, leaving intake's copy untouched?"""
+    ref, blank = _graded(toy, "ref"), _graded(toy, "blank")
+    assert ref.status is Status.GRADED and ref.score == ref.max_score > 0
+    assert blank.status is Status.GRADED and blank.score == 0 and blank.max_score == ref.max_score
+    assert ref.execution is not None and ref.execution.status == "ok"
+    assert ref.release.name == "01_toy.ipynb" and ref.notebook is not None
+    assert {s.status for s in toy[1]} == {Status.WAITING}  # grade() works on a copy
+
+
+def test_record_then_resume_skips_what_is_unchanged(toy):
+    """Is a recorded result found again by its fingerprint, and graded anew once the release changes?"""
+    course_dir, subs = toy
+    [sub] = [s for s in subs if s.key == ("ref", "02_toy")]
+    print_ = resume.fingerprint(course_dir, sub)
+    graded = grade(course_dir, sub, LIMITS, BARE, unsafe=True)
+    graded.fingerprint = print_
+    result = record(course_dir, graded)
+    assert read_results(course_dir)[sub.key] == result
+    assert resume.recorded(course_dir, sub, print_) == result
+    changed = {**print_, "release_sha256": "0" * 64}
+    assert resume.recorded(course_dir, sub, changed) is None
+
+
+@pytest.mark.parametrize("status, reason, retried", [
+    (Status.GRADER_FAILED, "the Dask task failed", True),
+    (Status.NOT_GRADED, "the grader failed on this submission, says the student's own folder name", False),
+    (Status.GRADED, "", False),
+])
+def test_a_rerun_retries_by_status_not_by_wording(toy, status, reason, retried):
+    """Is a recorded result graded again exactly when its status says the grader failed, whatever its reason says?"""
+    course_dir, subs = toy
+    [sub] = [s for s in subs if s.key == ("blank", "02_toy")]
+    print_ = resume.fingerprint(course_dir, sub)
+    path, _, _ = places(course_dir, *sub.key)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(Result(*sub.key, status, reason, fingerprint=print_).to_json()))
+    assert (resume.recorded(course_dir, sub, print_) is None) is retried
+
+
+def test_a_bad_results_file_is_graded_again(toy):
+    """Is a results file with an unknown status treated as missing (graded again), not as a crash?"""
+    course_dir, subs = toy
+    [sub] = [s for s in subs if s.key == ("blank", "01_toy")]
+    print_ = resume.fingerprint(course_dir, sub)
+    path, _, _ = places(course_dir, *sub.key)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({**Result(*sub.key, Status.GRADED, fingerprint=print_).to_json(), "status": "great"}))
+    assert resume.recorded(course_dir, sub, print_) is None
+
+
+def test_preprocessors_refuse_a_loose_dict():
+    """Do the stages' preprocessors refuse resources["course"] that is not a Submission (the old loose dict)?"""
+    with pytest.raises(TypeError, match="not a Submission"):
+        carried({"course": {"release": "x.ipynb", "flags": []}})
+    made = carried({"nbgrader": {"student": "amy", "assignment": "01_toy"}})  # nbgrader's own autograde
+    assert made.key == ("amy", "01_toy") and made.status is Status.WAITING

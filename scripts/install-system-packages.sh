@@ -2,8 +2,8 @@
 # The system packages the course needs beyond Python, from Debian's archive.
 #
 #   chromium     headless browser for the JupyterLab browser test (tests/browser/)
-#   bubblewrap   the per-submission grading sandbox (course/sandbox.py)
-#   postgresql   the server tests/test_postgres.py starts for `course grade --db postgresql://...`
+#   bubblewrap   the per-submission grading sandbox (instructor/sandbox/)
+#   postgresql   the server tests/coursedir/test_postgres.py starts for `course grade --db postgresql://...`
 #
 # Run as root (CI does: .ci/run calls this). Elsewhere: sudo bash scripts/install-system-packages.sh
 # Safe to run twice: apt-get skips what is installed.

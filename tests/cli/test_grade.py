@@ -66,11 +66,12 @@ def test_grade_reports_bad_submissions(course_repo, tmp_path, run_course, layout
     assert list((tmp_path / "ws" / "logs").rglob("*.log"))
 
 
-def test_grade_reports_student_off_roster(course_repo, tmp_path, run_course):
-    """Is a student who is not on the roster reported as not graded, and the others graded?"""
+@pytest.mark.parametrize("encoding", ["utf-8", "utf-8-sig"])  # utf-8-sig: a byte-order mark, as Excel writes
+def test_grade_reports_student_off_roster(course_repo, tmp_path, run_course, encoding):
+    """Is a student who is not on the roster reported as not graded, and the others graded (with or without a BOM)?"""
     subs = toy_submissions(tmp_path / "subs", course_repo)
     roster = tmp_path / "roster.csv"
-    roster.write_text("id,name\nref,Ref\n")
+    roster.write_text("id,name\nref,Ref\n", encoding=encoding)
     out, _ = run_course(["grade", subs, "--roster", roster, "--course-dir", tmp_path / "ws", "--root", course_repo])
     assert "not graded: blank is not on the roster" in out
     assert any(line.split()[:5] == ["ref", "01_toy", "2", "/", "2"] for line in out.splitlines())

@@ -138,16 +138,17 @@ def _bwrap_args(roots: list[str], binds: dict[str, str], tmp_mb: int = 64,
     ]
     if os.path.isdir("/usr/lib64"):
         args += ["--symlink", "usr/lib64", "/lib64"]
+    # the small /tmp first: a venv or a clone that lives under the host's /tmp is bound on top of it, not hidden
+    args += ["--dev", "/dev", "--proc", "/proc", "--perms", "1777", "--size", str(tmp_mb * 2**20), "--tmpfs", "/tmp"]
     # bwrap makes missing parent folders 0700: uid 65534 could not pass them
     mounts = [*roots, *binds.values(), *(files or {}).values()]
-    parents = sorted({str(p) for m in mounts for p in Path(m).parents if str(p) != "/"}, key=len)
+    parents = sorted({str(p) for m in mounts for p in Path(m).parents if str(p) not in ("/", "/tmp")}, key=len)
     for parent in parents:
         args += ["--perms", "0755", "--dir", parent]
     for root in roots:
         args += ["--ro-bind", root, root]
     for folder in _hidden(roots):
         args += ["--perms", "0555", "--tmpfs", folder, "--remount-ro", folder]
-    args += ["--dev", "/dev", "--proc", "/proc", "--perms", "1777", "--size", str(tmp_mb * 2**20), "--tmpfs", "/tmp"]
     for host, inside in binds.items():
         args += ["--bind", host, inside]
     for host, inside in (files or {}).items():

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import nbformat
 from nbformat.v4 import new_code_cell, new_notebook
 
@@ -148,3 +150,26 @@ def test_grader_installed_in_the_venv_is_covered(monkeypatch, tmp_path):
         at = args.index(str(site / name))
         assert args[at - 1] == "--tmpfs" and args[at + 1:at + 3] == ["--remount-ro", str(site / name)]
     assert sandbox._hidden([str(tmp_path / "elsewhere")]) == []  # an editable install lives outside the venv
+
+
+def test_a_venv_under_tmp_is_seen_inside(monkeypatch):
+    """Does a read-only root under the host's /tmp (a venv or clone made there) show inside, with /tmp still writable?"""
+    import shutil
+    import tempfile
+
+    isolation = require_sandbox()
+    root = Path(tempfile.mkdtemp(prefix="course-venv-", dir="/tmp"))
+    try:
+        (root / "marker.txt").write_text("seen")
+        root.chmod(0o755)
+        roots = sandbox._readonly_roots()
+        monkeypatch.setattr(sandbox, "_readonly_roots", lambda: sorted({*roots, str(root)}))
+        probe = (f"print(open({str(root / 'marker.txt')!r}).read())\n"
+                 "open('/tmp/scratch.txt', 'w').write('ok')\nprint(open('/tmp/scratch.txt').read())")
+        nb = new_notebook(cells=[new_code_cell(probe)],
+                          metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}})
+        run = sandbox.execute(nb, [], sandbox.Limits(cell_timeout=20, notebook_budget=60), isolation)
+        assert run.status == "ok", run.log
+        assert "".join(o.get("text", "") for o in run.notebook.cells[0].outputs).split() == ["seen", "ok"]
+    finally:
+        shutil.rmtree(root)

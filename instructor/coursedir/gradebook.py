@@ -8,14 +8,19 @@ course directory and a shared server (PostgreSQL) are one setting apart.
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
 from nbgrader.api import Gradebook, MissingEntry, SubmittedAssignment
 from sqlalchemy import create_engine
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import SAWarning
 
 from instructor.coursedir.directory import configured_db_url
 from instructor.errors import CourseError, first_line
+
+# nbgrader 0.9 trips SQLAlchemy 2's autoflush warnings on every autograde; they say nothing to an instructor
+warnings.filterwarnings("ignore", category=SAWarning, module="nbgrader")
 
 #: the default: an SQLite file inside the course directory (nbgrader's own default name)
 SQLITE_NAME = "gradebook.db"

@@ -5,10 +5,13 @@ from __future__ import annotations
 import csv
 import json
 import shutil
+import subprocess
+import sys
 
 import pytest
 
 from tests.factories import toy_submissions
+from tests.system import require_sandbox
 
 
 def test_grade_export_feedback(course_repo, tmp_path, run_course):
@@ -75,3 +78,13 @@ def test_grade_reports_student_off_roster(course_repo, tmp_path, run_course, enc
     out, _ = run_course(["grade", subs, "--roster", roster, "--course-dir", tmp_path / "ws", "--root", course_repo])
     assert "not graded: blank is not on the roster" in out
     assert any(line.split()[:5] == ["ref", "01_toy", "2", "/", "2"] for line in out.splitlines())
+
+
+def test_grade_prints_no_library_warning(course_repo, tmp_path):
+    """Does `course grade`, run as the instructor runs it (its own process), print no warning of the libraries it uses?"""
+    require_sandbox()
+    subs = toy_submissions(tmp_path / "subs", course_repo)
+    done = subprocess.run([sys.executable, "-m", "instructor", "grade", str(subs), "--course-dir", str(tmp_path / "ws"),
+                           "--root", str(course_repo)], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "Warning" not in done.stderr and "WARNING" not in done.stderr, done.stderr

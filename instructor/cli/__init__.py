@@ -8,7 +8,9 @@ prints. Options several verbs share are in :mod:`instructor.cli.options`.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+import sysconfig
 
 from instructor.cli import (
     bench,
@@ -47,7 +49,20 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _find_own_scripts() -> None:
+    """Put this environment's scripts folder on PATH: nbgrader runs ``alembic`` from PATH to make a gradebook.
+
+    Without it, ``/path/to/venv/bin/course`` run from a shell where the venv
+    is not activated fails at the first gradebook it creates.
+    """
+    scripts = sysconfig.get_path("scripts")
+    path = os.environ.get("PATH", "")
+    if scripts not in path.split(os.pathsep):
+        os.environ["PATH"] = os.pathsep.join(filter(None, [scripts, path]))
+
+
 def main(argv: list[str] | None = None) -> int:
+    _find_own_scripts()
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "run", None):

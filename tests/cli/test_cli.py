@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import subprocess
+import sysconfig
+from pathlib import Path
+
 import pytest
 
 from tests.factories import assert_one_sentence_error
@@ -22,3 +26,15 @@ def test_errors_are_one_sentence(run_course, args, message):
     _, err = run_course(args, retcode=1)
     assert_one_sentence_error(err)
     assert message in err
+
+
+def test_course_runs_from_an_environment_that_is_not_activated(tmp_path):
+    """Does `course` called by its full path, with the venv not on PATH, still make a gradebook (nbgrader runs alembic from PATH)?"""
+    script = Path(sysconfig.get_path("scripts")) / "course"
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+    roster = tmp_path / "class.csv"
+    roster.write_text("id,first_name,last_name,email\namy,Amy,Ng,amy@example.org\n")
+    for args in (["init", tmp_path / "grading"], ["roster", "import", roster, "--course-dir", tmp_path / "grading"]):
+        done = subprocess.run([str(script), *map(str, args)], capture_output=True, text=True, env=env, timeout=120)
+        assert done.returncode == 0, done.stderr
+    assert "1 student(s) added" in done.stdout

@@ -99,8 +99,8 @@ def check_drift(root: Path) -> list[str]:
     return problems
 
 
-
 def check_leaks(root: Path) -> list[str]:
+    """Lines of a student version that stand in a solution or hidden test of ``solutions/`` (given cells aside)."""
     problems = []
     for name in existing_assignments(root / "solutions"):
         student_path = notebook_path(name, root / "notebooks")

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from instructor import sandbox
 from instructor.authoring.release import release
-from instructor.authoring.to_course_dir import prepare
+from instructor.authoring.to_course_dir import into_course_dir
 from instructor.authoring.trial import run_trial
 from instructor.cells import read
 from instructor.coursedir import directory
@@ -93,7 +93,7 @@ def demo(names: list[str], scratch: Path) -> None:
     course_dir = scratch / "course-dir"
     directory.init(course_dir)
     subs = find_submissions(submissions, names)
-    prepare(course_dir, repo, names)
+    into_course_dir(course_dir, repo, names)
     isolation = sandbox.detect()
     if not isolation.safe:
         print(f"no sandbox here ({isolation.detail}); the demo grades only the course's own notebooks, "

@@ -31,7 +31,6 @@ def load_mistakes(assignment: str):
     return mistakes.load(CATALOGUE, assignment)
 
 
-
 class MistakeRunner:
     """One kernel for all the mistakes of one assignment.
 

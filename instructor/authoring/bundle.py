@@ -86,7 +86,7 @@ def check_bundle(folder: Path, names: list[str], solutions: Path) -> list[str]:
         secret = secret_lines(read(notebook_path(name, solutions)))
         for nb_path in sorted((folder / name).rglob("*.ipynb")):
             for cell in read(nb_path).cells:
-                if any(has_marker(line) for line in cell.source.splitlines()):
+                if has_marker(cell.source):
                     problems.append(f"{nb_path.relative_to(folder)} still holds nbgrader markers")
                 if given_refs(cell):
                     continue
@@ -94,7 +94,6 @@ def check_bundle(folder: Path, names: list[str], solutions: Path) -> list[str]:
                 if leaked:
                     problems.append(f"{nb_path.relative_to(folder)} shows a solution line: {leaked[0][:60]!r}")
     return problems
-
 
 
 def build(names: list[str], to: Path, make_zip: bool = False, force: bool = False, root: Path = REPO_ROOT) -> list[Path]:

@@ -7,7 +7,7 @@
     due dates of <dir>/nbgrader_config.py  ->  the gradebook
 
 Once submissions are recorded, nbgrader cannot add or remove graded cells of
-an assignment: :func:`prepare` refuses that in one sentence, and names each
+an assignment: :func:`into_course_dir` refuses that in one sentence, and names each
 test cell whose code changed (the submissions are graded with the new code).
 """
 
@@ -18,16 +18,17 @@ import subprocess
 import sys
 from pathlib import Path
 
-import nbformat
+from nbgrader.utils import is_grade, is_locked, is_solution, is_task
 
 from instructor.authoring.given import sync_given
 from instructor.authoring.release import generate
+from instructor.cells import grade_id, read
 from instructor.coursedir import directory, due, gradebook
 from instructor.errors import CourseError, first_line
 from instructor.paths import notebook_path
 
 
-def prepare(folder: Path, repo_root: Path, assignments: list[str], db: str | None = None) -> list[str]:
+def into_course_dir(folder: Path, repo_root: Path, assignments: list[str], db: str | None = None) -> list[str]:
     """Copy the sources into the course directory ``folder`` and let nbgrader record the assignments.
 
     Applies the course directory's due dates. Returns one line per test cell
@@ -63,10 +64,9 @@ def prepare(folder: Path, repo_root: Path, assignments: list[str], db: str | Non
 def _refuse_changed_cells(folder: Path, assignment: str, recorded) -> None:
     if recorded is None:
         return
-    nb = nbformat.read(str(notebook_path(assignment, folder / "source")), as_version=4)
-    new = {c.metadata["nbgrader"]["grade_id"] for c in nb.cells
-           if c.get("metadata", {}).get("nbgrader", {}).get("grade_id")
-           and any(c.metadata["nbgrader"].get(k) for k in ("grade", "solution", "locked", "task"))}
+    nb = read(notebook_path(assignment, folder / "source"))
+    # the cells nbgrader records in the gradebook
+    new = {grade_id(c) for c in nb.cells if grade_id(c) and (is_grade(c) or is_solution(c) or is_locked(c) or is_task(c))}
     old = recorded[0]
     if new != old:
         removed, added = ", ".join(sorted(old - new)) or "none", ", ".join(sorted(new - old)) or "none"
@@ -78,8 +78,8 @@ def _refuse_changed_cells(folder: Path, assignment: str, recorded) -> None:
 
 def release_to_exchange(folder: Path, repo_root: Path, assignments: list[str], force: bool = False,
                         log=print) -> Path:
-    """:func:`prepare`, then ``nbgrader release_assignment`` in ``folder``; returns the exchange."""
-    for change in prepare(folder, repo_root, assignments):
+    """:func:`into_course_dir`, then ``nbgrader release_assignment`` in ``folder``; returns the exchange."""
+    for change in into_course_dir(folder, repo_root, assignments):
         log(change)
     exchange = directory.current_settings(folder).exchange
     for name in assignments:

@@ -22,7 +22,6 @@ from instructor.kernels import kernel_transport
 QUICK_ENV = {"COURSE_QUICK": "1", "OPENBLAS_NUM_THREADS": "1"}
 
 
-
 @dataclass
 class CellResult:
     index: int

@@ -19,7 +19,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from instructor import sandbox
-from instructor.authoring.to_course_dir import prepare
+from instructor.authoring.to_course_dir import into_course_dir
 from instructor.coursedir import directory
 from instructor.errors import CourseError
 from instructor.grading.intake import find_submissions
@@ -58,7 +58,7 @@ def bench_autograde(jobs: int, quiet: bool = False) -> dict:
         subs = find_submissions(tmp / "subs", names)
         course_dir = tmp / "grading"
         directory.init(course_dir)
-        prepare(course_dir, REPO_ROOT, names)
+        into_course_dir(course_dir, REPO_ROOT, names)
 
         serial, bare = [], []
         for i, sub in enumerate(tqdm(subs, desc="serial", leave=False, disable=quiet)):

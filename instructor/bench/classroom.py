@@ -39,7 +39,7 @@ import nbformat
 
 from instructor import sandbox
 from instructor.authoring.mistakes import Mistake, apply_mistake
-from instructor.authoring.to_course_dir import prepare
+from instructor.authoring.to_course_dir import into_course_dir
 from instructor.bench.cluster import WORKERS, Cluster
 from instructor.coursedir import directory
 from instructor.errors import CourseError
@@ -101,7 +101,7 @@ def _grade_mode(mode: str, tmp: Path, subs: list, assignments: list[str], quiet:
     early = early_point(len(subs))
     course_dir = tmp / f"course-dir-{mode}"
     directory.init(course_dir)
-    prepare(course_dir, REPO_ROOT, assignments)
+    into_course_dir(course_dir, REPO_ROOT, assignments)
     peaks = {"early": 0.0, "all": 0.0}
     stamps: list[float] = []
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from instructor import sandbox
-from instructor.authoring.to_course_dir import prepare
+from instructor.authoring.to_course_dir import into_course_dir
 from instructor.coursedir import directory, gradebook, roster
 from instructor.errors import CourseError
 from instructor.grading.intake import find_submissions, select
@@ -83,7 +83,7 @@ def grade_course(req: GradeRequest, log=print) -> tuple[ClassRun, sandbox.Isolat
     log(f"course directory: {req.course_dir}")
     log(f"grading {len(subs)} submission(s) of {', '.join(assignments) or 'no known assignment'} from {folder}")
     log(f"isolation: {isolation.detail}")
-    for change in prepare(req.course_dir, req.root, assignments, db=req.db):
+    for change in into_course_dir(req.course_dir, req.root, assignments, db=req.db):
         log(change)
     run = grade_class(req.course_dir, subs, limits=req.limits, unsafe=req.unsafe, db=req.db, jobs=req.jobs,
                       scheduler=req.scheduler, force=req.force, log=log)

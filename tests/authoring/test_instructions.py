@@ -15,6 +15,8 @@ from instructor.cells import is_graded_test, read
 from instructor.paths import SOLUTIONS, existing_assignments, notebook_path
 
 ASSIGNMENTS = existing_assignments(SOLUTIONS)
+
+
 def _hidden_asserts_without_message(source: str) -> list[str]:
     """The ``assert`` statements inside hidden-test regions that carry no message."""
     lines = source.splitlines()

@@ -6,7 +6,7 @@ import shutil
 
 import pytest
 
-from instructor.authoring.to_course_dir import prepare
+from instructor.authoring.to_course_dir import into_course_dir
 from instructor.coursedir import directory
 from instructor.grading.intake import find_submissions
 from instructor.grading.submission import Status
@@ -30,7 +30,7 @@ def graded_course_dir(tmp_path_factory):
     course_dir = root / "grading"
     directory.init(course_dir)
     found = find_submissions(subs, ASSIGNMENTS)
-    prepare(course_dir, REPO_ROOT, ASSIGNMENTS)
+    into_course_dir(course_dir, REPO_ROOT, ASSIGNMENTS)
     run = grade_class(course_dir, found, log=lambda *_: None, progress=False)
     assert [r for r in run.results if r.status is not Status.GRADED] == []
     return {(g.student, g.assignment): g for g in grades(course_dir)}

@@ -18,7 +18,7 @@ import nbformat
 import pytest
 
 from instructor import sandbox
-from instructor.authoring.to_course_dir import prepare
+from instructor.authoring.to_course_dir import into_course_dir
 from instructor.cells import hidden_lines
 from instructor.coursedir import directory
 from instructor.grading.intake import find_submissions
@@ -48,7 +48,7 @@ def corpus(tmp_path_factory):
     other_hash = hashlib.sha256(Path(ctx["other"]).read_bytes()).hexdigest()
     found = find_submissions(subs, existing_assignments(REPO_ROOT / "solutions"))
     directory.init(course_dir)
-    prepare(course_dir, REPO_ROOT, [A])
+    into_course_dir(course_dir, REPO_ROOT, [A])
     os.environ[SECRET_ENV] = SECRET  # the grader's environment must not reach any kernel
     try:
         # grading as independent tasks, recording in this process only

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from instructor import sandbox
-from instructor.authoring.to_course_dir import prepare as into_course_dir
+from instructor.authoring.to_course_dir import into_course_dir
 from instructor.coursedir import directory
 from instructor.grading import resume
 from instructor.grading.intake import find_submissions

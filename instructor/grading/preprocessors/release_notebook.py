@@ -6,14 +6,15 @@ from pathlib import Path
 
 import nbformat
 
+from instructor.grading.submission import carried
+
 
 def release_notebook(config, resources):
     """Read ``<release>/<assignment>/<notebook>.ipynb`` of nbgrader's course directory, or None.
 
     The release named by the submission in ``resources["course"]`` comes first.
     """
-    sub = resources.get("course")
-    path = getattr(sub, "release", None)
+    path = carried(resources).release
     if path is None:
         try:
             from nbgrader.coursedir import CourseDirectory

@@ -16,7 +16,6 @@ from instructor.reporting.feedback.preprocessors.hide_hidden_test_outputs import
 NOTE = "[output withheld: it quoted hidden tests or the reference solution]\n"
 
 
-
 class WithholdLeaks(Preprocessor):
     """Check every output before it is written: one that contains a secret line is replaced.
 

@@ -17,7 +17,7 @@ FLOORS = [
     ["reporting"],
     ["grading"],
     ["coursedir", "sandbox"],
-    ["cells", "errors", "kernels", "paths"],
+    ["cells", "errors", "kernels", "paths", "terminal"],
 ]
 RANK = {unit: len(FLOORS) - i for i, floor in enumerate(FLOORS) for unit in floor}
 

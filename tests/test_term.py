@@ -11,6 +11,7 @@ instead of this repository) is added to the two commands that read solutions/.
 from __future__ import annotations
 
 import csv
+import json
 import os
 import re
 import shlex
@@ -162,7 +163,7 @@ def test_grade_table_shows_hand_points_pending_and_late(term):
     assert rows["bob"].split()[8:10] == ["1", "-0.2"]
     assert "not graded: zed is not on the roster" in rows["zed"]
     regraded = next(line for line in out["regrade"].splitlines() if line.startswith("amy "))
-    assert regraded.split()[5:9] == ["1", "/", "1", "-"] and regraded.endswith("ok"), regraded
+    assert regraded.split()[5:9] == ["1", "/", "1", "-"] and regraded.endswith("complete"), regraded
     assert "bob " not in out["regrade"]  # only the named student was graded and listed
 
 
@@ -303,3 +304,78 @@ def test_formgrader_serves_the_course_directory(tmp_path):
 
     line = formgrader.command(tmp_path, "127.0.0.1", 8890, ["--allow-root"])
     assert line[1:3] == ["-m", "jupyterlab"] and f"--ServerApp.root_dir={tmp_path}" in line and line[-1] == "--allow-root"
+
+
+def _table_line(out: str, student: str) -> str:
+    return next(line for line in out.splitlines() if line.startswith(f"{student} "))
+
+
+def test_a_fixed_test_message_accuses_no_one(tmp_path, course_repo, run_course):
+    """After a test cell's message is corrected mid-term and the class regraded, is the student who
+    submitted the old release left unflagged, with their hand grade not sent back for review; and is
+    a student who really edited that test cell in the old release still flagged?"""
+    from nbgrader.api import Gradebook
+
+    subs = tmp_path / "subs"
+    for student in ("amy", "eve"):
+        (subs / student / "01_toy").mkdir(parents=True)
+        shutil.copy(course_repo / "solutions/01_toy/01_toy.ipynb", subs / student / "01_toy")
+    eve = subs / "eve/01_toy/01_toy.ipynb"
+    nb = nbformat.read(str(eve), as_version=4)
+    cell = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "add__values")
+    cell.source = cell.source.replace("assert add(1, 2) == 3", "assert True")
+    nbformat.write(nb, str(eve))
+    run_course(["grade", subs, "--course-dir", tmp_path / "cd", "--root", course_repo])
+    with Gradebook(f"sqlite:///{tmp_path / 'cd' / 'gradebook.db'}") as gb:
+        grade = gb.find_grade("why", "01_toy", "01_toy", "amy")
+        grade.manual_score, grade.needs_manual_grade = 1.0, False
+        gb.db.commit()
+
+    def clearer_message(nb):
+        cell = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "add__values")
+        cell.source = cell.source.replace("assert add(1, 2) == 3", "assert add(1, 2) == 3, 'add(1, 2) should be 3'")
+
+    _edit_test_cell(course_repo, clearer_message)
+    out, _ = run_course(["grade", subs, "--course-dir", tmp_path / "cd", "--root", course_repo])
+    assert "test cell add__values changed since submissions were graded" in out
+    assert _table_line(out, "amy").endswith("complete"), out
+    assert "the test cell 'add__values' was edited" in _table_line(out, "eve"), out
+    assert len(list((tmp_path / "cd" / "releases" / "01_toy").glob("*.ipynb"))) == 2
+    with Gradebook(f"sqlite:///{tmp_path / 'cd' / 'gradebook.db'}") as gb:
+        amy = gb.find_submission_notebook("01_toy", "01_toy", "amy")
+        assert not any(g.needs_manual_grade for g in amy.grades)
+        assert gb.find_grade("why", "01_toy", "01_toy", "amy").manual_score == 1.0
+
+
+def test_a_flag_is_cleared_with_its_reason_and_stays_cleared(tmp_path, course_repo, run_course):
+    """Does `course unflag` clear a reviewed flag (table, CSV, gradebook), record who and why, keep it
+    cleared through a regrade of the same bytes, and refuse a submission that is not flagged?"""
+    from nbgrader.api import Gradebook
+
+    subs = tmp_path / "subs" / "eve" / "01_toy"
+    subs.mkdir(parents=True)
+    shutil.copy(course_repo / "solutions/01_toy/01_toy.ipynb", subs)
+    nb = nbformat.read(str(subs / "01_toy.ipynb"), as_version=4)
+    cell = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "add__values")
+    cell.source += "\n# checked by hand"
+    nbformat.write(nb, str(subs / "01_toy.ipynb"))
+    cd = tmp_path / "cd"
+    out, _ = run_course(["grade", tmp_path / "subs", "--course-dir", cd, "--root", course_repo])
+    assert "flagged for review: the test cell 'add__values' was edited" in _table_line(out, "eve")
+
+    out, _ = run_course(["unflag", "eve", "01_toy", "--because", "only a comment was added", "--course-dir", cd])
+    assert "eve/01_toy: graded; flags cleared by" in out and "only a comment was added" in out
+    entry = json.loads((cd / "reviews" / "eve" / "01_toy.json").read_text())[0]
+    assert entry["flags"] == ["the test cell 'add__values' was edited (restored)"] and entry["because"]
+    with Gradebook(f"sqlite:///{cd / 'gradebook.db'}") as gb:
+        graded = {g.name: g.needs_manual_grade for g in gb.find_submission_notebook("01_toy", "01_toy", "eve").grades}
+    assert graded == {"add__values": False, "why": True}, graded  # the written answer still waits for a grader
+
+    out, _ = run_course(["grade", tmp_path / "subs", "--course-dir", cd, "--root", course_repo, "--force"])
+    line = _table_line(out, "eve")
+    assert "waiting for a grader: flags cleared by" in line and "flagged" not in line, out
+    run_course(["export", "--course-dir", cd, "--to", tmp_path / "g.csv"])
+    with open(tmp_path / "g.csv", newline="") as f:
+        assert next(csv.DictReader(f))["status"] == "waiting for a grader"
+    _, err = run_course(["unflag", "eve", "01_toy", "--because", "again", "--course-dir", cd], retcode=1)
+    assert "is not flagged" in err and len(err.strip().splitlines()) == 1

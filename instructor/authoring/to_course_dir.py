@@ -4,6 +4,7 @@
 
     solutions/<a>/  ->  <dir>/source/<a>/   (given cells synced with the repository)
                     ->  <dir>/release/<a>/  (nbgrader's student version, recorded in the gradebook)
+                    ->  <dir>/releases/<a>/ (every release issued, kept: see coursedir.releases)
     due dates of <dir>/nbgrader_config.py  ->  the gradebook
 
 Once submissions are recorded, nbgrader cannot add or remove graded cells of
@@ -23,7 +24,7 @@ from nbgrader.utils import is_grade, is_locked, is_solution, is_task
 from instructor.authoring.given import sync_given
 from instructor.authoring.release import generate
 from instructor.cells import grade_id, read
-from instructor.coursedir import directory, due, gradebook
+from instructor.coursedir import directory, due, gradebook, releases
 from instructor.errors import CourseError, first_line
 from instructor.paths import notebook_path
 
@@ -48,7 +49,9 @@ def into_course_dir(folder: Path, repo_root: Path, assignments: list[str], db: s
     for name in assignments:
         _refuse_changed_cells(folder, name, before[name])
     for name in assignments:
+        releases.keep(folder, name)  # the release students may hold, before nbgrader replaces it
         generate(folder, name, source="source", release="release", database=True, db_url=db_url)
+        releases.keep(folder, name)
     due.apply_due_dates(folder, db_url, assignments)
     changes = []
     for name in assignments:
@@ -56,8 +59,9 @@ def into_course_dir(folder: Path, repo_root: Path, assignments: list[str], db: s
         if before[name] is not None and after is not None:
             old_tests, new_tests = before[name][1], after[1]
             changed = sorted(k for k, src in new_tests.items() if k in old_tests and old_tests[k] != src)
-            changes += [f"{name}: test cell {k} changed since submissions were graded; "
-                        f"they are graded with the new code (hand grades kept)" for k in changed]
+            changes += [f"{name}: test cell {k} changed since submissions were graded; they are graded "
+                        f"with the new code (hand grades kept; the cell as students received it is no edit)"
+                        for k in changed]
     return changes
 
 

@@ -26,10 +26,12 @@ from instructor.cli import (
     release,
     release_to_exchange,
     roster,
+    unflag,
 )
 from instructor.errors import CourseError
+from instructor.terminal import inert_output
 
-COMMANDS = [demo, release, check, bundle, init, roster, release_to_exchange, grade, formgrader, export, feedback, data, bench]
+COMMANDS = [demo, release, check, bundle, init, roster, release_to_exchange, grade, unflag, formgrader, export, feedback, data, bench]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -62,6 +64,11 @@ def _find_own_scripts() -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    with inert_output():  # student-chosen names are printed: no terminal control gets through
+        return _main(argv)
+
+
+def _main(argv: list[str] | None) -> int:
     _find_own_scripts()
     parser = build_parser()
     args = parser.parse_args(argv)

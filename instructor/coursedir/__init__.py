@@ -5,6 +5,8 @@
     directory.py   where it is, `course init`, its nbgrader_config.py
     roster.py      the class list and the student-id rule
     gradebook.py   the gradebook's URL (SQLite or a server) and what the course reads from it
+    releases.py    every student version issued, to check a submission against its own
+    reviews.py     flags a person cleared, and why
     due.py         due dates: in the settings, copied into the gradebook
     late.py        the late rule, an nbgrader plugin
 """

@@ -27,7 +27,7 @@ import nbformat
 from nbgrader.api import Gradebook
 from nbgrader.utils import parse_utc
 
-from instructor.coursedir import gradebook
+from instructor.coursedir import gradebook, reviews
 from instructor.coursedir.roster import is_student_id
 from instructor.grading.chains import RECORD, run_chain
 from instructor.grading.config import grading_config
@@ -56,6 +56,7 @@ def record(folder: Path, sub: Submission, db: str | None = None) -> Result:
     """Write one graded submission (see the module doc); returns what the results file holds."""
     results, logs, autograded = places(folder, sub.student, sub.assignment)
     results.unlink(missing_ok=True)
+    _keep_clearing(folder, sub)
     if not sub.status.has_grade or autograded is None:
         # an old grade must not outlive a re-submission that cannot be graded
         gradebook.forget(gradebook.url(folder, db), sub.student, sub.assignment)
@@ -72,6 +73,16 @@ def record(folder: Path, sub: Submission, db: str | None = None) -> Result:
     write_atomic(logs, "\n".join(sub.log))
     write_atomic(results, json.dumps(result.to_json(), indent=1))
     return result
+
+
+def _keep_clearing(folder: Path, sub: Submission) -> None:
+    """A flagged submission whose very bytes and flags a person already cleared ends graded, with a note."""
+    if sub.status is not Status.FLAGGED:
+        return
+    entry = reviews.covering(folder, sub.student, sub.assignment, sub.flags, sub.fingerprint.get("submission_sha256", "-"))
+    if entry is not None:
+        sub.note(reviews.note(entry))
+        sub.end(Status.GRADED)
 
 
 def _into_gradebook(folder: Path, sub: Submission, db: str | None) -> None:

@@ -12,6 +12,9 @@ writes nbgrader's columns, then (see :data:`COLUMN_HELP`)
   (from ``course grade``'s ``<dir>/results/``);
 * ``<assignment>:<grade_id>``: the points of each graded cell.
 
+No text cell starts a spreadsheet formula: student-chosen text (a folder
+name in a reason) that begins with ``= + - @`` gets a leading ``'``.
+
 It is an nbgrader export plugin, so ``nbgrader export --exporter
 instructor.reporting.export.PendingCsvExportPlugin`` writes the same file as ``course export``.
 """
@@ -51,6 +54,10 @@ COLUMN_HELP = {
     "reason": "why a submission is flagged, not graded or missing, in one sentence",
 }
 COLUMNS = list(COLUMN_HELP)
+#: the columns a "not graded" row leaves empty
+POINTS = ["raw_score", "late_submission_penalty", "score", "auto_points", "hand_points", "pending_points"]
+#: a spreadsheet reads a cell that starts with one of these as a formula (OWASP: CSV injection)
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 #: then one column per graded cell: ``<assignment>:<grade_id>`` = its points ("" while it waits for a grader)
 TASK_COLUMN = "{assignment}:{grade_id}"
 NOT_SUBMITTED = "no submission was collected"
@@ -111,9 +118,12 @@ def rows(gradebook: Gradebook, assignments=(), students=(),
                     grade = given.get(name)
                     row[column] = "" if grade is None or is_pending(grade) else grade.score
             result = results.pop((student.id, assignment.name), None)
-            if result is not None and result.status.shown in ("flagged", "not graded"):
-                row.update(status="flagged for review" if result.status.shown == "flagged" else "not graded",
-                           reason=result.reason)
+            if result is not None and result.status.shown == "flagged":
+                row.update(status="flagged for review", reason=result.reason)
+            elif result is not None and not result.status.has_grade:
+                # points nbgrader's own autograde left in the gradebook do not count: course grade refused it
+                row.update({k: "" for k in POINTS + [column for column, _ in tasks]})
+                row.update(status="not graded", reason=result.reason)
             out.append(row)
     for (student, assignment), result in sorted(results.items()):
         if not result.status.has_grade and (not assignments or assignment in assignments) \
@@ -125,6 +135,13 @@ def rows(gradebook: Gradebook, assignments=(), students=(),
                 "pending_points": "", "status": "not graded", "reason": result.reason,
             })
     return out
+
+
+def inert_cell(value):
+    """A text cell that a spreadsheet would run as a formula gets a leading ``'`` (shown as text); numbers stay."""
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
 
 
 class PendingCsvExportPlugin(ExportPlugin):
@@ -139,7 +156,8 @@ class PendingCsvExportPlugin(ExportPlugin):
             chosen = [str(a) for a in self.assignment]
             writer = csv.DictWriter(f, fieldnames=COLUMNS + task_columns(gradebook, chosen), restval="")
             writer.writeheader()
-            writer.writerows(rows(gradebook, chosen, [str(s) for s in self.student], found))
+            writer.writerows([{k: inert_cell(v) for k, v in row.items()}
+                              for row in rows(gradebook, chosen, [str(s) for s in self.student], found)])
 
 
 def export_csv(folder: Path, to: Path, db: str | None = None) -> Path:

@@ -1,7 +1,8 @@
 """The grade table ``course grade`` and ``course demo`` print: the gradebook's points, and why the rest is missing.
 
 Columns: autograded = test-cell points; by hand = written-answer points
-given / max; pending = points nobody has graded yet; late = the penalty.
+given / max; pending = points nobody has graded yet; late = the penalty;
+status in the CSV's words (:func:`status_words`).
 """
 
 from __future__ import annotations
@@ -52,11 +53,15 @@ def grades(folder: Path, assignments=(), students=(), db: str | None = None) -> 
                     except MissingEntry:
                         continue
                     result = results_left.pop((student.id, assignment.name), None)
+                    if result is not None and not result.status.has_grade:
+                        # the gradebook has points nbgrader's own autograde gave; course grade refused it
+                        rows.append(Grade(student.id, assignment.name, 0.0, 0.0, 0.0, False, "not graded", result.reason))
+                        continue
                     cells = [g for nb in sub.notebooks for g in nb.grades]
                     rows.append(Grade(
                         student.id, assignment.name, sub.code_score, sub.max_code_score,
                         sub.max_written_score, sub.needs_manual_grade,
-                        result.status.shown if result else "graded", result.reason if result else "",
+                        result.status.shown if result else "graded", _reason(result),
                         manual_score=sub.written_score, pending=gradebook.pending_points(sub),
                         penalty=sub.late_submission_penalty or 0.0,
                         review=sum(g.manual_score is not None and g.needs_manual_grade for g in cells),
@@ -65,6 +70,25 @@ def grades(folder: Path, assignments=(), students=(), db: str | None = None) -> 
         if not result.status.has_grade:
             rows.append(Grade(student, assignment, 0.0, 0.0, 0.0, False, "not graded", result.reason))
     return rows
+
+
+def _reason(result) -> str:
+    """A flag's reasons, or the note of the person who cleared them."""
+    if result is None:
+        return ""
+    if result.status.shown == "flagged":
+        return result.reason
+    cleared = [n for n in result.notes if n.startswith("flags cleared by ")]
+    return cleared[-1] if cleared else ""
+
+
+def status_words(status: str, pending: float, reason: str = "") -> str:
+    """The status as the table, the CSV and the README word it."""
+    if status == "flagged":
+        return "flagged for review"
+    if status == "not graded":
+        return "not graded"
+    return "waiting for a grader" if pending else "complete"
 
 
 def format_table(rows: list[Grade], isolation: str = "") -> str:
@@ -81,7 +105,7 @@ def format_table(rows: list[Grade], isolation: str = "") -> str:
         manual = f"{r.manual_score:g} / {r.manual_max:g}" if r.manual_max else "-"
         pending = f"{r.pending:g}" if r.pending else "-"
         late = f"-{r.penalty:g}" if r.penalty else "-"
-        status = ["ok" if r.status == "graded" else f"flagged for review: {r.reason}"]
+        status = [status_words(r.status, r.pending) + (f": {r.reason}" if r.reason else "")]
         if r.review:
             status.append(f"{r.review} hand grade(s) to review again: their autograde score changed")
         lines.append(f"{r.student:16s} {r.assignment:16s} {auto:>12s} {manual:>9s} {pending:>7s} {late:>6s}  "

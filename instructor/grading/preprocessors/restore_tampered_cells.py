@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import copy
+from pathlib import Path
 
 from nbconvert.preprocessors import Preprocessor
 from traitlets import Bool
 
 from instructor.cells import visible_source
+from instructor.coursedir import releases
 from instructor.grading.preprocessors.release_notebook import release_notebook
 from instructor.grading.submission import carried
 
@@ -16,7 +18,11 @@ FIELDS = ("grade", "solution", "locked", "points", "grade_id")
 
 
 class RestoreTamperedCells(Preprocessor):
-    """Compare every cell with the released notebook, by ``grade_id``; flag and repair.
+    """Compare every cell with the release it was made from, by ``grade_id``; flag and repair.
+
+    The release the student fetched (:func:`instructor.coursedir.releases.origin`)
+    is what an edit is measured against, so a test fixed mid-term is no
+    student's edit; what is put back comes from the newest release.
 
     - a cell whose ``grade_id`` the release does not have (a fake grade
       cell) loses its grading metadata;
@@ -33,9 +39,10 @@ class RestoreTamperedCells(Preprocessor):
         release = release_notebook(self.config, resources)
         if release is None:
             return nb, resources
-        flag = carried(resources).flag
-        released = {c.metadata["nbgrader"]["grade_id"]: c for c in release.cells
-                    if c.get("metadata", {}).get("nbgrader", {}).get("grade_id")}
+        sub = carried(resources)
+        flag = sub.flag
+        released = _by_id(release)
+        fetched = _by_id(releases.origin(nb, release, _archive(self.config, sub)))
         seen = set()
         for cell in nb.cells:
             meta = cell.get("metadata", {}).get("nbgrader")
@@ -50,7 +57,9 @@ class RestoreTamperedCells(Preprocessor):
                 continue
             seen.add(grade_id)
             want = original.metadata["nbgrader"]
-            if cell.cell_type != original.cell_type or any(meta.get(k) != want.get(k) for k in FIELDS):
+            theirs = fetched.get(grade_id, original)
+            held = theirs.metadata["nbgrader"]
+            if cell.cell_type != theirs.cell_type or any(meta.get(k) != held.get(k) for k in FIELDS):
                 flag(f"the grading metadata of cell {grade_id!r} was edited (restored)")
                 cell.cell_type = original.cell_type
                 cell.metadata["nbgrader"] = copy.deepcopy(want)
@@ -60,7 +69,9 @@ class RestoreTamperedCells(Preprocessor):
                 else:
                     cell.setdefault("outputs", [])
                     cell.setdefault("execution_count", None)
-            if want.get("locked") and visible_source(cell.source) != visible_source(original.source):
+            elif meta != want:  # the release changed it (points, say): nbgrader reads the new one
+                cell.metadata["nbgrader"] = copy.deepcopy(want)
+            if want.get("locked") and visible_source(cell.source) != visible_source(theirs.source):
                 kind = "test" if want.get("grade") else "locked"
                 flag(f"the {kind} cell {grade_id!r} was edited (restored)")
         for grade_id, original in released.items():
@@ -69,3 +80,19 @@ class RestoreTamperedCells(Preprocessor):
                 kind = "test" if want.get("grade") else "locked"
                 flag(f"the {kind} cell {grade_id!r} was deleted (restored)")
         return nb, resources
+
+
+def _by_id(nb) -> dict:
+    return {c.metadata["nbgrader"]["grade_id"]: c for c in nb.cells
+            if c.get("metadata", {}).get("nbgrader", {}).get("grade_id")}
+
+
+def _archive(config, sub) -> list:
+    """The releases the course directory issued for this assignment (under nbgrader's autograde too)."""
+    if sub.release is not None:
+        folder = sub.release.parent.parent.parent  # <dir>/release/<a>/<a>.ipynb
+    else:
+        from nbgrader.coursedir import CourseDirectory
+
+        folder = Path(CourseDirectory(config=config).root)
+    return releases.issued(folder, sub.assignment)

@@ -1,0 +1,58 @@
+"""A person clears the flags of a graded submission after looking at it (``course unflag``).
+
+The clearing is recorded (:mod:`instructor.coursedir.reviews`), the results
+file says ``graded`` with a note of who cleared what and why, and the
+gradebook's "needs manual grade" marks that the flag set are taken back
+(a written answer nobody has graded keeps its mark). A later regrade of the
+same bytes that finds no new flag keeps the clearing (:func:`instructor.grading.record.record`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import getpass
+import json
+from datetime import datetime, timezone
+from pathlib import Path
+
+from nbgrader.api import Gradebook, MissingEntry
+
+from instructor.coursedir import gradebook, reviews
+from instructor.errors import CourseError
+from instructor.grading.record import places, write_atomic
+from instructor.grading.submission import Result, Status
+
+
+def clear_flags(folder: Path, student: str, assignment: str, because: str, by: str | None = None,
+                db: str | None = None) -> Result:
+    """Clear every flag of ``student``'s ``assignment``; returns the new result. Raises CourseError if none."""
+    if not because.strip():
+        raise CourseError("say why the flags are cleared (--because TEXT): the reason is kept with the grade.")
+    results, _, _ = places(folder, student, assignment)
+    try:
+        result = Result.from_json(json.loads(results.read_text()))
+    except (OSError, ValueError, KeyError, TypeError):
+        raise CourseError(f"{student}/{assignment} has no recorded grade in {folder}: run `course grade` first.") from None
+    if result.status is not Status.FLAGGED:
+        raise CourseError(f"{student}/{assignment} is not flagged (it is {result.status.shown}); nothing to clear.")
+    entry = {"flags": list(result.flags), "submission_sha256": result.fingerprint.get("submission_sha256", ""),
+             "by": by or getpass.getuser(), "at": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+             "because": " ".join(because.split())[:300]}
+    reviews.add(folder, student, assignment, entry)
+    _unmark(gradebook.url(folder, db), student, assignment)
+    cleared = dataclasses.replace(result, status=Status.GRADED, reason="", notes=[*result.notes, reviews.note(entry)])
+    write_atomic(results, json.dumps(cleared.to_json(), indent=1))
+    return cleared
+
+
+def _unmark(db_url: str, student: str, assignment: str) -> None:
+    """Take back "needs manual grade" where only the flag put it: cells with an autograde and no hand grade."""
+    with Gradebook(db_url) as gb:
+        try:
+            graded = gb.find_submission_notebook(assignment, assignment, student)
+        except MissingEntry:
+            return
+        for grade in graded.grades:
+            if grade.manual_score is None and grade.auto_score is not None:
+                grade.needs_manual_grade = False
+        gb.db.commit()

@@ -88,3 +88,28 @@ def test_grade_prints_no_library_warning(course_repo, tmp_path):
                            "--root", str(course_repo)], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert "Warning" not in done.stderr and "WARNING" not in done.stderr, done.stderr
+
+
+def test_student_chosen_names_reach_neither_a_formula_nor_the_terminal(course_repo, tmp_path, run_course, capsys):
+    """Do folder names that start a spreadsheet formula or carry terminal escapes stay inert in the
+    grade table (no control byte printed) and the CSV (no cell starting with = + - @)?"""
+    subs = tmp_path / "subs"
+    for name in ("ref", "=HYPERLINK(\"http://x\")", "+1+1", "@SUM(A1)", "amy\x1b[2J\x1b]0;owned\x07", "bob\u202eevil"):
+        (subs / name / "01_toy").mkdir(parents=True)
+        shutil.copy(course_repo / "solutions/01_toy/01_toy.ipynb", subs / name / "01_toy")
+    out, err = run_course(["grade", subs, "--course-dir", tmp_path / "cd", "--root", course_repo])
+    for text in (out, err):
+        assert "\x1b" not in text and "\x07" not in text and "\u202e" not in text
+    assert "amy\\x1b[2J" in out and "bob\\u202eevil" in out  # shown, as codes
+    run_course(["export", "--course-dir", tmp_path / "cd", "--to", tmp_path / "g.csv"])
+    with open(tmp_path / "g.csv", newline="") as f:
+        cells = [v for row in csv.reader(f) for v in row]
+    assert not [v for v in cells if v[:1] in ("=", "+", "@")], cells
+    assert any(v.startswith("'=HYPERLINK") for v in cells), cells
+
+
+def test_inert_cell_keeps_numbers():
+    """Are negative numbers kept as numbers and only text guarded?"""
+    from instructor.reporting.export import inert_cell
+
+    assert inert_cell(-1.5) == -1.5 and inert_cell("-1") == "'-1" and inert_cell("amy") == "amy"

@@ -39,6 +39,8 @@ from nbformat.v4 import new_output
 from traitlets.config import Config
 
 PR_SET_DUMPABLE = 4
+#: written beside the result before any student code runs
+STARTED = "started"
 
 
 def _undumpable() -> None:
@@ -155,6 +157,9 @@ def run(job: dict) -> dict:
 def main(argv: list[str]) -> int:
     with open(argv[1], encoding="utf-8") as f:
         job = json.load(f)
+    # the grader's sign that the sandbox started: no result without it is the grader's failure, not the student's
+    with open(os.path.join(os.path.dirname(job["result"]), STARTED), "w") as f:
+        f.write("started\n")
     result = run(job)
     tmp = job["result"] + ".part"
     with open(tmp, "w", encoding="utf-8") as f:

@@ -173,3 +173,67 @@ def test_a_venv_under_tmp_is_seen_inside(monkeypatch):
         assert "".join(o.get("text", "") for o in run.notebook.cells[0].outputs).split() == ["seen", "ok"]
     finally:
         shutil.rmtree(root)
+
+
+def test_the_probe_runs_the_real_interpreter_with_the_real_binds(monkeypatch):
+    """Does the start-up probe fail, with the cause in one line, when the interpreter is not bound inside
+    (as when a venv's folder is hidden), where a probe of /usr/bin/true would have passed?"""
+    require_sandbox()
+    monkeypatch.setattr(sandbox, "_readonly_roots", lambda: [str(REPO_ROOT / "course")])
+    why = sandbox.probe()
+    assert why and "\n" not in why, why
+    sandbox.detect.cache_clear()
+    try:
+        assert not sandbox.detect().safe and "does not start here" in sandbox.detect().detail
+    finally:
+        monkeypatch.undo()
+        sandbox.detect.cache_clear()
+    assert sandbox.probe() == "" and sandbox.detect().safe
+
+
+def test_a_sandbox_that_did_not_start_is_retried(course_repo, tmp_path, run_course, monkeypatch):
+    """Is a submission whose sandbox failed to start (the grader's fault) reported as such, not recorded
+    as graded or as the student's failure, and graded by the next run without --force?"""
+    require_sandbox()
+    subs = tmp_path / "subs" / "ref" / "01_toy"
+    subs.mkdir(parents=True)
+    import shutil
+
+    shutil.copy(course_repo / "solutions/01_toy/01_toy.ipynb", subs)
+    args = ["grade", tmp_path / "subs", "--course-dir", tmp_path / "cd", "--root", course_repo, "--assignment", "01_toy"]
+    monkeypatch.setattr(sandbox, "_readonly_roots", lambda: [str(REPO_ROOT / "course")])  # after detect(): a run-time break
+    out, _ = run_course(args)
+    assert "not graded: the grader failed on this submission (the sandbox did not start" in out, out
+    monkeypatch.undo()
+    out, _ = run_course(args)
+    assert any(line.split()[:5] == ["ref", "01_toy", "2", "/", "2"] for line in out.splitlines()), out
+
+
+def test_grading_works_with_an_interpreter_under_tmp(course_repo, tmp_path):
+    """Does `course grade`, run by a Python environment that lives under the host's /tmp (which the sandbox
+    replaces by a small tmpfs of its own), grade the reference in full?"""
+    import shutil
+    import subprocess
+    import sys
+    import tempfile
+
+    require_sandbox()
+    env_dir = Path(tempfile.mkdtemp(prefix="course-env-", dir="/tmp")) / "venv"
+    try:
+        if sys.prefix != sys.base_prefix:  # a venv: the same files, hard-linked (fast, no download)
+            subprocess.run(["cp", "-al", sys.prefix, str(env_dir)], check=True)
+        else:  # packages installed into the base Python: a venv that sees them
+            subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", str(env_dir)], check=True)
+        python = env_dir / "bin" / "python"
+        assert subprocess.run([python, "-c", "import sys; print(sys.prefix)"], capture_output=True,
+                              text=True, check=True).stdout.strip() == str(env_dir)
+        subs = tmp_path / "subs" / "ref" / "01_toy"
+        subs.mkdir(parents=True)
+        shutil.copy(course_repo / "solutions/01_toy/01_toy.ipynb", subs)
+        done = subprocess.run([python, "-m", "instructor", "grade", tmp_path / "subs", "--course-dir", tmp_path / "cd",
+                               "--root", course_repo, "--assignment", "01_toy"], capture_output=True, text=True, timeout=600)
+        out = done.stdout + done.stderr
+        assert done.returncode == 0, out[-2000:]
+        assert any(line.split()[:5] == ["ref", "01_toy", "2", "/", "2"] for line in out.splitlines()), out
+    finally:
+        shutil.rmtree(env_dir.parent, ignore_errors=True)

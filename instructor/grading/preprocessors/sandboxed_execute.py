@@ -11,6 +11,10 @@ from instructor import sandbox
 from instructor.grading.submission import NotGraded, carried
 
 
+class SandboxNotStarted(RuntimeError):
+    """The sandbox failed before the executor ran: ``grader failed``, and the next run tries again."""
+
+
 class SandboxedExecute(Preprocessor):
     """Execute the notebook in a sandbox (:mod:`instructor.sandbox`) and return the executed copy.
 
@@ -52,6 +56,8 @@ class SandboxedExecute(Preprocessor):
         sub.execution, sub.isolation = run, isolation
         if run.hit_process_limit:
             sub.flag(f"hit the limit of {self.processes} processes")
+        if run.status == "not_started":  # the grader's side failed: nothing of the student's ran
+            raise SandboxNotStarted(run.reason)
         if run.status != "ok":
             raise NotGraded(run.reason)
         return run.notebook, resources

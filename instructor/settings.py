@@ -17,7 +17,7 @@ from traitlets.config import Config
 from instructor.grading.chains import EXECUTE, PREPARE, RECORD, SCORE
 from instructor.kernels import kernel_transport
 from instructor.reporting.feedback.chain import FEEDBACK
-from instructor.reporting.feedback.template import use_feedback_template
+from instructor.reporting.feedback.template import use_course_templates
 from instructor.sandbox.limits import Limits
 
 COURSE_ID = "seqmodels"
@@ -50,7 +50,7 @@ def configure(c: Config, root: Path, source: str = "source", release: str = "rel
     c.Autograde.sanitize_preprocessors = PREPARE
     c.Autograde.autograde_preprocessors = EXECUTE + SCORE + RECORD
     c.GenerateFeedback.preprocessors = FEEDBACK
-    use_feedback_template(c)
+    use_course_templates(c)
     # mark schemes live in locked question cells, not in nbgrader "task" cells
     c.ClearMarkScheme.enforce_metadata = False
     return c

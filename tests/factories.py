@@ -71,7 +71,7 @@ assert add(-40, 2) == -38  # a hidden, very secret check
 def toy_notebooks() -> dict[str, nbformat.NotebookNode]:
     """Two toy assignments: 01_toy defines add(); 02_toy is given it and uses it."""
     first = new_notebook(cells=[
-        new_markdown_cell("# Toy 1"),
+        new_markdown_cell("# Toy 1\n\nFor all numbers, $a + b = b + a$ and $$\\sum_{i=1}^{n} i = \\frac{n(n+1)}{2}.$$"),
         new_code_cell("import math", metadata={"tags": ["library"]}),
         solution_cell("add", ADD),
         test_cell("add__values", "add", ADD_TEST, points=2),

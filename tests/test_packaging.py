@@ -38,6 +38,9 @@ def test_every_package_is_listed():
     found = {".".join([top, *init.parent.relative_to(home).parts])
              for top, home in homes.items() for init in home.rglob("__init__.py")}
     assert sorted(tool["packages"]) == sorted(found)
-    # the feedback page's template travels as package data
-    [pattern] = tool["package-data"]["instructor.reporting.feedback"]
-    assert {p.name for p in (REPO_ROOT / "instructor/reporting/feedback").glob(pattern)} == {"conf.json", "index.html.j2"}
+    # the templates of the feedback page and the formgrader's submission view travel as package data
+    for pattern in tool["package-data"]["instructor.reporting.feedback"]:
+        found = {p.name for p in (REPO_ROOT / "instructor/reporting/feedback").glob(pattern)}
+        assert found == {"conf.json", "index.html.j2"}, pattern
+    templates = {p.parent.name for p in (REPO_ROOT / "instructor/reporting/feedback/templates").glob("*/index.html.j2")}
+    assert templates == {"feedback", "formgrade"}

@@ -22,6 +22,7 @@ from nbgrader.preprocessors import (
 from instructor.grading.preprocessors.cap_output_bytes import CapOutputBytes
 from instructor.grading.preprocessors.check_tests_ran import CheckTestsRan
 from instructor.grading.preprocessors.flag_test_machinery import FlagTestMachinery
+from instructor.grading.preprocessors.inert_student_content import InertStudentContent
 from instructor.grading.preprocessors.keep_hand_grades import KeepHandGrades
 from instructor.grading.preprocessors.match_release import MatchRelease
 from instructor.grading.preprocessors.restore_tampered_cells import RestoreTamperedCells
@@ -34,8 +35,9 @@ PREPARE = [MatchRelease, RestoreTamperedCells, ClearOutput, DeduplicateIds, Over
            OverwriteCells, CheckCellMetadata, FlagTestMachinery]
 #: the only stage that runs student code, in the sandbox
 EXECUTE = [SandboxedExecute]
-#: outside the sandbox, on what came back (ClearMetadataPreprocessor is off unless configured, as in nbgrader)
-SCORE = [CheckTestsRan, IgnorePattern, ClearMetadataPreprocessor, LimitOutput, CapOutputBytes]
+#: outside the sandbox, on what came back (ClearMetadataPreprocessor is off unless configured, as in nbgrader);
+#: the student's markup is made inert last, before anyone opens the graded notebook
+SCORE = [CheckTestsRan, IgnorePattern, ClearMetadataPreprocessor, LimitOutput, CapOutputBytes, InertStudentContent]
 #: into the gradebook: nbgrader's SaveAutoGrades, minus re-flagging unchanged hand grades
 RECORD = [KeepHandGrades, AssignLatePenalties, CheckCellMetadata]
 

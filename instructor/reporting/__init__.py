@@ -2,5 +2,6 @@
 
     table.py       the grade table `course grade` prints
     export.py      `course export`: the CSV (an nbgrader export plugin)
-    feedback/      `course feedback`: the students' pages
+    feedback/      `course feedback`: the students' pages, and the formgrader's view of a submission
+    rendering.py   filters of those pages: math as MathML, a script policy by hash
 """

@@ -64,3 +64,28 @@ def test_nbgraders_own_feedback_command_uses_the_course_preprocessors():
     assert {"ClearHiddenTests", ClearRubrics.__name__, MarkPendingGrades.__name__, NameGradedCells.__name__} <= set(names)
     assert names.index("GetGrades") < names.index("MarkPendingGrades")
     assert Path(c.HTMLExporter.extra_template_basedirs[0], "feedback", "index.html.j2").is_file()
+
+
+def test_feedback_pages_show_course_text_once_and_run_no_script(course_repo, tmp_path, run_course):
+    """Does a feedback page render the course's markdown and math exactly once (MathML, no MathJax, no
+    CDN, no double escapes), show a student's markup as inert text, and forbid every script by policy?"""
+    import shutil
+
+    import nbformat
+
+    sub = tmp_path / "subs" / "eve" / "01_toy"
+    sub.mkdir(parents=True)
+    shutil.copy(course_repo / "solutions/01_toy/01_toy.ipynb", sub)
+    nb = nbformat.read(str(sub / "01_toy.ipynb"), as_version=4)
+    why = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "why")
+    why.source = "Since $a<b$ & `<S>` tokens.\n<img src=x onerror=alert(1)><script>alert(2)</script>"
+    nbformat.write(nb, str(sub / "01_toy.ipynb"))
+    run_course(["grade", tmp_path / "subs", "--course-dir", tmp_path / "cd", "--root", course_repo])
+    run_course(["feedback", "--course-dir", tmp_path / "cd"])
+    html = (tmp_path / "cd/feedback/eve/01_toy/01_toy.html").read_text()
+    assert "<script" not in html and "onerror" not in html and "alert(" not in html
+    assert "cdnjs" not in html and "mathjax" not in html.lower()
+    assert "Content-Security-Policy" in html and "default-src 'none'" in html
+    assert html.count("<math") == 3  # two course formulas, one of the student's
+    assert "&amp;lt;" not in html and "&amp;amp;" not in html  # nothing escaped twice
+    assert "<code>&lt;S&gt;</code>" in html  # the student's code span, escaped once

@@ -1,8 +1,19 @@
-"""Point nbgrader's feedback at the course's template (``templates/feedback/`` beside this module).
+"""Point nbgrader's pages at the course's templates (``templates/`` beside this module).
 
-The template keeps nbgrader's name, ``feedback``, because nbgrader's API and
-formgrader force ``HTMLExporter.template_name = "feedback"``; listing the
-course's folder before nbgrader's own makes that name resolve to ours.
+Two templates, each keeping nbgrader's name because nbgrader forces
+``HTMLExporter.template_name`` (its API and formgrader):
+
+- ``feedback``: the students' page: no script at all (its policy forbids
+  any), math as MathML, student markup inert;
+- ``formgrade``: the formgrader's view of one submission, nbgrader's own
+  template with its head replaced: a Content-Security-Policy that lets only
+  the formgrader's own scripts run (by hash), math as MathML, no CDN.
+
+Listing the course's folder before nbgrader's makes those names resolve to
+ours; nbgrader's formgrader package folder is a template path too, so ours can
+extend nbgrader's as ``templates/formgrade/index.html.j2``. The course
+directory's ``nbgrader_config.py`` reaches the formgrader's exporter (it
+is loaded from the folder the formgrader starts in), so this applies there.
 """
 
 from __future__ import annotations
@@ -12,11 +23,17 @@ from pathlib import Path
 from traitlets.config import Config
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
+FILTERS = {
+    "mathml": "instructor.reporting.rendering.mathml",
+    "content_security_policy": "instructor.reporting.rendering.content_security_policy",
+}
 
 
-def use_feedback_template(c: Config) -> Config:
+def use_course_templates(c: Config) -> Config:
     import nbgrader
 
-    nbgrader_templates = Path(nbgrader.__file__).parent / "server_extensions" / "formgrader" / "templates"
-    c.HTMLExporter.extra_template_basedirs = [str(TEMPLATES), str(nbgrader_templates)]
+    formgrader = Path(nbgrader.__file__).parent / "server_extensions" / "formgrader"
+    c.HTMLExporter.extra_template_basedirs = [str(TEMPLATES), str(formgrader / "templates")]
+    c.HTMLExporter.extra_template_paths = [str(formgrader)]  # "templates/formgrade/index.html.j2" is nbgrader's
+    c.HTMLExporter.filters = dict(FILTERS)
     return c

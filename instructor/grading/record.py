@@ -63,7 +63,8 @@ def record(folder: Path, sub: Submission, db: str | None = None) -> Result:
         if autograded is not None and autograded.exists():
             shutil.rmtree(autograded)
     else:
-        _into_gradebook(folder, sub, db)
+        penalty = _into_gradebook(folder, sub, db)
+        sub.notebook.metadata[SUMMARY] = summary(sub.result(), penalty)
         autograded.mkdir(parents=True, exist_ok=True)
         for stale in autograded.iterdir():  # only the notebook belongs here
             if stale.name != f"{sub.assignment}.ipynb":
@@ -85,7 +86,18 @@ def _keep_clearing(folder: Path, sub: Submission) -> None:
         sub.end(Status.GRADED)
 
 
-def _into_gradebook(folder: Path, sub: Submission, db: str | None) -> None:
+#: the autograded notebook's record of how grading ended, for the grader who opens it (the formgrader shows it)
+SUMMARY = "course_grading"
+
+
+def summary(result: Result, late_penalty: float) -> dict:
+    """What a grader should know before reading the submission: status, flags, notes, late penalty."""
+    return {"status": result.status.shown, "flags": list(result.flags) if result.status is Status.FLAGGED else [],
+            "notes": list(result.notes), "late_penalty": late_penalty, "timestamp": result.timestamp}
+
+
+def _into_gradebook(folder: Path, sub: Submission, db: str | None) -> float:
+    """Scores, hand grades kept, late penalty; returns the penalty."""
     cfg = grading_config(folder, db)
     db_url, course_id = cfg.CourseDirectory.db_url, cfg.CourseDirectory.course_id
     with Gradebook(db_url, course_id) as gb:
@@ -95,13 +107,14 @@ def _into_gradebook(folder: Path, sub: Submission, db: str | None) -> None:
     resources = {"nbgrader": {"db_url": db_url, "assignment": sub.assignment, "notebook": sub.assignment,
                               "student": sub.student}}
     sub.notebook, _ = run_chain(RECORD, sub.notebook, resources, cfg)
-    if sub.status is Status.FLAGGED:
-        # a flagged submission shows as "needs manual grade" in nbgrader's formgrader
-        with Gradebook(db_url, course_id) as gb:
+    with Gradebook(db_url, course_id) as gb:
+        if sub.status is Status.FLAGGED:
+            # a flagged submission shows as "needs manual grade" in nbgrader's formgrader
             graded = gb.find_submission_notebook(sub.assignment, sub.assignment, sub.student)
             for grade in graded.grades:
                 grade.needs_manual_grade = True
             gb.db.commit()
+        return gb.find_submission(sub.assignment, sub.student).late_submission_penalty or 0.0
 
 
 def keep_exchange_files(folder: Path, subs: list[Submission], results: list[Result]) -> None:

@@ -15,11 +15,12 @@ import json
 from datetime import datetime, timezone
 from pathlib import Path
 
+import nbformat
 from nbgrader.api import Gradebook, MissingEntry
 
 from instructor.coursedir import gradebook, reviews
 from instructor.errors import CourseError
-from instructor.grading.record import places, write_atomic
+from instructor.grading.record import SUMMARY, places, summary, write_atomic
 from instructor.grading.submission import Result, Status
 
 
@@ -28,7 +29,7 @@ def clear_flags(folder: Path, student: str, assignment: str, because: str, by: s
     """Clear every flag of ``student``'s ``assignment``; returns the new result. Raises CourseError if none."""
     if not because.strip():
         raise CourseError("say why the flags are cleared (--because TEXT): the reason is kept with the grade.")
-    results, _, _ = places(folder, student, assignment)
+    results, _, autograded = places(folder, student, assignment)
     try:
         result = Result.from_json(json.loads(results.read_text()))
     except (OSError, ValueError, KeyError, TypeError):
@@ -41,6 +42,11 @@ def clear_flags(folder: Path, student: str, assignment: str, because: str, by: s
     reviews.add(folder, student, assignment, entry)
     _unmark(gradebook.url(folder, db), student, assignment)
     cleared = dataclasses.replace(result, status=Status.GRADED, reason="", notes=[*result.notes, reviews.note(entry)])
+    notebook = autograded / f"{assignment}.ipynb" if autograded else None
+    if notebook is not None and notebook.is_file():  # what the formgrader shows above the submission
+        nb = nbformat.read(str(notebook), as_version=4)
+        nb.metadata[SUMMARY] = summary(cleared, nb.metadata.get(SUMMARY, {}).get("late_penalty", 0.0))
+        write_atomic(notebook, nbformat.writes(nb))
     write_atomic(results, json.dumps(cleared.to_json(), indent=1))
     return cleared
 

@@ -102,6 +102,8 @@ def hostile_course_dir(tmp_path_factory):
             cell.source = HOSTILE_ANSWER
         elif grade_id == "add":
             cell.source = "def add(a, b):\n    return a + b\n" + HOSTILE_OUTPUT
+        elif grade_id == "add__values":
+            cell.source += "\n# I only added this comment"  # flags the submission: the grader sees why
     nbformat.write(nb, str(target / "01_toy.ipynb"))
     course_dir = tmp / "course-dir"
     assert main(["init", str(course_dir)]) == 0
@@ -136,6 +138,7 @@ def test_no_script_of_a_submission_runs_in_the_formgrader(chromium, hostile_cour
             page.wait_for_timeout(1500)  # time for any injected handler or fetch to fire
             title, pwned = page.title(), page.evaluate("window.pwned")
             maths = page.locator("math").count()
+            banner = page.locator("#course-grading").inner_text()
             page.screenshot(path=str(SCREENSHOTS / "formgrader-hostile.png"), full_page=True)
             # the formgrader's own scripts: a hand grade typed into the written answer's box is saved
             page.fill("input.score#why", "1")
@@ -149,5 +152,7 @@ def test_no_script_of_a_submission_runs_in_the_formgrader(chromium, hostile_cour
     elsewhere = [u for _, u in requests if not u.startswith(("http://127.0.0.1", "data:"))]
     assert not elsewhere, elsewhere  # no CDN, no tracker
     assert maths >= 3, maths  # the course's two formulas and the student's
+    assert "flagged for review: the test cell 'add__values' was edited (restored)" in banner, banner
+    assert "course unflag eve 01_toy" in banner, banner
     with Gradebook(f"sqlite:///{hostile_course_dir / 'gradebook.db'}") as gb:
         assert gb.find_grade("why", "01_toy", "01_toy", "eve").manual_score == 1.0

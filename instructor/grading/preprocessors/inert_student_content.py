@@ -106,6 +106,7 @@ class InertStudentContent(Preprocessor):
     enabled = Bool(True).tag(config=True)
 
     def preprocess(self, nb, resources):
+        nb.metadata.pop("course_grading", None)  # the grader's summary (grading.record) is written after this
         course = course_text(release_notebook(self.config, resources))
         for cell in nb.cells:
             make_inert(cell, course)

@@ -47,6 +47,9 @@ def configure(c: Config, root: Path, source: str = "source", release: str = "rel
     c.SandboxedExecute.cell_timeout = Limits.cell_timeout
     c.SandboxedExecute.notebook_budget = Limits.notebook_budget
     c.Execute.timeout = 30  # nbgrader's in-process Execute, should anyone put it back
+    # the formgrader's Autograde button (nbgrader's autograde) grades only students the gradebook knows:
+    # the imported roster, or students `course grade` graded; as `course grade` does, it refuses the rest
+    c.Autograde.create_student = False
     c.Autograde.sanitize_preprocessors = PREPARE
     c.Autograde.autograde_preprocessors = EXECUTE + SCORE + RECORD
     c.GenerateFeedback.preprocessors = FEEDBACK

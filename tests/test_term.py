@@ -215,6 +215,20 @@ def test_export_cell_by_cell(term):
     assert (zed["status"], zed["reason"], zed["score"]) == ("not graded", "zed is not on the roster", "")
 
 
+def test_formgrader_autograde_keeps_to_the_roster(term):
+    """Does nbgrader's own autograde (the formgrader's Autograde button) refuse zed, who is not on the
+    roster, as `course grade` did, instead of grading her into the gradebook?"""
+    from nbgrader.api import Gradebook, MissingEntry
+
+    t, out = term
+    assert "zed is not on the roster" in out["grade"]
+    done = subprocess.run([sys.executable, "-m", "nbgrader", "autograde", "01_toy", "--student", "zed"],
+                          cwd=t.course_dir, env=t.env, capture_output=True, text=True, timeout=300)
+    assert "No student with ID 'zed' exists" in done.stdout + done.stderr
+    with Gradebook(f"sqlite:///{t.course_dir / 'gradebook.db'}") as gb, pytest.raises(MissingEntry):
+        gb.find_student("zed")
+
+
 def _graded_course_dir(tmp_path, course_repo, run_course) -> Path:
     subs = tmp_path / "subs" / "amy" / "01_toy"
     subs.mkdir(parents=True)

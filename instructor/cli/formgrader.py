@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
 from instructor.cli.options import add_course_dir
 from instructor.coursedir import directory
+from instructor.errors import CourseError
 
 NAME = "formgrader"
 HELP = "Start JupyterLab in the course directory with nbgrader's formgrader: hand grading on `course grade`'s grades."
@@ -19,10 +21,14 @@ what it does:
   http://<ip>:<port>/formgrader in the same browser, or Nbgrader > Formgrader
   in JupyterLab. Stop with Ctrl-C.
   Under JupyterHub >= 4.1 open the formgrader in its own tab (nbgrader #1870).
+  Run it as yourself, not root: only `course grade` needs root (for the
+  sandbox), and it gives what it writes back to the owner of <dir>. As root
+  it is refused unless you add `-- --allow-root`.
 
 examples:
   course formgrader
-  course formgrader --port 8890 -- --allow-root     # anything after -- goes to jupyter lab
+  course formgrader --port 8890
+  course formgrader -- --allow-root     # anything after -- goes to jupyter lab
 """
 
 
@@ -43,6 +49,11 @@ def run(args) -> int:
     folder = directory.resolve(args.course_dir)
     print(f"course directory: {folder}")
     directory.require(folder)
+    if os.geteuid() == 0 and "--allow-root" not in args.extra:
+        raise CourseError(
+            "the formgrader shows student work in your browser with the rights of the user running it: "
+            f"run it as the instructor who owns {folder}, without sudo (only `course grade` needs root), "
+            "or add `-- --allow-root` if this machine has no other user.")
     print(f"open the address with ?token= printed below (it logs you in), then "
           f"http://{args.ip}:{args.port}/formgrader in the same browser", flush=True)
     try:

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from instructor.coursedir import directory
 from instructor.coursedir.due import parse_due
+from instructor.errors import CourseError
 from instructor.settings import COURSE_ID
 
 NAME = "init"
@@ -28,6 +29,8 @@ examples:
 
 def add_arguments(p):
     p.add_argument("dir", type=Path, nargs="?", metavar="DIR", help=f"the course directory (default: ${directory.ENV}, else {directory.DEFAULT})")
+    p.add_argument("--course-dir", dest="course_dir", type=Path, metavar="DIR",
+                   help="the same as DIR, spelled as every other command spells it")
     p.add_argument("--exchange", type=Path, help="nbgrader exchange root students fetch from and submit to (default: <dir>/exchange)")
     p.add_argument("--db", metavar="URL", help="gradebook URL (default: sqlite:///<dir>/gradebook.db)")
     p.add_argument("--late-penalty", type=float, metavar="PERCENT",
@@ -36,7 +39,9 @@ def add_arguments(p):
 
 
 def run(args) -> int:
-    folder = directory.resolve(args.dir)
+    if args.dir and args.course_dir and args.dir.resolve() != args.course_dir.resolve():
+        raise CourseError(f"two course directories given ({args.dir} and --course-dir {args.course_dir}); give one.")
+    folder = directory.resolve(args.dir or args.course_dir)
     settings = directory.init(folder, exchange=args.exchange, db_url=args.db,
                               late_penalty=args.late_penalty, due=parse_due(args.due))
     print(f"course directory: {folder}")

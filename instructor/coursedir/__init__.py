@@ -7,6 +7,7 @@
     gradebook.py   the gradebook's URL (SQLite or a server) and what the course reads from it
     releases.py    every student version issued, to check a submission against its own
     reviews.py     flags a person cleared, and why
+    owner.py       what root wrote goes back to the instructor who owns the folder
     due.py         due dates: in the settings, copied into the gradebook
     late.py        the late rule, an nbgrader plugin
 """

@@ -130,7 +130,7 @@ def term(tmp_path_factory):
     out["course feedback"] = t.run("course feedback")
     out["course feedback html"] = {p.parent.parent.name: p.read_text() for p in (t.course_dir / "feedback").rglob("*.html")}
     shutil.rmtree(t.course_dir / "feedback")
-    out["nbgrader feedback"] = t.run("nbgrader generate_feedback {A}", cwd=t.course_dir)
+    out["nbgrader feedback"] = t.run("nbgrader generate_feedback {A} --force", cwd=t.course_dir)
     out["nbgrader feedback html"] = {p.parent.parent.name: p.read_text() for p in (t.course_dir / "feedback").rglob("*.html")}
     out["release feedback"] = t.run("nbgrader release_feedback {A}", cwd=t.course_dir)
     home = tmp / "home" / "amy"
@@ -377,6 +377,7 @@ def test_a_flag_is_cleared_with_its_reason_and_stays_cleared(tmp_path, course_re
     out, _ = run_course(["grade", tmp_path / "subs", "--course-dir", cd, "--root", course_repo])
     assert "flagged for review: the test cell 'add__values' was edited" in _table_line(out, "eve")
 
+    readme_command('course unflag {ID} {A} --because "only a comment was added to the test cell"')
     out, _ = run_course(["unflag", "eve", "01_toy", "--because", "only a comment was added", "--course-dir", cd])
     assert "eve/01_toy: graded; flags cleared by" in out and "only a comment was added" in out
     entry = json.loads((cd / "reviews" / "eve" / "01_toy.json").read_text())[0]

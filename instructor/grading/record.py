@@ -109,10 +109,12 @@ def _into_gradebook(folder: Path, sub: Submission, db: str | None) -> float:
     sub.notebook, _ = run_chain(RECORD, sub.notebook, resources, cfg)
     with Gradebook(db_url, course_id) as gb:
         if sub.status is Status.FLAGGED:
-            # a flagged submission shows as "needs manual grade" in nbgrader's formgrader
+            # a flagged submission shows as "needs manual grade" in nbgrader's formgrader; a hand grade
+            # already given stays done (KeepHandGrades re-flags it only if its autograde score changed)
             graded = gb.find_submission_notebook(sub.assignment, sub.assignment, sub.student)
             for grade in graded.grades:
-                grade.needs_manual_grade = True
+                if grade.manual_score is None:
+                    grade.needs_manual_grade = True
             gb.db.commit()
         return gb.find_submission(sub.assignment, sub.student).late_submission_penalty or 0.0
 

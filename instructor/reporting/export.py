@@ -30,6 +30,7 @@ from traitlets import Unicode
 
 from instructor.coursedir.gradebook import is_pending, pending_points
 from instructor.coursedir.gradebook import require as require_gradebook
+from instructor.errors import CourseError, first_line
 from instructor.grading.record import read_results
 from instructor.grading.submission import Result
 
@@ -167,5 +168,8 @@ def export_csv(folder: Path, to: Path, db: str | None = None) -> Path:
     plugin.to = str(to)
     plugin.results = str(folder / "results")
     with Gradebook(db_url) as gb:
-        plugin.export(gb)
+        try:
+            plugin.export(gb)
+        except OSError as err:  # a folder the user may not write to, a full disk
+            raise CourseError(f"cannot write {to} ({err.strerror or first_line(err)}).") from None
     return to

@@ -113,3 +113,11 @@ def test_inert_cell_keeps_numbers():
     from instructor.reporting.export import inert_cell
 
     assert inert_cell(-1.5) == -1.5 and inert_cell("-1") == "'-1" and inert_cell("amy") == "amy"
+
+
+def test_export_to_a_folder_it_cannot_write_is_one_sentence(course_repo, tmp_path, run_course):
+    """Is an export into a missing folder refused in one sentence, without a traceback?"""
+    subs = toy_submissions(tmp_path / "subs", course_repo)
+    run_course(["grade", subs, "--course-dir", tmp_path / "cd", "--root", course_repo])
+    _, err = run_course(["export", "--course-dir", tmp_path / "cd", "--to", tmp_path / "no" / "such" / "g.csv"], retcode=1)
+    assert "cannot write" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1

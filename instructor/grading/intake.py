@@ -9,6 +9,10 @@ only an instructor's mistake (no such folder, nothing in it) raises.
 
 from __future__ import annotations
 
+import json
+import os
+import pwd
+from datetime import datetime, timezone
 from pathlib import Path
 
 import nbformat
@@ -19,6 +23,22 @@ from instructor.grading.submission import Status, Submission
 
 #: a submitted notebook larger than this is not read
 MAX_NOTEBOOK_BYTES = 20 * 2**20
+#: deeper JSON than this is refused: later steps (copies, comparisons) recurse into it
+MAX_DEPTH = 64
+
+
+def depth(data) -> int:
+    """How deeply ``data`` (parsed JSON) nests lists and objects; counted without recursion."""
+    deepest, stack = 0, [(data, 1)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, dict):
+            deepest = max(deepest, level)
+            stack.extend((v, level + 1) for v in item.values())
+        elif isinstance(item, list):
+            deepest = max(deepest, level)
+            stack.extend((v, level + 1) for v in item)
+    return deepest
 
 
 def find_submissions(folder: Path, known: list[str], roster: set[str] | None = None) -> list[Submission]:
@@ -99,21 +119,56 @@ def _from_folders(folder: Path, known: list[str]) -> list[Submission]:
 
 
 def _from_exchange(inbound: Path, known: list[str]) -> list[Submission]:
+    """The newest folder per student and assignment that the student's own account made.
+
+    The folder name (``<student>+<assignment>+<timestamp>+...``) is written by
+    the student's side, so neither the name nor the time in it is trusted
+    alone: a folder whose owner is another student of the class (their login
+    is another id among the folders) is refused, and the time that counts is
+    when the exchange received the files (:func:`_received`).
+    """
     latest: dict[tuple[str, str], Path] = {}
     bad = []
-    for entry in sorted(inbound.iterdir()):
+    entries = [e for e in sorted(inbound.iterdir())]
+    claimed = {e.name.split("+")[0] for e in entries}
+    for entry in entries:
         parts = entry.name.split("+")
         if not entry.is_dir() or entry.is_symlink() or len(parts) < 3:
             bad.append(_refused(entry.name, "?", entry, "not an nbgrader submission folder (<student>+<assignment>+<timestamp>)"))
             continue
         student, assignment, stamp = parts[0], parts[1], parts[2]
+        if not is_student_id(student):
+            bad.append(_refused(student, assignment, entry, f"the folder name is not a valid student id ({STUDENT_ID_RULE})"))
+            continue
         if assignment not in known:
             bad.append(_refused(student, assignment, entry, f"{assignment!r} is not a known assignment (known: {', '.join(known)})"))
+            continue
+        maker = _login(entry)
+        if maker and maker != student and maker in claimed:
+            # named by its folder, so that it never stands for (or overwrites) amy's own result
+            bad.append(_refused(entry.name, assignment, entry, f"it claims to be {student}'s but was made by {maker}"))
             continue
         key = (student, assignment)
         if key not in latest or stamp > latest[key].name.split("+")[2]:
             latest[key] = entry
-    return [Submission(s, a, p) for (s, a), p in sorted(latest.items())] + bad
+    return [Submission(s, a, p, received=_received(p)) for (s, a), p in sorted(latest.items())] + bad
+
+
+def _login(path: Path) -> str:
+    """The login name of whoever owns ``path``; "" for root and for the grader's own account."""
+    uid = path.lstat().st_uid
+    if uid in (0, os.geteuid()):
+        return ""
+    try:
+        return pwd.getpwuid(uid).pw_name
+    except KeyError:
+        return f"uid {uid}"
+
+
+def _received(folder: Path) -> str:
+    """When the exchange received ``folder``'s files: their latest change time (no user can set it back), UTC."""
+    times = [p.lstat().st_ctime for p in [folder, *folder.iterdir()]]
+    return datetime.fromtimestamp(max(times), timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f UTC")
 
 
 def _notebook_problem(sub: Submission) -> str:
@@ -132,8 +187,13 @@ def _notebook_problem(sub: Submission) -> str:
     if path.stat().st_size == 0:
         return f"{path.name} is empty"
     try:
-        nb = nbformat.read(str(path), as_version=4)
-        nbformat.validate(nb)
-    except Exception as err:  # JSON and schema errors come in several types
+        data = json.loads(path.read_bytes())
+    except (ValueError, RecursionError) as err:
+        return f"{path.name} is not a valid notebook ({first_line(err, 120)})"
+    if depth(data) > MAX_DEPTH:
+        return f"{path.name} nests its data more than {MAX_DEPTH} levels deep"
+    try:
+        nbformat.validate(nbformat.reads(json.dumps(data), as_version=4))
+    except Exception as err:  # schema errors come in several types
         return f"{path.name} is not a valid notebook ({first_line(err, 120)})"
     return ""

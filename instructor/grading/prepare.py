@@ -10,6 +10,7 @@ into the test machinery is flagged. Nothing of the student's runs here.
 from __future__ import annotations
 
 import traceback
+from datetime import timedelta
 from pathlib import Path
 
 import nbformat
@@ -22,6 +23,8 @@ from instructor.grading.submission import NotGraded, Submission
 
 #: nbgrader's file in each exchange submission: when the student submitted
 TIMESTAMP = "timestamp.txt"
+#: clocks of the student's machine and the exchange's may differ by this much
+TOLERANCE = timedelta(minutes=2)
 
 
 def resources_for(folder: Path, sub: Submission, db_url: str) -> dict:
@@ -36,14 +39,28 @@ def resources_for(folder: Path, sub: Submission, db_url: str) -> dict:
 
 
 def read_timestamp(sub: Submission) -> None:
-    """The exchange's ``timestamp.txt``, if there is one and it reads as a date (else a note)."""
+    """When the student submitted: nbgrader's ``timestamp.txt``, never earlier than the exchange received it.
+
+    ``timestamp.txt`` is written on the student's side. Graded from an
+    exchange, the time the files arrived (``sub.received``) counts when the
+    stamp claims an earlier one, so a deadline cannot be moved by editing it.
+    """
     stamp = sub.folder / TIMESTAMP
+    written = None
     if stamp.is_file() and not stamp.is_symlink() and stamp.stat().st_size < 200:
         try:
-            parse_utc(stamp.read_text().strip())
-            sub.timestamp = stamp.read_text().strip()
+            written = parse_utc(stamp.read_text().strip())
         except Exception:  # dateutil raises several types; a bad stamp only loses the late check
-            sub.note(f"{TIMESTAMP} could not be read; no late penalty applied")
+            sub.note(f"{TIMESTAMP} could not be read")
+    received = parse_utc(sub.received) if sub.received else None
+    if received is not None and (written is None or written < received - TOLERANCE):
+        if written is not None:
+            sub.note(f"{TIMESTAMP} says {written:%Y-%m-%d %H:%M:%S} UTC, earlier than the exchange received the "
+                     f"files ({received:%Y-%m-%d %H:%M:%S} UTC): the arrival time counts")
+        written = received
+    if written is None:  # a folder without nbgrader's stamp: no late check
+        return
+    sub.timestamp = written.strftime("%Y-%m-%d %H:%M:%S.%f UTC")
 
 
 def prepare(sub: Submission, resources: dict, config):

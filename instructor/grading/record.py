@@ -29,6 +29,7 @@ from nbgrader.utils import parse_utc
 
 from instructor.coursedir import gradebook, reviews
 from instructor.coursedir.roster import is_student_id
+from instructor.errors import first_line
 from instructor.grading.chains import RECORD, run_chain
 from instructor.grading.config import grading_config
 from instructor.grading.submission import Result, Status, Submission
@@ -74,6 +75,19 @@ def record(folder: Path, sub: Submission, db: str | None = None) -> Result:
     write_atomic(logs, "\n".join(sub.log))
     write_atomic(results, json.dumps(result.to_json(), indent=1))
     return result
+
+
+def record_failure(folder: Path, sub: Submission, err: Exception, db: str | None = None) -> Result:
+    """Record ``sub`` as ``grader failed`` after :func:`record` raised ``err`` (retried by the next run).
+
+    Nothing it half wrote counts: the gradebook entry and the autograded copy are removed.
+    """
+    import traceback
+
+    sub.log.append(traceback.format_exc())
+    sub.flags, sub.notebook = [], None
+    sub.end(Status.GRADER_FAILED, f"the grader could not record this submission ({first_line(err)})")
+    return record(folder, sub, db)
 
 
 def _keep_clearing(folder: Path, sub: Submission) -> None:

@@ -54,6 +54,7 @@ class Submission:
     folder: Path  # holds the submitted notebook(s)
     status: Status = Status.WAITING
     reason: str = ""  # why it is not graded; for a flagged one, the flags joined
+    received: str = ""  # when the exchange received it (the files' change time, UTC), if graded from an exchange
     # prepare
     release: Path | None = None  # the released notebook it is compared with
     files: list[Path] | None = None  # the release's other files, copied beside it in the sandbox
@@ -79,7 +80,7 @@ class Submission:
 
     def as_found(self) -> Submission:
         """A fresh copy with only what intake found: what a grading run starts from."""
-        return Submission(self.student, self.assignment, self.folder, self.status, self.reason)
+        return Submission(self.student, self.assignment, self.folder, self.status, self.reason, self.received)
 
     def flag(self, text: str) -> None:
         if text not in self.flags:

@@ -16,7 +16,7 @@ from pathlib import Path
 from instructor import sandbox
 from instructor.coursedir import gradebook
 from instructor.grading import resume
-from instructor.grading.record import record
+from instructor.grading.record import record, record_failure
 from instructor.grading.submission import Result, Status, Submission
 from instructor.scheduling import executors
 from instructor.scheduling.progress import Progress
@@ -69,7 +69,10 @@ def grade_class(folder: Path, subs: list[Submission], limits: sandbox.Limits | N
 
     def consume(graded: Iterator[Submission]) -> None:
         for n, sub in enumerate(graded, 1):
-            result = record(folder, sub, db)
+            try:
+                result = record(folder, sub, db)
+            except Exception as err:  # one submission's crash is its own outcome; the batch goes on
+                result = record_failure(folder, sub, err, db)
             sub.notebook = None  # the coordinator keeps one line per submission, not the notebook
             run.results.append(result)
             if result.status is not Status.GRADED:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -121,3 +122,60 @@ def test_export_to_a_folder_it_cannot_write_is_one_sentence(course_repo, tmp_pat
     run_course(["grade", subs, "--course-dir", tmp_path / "cd", "--root", course_repo])
     _, err = run_course(["export", "--course-dir", tmp_path / "cd", "--to", tmp_path / "no" / "such" / "g.csv"], retcode=1)
     assert "cannot write" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def _exchange_submission(inbound, folder_name, source, owner=None, stamp_text=None):
+    target = inbound / folder_name
+    target.mkdir(parents=True)
+    shutil.copy(source, target)
+    if stamp_text is not None:
+        (target / "timestamp.txt").write_text(stamp_text)
+    if owner is not None:
+        for path in (target, *target.iterdir()):
+            os.chown(path, owner, owner)
+    return target
+
+
+def test_a_folder_dropped_under_another_id_is_refused(course_repo, tmp_path, run_course, monkeypatch):
+    """When mallory drops a newer folder named as amy's into the exchange, is it refused and reported,
+    and amy graded from her own folder (exchange logins are the class's ids)?"""
+    import instructor.grading.intake as intake
+
+    logins = {4000: "amy", 4001: "mallory"}
+    monkeypatch.setattr(intake.pwd, "getpwuid", lambda uid: type("P", (), {"pw_name": logins[uid]})())
+    inbound = tmp_path / "exchange/seqmodels/inbound"
+    solution, blank = course_repo / "solutions/01_toy/01_toy.ipynb", course_repo / "notebooks/01_toy/01_toy.ipynb"
+    _exchange_submission(inbound, "amy+01_toy+2026-01-01 10:00:00.000000 UTC+a1", solution, owner=4000)
+    _exchange_submission(inbound, "amy+01_toy+2026-01-02 10:00:00.000000 UTC+m1", blank, owner=4001)
+    _exchange_submission(inbound, "mallory+01_toy+2026-01-01 11:00:00.000000 UTC+m2", blank, owner=4001)
+    out, _ = run_course(["grade", tmp_path / "exchange", "--course-dir", tmp_path / "cd", "--root", course_repo])
+    assert any(line.split()[:5] == ["amy", "01_toy", "2", "/", "2"] for line in out.splitlines()), out
+    assert "not graded: it claims to be amy's but was made by mallory" in out, out
+
+
+def test_the_deadline_counts_from_when_the_exchange_received_the_files(course_repo, tmp_path, run_course):
+    """Is a submission whose stamps (folder name, timestamp.txt) claim a time before the deadline, but which
+    reached the exchange after it, penalised as late, with a note saying why?"""
+    run_course(["init", tmp_path / "cd", "--late-penalty", "10", "--due", "01_toy=2026-01-01 12:00 UTC"])
+    inbound = tmp_path / "exchange/seqmodels/inbound"
+    early = "2026-01-01 09:00:00.000000 UTC"
+    _exchange_submission(inbound, f"amy+01_toy+{early}+a1", course_repo / "solutions/01_toy/01_toy.ipynb",
+                         stamp_text=early)
+    out, _ = run_course(["grade", tmp_path / "exchange", "--course-dir", tmp_path / "cd", "--root", course_repo])
+    line = next(line for line in out.splitlines() if line.startswith("amy "))
+    assert line.split()[9] == "-2", line  # 10 % a day, capped at the whole score: it arrived months late
+    result = json.loads((tmp_path / "cd/results/amy/01_toy.json").read_text())
+    assert any("the arrival time counts" in n for n in result["notes"]), result
+
+
+def test_a_name_that_is_no_student_id_is_refused_at_intake_from_an_exchange(course_repo, tmp_path, run_course):
+    """Is an exchange folder named `josé+...` (not a valid id) reported as not graded, never graded then dropped?"""
+    inbound = tmp_path / "exchange/seqmodels/inbound"
+    _exchange_submission(inbound, "josé+01_toy+2026-01-01 10:00:00.000000 UTC+j1", course_repo / "solutions/01_toy/01_toy.ipynb")
+    _exchange_submission(inbound, "amy+01_toy+2026-01-01 10:00:00.000000 UTC+a1", course_repo / "solutions/01_toy/01_toy.ipynb")
+    out, _ = run_course(["grade", tmp_path / "exchange", "--course-dir", tmp_path / "cd", "--root", course_repo])
+    assert "josé" in out and "not graded: the folder name is not a valid student id" in out, out
+    run_course(["export", "--course-dir", tmp_path / "cd", "--to", tmp_path / "g.csv"])
+    with open(tmp_path / "g.csv", newline="") as f:
+        rows = {r["student_id"]: r for r in csv.DictReader(f)}
+    assert rows["josé"]["status"] == "not graded" and rows["amy"]["score"] == "2.0"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from pathlib import Path
 
 from nbconvert.preprocessors import Preprocessor
@@ -9,6 +10,28 @@ from traitlets import Bool, Float, Int
 
 from instructor import sandbox
 from instructor.grading.submission import NotGraded, carried
+
+
+def outputs_into(sent, returned):
+    """A copy of ``sent`` with the outputs of ``returned``: only outputs come back from the sandbox.
+
+    The executor runs with the student's uid, so what it returns is not
+    trusted: which cells there are, their code, and their grading metadata
+    (grade ids, points) stay as the grader sent them; a returned notebook
+    whose cells differ from those sent is refused (:class:`NotGraded`).
+    """
+    cells = returned.get("cells", []) if isinstance(returned, dict) else []
+    if len(cells) != len(sent.cells):
+        raise NotGraded(f"the sandbox returned {len(cells)} cells for the {len(sent.cells)} it was given")
+    made = copy.deepcopy(sent)
+    for index, (mine, theirs) in enumerate(zip(made.cells, cells)):
+        if theirs.get("cell_type") != mine.cell_type or theirs.get("source") != mine.source or \
+                theirs.get("metadata", {}).get("nbgrader") != mine.get("metadata", {}).get("nbgrader"):
+            raise NotGraded(f"the sandbox returned a notebook that is not the one it was given (cell {index})")
+        if mine.cell_type == "code":
+            mine.outputs = theirs.get("outputs", [])
+            mine.execution_count = theirs.get("execution_count")
+    return made
 
 
 class SandboxNotStarted(RuntimeError):
@@ -60,4 +83,4 @@ class SandboxedExecute(Preprocessor):
             raise SandboxNotStarted(run.reason)
         if run.status != "ok":
             raise NotGraded(run.reason)
-        return run.notebook, resources
+        return outputs_into(nb, run.notebook), resources

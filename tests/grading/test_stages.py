@@ -102,3 +102,27 @@ def test_preprocessors_refuse_a_loose_dict():
         carried({"course": {"release": "x.ipynb", "flags": []}})
     made = carried({"nbgrader": {"student": "amy", "assignment": "01_toy"}})  # nbgrader's own autograde
     assert made.key == ("amy", "01_toy") and made.status is Status.WAITING
+
+
+def test_only_outputs_come_back_from_the_sandbox():
+    """Are the cells, code and points of the graded notebook the ones sent into the sandbox, whatever the
+    returned notebook says: a changed count, code or point value refused, outputs taken?"""
+    import copy
+
+    import pytest
+    from nbformat.v4 import new_code_cell, new_notebook, new_output
+
+    from instructor.grading.preprocessors.sandboxed_execute import outputs_into
+    from instructor.grading.submission import NotGraded
+
+    sent = new_notebook(cells=[new_code_cell("assert True", metadata={"nbgrader": {
+        "grade": True, "solution": False, "locked": True, "points": 2, "grade_id": "t", "schema_version": 3}})])
+    back = copy.deepcopy(sent)
+    back.cells[0].outputs = [new_output("stream", name="stdout", text="ran")]
+    made = outputs_into(sent, back)
+    assert made.cells[0].outputs[0]["text"] == "ran" and made.cells[0].metadata.nbgrader.points == 2
+    inflated = copy.deepcopy(back)
+    inflated.cells[0].metadata.nbgrader.points = 800
+    for bad in (inflated, new_notebook(cells=[]), new_notebook(cells=[new_code_cell("pass"), new_code_cell("pass")])):
+        with pytest.raises(NotGraded):
+            outputs_into(sent, bad)

@@ -161,6 +161,28 @@ def _unlock_test(nb, ctx):
     cell.source = "pass"
 
 
+FORGED_RESULT = """import json, os, signal
+cell = {{"cell_type": "code", "id": "forged", "execution_count": 1, "outputs": [], "source": "pass",
+        "metadata": {{"nbgrader": {{"grade": True, "solution": False, "locked": True, "points": 800,
+                                   "grade_id": "made_up", "schema_version": 3}}}}}}
+nb = {{"nbformat": 4, "nbformat_minor": 5, "metadata": {{}}, "cells": [cell]}}
+with open('/sandbox/out/result.json', 'w') as f:
+    json.dump({{"status": "ok", "detail": "", "stopped_at": None, "timed_out": [], "output_cut": [],
+               "seconds": 1, "notebook": nb}}, f)
+os.kill(os.getppid(), signal.SIGKILL)
+"""
+
+
+def _deep_metadata(nb, ctx):
+    """Metadata nested 450 levels deep: anything that recurses into it would fail."""
+    deep: dict = {}
+    inner = deep
+    for _ in range(450):
+        inner["x"] = {}
+        inner = inner["x"]
+    nb.metadata["deep"] = deep
+
+
 def _wrong_answers_with_cheat(nb, ctx):
     """Wrong answers everywhere, then numpy's comparisons patched to always agree."""
     _cell(nb, "generate_batch").source = (
@@ -210,6 +232,9 @@ CASES = [
          patched(reference, "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)")),
     Case("kills_everything", "attack on the grader", ("not graded", "without returning a result"),
          patched(reference, "import os, signal\nos.kill(-1, signal.SIGKILL)")),
+    # the kernel writes the executor's result itself (a made-up graded cell worth 800 points), then kills it
+    Case("forged_result", "attack on the grader", ("not graded", "the sandbox returned"), patched(blank, FORGED_RESULT)),
+    Case("deep_metadata", "broken file", ("not graded", "levels deep"), edit(reference, _deep_metadata)),
     # ---- cheats inside the kernel
     Case("input_transformer", "cheat in the kernel", ("flagged", "IPython's machinery"),
          patched(blank, "def _skip(lines):\n    return ['pass\\n'] if any('Check that' in l for l in lines) else lines\n"

@@ -7,14 +7,18 @@ The sandbox (bubblewrap, as root) is a private filesystem that holds only
     /sandbox/home   a scratch home (matplotlib's font cache copied in)
     /tmp            a small tmpfs
 
+(the first three are one size-limited tmpfs on the host, private to root
+and the sandbox's uid, removed afterwards; a killed grader's is removed by
+the next one)
+
 plus, read-only, ``/usr``, ``/etc``, the interpreter, the venv, the package
 the notebooks import (``course``) and the executor script. Not visible: the
 course directory (source/, gradebook, other students), ``solutions/``,
 ``tests/``, the grader's own code (``instructor``, also where the venv holds
 it), ``/root``, the grader's environment. Inside, every process runs
 as uid 65534 with no capabilities, no network (loopback only), its own PID
-namespace (it cannot see or signal the grader), a memory and a pids cgroup of
-its own, and rlimits on CPU time and file size. When the executor ends, the
+namespace (it cannot see or signal the grader), a memory, a pids and a cpu
+cgroup of its own (one CPU's time at most), and rlimits on CPU time and file size. When the executor ends, the
 PID namespace dies with it; the grader then kills whatever is left in the
 cgroup, so no process outlives the grading of its submission.
 
@@ -214,7 +218,7 @@ def _limited(command: list[str], limits: Limits, cg: cgroup.Cgroup | None) -> li
     rlimits = [f"--cpu={limits.cpu_seconds}", f"--fsize={size}", "--core=0", "--nofile=1024"]
     if cg is None:  # no memory cgroup: bound each process's address space instead
         rlimits.append(f"--as={limits.memory_mb * 2**20}")
-    joins = " && ".join(f"echo $$ > {folder / 'cgroup.procs'}" for folder in (cg.memory, cg.pids)) if cg else "true"
+    joins = " && ".join(f"echo $$ > {folder / 'cgroup.procs'}" for folder in cg.folders) if cg else "true"
     return ["/bin/sh", "-c", f'{joins} && exec "$@"', "sandbox", "prlimit", *rlimits, "--", *command]
 
 
@@ -226,17 +230,24 @@ def execute(nb, files: list[Path], limits: Limits, isolation: Isolation) -> Exec
     """
     import nbformat
 
-    scratch = Path(tempfile.mkdtemp(prefix="course-sandbox-"))
     sandboxed = isolation.name == "bubblewrap"
+    sweep_scratch()
+    scratch = Path(tempfile.mkdtemp(prefix=f"{SCRATCH}{os.getpid()}-"))  # 0700: the grader's alone
+    box, out = scratch / "box", scratch / "out"
+    mounts = []
     try:
-        work, out, home = scratch / "work", scratch / "out", scratch / "home"
-        for folder in (work, out, home):
+        for folder, size_mb in ((box, limits.disk_mb), (out, RESULT_MB)):
+            folder.mkdir()
+            if sandboxed and _mount_tmpfs(folder, size_mb):
+                mounts.append(folder)
+        work, home = box / "work", box / "home"
+        for folder in (work, home):
             folder.mkdir()
         for path in files:
             shutil.copy(path, work / path.name)
         _copy_font_cache(home)
         inside = {"work": "/sandbox/work", "out": "/sandbox/out", "home": "/sandbox/home"} if sandboxed else \
-            {k: str(scratch / k) for k in ("work", "out", "home")}
+            {"work": str(work), "out": str(out), "home": str(home)}
         name = "notebook.ipynb"
         nbformat.write(nb, str(work / name))
         job = {"notebook": f"{inside['work']}/{name}", "result": f"{inside['out']}/result.json", "limits": limits.as_dict()}
@@ -246,26 +257,58 @@ def execute(nb, files: list[Path], limits: Limits, isolation: Isolation) -> Exec
         command = [sys.executable, "-I", script, f"{inside['out']}/job.json"]
         env = _environment(sys.prefix, inside["home"])
         if sandboxed:
-            for path in [scratch, work, out, home, *home.rglob("*"), *work.rglob("*"), *out.rglob("*")]:
+            for path in [box, work, out, home, *home.rglob("*"), *work.rglob("*"), *out.rglob("*")]:
                 os.chown(path, NOBODY, NOBODY)
             binds = {str(work): inside["work"], str(out): inside["out"], str(home): inside["home"]}
             files = {str(EXECUTOR): EXECUTOR_INSIDE}
             command = [*_bwrap_args(_readonly_roots(), binds, limits.tmp_mb, env, inside["work"], files), *command]
             env = {}
-        return _run(command, env, scratch, out, limits)
+        return _run(command, env, scratch, out, work, limits)
     finally:
-        shutil.rmtree(scratch, ignore_errors=True)
+        _remove_scratch(scratch, mounts)
 
 
-def _run(command: list[str], env: dict, scratch: Path, out: Path, limits: Limits) -> Execution:
-    cg = cgroup.Cgroup.create(limits.memory_mb, limits.processes) if cgroup.available() else None
+#: the grader's scratch folders in the host's /tmp: course-sandbox-<grader pid>-<random>
+SCRATCH = "course-sandbox-"
+#: the result's own file system: a notebook that fills its disk still gets its result back
+RESULT_MB = MAX_RESULT_BYTES // 2**20 + 16
+
+
+def _mount_tmpfs(folder: Path, size_mb: int) -> bool:
+    """Make ``folder`` a private tmpfs of ``size_mb`` (root only): all a sandbox writes, bounded; False if not."""
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size_mb}m,mode=0700,nosuid,nodev", "tmpfs",
+                           str(folder)], capture_output=True, check=False)
+    return done.returncode == 0
+
+
+def _remove_scratch(folder: Path, mounts: list[Path] | None = None) -> None:
+    for mount in mounts if mounts is not None else [p for p in folder.iterdir() if os.path.ismount(p)]:
+        subprocess.run(["umount", "-l", str(mount)], capture_output=True, check=False)
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def sweep_scratch() -> int:
+    """Remove the scratch folders of graders that were killed before they could (a prepared notebook
+    holds the hidden tests); returns how many. A living grader's folders are never touched."""
+    swept = 0
+    for folder in Path(tempfile.gettempdir()).glob(f"{SCRATCH}*-*"):
+        creator = folder.name[len(SCRATCH):].split("-", 1)[0]
+        if not creator.isdigit() or cgroup.alive(int(creator)) or not folder.is_dir() or folder.is_symlink():
+            continue
+        _remove_scratch(folder)
+        swept += 1
+    return swept
+
+
+def _run(command: list[str], env: dict, scratch: Path, out: Path, work: Path, limits: Limits) -> Execution:
+    cg = cgroup.Cgroup.create(limits.memory_mb, limits.processes, limits.cpus) if cgroup.available() else None
     start = time.monotonic()
     log_path = scratch / "log.txt"
     status = reason = ""
     try:
         with open(log_path, "wb") as log:
             proc = subprocess.Popen(
-                _limited(command, limits, cg), env=env or None, cwd=str(scratch / "work"), stdin=subprocess.DEVNULL,
+                _limited(command, limits, cg), env=env or None, cwd=str(work), stdin=subprocess.DEVNULL,
                 stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
             )
             try:

@@ -1,7 +1,9 @@
-"""One cgroup (v1: memory and pids) per sandbox: limits, a kill switch, OOM evidence.
+"""One cgroup (v1: memory, pids and, where the kernel has it, cpu) per sandbox: limits, a kill switch, OOM evidence.
 
 A per-sandbox pids limit, unlike a per-uid ``RLIMIT_NPROC``, keeps parallel
-sandboxes (all uid 65534) from starving each other.
+sandboxes (all uid 65534) from starving each other; so does the cpu limit
+(a CFS quota): forty busy processes in one sandbox share its one CPU, and the
+student graded beside it keeps the other.
 """
 
 from __future__ import annotations
@@ -21,12 +23,17 @@ def available() -> bool:
     return all(os.access(ROOT / c, os.W_OK) and (ROOT / c / "cgroup.procs").exists() for c in ("memory", "pids"))
 
 
+def cpu_available() -> bool:
+    """True when this process may create cpu cgroups (v1) with a CFS quota."""
+    return os.access(ROOT / "cpu", os.W_OK) and (ROOT / "cpu" / "cpu.cfs_quota_us").exists()
+
+
 def prefix(pid: int | None = None) -> str:
     """How the cgroups made by process ``pid`` (default: this one) are named: ``<pid>-``."""
     return f"{os.getpid() if pid is None else pid}-"
 
 
-def _alive(pid: int) -> bool:
+def alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -47,7 +54,7 @@ def sweep_orphans() -> int:
     swept = 0
     for folder in sorted((ROOT / "pids" / PARENT).glob("*-*")):
         creator = folder.name.split("-", 1)[0]
-        if not creator.isdigit() or _alive(int(creator)):
+        if not creator.isdigit() or alive(int(creator)):
             continue
         Cgroup(folder.name).destroy()
         swept += 1
@@ -58,17 +65,26 @@ class Cgroup:
     """A memory + pids cgroup pair named ``course-sandbox/<creator pid>-<random>``."""
 
     def __init__(self, name: str):
-        """The pair ``course-sandbox/<name>``, as it stands (see :meth:`create`)."""
+        """The cgroups ``course-sandbox/<name>``, as they stand (see :meth:`create`)."""
         self.memory = ROOT / "memory" / PARENT / name
         self.pids = ROOT / "pids" / PARENT / name
+        self.cpu = ROOT / "cpu" / PARENT / name if cpu_available() else None
+
+    @property
+    def folders(self) -> list[Path]:
+        """Every cgroup of this sandbox: a process joins them all."""
+        return [self.memory, self.pids] + ([self.cpu] if self.cpu else [])
 
     @classmethod
-    def create(cls, memory_mb: int, processes: int) -> "Cgroup":
-        """A new pair for one sandbox, with its limits (after sweeping the dead graders' pairs)."""
+    def create(cls, memory_mb: int, processes: int, cpus: float = 1.0) -> "Cgroup":
+        """A new set for one sandbox, with its limits (after sweeping the dead graders' sets)."""
         sweep_orphans()
         self = cls(f"{prefix()}{uuid.uuid4().hex[:12]}")
-        for folder in (self.memory, self.pids):
+        for folder in self.folders:
             folder.mkdir(parents=True)
+        if self.cpu:  # at most `cpus` CPUs' time per period, however many processes run
+            period = int((self.cpu / "cpu.cfs_period_us").read_text())
+            (self.cpu / "cpu.cfs_quota_us").write_text(str(int(period * cpus)))
         limit = str(memory_mb * 2**20)
         (self.memory / "memory.limit_in_bytes").write_text(limit)
         swap = self.memory / "memory.memsw.limit_in_bytes"
@@ -117,7 +133,7 @@ class Cgroup:
                 except ProcessLookupError:
                     pass
             time.sleep(0.05)
-        for folder in (self.memory, self.pids):
+        for folder in self.folders:
             for _ in range(20):
                 try:
                     folder.rmdir()

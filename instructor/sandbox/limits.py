@@ -10,7 +10,10 @@ class Limits:
     """Resource limits of one sandbox (one submission).
 
     Every limit holds for the whole sandbox, not for one process, except
-    ``cpu_seconds`` and ``file_mb`` (kernel rlimits, per process).
+    ``cpu_seconds`` and ``file_mb`` (kernel rlimits, per process). Memory,
+    processes and CPU share are cgroups; ``tmp_mb`` and ``disk_mb`` are the
+    sizes of the two file systems it can write (RAM-backed, so they count
+    towards its memory too).
     """
 
     cell_timeout: float = 30.0  # seconds a cell may run before it is interrupted
@@ -20,6 +23,8 @@ class Limits:
     cpu_seconds: int = 600  # CPU time per process (RLIMIT_CPU)
     file_mb: int = 64  # largest file a process may write (RLIMIT_FSIZE)
     tmp_mb: int = 256  # size of the sandbox's /tmp
+    disk_mb: int = 512  # size of everything else it may write: work folder, home, result (a tmpfs)
+    cpus: float = 1.0  # CPU time per wall-clock second, all its processes together (cpu cgroup)
     cell_output_bytes: int = 64_000  # outputs kept per cell, the rest cut
     notebook_output_bytes: int = 1_000_000  # outputs kept per notebook
 

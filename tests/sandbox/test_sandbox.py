@@ -237,3 +237,51 @@ def test_grading_works_with_an_interpreter_under_tmp(course_repo, tmp_path):
         assert any(line.split()[:5] == ["ref", "01_toy", "2", "/", "2"] for line in out.splitlines()), out
     finally:
         shutil.rmtree(env_dir.parent, ignore_errors=True)
+
+
+def test_a_sandbox_cannot_fill_the_disk_and_leaves_nothing_behind():
+    """Does a notebook that writes more than the sandbox's disk size get 'no space left', with nothing
+    written into the host's /tmp, and is a killed grader's scratch folder removed by the next sandbox?"""
+    import shutil as sh
+    import tempfile
+
+    isolation = require_sandbox()
+    dead = Path(tempfile.gettempdir()) / f"{sandbox.SCRATCH}999999999-leftover"
+    (dead / "work").mkdir(parents=True, exist_ok=True)
+    (dead / "work" / "notebook.ipynb").write_text("hidden tests")
+    free_before = sh.disk_usage(tempfile.gettempdir()).free
+    fill = ("import os\nwritten = 0\ntry:\n    with open('/sandbox/work/fill.bin', 'wb') as f:\n"
+            "        for _ in range(2000):\n            f.write(b'x' * 2**20); f.flush(); written += 1\n"
+            "except OSError as err:\n    print('stopped', err.errno)\nprint('MB', written)")
+    nb = new_notebook(cells=[new_code_cell(fill)],
+                      metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}})
+    run = sandbox.execute(nb, [], sandbox.Limits(cell_timeout=60, notebook_budget=90, disk_mb=128, file_mb=1024), isolation)
+    assert run.status == "ok", run.log
+    text = "".join(o.get("text", "") for o in run.notebook.cells[0].outputs)
+    assert "stopped 28" in text, text  # ENOSPC
+    assert int(text.split("MB")[-1]) < 128
+    assert sh.disk_usage(tempfile.gettempdir()).free > free_before - 64 * 2**20
+    assert not dead.exists()
+
+
+def test_busy_processes_get_one_cpu_and_leave_the_other(tmp_path):
+    """Does a sandbox running 40 busy processes get one CPU's time (cpu cgroup): CPU seconds per wall-clock
+    second near 1, not 2 (both cores of this machine), leaving the other CPU to the student beside it?"""
+    from instructor.sandbox import cgroup
+
+    isolation = require_sandbox()
+    if not cgroup.cpu_available():
+        from tests.system import missing
+
+        missing("the cpu cgroup controller")
+    busy = ("import multiprocessing as mp, os, time, resource\n"
+            "def spin():\n    end = time.time() + 6\n    while time.time() < end: pass\n"
+            "start = time.time()\nprocs = [mp.Process(target=spin) for _ in range(40)]\n[p.start() for p in procs]\n"
+            "[p.join() for p in procs]\nwall = time.time() - start\n"
+            "print('cpu per second', resource.getrusage(resource.RUSAGE_CHILDREN).ru_utime / wall)")
+    nb = new_notebook(cells=[new_code_cell(busy)],
+                      metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}})
+    run = sandbox.execute(nb, [], sandbox.Limits(cell_timeout=60, notebook_budget=90), isolation)
+    assert run.status == "ok", run.log
+    rate = float("".join(o.get("text", "") for o in run.notebook.cells[0].outputs).split()[-1])
+    assert rate < 1.25, rate  # without the limit, 40 busy processes take both cores: about 2

@@ -18,7 +18,8 @@ course directory (source/, gradebook, other students), ``solutions/``,
 it), ``/root``, the grader's environment. Inside, every process runs
 as uid 65534 with no capabilities, no network (loopback only), its own PID
 namespace (it cannot see or signal the grader), a memory, a pids and a cpu
-cgroup of its own (one CPU's time at most), and rlimits on CPU time and file size. When the executor ends, the
+cgroup of its own (an equal share of the CPUs with every other sandbox), and
+rlimits on CPU time and file size. When the executor ends, the
 PID namespace dies with it; the grader then kills whatever is left in the
 cgroup, so no process outlives the grading of its submission.
 

@@ -1,9 +1,11 @@
 """One cgroup (v1: memory, pids and, where the kernel has it, cpu) per sandbox: limits, a kill switch, OOM evidence.
 
 A per-sandbox pids limit, unlike a per-uid ``RLIMIT_NPROC``, keeps parallel
-sandboxes (all uid 65534) from starving each other; so does the cpu limit
-(a CFS quota): forty busy processes in one sandbox share its one CPU, and the
-student graded beside it keeps the other.
+sandboxes (all uid 65534) from starving each other; so does the cpu cgroup:
+the kernel shares CPU time equally between sibling cgroups, so forty busy
+processes in one sandbox share that sandbox's half of the machine, and the
+student graded beside it keeps the other half (an optional CFS quota caps a
+sandbox even when CPUs are idle).
 """
 
 from __future__ import annotations
@@ -76,13 +78,13 @@ class Cgroup:
         return [self.memory, self.pids] + ([self.cpu] if self.cpu else [])
 
     @classmethod
-    def create(cls, memory_mb: int, processes: int, cpus: float = 1.0) -> "Cgroup":
+    def create(cls, memory_mb: int, processes: int, cpus: float = 0.0) -> "Cgroup":
         """A new set for one sandbox, with its limits (after sweeping the dead graders' sets)."""
         sweep_orphans()
         self = cls(f"{prefix()}{uuid.uuid4().hex[:12]}")
         for folder in self.folders:
             folder.mkdir(parents=True)
-        if self.cpu:  # at most `cpus` CPUs' time per period, however many processes run
+        if self.cpu and cpus > 0:  # at most `cpus` CPUs' time per period, however many processes run
             period = int((self.cpu / "cpu.cfs_period_us").read_text())
             (self.cpu / "cpu.cfs_quota_us").write_text(str(int(period * cpus)))
         limit = str(memory_mb * 2**20)

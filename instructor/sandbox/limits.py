@@ -24,7 +24,8 @@ class Limits:
     file_mb: int = 64  # largest file a process may write (RLIMIT_FSIZE)
     tmp_mb: int = 256  # size of the sandbox's /tmp
     disk_mb: int = 512  # size of everything else it may write: work folder, home, result (a tmpfs)
-    cpus: float = 1.0  # CPU time per wall-clock second, all its processes together (cpu cgroup)
+    cpus: float = 0.0  # a cap on CPU time per wall-clock second (cpu cgroup); 0: no cap, an equal share
+    #                    with every other sandbox when they compete (each has a cpu cgroup of its own)
     cell_output_bytes: int = 64_000  # outputs kept per cell, the rest cut
     notebook_output_bytes: int = 1_000_000  # outputs kept per notebook
 

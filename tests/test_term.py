@@ -303,7 +303,7 @@ def test_formgrader_config_is_the_course_config(tmp_path, run_course):
     assert cfg.CourseDirectory.db_url == f"sqlite:///{tmp_path / 'cd' / 'gradebook.db'}"
     assert cfg.PercentPerDay.percent_per_day == 25.0
     names = [p.__name__ for p in cfg.GenerateFeedback.preprocessors]
-    assert "ClearHiddenTests" in names and "HideHiddenTestOutputs" in names
+    assert "ClearHiddenTestsOfTests" in names and "HideHiddenTestOutputs" in names
 
 
 def test_formgrader_refuses_a_folder_that_is_not_a_course_directory(tmp_path, run_course):

@@ -284,9 +284,37 @@ CASES = [
 ]
 
 #: graded in the same run: must keep full marks (reference) and 0 (blank), flagged by nothing
+PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+
+
+def _pasted_screenshot(nb, ctx):
+    """A written answer with a screenshot pasted in (a markdown attachment)."""
+    cell = _cell(nb, "why_rnn_fails")
+    cell.source = "My plot shows it: ![plot](attachment:plot.png)"
+    cell["attachments"] = {"plot.png": {"image/png": PNG}}
+
+
+def _old_format(folder, ctx):
+    """The reference as nbformat 4.0 writes it: no cell ids."""
+    data = json.loads(nbformat.writes(reference()))
+    data["nbformat_minor"] = 0
+    for cell in data["cells"]:
+        cell.pop("id", None)
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"{A}.ipynb").write_text(json.dumps(data))
+
+
+def _marker_in_a_comment(nb, ctx):
+    _cell(nb, "generate_batch").source += "\n# ### BEGIN HIDDEN TESTS   <- a line copied from nbgrader's docs\n"
+
+
 CONTROLS = [
     Case("reference", "control", ("graded", FULL), edit(reference, lambda nb, ctx: None)),
     Case("blank", "control", ("graded", 0.0), edit(blank, lambda nb, ctx: None)),
+    # honest students whose notebooks are unusual: each is graded and gets a feedback page
+    Case("pasted_screenshot", "control", ("graded", FULL), edit(reference, _pasted_screenshot)),
+    Case("nbformat_4_0", "control", ("graded", FULL), _old_format),
+    Case("marker_in_a_comment", "control", ("graded", FULL), edit(reference, _marker_in_a_comment)),
 ]
 
 

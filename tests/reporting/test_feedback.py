@@ -61,7 +61,7 @@ def test_nbgraders_own_feedback_command_uses_the_course_preprocessors():
 
     c = configure(Config(), Path("/nowhere"))
     names = [p.__name__ for p in c.GenerateFeedback.preprocessors]
-    assert {"ClearHiddenTests", ClearRubrics.__name__, MarkPendingGrades.__name__, NameGradedCells.__name__} <= set(names)
+    assert {"ClearHiddenTestsOfTests", ClearRubrics.__name__, MarkPendingGrades.__name__, NameGradedCells.__name__} <= set(names)
     assert names.index("GetGrades") < names.index("MarkPendingGrades")
     assert Path(c.HTMLExporter.extra_template_basedirs[0], "feedback", "index.html.j2").is_file()
 

@@ -79,7 +79,7 @@ def test_nbgrader_own_commands_use_the_sandbox_and_safe_feedback():
     assert autograde[0] == "SandboxedExecute" and "Execute" not in autograde
     feedback = [p.__name__ for p in cfg.GenerateFeedback.preprocessors]
     # hidden-test outputs are hidden before ClearHiddenTests; the leak check runs last but the CSS
-    assert feedback.index("HideHiddenTestOutputs") < feedback.index("ClearHiddenTests")
+    assert feedback.index("HideHiddenTestOutputs") < feedback.index("ClearHiddenTestsOfTests")
     assert feedback[-2] == "WithholdLeaks" and "EscapeStudentHTML" in feedback and "CapOutputBytes" in feedback
 
 

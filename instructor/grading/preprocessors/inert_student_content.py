@@ -19,6 +19,8 @@ once. Code is shown as text by every renderer already.
 
 from __future__ import annotations
 
+import re
+
 import nh3
 from nbconvert.filters.markdown import markdown2html_mistune
 from nbconvert.preprocessors import Preprocessor
@@ -72,6 +74,23 @@ def inert_outputs(cell) -> None:
         out.get("metadata", {}).clear()
 
 
+_ATTACHMENT = re.compile(r"attachment:([^\s)\"'>]+)")
+
+
+def _attachments_inline(source: str, attachments: dict) -> str:
+    """``attachment:<name>`` references (a screenshot pasted into a written answer) as data the page
+    holds: a PNG, JPEG or GIF stays visible to the grader; anything else becomes a note."""
+    def one(m: re.Match) -> str:
+        found = attachments.get(m.group(1)) or {}
+        for mime in ("image/png", "image/jpeg", "image/gif"):
+            data = found.get(mime)
+            if isinstance(data, str) and re.fullmatch(r"[A-Za-z0-9+/=\s]*", data):
+                return f"data:{mime};base64,{''.join(data.split())}"
+        return "#attachment-not-shown"
+
+    return _ATTACHMENT.sub(one, source)
+
+
 def course_text(release) -> set[str]:
     """The markdown and raw cells of the release, word for word (the course's own text)."""
     return {c.source for c in (release.cells if release is not None else []) if c.cell_type in ("markdown", "raw")}
@@ -87,11 +106,9 @@ def is_course_cell(cell, course: set[str]) -> bool:
 def make_inert(cell, course: set[str]) -> None:
     """Sanitise one cell in place (see the module doc); the course's own text stays as it is."""
     if cell.cell_type in ("markdown", "raw") and not is_course_cell(cell, course):
-        had_attachments = bool(cell.pop("attachments", None))
-        source = inert_markdown(cell.source) if cell.cell_type == "markdown" else \
-            MARK + "<pre>" + nh3.clean_text(cell.source).replace("\n", "&#10;") + "</pre></div>"
-        if had_attachments:
-            source = source[:-len("</div>")] + "<p><em>[an attached image is not shown]</em></p></div>"
+        text = _attachments_inline(cell.source, cell.pop("attachments", None) or {})
+        source = inert_markdown(text) if cell.cell_type == "markdown" else \
+            MARK + "<pre>" + nh3.clean_text(text).replace("\n", "&#10;") + "</pre></div>"
         cell.cell_type, cell.source = "markdown", source
         cell.metadata.pop("format", None)
         cell.metadata.pop("raw_mimetype", None)

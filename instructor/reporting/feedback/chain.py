@@ -14,9 +14,10 @@ every graded cell is named by its task.
 from __future__ import annotations
 
 from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
-from nbgrader.preprocessors import ClearHiddenTests, GetGrades
+from nbgrader.preprocessors import GetGrades
 
 from instructor.grading.preprocessors.cap_output_bytes import CapOutputBytes
+from instructor.reporting.feedback.preprocessors.clear_hidden_tests import ClearHiddenTestsOfTests
 from instructor.reporting.feedback.preprocessors.clear_rubrics import ClearRubrics
 from instructor.reporting.feedback.preprocessors.escape_student_html import EscapeStudentHTML
 from instructor.reporting.feedback.preprocessors.hide_hidden_test_outputs import HideHiddenTestOutputs
@@ -25,9 +26,9 @@ from instructor.reporting.feedback.preprocessors.name_cells import NameGradedCel
 from instructor.reporting.feedback.preprocessors.shorten_tracebacks import ShortenTracebacks
 from instructor.reporting.feedback.preprocessors.withhold_leaks import WithholdLeaks
 
-#: HideHiddenTestOutputs must see the hidden tests before ClearHiddenTests
+#: HideHiddenTestOutputs must see the hidden tests before ClearHiddenTestsOfTests
 #: removes them; WithholdLeaks checks the final outputs, so it comes last.
 FEEDBACK = [
-    GetGrades, MarkPendingGrades, NameGradedCells, HideHiddenTestOutputs, ClearHiddenTests, ClearRubrics,
+    GetGrades, MarkPendingGrades, NameGradedCells, HideHiddenTestOutputs, ClearHiddenTestsOfTests, ClearRubrics,
     ShortenTracebacks, EscapeStudentHTML, CapOutputBytes, WithholdLeaks, CSSHTMLHeaderPreprocessor,
 ]

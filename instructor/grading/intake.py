@@ -9,9 +9,11 @@ only an instructor's mistake (no such folder, nothing in it) raises.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import pwd
+import stat
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -25,6 +27,23 @@ from instructor.grading.submission import Status, Submission
 MAX_NOTEBOOK_BYTES = 20 * 2**20
 #: deeper JSON than this is refused: later steps (copies, comparisons) recurse into it
 MAX_DEPTH = 64
+
+
+def read_regular(path: Path, limit: int = MAX_NOTEBOOK_BYTES) -> bytes:
+    """The bytes of ``path`` if it is a regular file no larger than ``limit``; the last name is not
+    followed if it is a symbolic link (OSError), and the file is checked once it is open."""
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    with os.fdopen(fd, "rb") as f:
+        info = os.fstat(f.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            raise OSError(f"{path.name} is not a regular file")
+        if info.st_size > limit:
+            raise OSError(f"{path.name} is larger than {limit // 2**20} MB")
+        return f.read(limit + 1)[:limit]
+
+
+def sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
 
 
 def depth(data) -> int:
@@ -172,7 +191,11 @@ def _received(folder: Path) -> str:
 
 
 def _notebook_problem(sub: Submission) -> str:
-    """One sentence on why the submitted notebook cannot be read, or ""."""
+    """One sentence on why the submitted notebook cannot be read, or "" (and ``sub.sha256`` set).
+
+    The bytes read here are the bytes graded: later stages read the file
+    again the same way and refuse it if its hash changed (:func:`read_regular`).
+    """
     path = submitted_notebook(sub)
     if path is None:
         many = len(list(sub.folder.glob("*.ipynb")))
@@ -180,14 +203,16 @@ def _notebook_problem(sub: Submission) -> str:
             f"the folder holds {many} notebooks and none is named {sub.assignment}.ipynb"
     if path.is_symlink():
         return f"{path.name} is a symbolic link, not a file"
-    if not path.is_file():
-        return f"{path.name} is not a file"
-    if path.stat().st_size > MAX_NOTEBOOK_BYTES:
+    try:
+        raw = read_regular(path, MAX_NOTEBOOK_BYTES + 1)
+    except OSError as err:
+        return f"{path.name} cannot be read ({err.strerror})" if err.strerror else first_line(err)
+    if len(raw) > MAX_NOTEBOOK_BYTES:
         return f"{path.name} is larger than {MAX_NOTEBOOK_BYTES // 2**20} MB"
-    if path.stat().st_size == 0:
+    if not raw:
         return f"{path.name} is empty"
     try:
-        data = json.loads(path.read_bytes())
+        data = json.loads(raw)
     except (ValueError, RecursionError) as err:
         return f"{path.name} is not a valid notebook ({first_line(err, 120)})"
     if depth(data) > MAX_DEPTH:
@@ -196,4 +221,5 @@ def _notebook_problem(sub: Submission) -> str:
         nbformat.validate(nbformat.reads(json.dumps(data), as_version=4))
     except Exception as err:  # schema errors come in several types
         return f"{path.name} is not a valid notebook ({first_line(err, 120)})"
+    sub.sha256 = sha256(raw)
     return ""

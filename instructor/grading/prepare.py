@@ -18,7 +18,7 @@ from nbgrader.utils import parse_utc
 
 from instructor.errors import first_line
 from instructor.grading.chains import PREPARE, run_chain
-from instructor.grading.intake import submitted_notebook
+from instructor.grading.intake import read_regular, sha256, submitted_notebook
 from instructor.grading.submission import NotGraded, Submission
 
 #: nbgrader's file in each exchange submission: when the student submitted
@@ -45,11 +45,14 @@ def read_timestamp(sub: Submission) -> None:
     exchange, the time the files arrived (``sub.received``) counts when the
     stamp claims an earlier one, so a deadline cannot be moved by editing it.
     """
-    stamp = sub.folder / TIMESTAMP
     written = None
-    if stamp.is_file() and not stamp.is_symlink() and stamp.stat().st_size < 200:
+    try:
+        text = read_regular(sub.folder / TIMESTAMP, 200).decode("utf-8", "replace").strip()
+    except OSError:  # none, a link, a folder, too long: no stamp
+        text = ""
+    if text:
         try:
-            written = parse_utc(stamp.read_text().strip())
+            written = parse_utc(text)
         except Exception:  # dateutil raises several types; a bad stamp only loses the late check
             sub.note(f"{TIMESTAMP} could not be read")
     received = parse_utc(sub.received) if sub.received else None
@@ -65,7 +68,14 @@ def read_timestamp(sub: Submission) -> None:
 
 def prepare(sub: Submission, resources: dict, config):
     """The prepared notebook of ``sub``; raises :class:`NotGraded` with one sentence if there is none."""
-    nb = nbformat.read(str(submitted_notebook(sub)), as_version=4)
+    path = submitted_notebook(sub)
+    try:
+        data = read_regular(path) if path is not None else b""
+    except OSError as err:
+        raise NotGraded(f"the notebook could not be read again ({first_line(err)})") from None
+    if not sub.sha256 or sha256(data) != sub.sha256:
+        raise NotGraded("the notebook changed after it was checked at intake; grade again once it is stable")
+    nb = nbformat.reads(data.decode("utf-8"), as_version=4)
     read_timestamp(sub)
     try:
         nb, _ = run_chain(PREPARE, nb, resources, config)

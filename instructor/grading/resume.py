@@ -19,7 +19,7 @@ import hashlib
 import json
 from pathlib import Path
 
-from instructor.grading.intake import submitted_notebook
+from instructor.grading.intake import read_regular, submitted_notebook
 from instructor.grading.prepare import TIMESTAMP
 from instructor.grading.record import places
 from instructor.grading.submission import Result, Status, Submission
@@ -39,12 +39,18 @@ def fingerprint(folder: Path, sub: Submission) -> dict:
         return {}
     path = submitted_notebook(sub)
     release = folder / "release" / sub.assignment / f"{sub.assignment}.ipynb"
-    if path is None or not path.is_file() or not release.is_file():
+    if path is None or not release.is_file():
         return {}
-    stamp = sub.folder / TIMESTAMP
-    stamp_bytes = stamp.read_bytes()[:200] if stamp.is_file() and not stamp.is_symlink() else b""
+    try:
+        data = read_regular(path)
+    except OSError:
+        return {}
+    try:
+        stamp_bytes = read_regular(sub.folder / TIMESTAMP, 200)
+    except OSError:
+        stamp_bytes = b""
     return {
-        "submission_sha256": _sha256(path.read_bytes(), stamp_bytes, sub.folder.name.encode()),
+        "submission_sha256": _sha256(data, stamp_bytes, sub.folder.name.encode()),
         "release_sha256": _sha256(release.read_bytes()),
     }
 

@@ -55,6 +55,7 @@ class Submission:
     status: Status = Status.WAITING
     reason: str = ""  # why it is not graded; for a flagged one, the flags joined
     received: str = ""  # when the exchange received it (the files' change time, UTC), if graded from an exchange
+    sha256: str = ""  # of the notebook's bytes as intake read them: the bytes graded
     # prepare
     release: Path | None = None  # the released notebook it is compared with
     files: list[Path] | None = None  # the release's other files, copied beside it in the sandbox
@@ -80,7 +81,8 @@ class Submission:
 
     def as_found(self) -> Submission:
         """A fresh copy with only what intake found: what a grading run starts from."""
-        return Submission(self.student, self.assignment, self.folder, self.status, self.reason, self.received)
+        return Submission(self.student, self.assignment, self.folder, self.status, self.reason, self.received,
+                          self.sha256)
 
     def flag(self, text: str) -> None:
         if text not in self.flags:

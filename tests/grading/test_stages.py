@@ -126,3 +126,50 @@ def test_only_outputs_come_back_from_the_sandbox():
     for bad in (inflated, new_notebook(cells=[]), new_notebook(cells=[new_code_cell("pass"), new_code_cell("pass")])):
         with pytest.raises(NotGraded):
             outputs_into(sent, bad)
+
+
+def test_a_notebook_swapped_after_intake_is_not_graded(tmp_path, toy):
+    """Are the bytes checked at intake the bytes graded: a blank notebook replaced, after intake, by a
+    link to the reference solution (or by other bytes) is refused, never graded and never followed?"""
+    import shutil
+
+    course_dir, subs = toy
+    [blank] = [s for s in subs if s.key == ("blank", "01_toy")]
+    folder = tmp_path / "blank" / "01_toy"
+    shutil.copytree(blank.folder, folder)
+    [sub] = find_submissions(tmp_path, NAMES)
+    notebook = folder / "01_toy.ipynb"
+    reference = [s for s in subs if s.key == ("ref", "01_toy")][0].folder / "01_toy.ipynb"
+    notebook.unlink()
+    notebook.symlink_to(reference)
+    swapped = grade(course_dir, sub, LIMITS, BARE, unsafe=True)
+    assert swapped.status is Status.NOT_GRADED and "could not be read again" in swapped.reason, swapped.reason
+    notebook.unlink()
+    shutil.copy(reference, notebook)  # other bytes, a regular file
+    changed = grade(course_dir, sub, LIMITS, BARE, unsafe=True)
+    assert changed.status is Status.NOT_GRADED and "changed after it was checked at intake" in changed.reason
+
+
+def test_a_crash_while_recording_is_that_submissions_outcome(tmp_path, toy, monkeypatch):
+    """If recording one submission raises, is it `not graded` with the reason (and retried by the next run),
+    while the submissions after it are graded and the run ends normally?"""
+    import instructor.grading.record as record_module
+    from instructor.scheduling.loop import grade_class
+
+    course_dir, subs = toy
+    chosen = [s for s in subs if s.assignment == "01_toy"]
+    real = record_module._into_gradebook
+
+    def fails_for_blank(folder, sub, db):
+        if sub.student == "blank":
+            raise RecursionError("maximum recursion depth exceeded")
+        return real(folder, sub, db)
+
+    monkeypatch.setattr(record_module, "_into_gradebook", fails_for_blank)
+    run = grade_class(course_dir, chosen, limits=LIMITS, unsafe=True, force=True, log=lambda *_: None,
+                      progress=False, isolation=BARE)
+    outcome = {r.student: r for r in run.results}
+    assert outcome["ref"].status is Status.GRADED
+    assert outcome["blank"].status is Status.GRADER_FAILED and outcome["blank"].status.shown == "not graded"
+    assert "could not record this submission (maximum recursion depth exceeded)" in outcome["blank"].reason
+    assert outcome["blank"].status.retried

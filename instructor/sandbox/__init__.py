@@ -292,10 +292,14 @@ def sweep_scratch() -> int:
     """Remove the scratch folders of graders that were killed before they could (a prepared notebook
     holds the hidden tests); returns how many. A living grader's folders are never touched."""
     swept = 0
-    for folder in Path(tempfile.gettempdir()).glob(f"{SCRATCH}*-*"):
-        creator = folder.name[len(SCRATCH):].split("-", 1)[0]
-        if not creator.isdigit() or cgroup.alive(int(creator)) or not folder.is_dir() or folder.is_symlink():
+    for folder in Path(tempfile.gettempdir()).glob(f"{SCRATCH}*"):
+        if not folder.is_dir() or folder.is_symlink() or folder.lstat().st_uid not in (os.geteuid(), NOBODY):
             continue
+        creator = folder.name[len(SCRATCH):].split("-", 1)[0]
+        if creator.isdigit() and cgroup.alive(int(creator)):
+            continue
+        if not creator.isdigit() and time.time() - folder.lstat().st_mtime < 3600:
+            continue  # named by an older grader without its pid: gone once it is an hour old
         _remove_scratch(folder)
         swept += 1
     return swept

@@ -118,11 +118,7 @@ def term(tmp_path_factory):
     # instructor: collect, grade, a hand grade, regrade one student, feedback both ways, export
     out["collect"] = t.run("nbgrader collect {A}", cwd=t.course_dir)
     out["grade"] = t.run("course grade", extra=["--root", repo])
-    with Gradebook(f"sqlite:///{t.course_dir / 'gradebook.db'}") as gb:
-        grade = gb.find_grade("why", "01_toy", "01_toy", "amy")  # what the formgrader's score box does
-        grade.manual_score = 1.0
-        grade.needs_manual_grade = False
-        gb.db.commit()
+    _hand_grade(t.course_dir, "why", "amy", 1.0)
     out["regrade"] = t.run("course grade --assignment {A} --student {ID}", ID="amy", extra=["--root", repo])
     with Gradebook(f"sqlite:///{t.course_dir / 'gradebook.db'}") as gb:
         grade = gb.find_grade("why", "01_toy", "01_toy", "amy")
@@ -244,22 +240,33 @@ def _edit_test_cell(course_repo: Path, change) -> None:
     nbformat.write(nb, str(path))
 
 
+def _edit_cell(path: Path, grade_id: str, change) -> None:
+    """``change(source) -> source`` applied to the cell ``grade_id`` of the notebook at ``path``."""
+    nb = nbformat.read(str(path), as_version=4)
+    cell = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == grade_id)
+    cell.source = change(cell.source)
+    nbformat.write(nb, str(path))
+
+
+def _hand_grade(course_dir: Path, grade_id: str, student: str, points: float) -> None:
+    """What a grader's score box in the formgrader does: a hand grade, done."""
+    from nbgrader.api import Gradebook
+
+    with Gradebook(f"sqlite:///{course_dir / 'gradebook.db'}") as gb:
+        grade = gb.find_grade(grade_id, "01_toy", "01_toy", student)
+        grade.manual_score, grade.needs_manual_grade = points, False
+        gb.db.commit()
+
+
 def test_changed_test_cell_is_regraded_and_reported(tmp_path, course_repo, run_course):
     """Is a test cell edited after grading reported by name, the submission graded with the new code,
     and a grader's override of that cell flagged for review again (its autograde score changed)?"""
     from nbgrader.api import Gradebook
 
     subs = _graded_course_dir(tmp_path, course_repo, run_course)
-    with Gradebook(f"sqlite:///{tmp_path / 'cd' / 'gradebook.db'}") as gb:
-        grade = gb.find_grade("add__values", "01_toy", "01_toy", "amy")
-        grade.manual_score, grade.needs_manual_grade = 1.5, False  # a grader's override in the formgrader
-        gb.db.commit()
-
-    def stricter(nb):
-        cell = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "add__values")
-        cell.source = cell.source.replace("assert add(1, 2) == 3", "assert add(1, 2) == 4")
-
-    _edit_test_cell(course_repo, stricter)
+    _hand_grade(tmp_path / "cd", "add__values", "amy", 1.5)  # a grader's override in the formgrader
+    _edit_cell(course_repo / "solutions/01_toy/01_toy.ipynb", "add__values",
+               lambda src: src.replace("assert add(1, 2) == 3", "assert add(1, 2) == 4"))
     out, _ = run_course(["grade", subs, "--course-dir", tmp_path / "cd", "--root", course_repo])
     assert "01_toy: test cell add__values changed since submissions were graded" in out
     amy = next(line for line in out.splitlines() if line.startswith("amy "))
@@ -334,22 +341,12 @@ def test_a_fixed_test_message_accuses_no_one(tmp_path, course_repo, run_course):
     for student in ("amy", "eve"):
         (subs / student / "01_toy").mkdir(parents=True)
         shutil.copy(course_repo / "solutions/01_toy/01_toy.ipynb", subs / student / "01_toy")
-    eve = subs / "eve/01_toy/01_toy.ipynb"
-    nb = nbformat.read(str(eve), as_version=4)
-    cell = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "add__values")
-    cell.source = cell.source.replace("assert add(1, 2) == 3", "assert True")
-    nbformat.write(nb, str(eve))
+    _edit_cell(subs / "eve/01_toy/01_toy.ipynb", "add__values",
+               lambda src: src.replace("assert add(1, 2) == 3", "assert True"))
     run_course(["grade", subs, "--course-dir", tmp_path / "cd", "--root", course_repo])
-    with Gradebook(f"sqlite:///{tmp_path / 'cd' / 'gradebook.db'}") as gb:
-        grade = gb.find_grade("why", "01_toy", "01_toy", "amy")
-        grade.manual_score, grade.needs_manual_grade = 1.0, False
-        gb.db.commit()
-
-    def clearer_message(nb):
-        cell = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "add__values")
-        cell.source = cell.source.replace("assert add(1, 2) == 3", "assert add(1, 2) == 3, 'add(1, 2) should be 3'")
-
-    _edit_test_cell(course_repo, clearer_message)
+    _hand_grade(tmp_path / "cd", "why", "amy", 1.0)
+    _edit_cell(course_repo / "solutions/01_toy/01_toy.ipynb", "add__values",
+               lambda src: src.replace("assert add(1, 2) == 3", "assert add(1, 2) == 3, 'add(1, 2) should be 3'"))
     out, _ = run_course(["grade", subs, "--course-dir", tmp_path / "cd", "--root", course_repo])
     assert "test cell add__values changed since submissions were graded" in out
     assert _table_line(out, "amy").endswith("complete"), out
@@ -369,10 +366,7 @@ def test_a_flag_is_cleared_with_its_reason_and_stays_cleared(tmp_path, course_re
     subs = tmp_path / "subs" / "eve" / "01_toy"
     subs.mkdir(parents=True)
     shutil.copy(course_repo / "solutions/01_toy/01_toy.ipynb", subs)
-    nb = nbformat.read(str(subs / "01_toy.ipynb"), as_version=4)
-    cell = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "add__values")
-    cell.source += "\n# checked by hand"
-    nbformat.write(nb, str(subs / "01_toy.ipynb"))
+    _edit_cell(subs / "01_toy.ipynb", "add__values", lambda src: src + "\n# checked by hand")
     cd = tmp_path / "cd"
     out, _ = run_course(["grade", tmp_path / "subs", "--course-dir", cd, "--root", course_repo])
     assert "flagged for review: the test cell 'add__values' was edited" in _table_line(out, "eve")

@@ -46,6 +46,10 @@ def covering(folder: Path, student: str, assignment: str, flags: list[str], subm
     return None
 
 
+#: how the note of a clearing starts (the grade table finds it by these words)
+CLEARED = "flags cleared by "
+
+
 def note(entry: dict) -> str:
     """The line a cleared submission carries in its results and the grade table."""
-    return f"flags cleared by {entry.get('by', '?')} on {entry.get('at', '?')}: {entry.get('because', '')}"
+    return f"{CLEARED}{entry.get('by', '?')} on {entry.get('at', '?')}: {entry.get('because', '')}"

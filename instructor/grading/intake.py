@@ -148,7 +148,7 @@ def _from_exchange(inbound: Path, known: list[str]) -> list[Submission]:
     """
     latest: dict[tuple[str, str], Path] = {}
     bad = []
-    entries = [e for e in sorted(inbound.iterdir())]
+    entries = sorted(inbound.iterdir())
     claimed = {e.name.split("+")[0] for e in entries}
     for entry in entries:
         parts = entry.name.split("+")
@@ -218,7 +218,7 @@ def _notebook_problem(sub: Submission) -> str:
     if depth(data) > MAX_DEPTH:
         return f"{path.name} nests its data more than {MAX_DEPTH} levels deep"
     try:
-        nbformat.validate(nbformat.reads(json.dumps(data), as_version=4))
+        nbformat.validate(nbformat.reads(raw.decode("utf-8"), as_version=4))
     except Exception as err:  # schema errors come in several types
         return f"{path.name} is not a valid notebook ({first_line(err, 120)})"
     sub.sha256 = sha256(raw)

@@ -21,6 +21,7 @@ import os
 import re
 import shutil
 import tempfile
+import traceback
 from pathlib import Path
 
 import nbformat
@@ -82,8 +83,6 @@ def record_failure(folder: Path, sub: Submission, err: Exception, db: str | None
 
     Nothing it half wrote counts: the gradebook entry and the autograded copy are removed.
     """
-    import traceback
-
     sub.log.append(traceback.format_exc())
     sub.flags, sub.notebook = [], None
     sub.end(Status.GRADER_FAILED, f"the grader could not record this submission ({first_line(err)})")

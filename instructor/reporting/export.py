@@ -33,6 +33,7 @@ from instructor.coursedir.gradebook import require as require_gradebook
 from instructor.errors import CourseError, first_line
 from instructor.grading.record import read_results
 from instructor.grading.submission import Result
+from instructor.reporting.table import status_words
 
 #: Every fixed column, in order, with what it holds (``course export --help`` and the README print these).
 COLUMN_HELP = {
@@ -112,19 +113,18 @@ def rows(gradebook: Gradebook, assignments=(), students=(),
                 row.update(
                     timestamp=sub.timestamp or "", raw_score=sub.score, late_submission_penalty=penalty,
                     score=sub.score - penalty, auto_points=sub.code_score, hand_points=sub.written_score,
-                    pending_points=pending, status="waiting for a grader" if pending else "complete", reason="",
+                    pending_points=pending, status=status_words("graded", pending), reason="",
                 )
                 given = {g.name: g for nb in sub.notebooks for g in nb.grades}
                 for column, name in tasks:
                     grade = given.get(name)
                     row[column] = "" if grade is None or is_pending(grade) else grade.score
             result = results.pop((student.id, assignment.name), None)
-            if result is not None and result.status.shown == "flagged":
-                row.update(status="flagged for review", reason=result.reason)
-            elif result is not None and not result.status.has_grade:
+            if result is not None and not result.status.has_grade:
                 # points nbgrader's own autograde left in the gradebook do not count: course grade refused it
                 row.update({k: "" for k in POINTS + [column for column, _ in tasks]})
-                row.update(status="not graded", reason=result.reason)
+            if result is not None and result.status.shown in ("flagged", "not graded"):
+                row.update(status=status_words(result.status.shown, 0.0), reason=result.reason)
             out.append(row)
     for (student, assignment), result in sorted(results.items()):
         if not result.status.has_grade and (not assignments or assignment in assignments) \

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from nbgrader.api import Gradebook, MissingEntry
 
-from instructor.coursedir import gradebook
+from instructor.coursedir import gradebook, reviews
 from instructor.grading.record import read_results
 
 
@@ -78,11 +78,11 @@ def _reason(result) -> str:
         return ""
     if result.status.shown == "flagged":
         return result.reason
-    cleared = [n for n in result.notes if n.startswith("flags cleared by ")]
+    cleared = [n for n in result.notes if n.startswith(reviews.CLEARED)]
     return cleared[-1] if cleared else ""
 
 
-def status_words(status: str, pending: float, reason: str = "") -> str:
+def status_words(status: str, pending: float) -> str:
     """The status as the table, the CSV and the README word it."""
     if status == "flagged":
         return "flagged for review"

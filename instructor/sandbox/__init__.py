@@ -7,9 +7,9 @@ The sandbox (bubblewrap, as root) is a private filesystem that holds only
     /sandbox/home   a scratch home (matplotlib's font cache copied in)
     /tmp            a small tmpfs
 
-(the first three are one size-limited tmpfs on the host, private to root
-and the sandbox's uid, removed afterwards; a killed grader's is removed by
-the next one)
+(work and home share one size-limited tmpfs on the host, the result has a
+small one of its own; both are private to root and the sandbox's uid and
+removed afterwards; a killed grader's are removed by the next one)
 
 plus, read-only, ``/usr``, ``/etc``, the interpreter, the venv, the package
 the notebooks import (``course``) and the executor script. Not visible: the
@@ -233,7 +233,7 @@ def execute(nb, files: list[Path], limits: Limits, isolation: Isolation) -> Exec
 
     sandboxed = isolation.name == "bubblewrap"
     sweep_scratch()
-    scratch = Path(tempfile.mkdtemp(prefix=f"{SCRATCH}{os.getpid()}-"))  # 0700: the grader's alone
+    scratch = Path(tempfile.mkdtemp(prefix=SCRATCH + cgroup.prefix()))  # 0700: the grader's alone
     box, out = scratch / "box", scratch / "out"
     mounts = []
     try:
@@ -295,11 +295,13 @@ def sweep_scratch() -> int:
     for folder in Path(tempfile.gettempdir()).glob(f"{SCRATCH}*"):
         if not folder.is_dir() or folder.is_symlink() or folder.lstat().st_uid not in (os.geteuid(), NOBODY):
             continue
-        creator = folder.name[len(SCRATCH):].split("-", 1)[0]
-        if creator.isdigit() and cgroup.alive(int(creator)):
+        name = folder.name[len(SCRATCH):]
+        if name.split("-", 1)[0].isdigit():
+            gone = cgroup.left_by_dead_grader(name)
+        else:  # named by an older grader without its pid: gone once it is an hour old
+            gone = time.time() - folder.lstat().st_mtime > 3600
+        if not gone:
             continue
-        if not creator.isdigit() and time.time() - folder.lstat().st_mtime < 3600:
-            continue  # named by an older grader without its pid: gone once it is an hour old
         _remove_scratch(folder)
         swept += 1
     return swept

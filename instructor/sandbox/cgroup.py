@@ -45,6 +45,12 @@ def alive(pid: int) -> bool:
     return True
 
 
+def left_by_dead_grader(name: str) -> bool:
+    """True for a name made by :func:`prefix` whose grader process is gone (cgroups, scratch folders)."""
+    creator = name.split("-", 1)[0]
+    return creator.isdigit() and not alive(int(creator))
+
+
 def sweep_orphans() -> int:
     """Empty and remove the cgroups of graders that were killed before they could; returns how many.
 
@@ -55,8 +61,7 @@ def sweep_orphans() -> int:
     """
     swept = 0
     for folder in sorted((ROOT / "pids" / PARENT).glob("*-*")):
-        creator = folder.name.split("-", 1)[0]
-        if not creator.isdigit() or alive(int(creator)):
+        if not left_by_dead_grader(folder.name):
             continue
         Cgroup(folder.name).destroy()
         swept += 1

@@ -19,20 +19,24 @@ from instructor.cli import (
     data,
     demo,
     export,
+    extend,
     feedback,
     formgrader,
     grade,
     init,
     release,
     release_to_exchange,
+    report,
     roster,
+    similarity,
     unflag,
 )
 from instructor.coursedir import directory, owner
 from instructor.errors import CourseError
 from instructor.terminal import inert_output
 
-COMMANDS = [demo, release, check, bundle, init, roster, release_to_exchange, grade, unflag, formgrader, export, feedback, data, bench]
+COMMANDS = [demo, release, check, bundle, init, roster, release_to_exchange, extend, grade, unflag, formgrader,
+            export, feedback, report, similarity, data, bench]
 
 
 def build_parser() -> argparse.ArgumentParser:

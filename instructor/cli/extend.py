@@ -1,0 +1,15 @@
+"""course extend: (being written)."""
+
+from __future__ import annotations
+
+NAME = "extend"
+HELP = "(being written)"
+EXAMPLES = ""
+
+
+def add_arguments(p):
+    pass
+
+
+def run(args) -> int:
+    return 0

@@ -60,6 +60,9 @@ def mathml(rendered: str) -> str:
     return _TOKENS.sub(one, str(rendered))
 
 
+#: the policy of a page that is a file on disk (feedback, the class report): no script at all, images inline
+STATIC_PAGE_POLICY = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'"
+
 _INLINE_SCRIPT = re.compile(r"<script(?![^>]*\ssrc=)[^>]*>(.*?)</script>", re.S | re.I)
 _HANDLER = re.compile(r"""\son[a-z]+\s*=\s*(?:"([^"]*)"|'([^']*)')""", re.I)
 

@@ -1,30 +1,58 @@
-"""course export: the grades as CSV, every rostered student, per-task points and what still waits for a grader."""
+"""course export: the grades as CSV, every rostered student, per-task points and what still waits for a grader;
+or, with --format canvas, as a file Canvas's gradebook import accepts."""
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 
-from instructor.cli.options import add_course_dir, add_db
+from instructor.cli.options import add_course_dir, add_db, names
 from instructor.coursedir import directory, gradebook
-from instructor.reporting import export
+from instructor.errors import CourseError
+from instructor.reporting import canvas, export
 
 NAME = "export"
 HELP = ("Write the course directory's grades as a CSV file: one row per rostered student and assignment, "
-        "auto and hand points, pending points, late penalty, status and one column per graded cell.")
+        "auto and hand points, pending points, late penalty, status and one column per graded cell "
+        "(or, with --format canvas, one row per student and one column per assignment, for Canvas's Grades > Import).")
+#: --format: the default, the course's own CSV, first
+FORMATS = ["csv", "canvas"]
 _WIDTH = max(map(len, export.COLUMN_HELP))
+_CANVAS_WIDTH = max(map(len, [*canvas.MATCHING, *canvas.CELL_RULE]))
 EXAMPLES = "columns, in order:\n" + "".join(
     f"  {name:{_WIDTH}s}  {text}\n" for name, text in export.COLUMN_HELP.items()
 ) + f"""  {'<a>:<grade_id>':{_WIDTH}s}  points of that graded cell of assignment <a> ("" while it waits for a grader, 0 if not submitted)
 
+--format canvas: Canvas's own layout, one row per student (sorted by id), one column per assignment:
+""" + "".join(f"  {name:{_CANVAS_WIDTH}s}  {text}\n" for name, text in canvas.MATCHING.items()) + f"""\
+  {'<assignment>':{_CANVAS_WIDTH}s}  one column each; its second row, Points Possible, gives the maximum
+  Canvas matches a row by SIS User ID (the roster's id: the student number at institutions whose
+  Canvas comes from their student information system), else SIS Login ID (the roster's email:
+  where students sign in with it), else the Student name. A roster without emails works by id.
+  a cell holds, by status (a number only when the grade is final):
+""" + "".join(f"    {status:{_CANVAS_WIDTH}s}  {text}\n" for status, text in canvas.CELL_RULE.items()) + """\
+  It prints how many cells were left empty and why. Canvas uploads an empty cell as "no grade":
+  no change where it has none, a grade it already holds removed (highlighted in its review).
+
+importing the canvas file into Canvas:
+""" + textwrap.indent(canvas.IMPORT_STEPS, "  ") + f"""
 examples:
   course export                          # <dir>/grades.csv
   course export --course-dir ~/grading-week3 --to week3.csv
+  course export --format canvas          # <dir>/{canvas.DEFAULT_NAME}
+  course export --format canvas --assignment 01_rnn --to week1-canvas.csv
 """
 
 
 def add_arguments(p):
     add_course_dir(p)
-    p.add_argument("--to", type=Path, help="CSV file to write (default: <dir>/grades.csv)")
+    p.add_argument("--format", choices=FORMATS, default="csv",
+                   help="csv: the course's table (default); canvas: for Canvas's gradebook import")
+    p.add_argument("--to", type=Path,
+                   help=f"file to write (default: <dir>/grades.csv; <dir>/{canvas.DEFAULT_NAME} with --format canvas)")
+    p.add_argument("--assignment", "-a", action="append", metavar="A",
+                   help="with --format canvas: only these assignments' columns (repeat, or a,b; default: every one: "
+                        "a missing submission of each uploads as 0)")
     add_db(p)
 
 
@@ -32,7 +60,19 @@ def run(args) -> int:
     gradebook.check_server(args.db)
     folder = directory.resolve(args.course_dir)
     print(f"course directory: {folder}")
+    if args.format == "canvas":
+        return _run_canvas(args, folder)
+    if args.assignment:
+        raise CourseError("--assignment goes with --format canvas; the CSV lists every assignment.")
     to = (args.to or folder / "grades.csv").resolve()
     export.export_csv(folder, to, db=args.db)
     print(f"wrote {to}")
+    return 0
+
+
+def _run_canvas(args, folder: Path) -> int:
+    to = (args.to or folder / canvas.DEFAULT_NAME).resolve()
+    sheet = canvas.export_canvas(folder, to, db=args.db, assignments=names(args.assignment))
+    print("\n".join(canvas.summary(sheet)))
+    print(f"wrote {to} (Canvas: Grades > Import; see `course export --help`)")
     return 0

@@ -9,5 +9,7 @@
     reviews.py     flags a person cleared, and why
     owner.py       what root wrote goes back to the instructor who owns the folder
     due.py         due dates: in the settings, copied into the gradebook
+    extensions.py  per-student extensions (`course extend`): a later due date, who granted it and why
     late.py        the late rule, an nbgrader plugin
+    atomic.py      files written whole (old or new, never half)
 """

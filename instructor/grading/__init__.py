@@ -8,6 +8,7 @@
     record.py      5. the coordinator writes gradebook, autograded notebook, log, results
     pipeline.py    stages 2-4 for one submission: the task a worker runs
     review.py      a person clears a flag (`course unflag`); a regrade of the same bytes stays cleared
+    extension.py   an extension given after grading (`course extend`): the gradebook's late penalty again
     resume.py      which recorded results are still up to date
     chains.py      the nbgrader preprocessor chains of stages 2-5, defined once
     config.py      the nbgrader configuration of a course directory, with the sandbox's limits

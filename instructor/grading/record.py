@@ -17,10 +17,8 @@ record an update, never a doubled row::
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
-import tempfile
 import traceback
 from pathlib import Path
 
@@ -28,7 +26,8 @@ import nbformat
 from nbgrader.api import Gradebook
 from nbgrader.utils import parse_utc
 
-from instructor.coursedir import gradebook, reviews
+from instructor.coursedir import extensions, gradebook, reviews
+from instructor.coursedir.atomic import write_atomic
 from instructor.coursedir.roster import is_student_id
 from instructor.errors import first_line
 from instructor.grading.chains import RECORD, run_chain
@@ -116,7 +115,10 @@ def _into_gradebook(folder: Path, sub: Submission, db: str | None) -> float:
     with Gradebook(db_url, course_id) as gb:
         gb.update_or_create_student(sub.student)
         when = {"timestamp": parse_utc(sub.timestamp)} if sub.timestamp else {}
-        gb.update_or_create_submission(sub.assignment, sub.student, **when)
+        # the student's own due date (course extend); None takes back an extension removed since
+        extension = extensions.extension_for(folder, sub.student, sub.assignment,
+                                             gb.find_assignment(sub.assignment).duedate)
+        gb.update_or_create_submission(sub.assignment, sub.student, extension=extension, **when)
     resources = {"nbgrader": {"db_url": db_url, "assignment": sub.assignment, "notebook": sub.assignment,
                               "student": sub.student}}
     sub.notebook, _ = run_chain(RECORD, sub.notebook, resources, cfg)
@@ -156,18 +158,3 @@ def read_results(folder: Path) -> dict[tuple[str, str], Result]:
         result = Result.from_json(json.loads(path.read_text()))
         found[result.key] = result
     return found
-
-
-def write_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` so that a reader (or a kill) sees the old file or the new one, never half."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise

@@ -38,7 +38,7 @@ from instructor.reporting.table import status_words
 #: Every fixed column, in order, with what it holds (``course export --help`` and the README print these).
 COLUMN_HELP = {
     "assignment": "the assignment",
-    "duedate": "its due date (UTC), if one is set",
+    "duedate": "the student's due date (UTC), an extension included (`course extend`), if one is set",
     "timestamp": "when the graded submission was made (UTC)",
     "student_id": "the student",
     "last_name": "from the roster",
@@ -111,6 +111,7 @@ def rows(gradebook: Gradebook, assignments=(), students=(),
                 penalty = sub.late_submission_penalty or 0.0
                 pending = pending_points(sub)
                 row.update(
+                    duedate=sub.duedate or "",  # the assignment's, plus the student's extension if any
                     timestamp=sub.timestamp or "", raw_score=sub.score, late_submission_penalty=penalty,
                     score=sub.score - penalty, auto_points=sub.code_score, hand_points=sub.written_score,
                     pending_points=pending, status=status_words("graded", pending), reason="",

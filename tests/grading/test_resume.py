@@ -20,6 +20,7 @@ from tests.factories import make_course
 KILLER = r'''
 import os, signal, sys
 from instructor.cli import main
+from instructor.coursedir import atomic
 from instructor.grading import chains, record
 from instructor.scheduling import executors
 
@@ -44,7 +45,7 @@ if point == "grading":  # the k-th submission is in the sandbox
 elif point == "record_gradebook":  # submission row written, grades not yet
     before(record, "run_chain", lambda chain, *a, **kw: chain is chains.RECORD)
 elif point == "record_results":  # gradebook committed, results file half-way (temp written, not renamed)
-    before(record.os, "replace", lambda src, dst, *a, **kw: str(dst).endswith(".json"))
+    before(atomic.os, "replace", lambda src, dst, *a, **kw: str(dst).endswith(".json"))
 elif point == "after_record":  # the k-th record finished
     orig = record.write_atomic
     def write_atomic(path, text):

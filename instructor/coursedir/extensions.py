@@ -1,0 +1,242 @@
+"""Per-student extensions: a later due date for one student's assignment (``course extend``).
+
+Kept in the course directory, one entry per assignment and student, readable
+and editable by a person::
+
+    <dir>/extensions.json
+    {"01_rnn": {"amy": {"days": 3, "because": "ill, note from the doctor",
+                        "granted_by": "ana", "granted_on": "2026-10-06 09:12 UTC"}}}
+
+An entry holds either ``until`` (the student's own due date, absolute, UTC)
+or ``days`` (how much later than the class's due date; fractional days are
+allowed: 0.5 is twelve hours). ``until`` stays put when the class's due date
+moves; ``days`` moves with it. A new grant replaces the old one: extensions
+do not add up (as in nbgrader's ``grant_extension``).
+
+nbgrader stores an extension as a duration added to the assignment's due
+date (``SubmittedAssignment.extension``); :func:`extension_for` gives that
+duration, and the grading package writes it into the gradebook.
+"""
+
+from __future__ import annotations
+
+import getpass
+import json
+import math
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import dateutil.tz
+from nbgrader.utils import parse_utc
+
+from instructor.coursedir.atomic import write_atomic
+from instructor.coursedir.directory import current_settings
+from instructor.coursedir.roster import STUDENT_ID_RULE, is_student_id
+from instructor.errors import CourseError
+
+EXTENSIONS_NAME = "extensions.json"
+#: how dates are written in the file (the form ``course init --due`` writes)
+STORED = "%Y-%m-%d %H:%M:%S UTC"
+#: how dates are shown
+SHOWN = "%Y-%m-%d %H:%M UTC"
+#: a longer extension is taken for a typo (a year is longer than any term)
+MAX_DAYS = 365
+#: a reason is kept to this length
+MAX_BECAUSE = 300
+
+
+@dataclass(frozen=True)
+class Extension:
+    """One student's extension of one assignment, as the file holds it."""
+
+    student: str
+    assignment: str
+    until: str = ""  # the student's due date (UTC, as STORED), or ""
+    days: float | None = None  # or: days after the class's due date
+    because: str = ""
+    granted_by: str = ""
+    granted_on: str = ""  # UTC, as SHOWN
+
+    def delay(self, duedate: datetime) -> timedelta:
+        """How much later than the class's ``duedate`` (naive UTC) the student's falls."""
+        if self.until:
+            return parse_utc(self.until) - duedate
+        return timedelta(days=self.days)
+
+    def student_due(self, duedate: datetime | None) -> datetime | None:
+        """The student's own due date (naive UTC), given the class's; None if it depends on a date not set."""
+        if self.until:
+            return parse_utc(self.until)
+        return None if duedate is None else duedate + self.delay(duedate)
+
+    def to_json(self) -> dict:
+        # whole days are written as whole numbers: the file is read by people too
+        when = {"until": self.until} if self.until else {"days": int(self.days) if self.days.is_integer() else self.days}
+        return {**when, "because": self.because, "granted_by": self.granted_by, "granted_on": self.granted_on}
+
+
+# --------------------------------------------------------------------------- checks
+
+
+def check_names(student: str, assignment: str) -> None:
+    """One sentence if ``student`` or ``assignment`` is no valid name (the roster's id rule for both)."""
+    if not is_student_id(student):
+        raise CourseError(f"{student!r} is not a valid student id ({STUDENT_ID_RULE}).")
+    if not is_student_id(assignment):
+        raise CourseError(f"{assignment!r} is not a valid assignment name ({STUDENT_ID_RULE}).")
+
+
+def class_due(folder: Path, assignment: str) -> datetime:
+    """The class's due date of ``assignment`` (naive UTC, as nbgrader keeps it); one sentence if none is set."""
+    settings = current_settings(folder)
+    dates = settings.due if settings else {}
+    if assignment not in dates:
+        known = f" (due dates are set for {', '.join(sorted(dates))})" if dates else ""
+        raise CourseError(f"{assignment} has no due date{known}, so there is nothing to extend: set one with "
+                          f"`course init --due {assignment}=DATE`.")
+    return parse_utc(dates[assignment])
+
+
+def parse_until(text: str) -> datetime:
+    """``--until DATE`` -> naive UTC, read as nbgrader reads dates (``course init --due`` too).
+
+    A date without a zone is UTC. nbgrader takes a third word as a zone name
+    and reads one it does not know (``+02:00``, ``CEST``) as UTC, silently:
+    that is refused here, so no extension is off by hours.
+    """
+    text = " ".join(text.split())  # nbgrader splits on single spaces
+    words = text.split(" ")
+    if len(words) == 3 and not _known_zone(words[2]):
+        raise CourseError(f"{words[2]!r} is not a time zone nbgrader knows: write UTC, a name such as "
+                          "Europe/Berlin, or no zone for UTC.")
+    try:
+        return parse_utc(text)
+    except Exception:  # dateutil raises several types
+        raise CourseError(f"{text!r} is not a date (try '2026-10-08 17:00 UTC').") from None
+
+
+def _known_zone(word: str) -> bool:
+    """Is ``word`` a zone name nbgrader's parse_utc reads (it takes a bare number as seconds: not offered)?"""
+    return not word.lstrip("+-").isdigit() and dateutil.tz.gettz(word) is not None
+
+
+def parse_days(text: str | float) -> float:
+    """``--days N`` -> N, a number of days above 0 and at most :data:`MAX_DAYS` (fractions allowed)."""
+    try:
+        days = float(text)
+    except (TypeError, ValueError):
+        raise CourseError(f"--days takes a number of days (e.g. 3, or 0.5 for twelve hours), not {text!r}.") from None
+    if not math.isfinite(days) or not 0 < days <= MAX_DAYS:
+        raise CourseError(f"--days must be more than 0 and at most {MAX_DAYS}, not {text}.")
+    return days
+
+
+# --------------------------------------------------------------------------- the file
+
+
+def _path(folder: Path) -> Path:
+    return Path(folder) / EXTENSIONS_NAME
+
+
+def _entry(student: str, assignment: str, data) -> Extension:
+    """One entry of the file, checked (ValueError/TypeError/KeyError if it is malformed)."""
+    if not isinstance(data, dict) or ("until" in data) == ("days" in data):
+        raise ValueError("each entry holds either 'until' or 'days'")
+    check_names(student, assignment)
+    said = {key: str(data.get(key, "")) for key in ("because", "granted_by", "granted_on")}
+    if "until" in data:  # a date written by hand is read as --until reads it
+        return Extension(student, assignment, until=parse_until(str(data["until"])).strftime(STORED), **said)
+    return Extension(student, assignment, days=parse_days(data["days"]), **said)
+
+
+def read(folder: Path) -> dict[tuple[str, str], Extension]:
+    """Every extension of the course directory, by (student, assignment); {} if none was granted.
+
+    A file that cannot be read stops whoever asks, in one sentence: grading on
+    without it would quietly give late penalties a person took back.
+    """
+    path = _path(folder)
+    if not path.is_file():
+        return {}
+    try:
+        data = json.loads(path.read_text())
+        return {(student, assignment): _entry(student, assignment, entry)
+                for assignment, students in data.items() for student, entry in students.items()}
+    except (OSError, ValueError, TypeError, KeyError, AttributeError, CourseError) as err:
+        raise CourseError(f"{path} cannot be read ({err}); fix it by hand or remove it.") from None
+
+
+def _write(folder: Path, found: dict[tuple[str, str], Extension]) -> None:
+    """Write every extension, by assignment then student, so that a reader (or a kill) sees old or new, never half."""
+    nested: dict[str, dict[str, dict]] = {}
+    for (student, assignment), ext in sorted(found.items(), key=lambda kv: (kv[0][1], kv[0][0])):
+        nested.setdefault(assignment, {})[student] = ext.to_json()
+    write_atomic(_path(folder), json.dumps(nested, indent=1) + "\n")
+
+
+# --------------------------------------------------------------------------- what `course extend` does
+
+
+def find(folder: Path, student: str, assignment: str) -> Extension | None:
+    """The extension of ``student``'s ``assignment``, or None."""
+    return read(folder).get((student, assignment))
+
+
+def listing(folder: Path) -> list[Extension]:
+    """Every extension, by assignment then student."""
+    return sorted(read(folder).values(), key=lambda e: (e.assignment, e.student))
+
+
+def grant(folder: Path, student: str, assignment: str, *, until: str | None = None, days: str | float | None = None,
+          because: str = "", by: str | None = None) -> Extension:
+    """Give ``student`` a later due date for ``assignment`` (replacing any earlier extension); returns it.
+
+    ``until``: the student's due date (a date string), after the class's;
+    ``days``: how many days after the class's. Exactly one of them.
+    """
+    check_names(student, assignment)
+    if (until is None) == (days is None):
+        raise CourseError("give the new due date with --until DATE or --days N (one of them).")
+    duedate = class_due(folder, assignment)
+    when: dict = {}
+    if until is not None:
+        date = parse_until(until)
+        if date <= duedate:
+            raise CourseError(f"{date:{SHOWN}} is not after the class's due date of {assignment} "
+                              f"({duedate:{SHOWN}}): an extension gives more time, never less.")
+        when["until"] = date.strftime(STORED)
+    else:
+        when["days"] = parse_days(days)
+    ext = Extension(student, assignment, **when, because=" ".join(because.split())[:MAX_BECAUSE],
+                    granted_by=by or getpass.getuser(),
+                    granted_on=datetime.now(timezone.utc).strftime(SHOWN))
+    found = read(folder)
+    found[(student, assignment)] = ext
+    _write(folder, found)
+    return ext
+
+
+def remove(folder: Path, student: str, assignment: str) -> Extension:
+    """Take back ``student``'s extension of ``assignment``; returns what was removed. One sentence if there is none."""
+    check_names(student, assignment)
+    found = read(folder)
+    ext = found.pop((student, assignment), None)
+    if ext is None:
+        raise CourseError(f"{student} has no extension of {assignment}; `course extend --list` shows them all.")
+    _write(folder, found)
+    return ext
+
+
+def extension_for(folder: Path, student: str, assignment: str, duedate: datetime | None) -> timedelta | None:
+    """What nbgrader adds to the class's ``duedate`` (naive UTC) for this student; None for no extension.
+
+    None too when the assignment has no due date (nothing to be late for) and
+    when an ``until`` no longer falls after a class's due date moved later:
+    an extension never makes a student's due date earlier than the class's.
+    """
+    ext = find(folder, student, assignment)
+    if ext is None or duedate is None:
+        return None
+    delay = ext.delay(duedate)
+    return delay if delay > timedelta(0) else None

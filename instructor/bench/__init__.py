@@ -6,6 +6,7 @@ Parts::
     notebooks                              notebooks.py: each solution notebook in quick (and full) mode
     autograde                              autograde.py: seconds per submission, sandbox overhead, --jobs
     class                                  classroom.py: a synthetic class, serial / --jobs / --scheduler
+    class-tools                            class_tools.py: report, similarity, extend, export on a graded class
 
 machine.py says what it ran on; report.py prints the table.
 """
@@ -19,6 +20,7 @@ from pathlib import Path
 
 from instructor.authoring import mistakes
 from instructor.bench.autograde import bench_autograde
+from instructor.bench.class_tools import bench_class_tools
 from instructor.bench.classroom import MODES, bench_class
 from instructor.bench.machine import machine_info
 from instructor.bench.models import MODELS, bench_model
@@ -27,7 +29,7 @@ from instructor.bench.report import table
 from instructor.errors import CourseError
 from instructor.paths import REPO_ROOT, SOLUTIONS, existing_assignments
 
-PARTS = [p.key for p in MODELS] + ["notebooks", "autograde", "class"]
+PARTS = [p.key for p in MODELS] + ["notebooks", "autograde", "class", "class-tools"]
 #: the course's catalogue of deliberate mistakes, which the class part grades
 MISTAKES = REPO_ROOT / "tests" / "mistakes"
 
@@ -75,6 +77,9 @@ def run(req: BenchRequest) -> dict:
     if only in (None, "class"):
         print(f"grading a class of {req.class_size}: {','.join(req.modes)} ...", flush=True)
         results["class"] = bench_class(req.class_size, list(req.modes), _catalogue(req.mistakes, present), quiet)
+    if only in (None, "class-tools"):
+        print(f"grading a class of {req.class_size}, then timing report, similarity, extend, export ...", flush=True)
+        results["class_tools"] = bench_class_tools(req.class_size, _catalogue(req.mistakes, present), quiet)
     print(table(results))
     if req.json:
         Path(req.json).write_text(json.dumps(results, indent=2) + "\n")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from instructor.bench.class_tools import table as class_tools_table
 from instructor.bench.classroom import table as class_table
 
 
@@ -50,6 +51,8 @@ def table(results: dict) -> str:
         lines.append(f"{'all, ' + str(ag['jobs']) + ' jobs':16s} {ag['parallel_seconds_per_submission']:13.2f}")
     if results.get("class"):
         lines += class_table(results["class"])
+    if results.get("class_tools"):
+        lines += class_tools_table(results["class_tools"])
     m = results["machine"]
     threads = ", ".join(f"{b['library']} {b['threads']} threads" for b in m["blas"]) or "no BLAS info"
     lines.append("")

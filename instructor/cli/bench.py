@@ -7,12 +7,13 @@ from pathlib import Path
 NAME = "bench"
 HELP = "Measure ms per training step, steps to the promised accuracy, notebook and autograde times."
 EXAMPLES = """\
-parts: rnn, seq2seq, attention, transformer, notebooks, autograde, class
+parts: rnn, seq2seq, attention, transformer, notebooks, autograde, class, class-tools
 
 examples:
   course bench                    # every part, quick-mode notebook timings
   course bench --only rnn --json bench.json
   course bench --only class --class-size 400 --modes serial,jobs --json class.json
+  course bench --only class-tools --class-size 400   # report, similarity, extend, export on 400 graded
 """
 
 
@@ -21,7 +22,7 @@ def add_arguments(p):
     p.add_argument("--json", type=Path, help="also write the figures to this JSON file")
     p.add_argument("--full", action="store_true", help="also time each notebook in full mode")
     p.add_argument("--jobs", type=int, default=2, help="parallel autograde jobs to time")
-    p.add_argument("--class-size", type=int, default=200, help="submissions in the synthetic class of part `class` (default: 200)")
+    p.add_argument("--class-size", type=int, default=200, help="submissions in the synthetic class of parts `class` and `class-tools` (default: 200)")
     p.add_argument("--modes", default="serial,jobs,scheduler", help="modes of part `class`, comma-separated (default: %(default)s)")
     p.add_argument("--mistakes", type=Path, metavar="DIR",
                    help="catalogue of deliberate mistakes (<DIR>/<assignment>.py) the class part writes into "

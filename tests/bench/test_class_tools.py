@@ -1,0 +1,19 @@
+"""`course bench --only class-tools`: the instructor's commands, run and timed on a graded class."""
+
+from __future__ import annotations
+
+from instructor.authoring.mistakes import load
+from instructor.bench import MISTAKES
+from instructor.bench.class_tools import bench_class_tools, table
+from instructor.paths import SOLUTIONS, existing_assignments
+
+
+def test_every_command_runs_on_a_graded_class():
+    """Does each command run, as a fresh process, on a class one submission per assignment (and get timed)?"""
+    assignments = existing_assignments(SOLUTIONS)
+    r = bench_class_tools(len(assignments), {a: load(MISTAKES, a) for a in assignments}, quiet=True)
+    expected = {f"{verb} {a}" for a in assignments for verb in ("report", "similarity")}
+    assert set(r["seconds"]) == expected | {"extend", "export --format canvas"}
+    assert all(s > 0 for s in r["seconds"].values())
+    assert r["all_within_target"], r["seconds"]
+    assert any("course report 01_rnn" in line for line in table(r))

@@ -2,7 +2,8 @@
 
 A command for notebook authors::
 
-    python -m tests.nbexec 01_rnn      # apply every mistake, report what fails
+    python -m tests.nbexec 01_rnn              # apply every mistake, report what fails
+    python -m tests.nbexec 01_rnn --visible    # the same, with the hidden tests left out (as Validate runs)
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from traitlets.config import Config
 from instructor.authoring import mistakes
 from instructor.authoring.mistakes import apply_mistake
 from instructor.authoring.trial import QUICK_ENV, TrialRun, result_of
-from instructor.cells import read, tags
+from instructor.cells import is_graded_test, read, tags, visible_source
 from instructor.kernels import kernel_transport
 from instructor.paths import SOLUTIONS, notebook_path
 
@@ -31,6 +32,15 @@ def load_mistakes(assignment: str):
     return mistakes.load(CATALOGUE, assignment)
 
 
+def without_hidden_tests(nb):
+    """A copy of ``nb`` whose graded test cells keep only what a student sees (``visible_source``)."""
+    nb = copy.deepcopy(nb)
+    for cell in nb.cells:
+        if is_graded_test(cell):
+            cell.source = visible_source(cell.source)
+    return nb
+
+
 class MistakeRunner:
     """One kernel for all the mistakes of one assignment.
 
@@ -38,11 +48,17 @@ class MistakeRunner:
     notebook's fast cells, so the kernel is kept and its namespace is reset
     (``%reset -f``) before each mistake. Imported modules stay cached, which is
     all that is shared between runs.
+
+    With ``visible_only`` the graded test cells lose their hidden tests, as in
+    the student version: a failure then is one the student sees before
+    submitting (Validate runs these same checks).
     """
 
-    def __init__(self, assignment: str, solutions: Path = SOLUTIONS):
+    def __init__(self, assignment: str, solutions: Path = SOLUTIONS, visible_only: bool = False):
         self.path = notebook_path(assignment, solutions)
         self.source = read(self.path)
+        if visible_only:
+            self.source = without_hidden_tests(self.source)
         self._env = dict(os.environ)
         os.environ.update(QUICK_ENV)
         self._client = NotebookClient(
@@ -74,11 +90,13 @@ class MistakeRunner:
 
 
 def main(argv: list[str]) -> int:
+    visible_only = "--visible" in argv
+    argv = [a for a in argv if a != "--visible"]
     if len(argv) != 1:
-        print("usage: python -m tests.nbexec ASSIGNMENT", file=sys.stderr)
+        print("usage: python -m tests.nbexec ASSIGNMENT [--visible]", file=sys.stderr)
         return 2
     bad = 0
-    runner = MistakeRunner(argv[0])
+    runner = MistakeRunner(argv[0], visible_only=visible_only)
     for mistake in load_mistakes(argv[0]):
         run = runner.run(mistake)
         failed = [c.grade_id for c in run.failed_tests(mistake.task)]

@@ -71,6 +71,14 @@ MISTAKES = [
     ),
     Mistake(
         task="multihead_attention",
+        name="scaled_by_model_width",
+        why="Divides the scores by sqrt(d), the root of the model width, instead of sqrt(d_k), that of one head.",
+        replace='scores = mg.einsum("tNhk,TNhk->tNhT", q, k) / np.sqrt(np.float32(d_k))',
+        by='scores = mg.einsum("tNhk,TNhk->tNhT", q, k) / np.sqrt(np.float32(Q.shape[-1]))',
+        expect="divided by 2 = sqrt(d)",
+    ),
+    Mistake(
+        task="multihead_attention",
         name="float64_scale",
         why="Divides by np.sqrt(d_k), a float64, which turns the whole model into float64.",
         replace="np.sqrt(np.float32(d_k))",
@@ -174,6 +182,7 @@ MISTAKES = [
         why="Adds epsilon to the standard deviation instead of to the variance under the square root.",
         replace="mg.sqrt(x.var(axis=-1, keepdims=True) + EPS)",
         by="(mg.sqrt(x.var(axis=-1, keepdims=True)) + EPS)",
+        expect="epsilon goes inside the square root",
     ),
     # --- Part F: feed-forward and encoder layer ------------------------------
     Mistake(
@@ -218,6 +227,7 @@ MISTAKES = [
         why="Marks padded queries instead of padded keys, so real queries still read the padding.",
         replace="return np.broadcast_to(real, (t, *real.shape)).copy()",
         by="return np.broadcast_to((np.arange(t)[:, None] < np.asarray(lengths))[:, :, None], (t, len(lengths), T)).copy()",
+        expect="never on the query i",
     ),
     Mistake(
         task="masks",
@@ -417,6 +427,7 @@ MISTAKES = [
         why="Sums the loss over real positions but divides by all t * N positions.",
         replace="return softmax_crossentropy(scores[real], target[real])",
         by="return softmax_crossentropy(scores[real], target[real]) * np.float32(real.sum() / real.size)",
+        expect="divided by all t * N = 4 positions",
     ),
     Mistake(
         task="loss",
@@ -443,9 +454,18 @@ MISTAKES = [
     Mistake(
         task="greedy",
         name="end_token_allowed",
-        why="Lets START and END win the argmax, though the plain text has only alphabet symbols.",
+        why="Takes the argmax over all 29 tokens, so START and END can win, though the plain text has only alphabet symbols.",
         replace="scores.data[-1, :, : len(ALPHABET)]",
         by="scores.data[-1]",
+        expect="pick only among them",
+    ),
+    Mistake(
+        task="greedy",
+        name="start_token_allowed",
+        why="Leaves out END but not START, so the argmax runs over 28 tokens and START can win.",
+        replace="scores.data[-1, :, : len(ALPHABET)]",
+        by="scores.data[-1, :, :END]",
+        expect="pick only among them",
     ),
     Mistake(
         task="greedy",

@@ -1,0 +1,140 @@
+"""Validate catches the common mistakes of 04: each fails a check the student sees, before submitting.
+
+A student's Validate runs the released notebook, whose test cells hold only
+the visible checks. For the mistakes students made most in 04 (issue 22), the
+solution with the mistake written in is run with the hidden tests left out
+(``MistakeRunner(visible_only=True)``): a visible check of the task must fail,
+and its message must name the mistake (the catalogue's ``expect``). The checks
+must not catch correct answers written another way, so a few such variants run
+against every graded test, hidden ones included.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from instructor.authoring.mistakes import Mistake
+from instructor.cells import is_graded_test, read, visible_source
+from instructor.paths import NOTEBOOKS, SOLUTIONS, notebook_path
+from tests.nbexec import MistakeRunner, load_mistakes, without_hidden_tests
+
+ASSIGNMENT = "04_transformer"
+
+#: catalogue names (tests/mistakes/04_transformer.py) of the mistakes a visible check must catch
+SEEN_BEFORE_SUBMITTING = (
+    "epsilon_outside_the_root",  # layer norm: sqrt(var) + eps
+    "end_token_allowed",  # greedy argmax over all 29 tokens
+    "padding_on_query_axis",  # padding mask marks queries, not keys
+    "scaled_by_model_width",  # scores / sqrt(d) instead of sqrt(d_k)
+    "mean_over_all_positions",  # loss summed over real positions, divided by t * N
+)
+
+#: correct answers written another way than the reference: no graded test may fail on them
+CORRECT_VARIANTS = [
+    Mistake(
+        task="multihead_attention",
+        name="scores_by_matmul",
+        why="Scores with matmul over (N, h, t, d_k) @ (N, h, d_k, T) instead of einsum.",
+        replace='scores = mg.einsum("tNhk,TNhk->tNhT", q, k) / np.sqrt(np.float32(d_k))',
+        by="scores = mg.matmul(q.transpose(1, 2, 0, 3), k.transpose(1, 2, 3, 0)).transpose(2, 0, 1, 3)"
+           " / mg.sqrt(np.float32(d_k))",
+    ),
+    Mistake(
+        task="multihead_attention",
+        name="queries_scaled_first",
+        why="Divides the queries by sqrt(d_k) before the dot products.",
+        replace='scores = mg.einsum("tNhk,TNhk->tNhT", q, k) / np.sqrt(np.float32(d_k))',
+        by='scores = mg.einsum("tNhk,TNhk->tNhT", q / np.sqrt(np.float32(d_k)), k)',
+    ),
+    Mistake(
+        task="add_and_norm",
+        name="variance_by_hand_power_half",
+        why="Computes the variance from the centred vector and takes the root as a power of one half.",
+        replace="mg.sqrt(x.var(axis=-1, keepdims=True) + EPS)",
+        by="(mg.mean(centred**2, axis=-1, keepdims=True) + EPS) ** np.float32(0.5)",
+    ),
+    Mistake(
+        task="masks",
+        name="padding_mask_by_loop",
+        why="Fills the padding mask sequence by sequence.",
+        replace=(
+            "    real = np.arange(T)[None, :] < np.asarray(lengths)[:, None]  # (N, T): the real keys\n"
+            "    return np.broadcast_to(real, (t, *real.shape)).copy()\n"
+        ),
+        by=(
+            "    mask = np.zeros((t, len(lengths), T), dtype=bool)\n"
+            "    for n, length in enumerate(lengths):\n"
+            "        mask[:, n, :length] = True\n"
+            "    return mask\n"
+        ),
+    ),
+    Mistake(
+        task="loss",
+        name="log_softmax_sum_over_count",
+        why="Sums the log-probabilities of the real targets and divides by their number.",
+        replace="return softmax_crossentropy(scores[real], target[real])",
+        by="picked = mg.nnet.logsoftmax(scores[real])[np.arange(real.sum()), target[real]]\n"
+           "    return -picked.sum() / np.float32(real.sum())",
+    ),
+    Mistake(
+        task="greedy",
+        name="start_and_end_scored_out",
+        why="Sets the scores of START and END to minus infinity, then takes the argmax over all 29.",
+        replace="tokens[i] = np.argmax(scores.data[-1, :, : len(ALPHABET)], axis=-1)",
+        by="last = scores.data[-1].copy()\n"
+           "            last[:, START:] = -np.inf\n"
+           "            tokens[i] = last.argmax(axis=-1)",
+    ),
+]
+
+
+def _catalogued(name: str) -> Mistake:
+    found = [m for m in load_mistakes(ASSIGNMENT) if m.name == name]
+    assert len(found) == 1, f"{ASSIGNMENT}'s catalogue holds {len(found)} mistakes named {name!r}"
+    return found[0]
+
+
+@pytest.fixture(scope="module")
+def visible_runner():
+    """One kernel running the solution with the hidden tests left out."""
+    runner = MistakeRunner(ASSIGNMENT, visible_only=True)
+    yield runner
+    runner.close()
+
+
+@pytest.fixture(scope="module")
+def full_runner():
+    """One kernel running the solution with every test, hidden ones included."""
+    runner = MistakeRunner(ASSIGNMENT)
+    yield runner
+    runner.close()
+
+
+def test_visible_runs_execute_the_student_version_checks():
+    """Are the test cells of a visible-only run exactly those of the released student notebook?"""
+    solution = without_hidden_tests(read(notebook_path(ASSIGNMENT, SOLUTIONS)))
+    student = read(notebook_path(ASSIGNMENT, NOTEBOOKS))
+    ours = [visible_source(c.source) for c in solution.cells if is_graded_test(c)]
+    released = [c.source.strip() for c in student.cells if is_graded_test(c)]
+    assert ours == released
+    assert not any("HIDDEN TESTS" in source for source in ours)
+
+
+@pytest.mark.notebook
+@pytest.mark.parametrize("name", SEEN_BEFORE_SUBMITTING)
+def test_common_mistake_fails_a_visible_check(visible_runner, name):
+    """Does this mistake fail a check the student sees, with a message that names it?"""
+    mistake = _catalogued(name)
+    assert mistake.expect, f"{name}: give it an `expect`, the visible check's message"
+    failed = visible_runner.run(mistake).failed_tests(mistake.task)
+    assert failed, f"{name}: {mistake.why} -- every visible check of {mistake.task!r} passes"
+    messages = [c.evalue for c in failed]
+    assert any(mistake.expect in m for m in messages), f"{name}: no visible failure says {mistake.expect!r}: {messages}"
+
+
+@pytest.mark.notebook
+@pytest.mark.parametrize("variant", CORRECT_VARIANTS, ids=[v.name for v in CORRECT_VARIANTS])
+def test_correct_answer_written_another_way_passes_every_check(full_runner, variant):
+    """Does a correct answer that differs from the reference pass every graded test, hidden ones too?"""
+    failed = full_runner.run(variant).failed_tests()
+    assert not failed, [(c.grade_id, c.error, c.evalue[:200], c.stderr[:200]) for c in failed]

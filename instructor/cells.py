@@ -101,6 +101,18 @@ def regions(source: str) -> Iterator[tuple[str | None, str]]:
         yield inside, line
 
 
+def hidden_line_numbers(source: str) -> set[int]:
+    """The line numbers (1-based, as a traceback counts them) of ``source`` inside hidden-test markers."""
+    inside, found = False, set()
+    for number, line in enumerate(source.splitlines(), start=1):
+        marker = _MARKER_LINE.match(line)
+        if marker and marker.group(2) == "HIDDEN TESTS":
+            inside = marker.group(1) == "BEGIN"
+        elif inside:
+            found.add(number)
+    return found
+
+
 def strip_markers(source: str, kinds=("SOLUTION", "HIDDEN TESTS")) -> str:
     """``source`` without the marker lines of ``kinds`` (what they enclose stays)."""
     return "\n".join(

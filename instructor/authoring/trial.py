@@ -31,6 +31,7 @@ class CellResult:
     error: str | None  # exception class name, or None
     evalue: str = ""
     stderr: str = ""
+    traceback: list[str] = field(default_factory=list)  # of the error, as the kernel wrote it
 
     @property
     def failed(self) -> bool:
@@ -81,10 +82,10 @@ def run_trial(nb, cwd: Path, skip_tags=(), env: dict | None = None, timeout: int
 
 def result_of(index: int, cell) -> CellResult:
     """Read an executed code cell's outputs: its error, if any, and its stderr."""
-    error, evalue, stderr = None, "", ""
+    error, evalue, stderr, traceback = None, "", "", []
     for out in cell.get("outputs", []):
         if out.output_type == "error":
-            error, evalue = out.ename, out.evalue
+            error, evalue, traceback = out.ename, out.evalue, list(out.get("traceback", []))
         elif out.output_type == "stream" and out.name == "stderr":
             stderr += out.text
-    return CellResult(index, grade_id(cell), task_of(cell), is_graded_test(cell), error, evalue, stderr)
+    return CellResult(index, grade_id(cell), task_of(cell), is_graded_test(cell), error, evalue, stderr, traceback)

@@ -6,8 +6,9 @@ import pytest
 
 from instructor.authoring.mistakes import Mistake
 from instructor.authoring.trial import run_trial
-from instructor.cells import is_graded_test, read, task_of
+from instructor.cells import find_cell, is_graded_test, read, task_of
 from instructor.paths import SOLUTIONS, existing_assignments, notebook_path
+from instructor.reporting.failures import UNNAMED, tell_student
 from tests.nbexec import MistakeRunner, load_mistakes
 
 ASSIGNMENTS = existing_assignments(SOLUTIONS)
@@ -75,6 +76,13 @@ def test_mistake_loses_points(runners, assignment, mistake):
     run = runners(assignment).run(mistake)
     failed = run.failed_tests(mistake.task)
     assert failed, f"{mistake.name}: {mistake.why} -- no graded test of {mistake.task!r} failed"
+    # the feedback page names the failed check in its author's words (tests/reporting/test_feedback.py reads one)
+    runner = runners(assignment)
+    for c in failed:
+        error = [{"output_type": "error", "ename": c.error, "evalue": c.evalue, "traceback": c.traceback}] if c.error \
+            else [{"output_type": "stream", "name": "stderr", "text": c.stderr}]
+        said = tell_student(find_cell(runner.source, c.grade_id).source, error)
+        assert said != UNNAMED, f"{mistake.name}: {c.grade_id} fails without naming a check ({c.error}: {c.evalue[:80]})"
     if mistake.expect:
         messages = [c.evalue for c in failed]
         assert any(mistake.expect in m for m in messages), f"{mistake.name}: no failure says {mistake.expect!r}: {messages}"

@@ -89,3 +89,50 @@ def test_feedback_pages_show_course_text_once_and_run_no_script(course_repo, tmp
     assert html.count("<math") == 3  # two course formulas, one of the student's
     assert "&amp;lt;" not in html and "&amp;amp;" not in html  # nothing escaped twice
     assert "<code>&lt;S&gt;</code>" in html  # the student's code span, escaped once
+
+
+def _verdicts(html: str) -> list[tuple[str, str]]:
+    """(verdict, title) of every entry of a feedback page's table of contents."""
+    import re
+
+    return re.findall(r'<li><span class="verdict verdict-(\w+)">[^<]*</span><a href="#[^"]*">([^<]*)</a>', html)
+
+
+def test_feedback_says_which_check_failed_in_its_authors_words(graded_class, run_course):
+    """Does each failed cell of a planted mistake say passed/failed by more than a number, name the check by
+    its author's message (hidden checks too, never their code), and point to the earlier task it depends on?"""
+    import html as html_lib
+    import re
+
+    from nbgrader.api import Gradebook
+
+    from instructor.cells import hidden_lines
+    from instructor.reporting.failures import UNNAMED
+    from tests.reporting.conftest import A
+
+    course, planted = graded_class
+    run_course(["feedback", "--course-dir", course])
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
+        sources = {c.name: c.source for nb in gb.find_assignment(A).notebooks for c in nb.source_cells}
+    secret = {line for s in sources.values() for line in hidden_lines(s) if len(line) >= 16}
+    release = "\n".join(sources.values())
+
+    ref = (course / "feedback" / "ref1" / A / f"{A}.html").read_text()
+    assert [v for v, _ in _verdicts(ref)] == ["passed"] * 8 + ["waiting"]
+    for student, mistake in planted.items():
+        page = (course / "feedback" / student / A / f"{A}.html").read_text()
+        failed = [title for v, title in _verdicts(page) if v == "failed"]
+        assert any(t.startswith(mistake.task + ":") for t in failed), (student, mistake.name, failed)
+        whys = [html_lib.unescape(w) for w in re.findall(r"<b>Why it failed:</b> (.*?)</p>", page)]
+        assert len(whys) == len(failed) and UNNAMED not in whys, (mistake.name, whys)
+        for why in whys:  # every word shown is the author's: each literal piece stands in the release
+            pieces = [p for p in re.split(r"…|`", re.sub(r"^\w+ (at|during the hidden check): ", "", why)) if p.strip()]
+            assert all(p in release for p in pieces), (mistake.name, why)
+        assert not any(line in page for line in secret), mistake.name
+    # a mistake in generate_batch fails the checks of accuracy_by_length too: the page names the cause
+    cause = (course / "feedback" / "m0a" / A / f"{A}.html").read_text()
+    assert "It uses <code>generate_batch</code>, whose own checks (part <code>generate_batch</code>) failed" in cause
+    # the forger's own message shows only as escaped text in their own visible output, never as a "why"
+    forger = (course / "feedback" / "forger" / A / f"{A}.html").read_text()
+    assert "<script>alert" not in forger
+    assert not any("FORGED" in w for w in re.findall(r"<b>Why it failed:</b> (.*?)</p>", forger))

@@ -11,29 +11,41 @@ from traitlets import Bool, Int
 NOTE = "[output cut: over the grader's byte limit]\n"
 
 
+def is_image(out) -> bool:
+    """A figure: display data whose content is an image (PNG, JPEG, SVG)."""
+    return any(str(kind).startswith("image/") for kind in (out.get("data") or {}))
+
+
 class CapOutputBytes(Preprocessor):
     """Keep outputs in order until a cell or the notebook reaches its byte cap; drop the rest.
 
-    nbgrader's ``LimitOutput`` counts lines; one 100 MB line passes it.
+    Text and figures have budgets of their own: one attention figure (a PNG
+    of 100-300 kB) would use up a cell's text budget, and a page of printed
+    text must not crowd out the figures. nbgrader's ``LimitOutput`` counts
+    lines; one 100 MB line passes it.
     """
 
     enabled = Bool(True).tag(config=True)
-    cell_bytes = Int(64_000, help="output bytes kept per cell").tag(config=True)
-    notebook_bytes = Int(1_000_000, help="output bytes kept per notebook").tag(config=True)
+    cell_bytes = Int(64_000, help="text output bytes kept per cell").tag(config=True)
+    notebook_bytes = Int(1_000_000, help="text output bytes kept per notebook").tag(config=True)
+    cell_image_bytes = Int(1_000_000, help="figure bytes kept per cell").tag(config=True)
+    notebook_image_bytes = Int(4_000_000, help="figure bytes kept per notebook").tag(config=True)
 
     def preprocess(self, nb, resources):
-        total = 0
+        total = {False: 0, True: 0}  # by is_image
+        caps = {False: (self.cell_bytes, self.notebook_bytes), True: (self.cell_image_bytes, self.notebook_image_bytes)}
         for cell in nb.cells:
             if cell.cell_type != "code":
                 continue
-            kept, used, cut = [], 0, False
+            kept, used, cut = [], {False: 0, True: 0}, False
             for out in cell.get("outputs", []):
-                size = len(json.dumps(out))
-                if used + size > self.cell_bytes or total + size > self.notebook_bytes:
+                size, image = len(json.dumps(out)), is_image(out)
+                per_cell, per_notebook = caps[image]
+                if used[image] + size > per_cell or total[image] + size > per_notebook:
                     cut = True
                     continue
-                used += size
-                total += size
+                used[image] += size
+                total[image] += size
                 kept.append(out)
             if cut and not any(o.get("text") == NOTE for o in kept):
                 kept.append(new_output("stream", name="stdout", text=NOTE))

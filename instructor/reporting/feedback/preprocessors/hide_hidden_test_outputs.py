@@ -33,7 +33,8 @@ class HideHiddenTestOutputs(Preprocessor):
     """
 
     enabled = Bool(True).tag(config=True)
-    note = Unicode("This cell ran hidden tests; its output is not shown. Its score is above.").tag(config=True)
+    note = Unicode("This cell ran hidden tests; its output is not shown. Its verdict is above, and below "
+                   "when it failed.").tag(config=True)
 
     def preprocess(self, nb, resources):
         found = withheld(resources).hidden_lines
@@ -42,7 +43,5 @@ class HideHiddenTestOutputs(Preprocessor):
             if not lines:
                 continue
             found.extend(lines)
-            failed = any(o.get("output_type") == "error" for o in cell.get("outputs", []))
-            text = self.note + (" It failed." if failed else "")
-            cell.outputs = [new_output("stream", name="stdout", text=text + "\n")]
+            cell.outputs = [new_output("stream", name="stdout", text=self.note + "\n")]
         return nb, resources

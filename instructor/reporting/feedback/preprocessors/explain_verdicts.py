@@ -1,0 +1,83 @@
+"""Say, on every graded cell of a feedback page, whether it passed, failed or waits, and why it failed.
+
+Runs after ``GetGrades`` and ``MarkPendingGrades`` (which put the score,
+points and pending mark on each graded cell) and before
+``HideHiddenTestOutputs`` (which replaces the outputs of cells that ran
+hidden tests): it needs the hidden tests' lines and the error output to find
+the check that failed. It writes into ``metadata.nbgrader``:
+
+* ``verdict``: ``passed``, ``failed`` or ``waiting`` (the page shows it by
+  colour, symbol and word, not by the number alone);
+* ``why``: the failed check in its author's words
+  (:func:`instructor.reporting.failures.tell_student`: a hidden check only by
+  the message written for it, never its code or inputs);
+* ``depends``: ``[name, task]`` pairs: a function or class of an earlier
+  task that this cell uses and whose own checks failed, so that one mistake
+  that fails six cells reads as one cause ("fix that first").
+
+Names come from the release's test cells only (the functions a task's checks
+call), so nothing a student chose is written here.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from nbconvert.preprocessors import Preprocessor
+from traitlets import Bool
+
+from instructor.cells import grade_id, is_graded_test, task_of, visible_source
+from instructor.reporting.failures import tell_student
+
+
+def _names(source: str, top_level_definitions: bool = False) -> set[str]:
+    """Names a piece of code uses (or, with ``top_level_definitions``, the functions and classes it defines)."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return set()
+    if top_level_definitions:
+        return {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
+    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+
+
+def _verdict(meta: dict) -> str:
+    if meta.get("pending"):
+        return "waiting"
+    return "passed" if float(meta.get("score") or 0) >= float(meta.get("points") or 0) else "failed"
+
+
+class ExplainVerdicts(Preprocessor):
+    """Mark each graded cell passed / failed / waiting; name a failed check and what it depends on."""
+
+    enabled = Bool(True, help="nbconvert preprocessors are off unless enabled").tag(config=True)
+
+    def preprocess(self, nb, resources):
+        answers = {grade_id(c): (i, c.source) for i, c in enumerate(nb.cells)
+                   if c.get("metadata", {}).get("nbgrader", {}).get("solution") and c.cell_type == "code"}
+        tests = [(i, c) for i, c in enumerate(nb.cells) if is_graded_test(c)]
+        called = {}  # task -> names its checks use (the release's words)
+        for _, cell in tests:
+            called.setdefault(task_of(cell), set()).update(_names(visible_source(cell.source)))
+        offers = {task: _names(answers[task][1], top_level_definitions=True) & called.get(task, set())
+                  for task in answers}
+
+        for cell in nb.cells:
+            meta = cell.get("metadata", {}).get("nbgrader", {})
+            if meta.get("grade"):
+                meta["verdict"] = _verdict(meta)
+        failed_tasks = {task_of(c) for _, c in tests if c.metadata.nbgrader.get("verdict") == "failed"}
+
+        for index, cell in tests:
+            meta = cell.metadata.nbgrader
+            if meta["verdict"] != "failed":
+                continue
+            meta["why"] = tell_student(cell.source, cell.get("outputs", []))
+            task = task_of(cell)
+            used = _names(visible_source(cell.source)) | _names(answers.get(task, (0, ""))[1])
+            meta["depends"] = sorted(
+                [name, other] for other in failed_tasks
+                if other != task and other in answers and answers[other][0] < index
+                for name in offers.get(other, set()) & used
+            )
+        return nb, resources

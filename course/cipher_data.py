@@ -37,7 +37,8 @@ ALPHABET = "abcdefghijklmnopqrstuvwxyz "
 FORMAT_VERSION = 2
 #: Name of the data file in the assignment folder.
 DATA_FILE = "cipher_data.npz"
-REBUILD = "rebuild it with `course data build` (or `python -m course_data.build`)"
+#: what to do about a missing or broken data file (a student has no builder: the file ships with 04)
+REBUILD = "put back the cipher_data.npz that came with the assignment, beside the notebook"
 
 _ARRAYS = ("train_plain", "held_out_plain")
 _META = (
@@ -112,7 +113,7 @@ def _check(arrays: dict, meta: dict) -> None:
 
 
 def load_cipher_data(path=DATA_FILE) -> CipherData:
-    """Load the cipher data set written by ``course data build``.
+    """Load the cipher data set that ships with the assignment (the course builds it, in ``data/``).
 
     Parameters
     ----------

@@ -5,21 +5,29 @@ included (``solutions/``, and the given cells of ``notebooks/02_seq2seq`` and
 ``notebooks/03_attention``). Instructors grade from a private copy and hand
 students a bundle::
 
-    <bundle>/README.md                 how to install and start (generated)
+    <bundle>/README.md                 how to set up, work and validate (generated)
     <bundle>/<a>/<a>.ipynb             the student version, from a fresh release
     <bundle>/<a>/...                   the assignment's data (e.g. cipher_data.npz)
     <bundle>/helpers/pyproject.toml    a tiny package: `pip install ./helpers`
     <bundle>/helpers/course/           the student package, as it is in the repository
+    <bundle>/helpers/jupyter-config/   Jupyter settings the package installs into the venv
 
 The student package (``course/``: quick mode, live plots, explorers, the data
 loader of 04) is copied whole when the bundle is built, so it exists once in
-the source; it imports nothing of the grader. No solution, hidden test, mark scheme,
-instructor tool or unnamed assignment goes in; :func:`check_bundle` verifies
-it before the bundle is written.
+the source; it imports nothing of the grader. Installing the helpers also
+installs nbgrader, for its Validate button, and switches off the rest of
+nbgrader's interface (the formgrader, Create Assignment, the course and
+assignment lists): :data:`JUPYTER_CONFIG`.
+
+No solution, hidden test, mark scheme, instructor tool or unnamed assignment
+goes in, and no file speaks of what students do not have (``solutions/``,
+``tests/``, the ``course`` command, the data builder): :func:`check_bundle`
+verifies it before the bundle is written.
 """
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import tempfile
@@ -30,14 +38,17 @@ from pathlib import Path
 from instructor.authoring.given import given_refs
 from instructor.authoring.leaks import secret_lines
 from instructor.authoring.release import release, resolve_assignments
-from instructor.cells import has_marker, read
+from instructor.cells import grade_id, has_marker, read
 from instructor.errors import CourseError
 from instructor.paths import REPO_ROOT, notebook_path
 
 #: The package the notebooks import, shipped whole.
 STUDENT_PACKAGE = "course"
 #: Packages (by distribution name) a student needs to run the notebooks.
-STUDENT_REQUIREMENTS = ("jupyterlab", "notebook", "numpy", "mygrad", "mynn", "noggin", "matplotlib", "ipywidgets")
+STUDENT_REQUIREMENTS = (
+    "jupyterlab", "notebook", "numpy", "mygrad", "mynn", "noggin", "matplotlib", "ipywidgets",
+    "nbgrader",  # the Validate button; the rest of its interface is switched off (JUPYTER_CONFIG)
+)
 HELPERS_NAME = "seqmodels-course-helpers"
 
 
@@ -48,35 +59,187 @@ def requirements(root: Path = REPO_ROOT) -> list[str]:
     return [by_name[name] for name in STUDENT_REQUIREMENTS]
 
 
-def write_helpers(target: Path, root: Path = REPO_ROOT) -> None:
-    """The installable helper package: the student package ``course/`` as it is, and its requirements."""
-    shutil.copytree(root / STUDENT_PACKAGE, target / STUDENT_PACKAGE, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-    deps = "".join(f'    "{d}",\n' for d in requirements(root))
-    (target / "pyproject.toml").write_text(
+#: nbgrader's JupyterLab plugins a student does not need: the instructor's (formgrader,
+#: Create Assignment), the exchange's lists, and the "Nbgrader" main menu that opens them.
+#: ``@jupyter/nbgrader:validate-assignment`` (the Validate button) stays on.
+LAB_PLUGINS_OFF = tuple(
+    f"@jupyter/nbgrader:{plugin}"
+    for plugin in ("formgrader", "create-assignment", "course-list", "assignment-list", "menu")
+)
+#: nbgrader's server extensions behind those plugins; ``validate_assignment`` stays on.
+SERVER_EXTENSIONS_OFF = tuple(
+    f"nbgrader.server_extensions.{extension}" for extension in ("formgrader", "course_list", "assignment_list")
+)
+
+
+def _jupyter_config() -> dict[str, dict]:
+    """Jupyter settings files, by path under ``sys.prefix``, that keep only nbgrader's Validate.
+
+    They are what ``jupyter labextension disable --level=sys_prefix`` (then
+    ``lock``) and ``jupyter server extension disable --sys-prefix`` write:
+    page_config.json lists the plugins off, and locked, so JupyterLab's plugin
+    manager does not offer them; one file per server extension, named after
+    it. Jupyter merges a ``.d`` folder's files in name order, and
+    ``nbgrader.server_extensions.*.json`` sorts after the ``nbgrader.json``
+    that nbgrader installs to turn them all on, so these win.
+    """
+    off = {plugin: True for plugin in LAB_PLUGINS_OFF}
+    files = {"etc/jupyter/labconfig/page_config.json": {"disabledExtensions": off, "lockedExtensions": off}}
+    for extension in SERVER_EXTENSIONS_OFF:
+        files[f"etc/jupyter/jupyter_server_config.d/{extension}.json"] = {
+            "ServerApp": {"jpserver_extensions": {extension: False}}
+        }
+    return files
+
+
+#: The settings above, as installed (path under ``sys.prefix`` -> JSON).
+JUPYTER_CONFIG = _jupyter_config()
+
+
+def _config_source(installed: str) -> str:
+    """Where the helper package keeps an installed settings file: ``etc/jupyter/x`` -> ``jupyter-config/x``."""
+    return "jupyter-config/" + installed.removeprefix("etc/jupyter/")
+
+
+def _helpers_pyproject(deps: list[str]) -> str:
+    """The helper package's pyproject.toml: the package ``course``, its requirements, the Jupyter settings."""
+    by_folder: dict[str, list[str]] = {}
+    for installed in JUPYTER_CONFIG:
+        by_folder.setdefault(installed.rpartition("/")[0], []).append(_config_source(installed))
+    dependencies = "".join(f'    "{d}",\n' for d in deps)
+    data_files = "".join(f'"{folder}" = {json.dumps(sources)}\n' for folder, sources in by_folder.items())
+    return (
         '[build-system]\nrequires = ["setuptools>=68"]\nbuild-backend = "setuptools.build_meta"\n\n'
         f'[project]\nname = "{HELPERS_NAME}"\nversion = "0.1.0"\nrequires-python = ">=3.11,<3.13"\n'
-        f"dependencies = [\n{deps}]\n\n"
-        '[tool.setuptools]\npackages = ["course"]\n'
+        f"dependencies = [\n{dependencies}]\n\n"
+        '[tool.setuptools]\npackages = ["course"]\n\n'
+        "# Jupyter settings, installed under the environment's prefix (the venv): Validate only\n"
+        f"[tool.setuptools.data-files]\n{data_files}"
     )
+
+
+def write_helpers(target: Path, root: Path = REPO_ROOT) -> None:
+    """The installable helper package: the student package ``course/`` as it is, its requirements and Jupyter settings."""
+    shutil.copytree(root / STUDENT_PACKAGE, target / STUDENT_PACKAGE, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    for installed, content in JUPYTER_CONFIG.items():
+        source = target / _config_source(installed)
+        source.parent.mkdir(parents=True, exist_ok=True)
+        source.write_text(json.dumps(content, indent=2) + "\n")
+    (target / "pyproject.toml").write_text(_helpers_pyproject(requirements(root)))
 
 
 def _readme(names: list[str]) -> str:
-    first = names[0]
-    return (
-        f"# Sequence models: {', '.join(names)}\n\n"
-        "Set up once (Python 3.11 or 3.12), from this folder:\n\n"
-        "```bash\npip install ./helpers\njupyter lab\n```\n\n"
-        "The first line installs the helper modules the notebooks import (quick mode, live plots\n"
-        "and explorers), the data loader of the last assignment, and the packages they need.\n\n"
-        f"Open `{first}/{first}.ipynb`. Replace every `raise NotImplementedError()` with your code,\n"
-        "run the self-check cell under it, then the graded test cells. Start JupyterLab with\n"
-        "`COURSE_QUICK=1` to run a whole notebook in seconds (short training). Hand in the notebook\n"
-        "as your instructor asks.\n"
-    )
+    """The bundle's README: set up a venv, install, start JupyterLab, work, validate, hand in."""
+    notebooks = [f"`{name}/{name}.ipynb`" for name in names]
+    order = notebooks[0] if len(notebooks) == 1 else ", then ".join(notebooks) + ", in this order"
+    return f"""# Sequence models: {', '.join(names)}
+
+Each assignment is a folder with its notebook (and its data). `helpers/` is a small
+package the notebooks import; installing it also installs JupyterLab and everything else
+they need.
+
+## Set up (once)
+
+You need Python 3.11 or 3.12. Open a terminal in this folder and make a virtual
+environment (a private set of packages, here in `.venv`), activate it, and install:
+
+Linux and macOS:
+
+```bash
+python3 -m venv .venv
+source .venv/bin/activate
+pip install ./helpers
+```
+
+Windows:
+
+```bat
+py -m venv .venv
+.venv\\Scripts\\activate
+pip install ./helpers
+```
+
+(With several Pythons, name one: `python3.12 -m venv .venv`, or `py -3.12 -m venv .venv` on Windows.)
+
+## Work
+
+Each time: open a terminal in this folder, activate the environment (the `activate` line
+above), and start JupyterLab:
+
+```bash
+jupyter lab
+```
+
+Open {order}. Replace every `raise NotImplementedError()` with your code, run the
+self-check cell under it, then the test cells that follow.
+
+Training cells take minutes. To run a whole notebook in seconds (short training, same
+tests), start JupyterLab in quick mode: `COURSE_QUICK=1 jupyter lab` (Windows: run
+`set COURSE_QUICK=1` first, or `$env:COURSE_QUICK=1` in PowerShell).
+
+## Validate, then hand in
+
+Click **Validate** in the notebook's toolbar. It saves the notebook and runs all of it in
+a fresh kernel, as the grader will, in quick mode (short training); then it shows each
+of the tests that fail, with its error, and each written answer left empty, or says
+that your notebook passes all the tests. It runs the tests you can see; the grader
+also runs a few hidden ones.
+
+Hand in the notebook (`.ipynb`), under its own name, as your instructor asks.
+"""
+
+
+#: the verbs of the instructors' ``course`` command (tests/authoring/test_bundle.py keeps this list
+#: equal to the command's own: authoring may not import the command, which stands above it)
+COURSE_VERBS = ("bench", "bundle", "check", "data", "demo", "export", "extend", "feedback", "formgrader",
+                "grade", "init", "release", "release-to-exchange", "report", "roster", "similarity", "unflag")
+
+
+def instructor_words() -> re.Pattern:
+    """What a student does not have, so the bundle must not speak of it.
+
+    The repository's ``solutions/`` and ``tests/``, a verb of the instructors'
+    ``course`` command (``course bench``, ``course data build``), and the data
+    builder ``course_data`` (``python -m course_data.build``).
+    """
+    verbs = "|".join(sorted((re.escape(verb) for verb in COURSE_VERBS), key=len, reverse=True))
+    return re.compile(rf"\bsolutions/|\btests/|\bcourse[ \t]+(?:{verbs})\b|\bcourse_data\b")
+
+
+def _text(path: Path) -> str | None:
+    """The file's text, or None for a binary file (the data)."""
+    data = path.read_bytes()
+    try:
+        return None if b"\0" in data else data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+def _lines(path: Path, rel: Path):
+    """(place, line) for each line a student can read: a notebook's place is its cell, another file's its line."""
+    if path.suffix == ".ipynb":
+        for index, cell in enumerate(read(path).cells):
+            place = f"{rel} cell {index}" + (f" ({grade_id(cell)})" if grade_id(cell) else "")
+            for line in cell.source.splitlines():
+                yield place, line
+    else:
+        for number, line in enumerate((_text(path) or "").splitlines(), 1):
+            yield f"{rel}:{number}", line
+
+
+def instructor_mentions(folder: Path) -> list[str]:
+    """Every place, in every text file of ``folder``, that speaks of what students do not have."""
+    words = instructor_words()
+    found = []
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        for place, line in _lines(path, path.relative_to(folder)):
+            if hit := words.search(line):
+                found.append(f"{place} mentions {hit.group()!r}: {line.strip()[:160]!r}")
+    return found
 
 
 def check_bundle(folder: Path, names: list[str], solutions: Path) -> list[str]:
-    """Problems that would make the bundle give something away (empty when clean)."""
+    """Problems that would make the bundle give something away or confuse a student (empty when clean)."""
     problems = []
     allowed_top = {"README.md", "helpers", *names}
     for path in sorted(folder.iterdir()):
@@ -93,6 +256,7 @@ def check_bundle(folder: Path, names: list[str], solutions: Path) -> list[str]:
                 leaked = [ln.strip() for ln in cell.source.splitlines() if ln.strip() in secret]
                 if leaked:
                     problems.append(f"{nb_path.relative_to(folder)} shows a solution line: {leaked[0][:60]!r}")
+    problems += instructor_mentions(folder)
     return problems
 
 
@@ -117,7 +281,8 @@ def build(names: list[str], to: Path, make_zip: bool = False, force: bool = Fals
         (staged / "README.md").write_text(_readme(names))
         problems = check_bundle(staged, names, scratch / "solutions")
         if problems:
-            raise CourseError(f"The bundle would give something away: {problems[0]}.")
+            more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+            raise CourseError(f"The bundle is not fit for students: {problems[0]}{more}.")
         if to.exists():
             shutil.rmtree(to)
         shutil.copytree(staged, to)

@@ -15,9 +15,13 @@ steps:
   1. release the named assignments afresh from solutions/ (in a scratch folder);
   2. copy their student versions and data, the helper modules the notebooks
      import (the package course/: quick mode, plots, explorers, the data loader
-     of 04) as a small package students install with `pip install ./helpers`,
-     and a README;
-  3. refuse if anything else, a solution line or an nbgrader marker got in.
+     of 04) as a small package students install into a venv with
+     `pip install ./helpers` (it brings JupyterLab and nbgrader's Validate
+     button, with the rest of nbgrader's interface switched off), and a README
+     (venv, install, start, Validate, hand in);
+  3. refuse if anything else, a solution line or an nbgrader marker got in, or
+     if any file speaks of solutions/, tests/, a `course` verb or course_data
+     (students have none of them): the error names the file and cell or line.
 
 paths:
   notebooks of a fresh release  ->  <to>/<a>/<a>.ipynb (+ data), <to>/helpers/, <to>/README.md

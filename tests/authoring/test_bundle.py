@@ -2,16 +2,31 @@
 
 from __future__ import annotations
 
+import json
+import re
+import shutil
+import tomllib
 import zipfile
 from pathlib import Path
 
 import nbformat
 import pytest
 
+from instructor.authoring.bundle import (
+    JUPYTER_CONFIG,
+    LAB_PLUGINS_OFF,
+    SERVER_EXTENSIONS_OFF,
+    build,
+    check_bundle,
+    instructor_words,
+    requirements,
+)
 from instructor.authoring.leaks import secret_lines
 from instructor.authoring.trial import QUICK_ENV, run_trial
 from instructor.cells import read
-from instructor.paths import SOLUTIONS, existing_assignments, notebook_path
+from instructor.errors import CourseError
+from instructor.paths import REPO_ROOT, SOLUTIONS, existing_assignments, notebook_path
+from tests.factories import edit_notebook, make_course
 
 ASSIGNMENTS = existing_assignments(SOLUTIONS)
 
@@ -41,6 +56,8 @@ def test_bundle_holds_only_the_named_assignment(bundle_01):
         "README.md", "01_rnn/01_rnn.ipynb",
         "helpers/pyproject.toml", "helpers/course/__init__.py", "helpers/course/runtime.py", "helpers/course/plotting.py",
         "helpers/course/explorers.py", "helpers/course/cipher_data.py",
+        "helpers/jupyter-config/labconfig/page_config.json",
+        *(f"helpers/jupyter-config/jupyter_server_config.d/{name}.json" for name in SERVER_EXTENSIONS_OFF),
     }
     assert "helpers/course/cipher_data.py" in files
     assert not any(later in f for f in files for later in ASSIGNMENTS[1:]), "a later assignment is in the bundle"
@@ -101,3 +118,121 @@ def test_bundle_names_given_answers(tmp_path, run_course):
     out, _ = run_course(["bundle", "02_seq2seq", "--to", tmp_path / "week2"])
     assert "02_seq2seq holds the reference answers of 01_rnn" in out
     assert not (tmp_path / "week2/01_rnn").exists()
+
+
+# --- what a student reads and installs (a toy course: independent of the real notebooks' prose) ---
+
+STUDENT_PACKAGE_DOC = '"""The helpers the toy notebooks import."""\n'
+
+
+def toy_root(root: Path) -> Path:
+    """A toy course repository a bundle can be built from: toy solutions, this pyproject.toml, a one-line ``course``."""
+    make_course(root)
+    shutil.copy(REPO_ROOT / "pyproject.toml", root)
+    (root / "course").mkdir()
+    (root / "course/__init__.py").write_text(STUDENT_PACKAGE_DOC)
+    return root
+
+
+@pytest.fixture(scope="module")
+def toy_bundle(tmp_path_factory) -> Path:
+    tmp = tmp_path_factory.mktemp("toy-bundle")
+    return build(["01_toy"], tmp / "week1", root=toy_root(tmp / "repo"))[0]
+
+
+def test_readme_sets_up_a_venv_with_one_install(toy_bundle):
+    """Does the README make and activate a venv (Linux/macOS and Windows), install with one command, start JupyterLab and explain Validate?"""
+    readme = (toy_bundle / "README.md").read_text()
+    lines = {line.strip() for line in readme.splitlines()}
+    assert {"python3 -m venv .venv", "source .venv/bin/activate", "py -m venv .venv", r".venv\Scripts\activate"} <= lines
+    installs = [line for line in lines if "pip install" in line or "conda" in line]
+    assert set(installs) == {"pip install ./helpers"}, installs
+    assert "jupyter lab" in lines and "`01_toy/01_toy.ipynb`" in readme
+    assert "3.11 or 3.12" in readme and "COURSE_QUICK=1" in readme and "as your instructor asks" in readme
+    assert "**Validate**" in readme and "quick mode" in readme and "the tests that fail" in readme
+    assert not instructor_words().search(readme), instructor_words().search(readme)
+
+
+def test_helpers_install_nbgrader_validate_and_nothing_else_of_it(toy_bundle):
+    """Does helpers/pyproject.toml require nbgrader (the course's range) and install the Jupyter settings that keep only Validate?"""
+    helpers = toy_bundle / "helpers"
+    pyproject = tomllib.loads((helpers / "pyproject.toml").read_text())
+    nbgrader = [d for d in requirements() if d.startswith("nbgrader")]
+    assert nbgrader and nbgrader[0] in pyproject["project"]["dependencies"]
+    data_files = pyproject["tool"]["setuptools"]["data-files"]
+    installed = {f"{folder}/{Path(source).name}": helpers / source for folder, sources in data_files.items() for source in sources}
+    assert set(installed) == set(JUPYTER_CONFIG) == {
+        "etc/jupyter/labconfig/page_config.json",
+        *(f"etc/jupyter/jupyter_server_config.d/{name}.json" for name in SERVER_EXTENSIONS_OFF),
+    }
+    for target, source in installed.items():
+        assert json.loads(source.read_text()) == JUPYTER_CONFIG[target], target
+    page = JUPYTER_CONFIG["etc/jupyter/labconfig/page_config.json"]
+    assert set(page["disabledExtensions"]) == set(LAB_PLUGINS_OFF) == {
+        f"@jupyter/nbgrader:{p}" for p in ("formgrader", "create-assignment", "course-list", "assignment-list", "menu")
+    }
+    servers = {}
+    for target, content in JUPYTER_CONFIG.items():
+        if "jupyter_server_config.d" in target:
+            assert Path(target).name > "nbgrader.json", f"{target} is merged before nbgrader.json, which turns it on again"
+            servers.update(content["ServerApp"]["jpserver_extensions"])
+    assert servers == {f"nbgrader.server_extensions.{e}": False for e in ("formgrader", "course_list", "assignment_list")}
+
+
+@pytest.mark.parametrize("text", [
+    "Compare with solutions/01_toy/01_toy.ipynb.",
+    "The graders keep tests/grading in the repository.",
+    "Time it with `course bench`.",
+    "Rebuild the data with course data build.",
+    "or `python -m course_data.build`",
+])
+def test_instructor_words(text):
+    """Does the rule find solutions/, tests/, a `course` verb and the data builder?"""
+    assert instructor_words().search(text)
+
+
+@pytest.mark.parametrize("text", [
+    "from course.runtime import pick", "import course.cipher_data", "COURSE_QUICK=1 jupyter lab",
+    "the course was measured on a 2-core machine", "the tests that fail", "as your instructor asks",
+])
+def test_instructor_words_spare_what_students_have(text):
+    """Does the rule leave the student package, quick mode and plain English alone?"""
+    assert not instructor_words().search(text)
+
+
+@pytest.mark.parametrize("where, change", [
+    ("README.md", lambda path: path.write_text(path.read_text() + "\nThe answers are in solutions/.\n")),
+    ("helpers/course/__init__.py", lambda path: path.write_text('"""Rebuilt by `course data build`."""\n')),
+    ("helpers/pyproject.toml", lambda path: path.write_text(path.read_text() + "# see tests/\n")),
+    ("01_toy/01_toy.ipynb", lambda path: edit_notebook(
+        path, lambda nb: nb.cells.insert(1, nbformat.v4.new_markdown_cell("Time the training with `course bench`.")))),
+])
+def test_check_bundle_refuses_instructor_words(toy_bundle, tmp_path, where, change):
+    """Does check_bundle refuse a bundle whose README, helper files or notebook prose speak of solutions/, tests/ or a `course` verb, naming the place?"""
+    folder = tmp_path / "week1"
+    shutil.copytree(toy_bundle, folder)
+    solutions = toy_bundle.parent / "repo/solutions"
+    assert check_bundle(folder, ["01_toy"], solutions) == []
+    change(folder / where)
+    problems = check_bundle(folder, ["01_toy"], solutions)
+    assert len(problems) == 1 and problems[0].startswith(where), problems
+    if where.endswith(".ipynb"):
+        assert re.match(r"01_toy/01_toy.ipynb cell 1 mentions 'course bench'", problems[0]), problems
+
+
+def test_bundle_refuses_notebook_prose_with_a_course_verb(tmp_path):
+    """Does `course bundle` stop, naming the cell, when a notebook's prose tells students to run a `course` command?"""
+    root = toy_root(tmp_path / "repo")
+    edit_notebook(root / "solutions/01_toy/01_toy.ipynb",
+                  lambda nb: nb.cells.append(nbformat.v4.new_markdown_cell("`course bench` times this notebook.")))
+    with pytest.raises(CourseError, match=r"01_toy/01_toy.ipynb cell 6 mentions 'course bench'"):
+        build(["01_toy"], tmp_path / "week1", root=root)
+    assert not (tmp_path / "week1").exists()
+
+
+def test_the_forbidden_verbs_are_the_commands_own():
+    """Does the bundle rule know every verb of the `course` command (so a new verb cannot slip into a bundle)?"""
+    from instructor.authoring.bundle import COURSE_VERBS
+    from instructor.cli import COMMANDS
+
+    assert sorted(COURSE_VERBS) == sorted(m.NAME for m in COMMANDS)

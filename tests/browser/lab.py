@@ -89,8 +89,13 @@ def _shut_down_kernels(lab: Lab) -> None:
 
 
 @contextmanager
-def jupyter_lab(root: Path, scratch: Path, timeout: float = 90):
-    """Start ``jupyter lab`` serving ``root``; yield a :class:`Lab`; kill it at the end."""
+def jupyter_lab(root: Path, scratch: Path, timeout: float = 90, python: Path | None = None):
+    """Start ``jupyter lab`` serving ``root``; yield a :class:`Lab`; kill it at the end.
+
+    ``python``: the interpreter of another environment to run it with (a
+    student's venv), which then sees only its own packages; default: this one.
+    """
+    interpreter = str(python or sys.executable)
     config = scratch / "config"
     (config / "labconfig").mkdir(parents=True, exist_ok=True)
     (config / "labconfig" / "page_config.json").write_text(
@@ -104,13 +109,13 @@ def jupyter_lab(root: Path, scratch: Path, timeout: float = 90):
         JUPYTER_RUNTIME_DIR=str(scratch / "runtime"),
         IPYTHONDIR=str(scratch / "ipython"),
         # this Python first: `jupyter` subcommands and kernels must not fall back to another install
-        PATH=os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]),
-        **_base_install_paths(),
+        PATH=os.pathsep.join([str(Path(interpreter).parent), os.environ.get("PATH", "")]),
+        **(_base_install_paths() if python is None else {}),
     )
     port, token = _free_port(), secrets.token_hex(16)
     log = scratch / "jupyterlab.log"
     command = [
-        sys.executable, "-m", "jupyterlab", "--no-browser", "--allow-root",
+        interpreter, "-m", "jupyterlab", "--no-browser", "--allow-root",
         "--ip=127.0.0.1", f"--port={port}", "--port-retries=0",
         f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root}",
         "--LabApp.news_url=None", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",

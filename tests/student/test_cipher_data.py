@@ -13,15 +13,15 @@ from tests.data.test_builder import PROSE, write
 
 def test_loader_error_on_missing_file(tmp_path):
     """Does a missing data file raise one sentence that says how to rebuild it?"""
-    with pytest.raises(DataFileError, match=r"missing; rebuild it with `course data build`"):
+    with pytest.raises(DataFileError, match=r"missing; put back the cipher_data.npz that came with the assignment"):
         load_cipher_data(tmp_path / "cipher_data.npz")
 
 
 @pytest.mark.parametrize("content", [b"", b"not a zip file at all", b"PK\x03\x04broken"])
 def test_loader_error_on_corrupt_file(tmp_path, content):
-    """Does a corrupt data file raise one sentence that says how to rebuild it?"""
+    """Does a corrupt data file raise one sentence that says what a student can do about it?"""
     path = write(tmp_path, "cipher_data.npz", content)
-    expected = r"not a valid cipher data file .*python -m course_data.build"
+    expected = r"not a valid cipher data file .*put back the cipher_data.npz that came with the assignment"
     with pytest.raises(DataFileError, match=expected):
         load_cipher_data(path)
 
@@ -48,7 +48,7 @@ def test_loader_refuses_an_old_format(tmp_path):
     meta = {"format_version": 1, "corpus": "x", "corpus_sha256": "0", "seed": 0,
             "held_out_fraction": 0.1, "key": KEY, "alphabet": ALPHABET}
     write_npz(tmp_path / "old.npz", {**arrays, **{k: np.array(v) for k, v in meta.items()}})
-    with pytest.raises(DataFileError, match="format version 1, expected 2.*course data build"):
+    with pytest.raises(DataFileError, match="format version 1, expected 2.*put back the cipher_data.npz"):
         load_cipher_data(tmp_path / "old.npz")
     meta["format_version"] = 2
     arrays["held_out_plain"] = np.full((100, 2), 27, np.uint8)  # START is no plain-text symbol

@@ -13,7 +13,8 @@ then runs every code cell in a kernel it starts, with:
 
 - a per-cell timeout (the cell is interrupted, grading goes on);
 - a budget for the whole notebook (the rest is not run);
-- caps on output bytes per cell and per notebook (the rest is cut);
+- caps on output bytes per cell and per notebook, text and figures each
+  within a budget of their own (the rest is cut);
 
 and writes ``result.json``: the executed notebook plus what happened, as data.
 The grader outside trusts nothing in it beyond its shape.
@@ -52,13 +53,13 @@ def _undumpable() -> None:
 
 
 class CappedClient(NotebookClient):
-    """An nbclient that keeps at most ``cell_bytes`` / ``notebook_bytes`` of output."""
+    """An nbclient that keeps at most ``caps[is_figure]`` = (per cell, per notebook) bytes of output."""
 
-    def __init__(self, nb, cell_bytes: int, notebook_bytes: int, **kw):
+    def __init__(self, nb, caps: dict[bool, tuple[int, int]], **kw):
         super().__init__(nb, **kw)
-        self.cell_bytes, self.notebook_bytes = cell_bytes, notebook_bytes
-        self.used_cell: dict[int, int] = {}
-        self.used_total = 0
+        self.caps = caps  # is a figure -> (bytes per cell, bytes per notebook)
+        self.used_cell: dict[tuple[int, bool], int] = {}
+        self.used_total = {False: 0, True: 0}
         self.cut: set[int] = set()
 
     timed_out_now = False
@@ -74,15 +75,18 @@ class CappedClient(NotebookClient):
         return await super()._async_handle_timeout(timeout, cell)
 
     def output(self, outs, msg, display_id, cell_index):
-        size = len(json.dumps(msg.get("content", {})))
-        used = self.used_cell.get(cell_index, 0)
-        if used + size > self.cell_bytes or self.used_total + size > self.notebook_bytes:
+        content = msg.get("content", {})
+        size = len(json.dumps(content))
+        image = any(str(kind).startswith("image/") for kind in (content.get("data") or {}))
+        per_cell, per_notebook = self.caps[image]
+        used = self.used_cell.get((cell_index, image), 0)
+        if used + size > per_cell or self.used_total[image] + size > per_notebook:
             if cell_index not in self.cut:
                 self.cut.add(cell_index)
                 outs.append(new_output("stream", name="stdout", text="\n[output cut: over the grader's byte limit]\n"))
             return None
-        self.used_cell[cell_index] = used + size
-        self.used_total += size
+        self.used_cell[(cell_index, image)] = used + size
+        self.used_total[image] += size
         return super().output(outs, msg, display_id, cell_index)
 
 
@@ -110,7 +114,8 @@ def run(job: dict) -> dict:
     cfg.KernelManager.ip = "/tmp/kernel-ipc"
     timeout_msg = f"the cell ran longer than the {limits['cell_timeout']:g} s limit and was interrupted"
     client = CappedClient(
-        nb, limits["cell_output_bytes"], limits["notebook_output_bytes"],
+        nb, {False: (limits["cell_output_bytes"], limits["notebook_output_bytes"]),
+             True: (limits["cell_image_bytes"], limits["notebook_image_bytes"])},
         timeout=int(limits["cell_timeout"]), kernel_name="python3", allow_errors=True,
         interrupt_on_timeout=True, iopub_timeout=4,
         error_on_timeout={"ename": "TimeoutError", "evalue": timeout_msg, "traceback": [f"TimeoutError: {timeout_msg}"]},

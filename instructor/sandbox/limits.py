@@ -26,8 +26,10 @@ class Limits:
     disk_mb: int = 512  # size of everything else it may write: work folder, home, result (a tmpfs)
     cpus: float = 0.0  # a cap on CPU time per wall-clock second (cpu cgroup); 0: no cap, an equal share
     #                    with every other sandbox when they compete (each has a cpu cgroup of its own)
-    cell_output_bytes: int = 64_000  # outputs kept per cell, the rest cut
-    notebook_output_bytes: int = 1_000_000  # outputs kept per notebook
+    cell_output_bytes: int = 64_000  # text outputs kept per cell, the rest cut
+    notebook_output_bytes: int = 1_000_000  # text outputs kept per notebook
+    cell_image_bytes: int = 1_000_000  # figures kept per cell (a budget of their own: one attention
+    notebook_image_bytes: int = 4_000_000  # figure would use up a cell's text budget)
 
     def as_dict(self) -> dict:
         return asdict(self)

@@ -308,3 +308,27 @@ def test_busy_processes_leave_the_student_beside_them_their_speed(tmp_path):
             autogroup.write_text(before)
     assert status == "ok"
     assert beside < 2 * alone + 1, (alone, beside)  # without the cpu cgroup: 4-7 times slower here
+
+
+FIGURES = """
+from IPython.display import display
+display({"image/png": "A" * 300_000, "text/plain": "<Figure>"}, raw=True)
+print("x" * 300_000)
+"""
+
+
+def test_figures_and_text_have_budgets_of_their_own():
+    """Is a 300 kB figure kept (figures: 1 MB a cell) while 300 kB of printed text is cut (text: 64 kB a cell)?"""
+    from instructor.grading.preprocessors.cap_output_bytes import CapOutputBytes
+
+    isolation = require_sandbox()
+    nb = new_notebook(cells=[new_code_cell(FIGURES)], metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}})
+    run = sandbox.execute(nb, [], sandbox.Limits(cell_timeout=20, notebook_budget=60), isolation)
+    outputs = run.notebook.cells[0].outputs
+    assert [o.output_type for o in outputs] == ["display_data", "stream"], outputs
+    assert len(outputs[0]["data"]["image/png"]) == 300_000 and "output cut" in outputs[1]["text"]
+    # the same budgets once more outside, where the returned notebook is scored and shown
+    many = new_notebook(cells=[new_code_cell("", outputs=[nbformat.v4.new_output(
+        "display_data", data={"image/png": "B" * 900_000})]) for _ in range(6)])
+    kept, _ = CapOutputBytes()(many, {})
+    assert sum(o.output_type == "display_data" for c in kept.cells for o in c.outputs) == 4  # 4 MB a notebook

@@ -8,6 +8,8 @@ from nbconvert.preprocessors import Preprocessor
 from nbformat.v4 import new_output
 from traitlets import Bool, Int
 
+from instructor.sandbox.limits import Limits
+
 NOTE = "[output cut: over the grader's byte limit]\n"
 
 
@@ -26,10 +28,10 @@ class CapOutputBytes(Preprocessor):
     """
 
     enabled = Bool(True).tag(config=True)
-    cell_bytes = Int(64_000, help="text output bytes kept per cell").tag(config=True)
-    notebook_bytes = Int(1_000_000, help="text output bytes kept per notebook").tag(config=True)
-    cell_image_bytes = Int(1_000_000, help="figure bytes kept per cell").tag(config=True)
-    notebook_image_bytes = Int(4_000_000, help="figure bytes kept per notebook").tag(config=True)
+    cell_bytes = Int(Limits.cell_output_bytes, help="text output bytes kept per cell").tag(config=True)
+    notebook_bytes = Int(Limits.notebook_output_bytes, help="text output bytes kept per notebook").tag(config=True)
+    cell_image_bytes = Int(Limits.cell_image_bytes, help="figure bytes kept per cell").tag(config=True)
+    notebook_image_bytes = Int(Limits.notebook_image_bytes, help="figure bytes kept per notebook").tag(config=True)
 
     def preprocess(self, nb, resources):
         total = {False: 0, True: 0}  # by is_image

@@ -189,6 +189,24 @@ def test_honest_notebooks_are_never_flagged(assignment, folder):
     assert resources["course"].flags == []
 
 
+@pytest.mark.parametrize("code, reads", [
+    ("print(In)", True), ("x = _ih[-1]", True), ("y = Out[2]", True), ("In = In", True), ("_i += 1", True),
+    ("def f():\n    return In\nIn = 3", True), ("print(_i2)\nfor _i2 in range(4):\n    pass", True),
+    ("for _i in range(3):\n    t += _i", False), ("x = [_i * 2 for _i in range(3)]", False),
+    ("_i = 0\n_i += 1", False), ("def f(_i):\n    return _i", False),
+    ("with open('x') as _i:\n    print(_i)", False), ("obj.In = 3\nprint(obj.In)", False),
+])
+def test_the_input_history_is_what_the_code_did_not_bind_itself(code, reads):
+    """Is a loop variable named ``_i`` the student's own (not flagged), while reading ``In`` or ``_ih`` is?"""
+    from nbformat.v4 import new_code_cell, new_notebook
+
+    from instructor.grading.preprocessors.flag_test_machinery import FlagTestMachinery
+
+    nb = new_notebook(cells=[new_code_cell(code)])
+    _, resources = FlagTestMachinery()(nb, {})
+    assert any("input history" in f for f in resources["course"].flags) == reads, resources["course"].flags
+
+
 @pytest.mark.parametrize("assignment", ["01_rnn", "02_seq2seq", "03_attention", "04_transformer"])
 @pytest.mark.parametrize("folder", ["solutions", "notebooks"])
 def test_honest_notebooks_are_not_called_tampered(assignment, folder):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import io
 import re
 import tokenize
@@ -14,7 +15,7 @@ from instructor.grading.submission import carried
 #: (what it is, pattern) -- matched against student code with comments and strings removed
 PATTERNS = [
     ("IPython's machinery", r"\bget_ipython\b|\binput_transformers\w*|\bast_transformers\b|\bevents\s*\.\s*register\b|__IPYTHON__|\brun_cell\b"),
-    ("the input history", r"\b(_ih|_oh|_dh|_i\d*|_ii+|In|Out)\b"),
+    ("the input history", r"\b(_ih|_oh|_dh|_i\d*|_ii+|In|Out)\b"),  # read as code: see reads_history
     ("builtins", r"\bbuiltins\b|__builtins__|__import__"),
     ("the import system", r"\bsys\s*\.\s*(modules|meta_path|path_hooks|path_importer_cache)\b|\bimportlib\b"),
     ("the interpreter's hooks", r"\bsys\s*\.\s*(settrace|setprofile|_getframe|excepthook|displayhook|audit|addaudithook)\b|\binspect\b|\bgc\s*\.|\bctypes\b|\batexit\b|\bframe\b\s*\.\s*f_"),
@@ -25,6 +26,53 @@ PATTERNS = [
     ("dynamic code", r"(?<![\w.])(eval|exec|compile)\s*\("),
 ]
 _COMPILED = [(what, re.compile(p)) for what, p in PATTERNS]
+HISTORY = "the input history"
+#: IPython's names for the input and output history
+_HISTORY_NAME = re.compile(r"_ih|_oh|_dh|_i\d*|_ii+|In|Out")
+
+
+def reads_history(source: str) -> bool:
+    """Does this code read one of IPython's history names that it has not bound itself first?
+
+    ``for _i in range(3): total += _i`` binds ``_i`` and reads its own value;
+    ``print(In)`` reads the history. A name is the code's own when the cell
+    binds it before reading it (an assignment, a loop, a ``with ... as``, an
+    argument) or anywhere as a comprehension's loop variable (which Python
+    reads before it appears). Code that does not parse falls back to the
+    pattern: a history name anywhere is flagged.
+    """
+    try:
+        tree = ast.parse("\n".join(line for line in source.splitlines() if not line.lstrip().startswith(("%", "!"))))
+    except SyntaxError:
+        return bool(re.search(rf"\b({_HISTORY_NAME.pattern})\b", _code_only(source, strings=False)))
+    bound: dict[str, tuple[int, int]] = {}  # name -> where the code first binds it
+    reads: list[tuple[str, tuple[int, int]]] = []
+    always = set()  # comprehension targets: bound for the whole comprehension
+
+    def bind(name: str, at: tuple[int, int]) -> None:
+        bound[name] = min(bound.get(name, at), at)
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.comprehension):
+            always |= {n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)}
+        elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            # the value is read before the targets are bound (`In = In` reads the history)
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for name in (n for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)):
+                bind(name.id, (node.end_lineno, node.end_col_offset))
+                if isinstance(node, ast.AugAssign):  # `_i += 1` reads _i first
+                    reads.append((name.id, (name.lineno, name.col_offset)))
+        elif isinstance(node, ast.arg):
+            bind(node.arg, (node.lineno, node.col_offset))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            if isinstance(node.ctx, ast.Load):
+                reads.append((node.id, (node.lineno, node.col_offset)))
+            elif node.id not in bound:  # a loop's, a `with ... as`'s, a walrus's target
+                bind(node.id, (node.lineno, node.col_offset))
+    far = (10**9, 0)
+    return any(_HISTORY_NAME.fullmatch(name) and name not in always and at < bound.get(name, far)
+               for name, at in reads)
 
 
 def _code_only(source: str, strings: bool = True) -> str:
@@ -69,8 +117,11 @@ class FlagTestMachinery(Preprocessor):
             where = meta.get("grade_id") or f"cell {index}"
             code, names = _code_only(cell.source), _code_only(cell.source, strings=False)
             for what, pattern in _COMPILED:
-                # paths live in strings; every other pattern is about names
-                if pattern.search(code if what.startswith("files") else names):
+                if what == HISTORY:
+                    hit = reads_history(cell.source)
+                else:  # paths live in strings; every other pattern is about names
+                    hit = bool(pattern.search(code if what.startswith("files") else names))
+                if hit:
                     found.setdefault(what, []).append(where)
             if magics(cell.source):
                 found.setdefault("IPython magics or shell commands", []).append(where)

@@ -22,6 +22,7 @@ from nbgrader.preprocessors import (
 from instructor.grading.preprocessors.cap_output_bytes import CapOutputBytes
 from instructor.grading.preprocessors.check_tests_ran import CheckTestsRan
 from instructor.grading.preprocessors.flag_test_machinery import FlagTestMachinery
+from instructor.grading.preprocessors.fail_shaped_outputs import FailShapedTestOutputs
 from instructor.grading.preprocessors.inert_student_content import InertStudentContent
 from instructor.grading.preprocessors.keep_hand_grades import KeepHandGrades
 from instructor.grading.preprocessors.match_release import MatchRelease
@@ -37,7 +38,7 @@ PREPARE = [MatchRelease, RestoreTamperedCells, ClearOutput, DeduplicateIds, Over
 EXECUTE = [SandboxedExecute]
 #: outside the sandbox, on what came back (ClearMetadataPreprocessor is off unless configured, as in nbgrader);
 #: the student's markup is made inert last, before anyone opens the graded notebook
-SCORE = [CheckTestsRan, IgnorePattern, ClearMetadataPreprocessor, LimitOutput, CapOutputBytes, InertStudentContent]
+SCORE = [CheckTestsRan, FailShapedTestOutputs, IgnorePattern, ClearMetadataPreprocessor, LimitOutput, CapOutputBytes, InertStudentContent]
 #: into the gradebook: nbgrader's SaveAutoGrades, minus re-flagging unchanged hand grades
 RECORD = [KeepHandGrades, AssignLatePenalties, CheckCellMetadata]
 

@@ -36,7 +36,7 @@ sys.modules.setdefault("rfc3987_syntax", None)
 import nbformat  # noqa: E402  (after the line above)
 from nbclient import NotebookClient  # noqa: E402
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
-from nbformat.v4 import new_output
+from nbformat.v4 import new_output, output_from_msg
 from traitlets.config import Config
 
 PR_SET_DUMPABLE = 4
@@ -50,6 +50,35 @@ def _undumpable() -> None:
         ctypes.CDLL(None, use_errno=True).prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
     except (OSError, AttributeError):  # pragma: no cover - not Linux
         pass
+
+
+#: what is kept of an error or a stderr stream past the byte caps
+VERDICT_CHARS = 2_000
+
+
+def _is_verdict(msg) -> bool:
+    """An output that fails a test cell by nbgrader's rule: an error, or text on stderr."""
+    kind = _kind(msg)
+    return kind == "error" or (kind == "stream" and msg.get("content", {}).get("name") == "stderr")
+
+
+def _kind(msg) -> str:
+    return msg.get("msg_type") or msg.get("header", {}).get("msg_type") or ""
+
+
+def _fails(out) -> bool:
+    """An output already in a cell that fails it: an error, or a stderr stream."""
+    return out.get("output_type") == "error" or (out.get("output_type") == "stream" and out.get("name") == "stderr")
+
+
+def _shorten(content: dict) -> None:
+    """Keep an error's name and the first characters of its value and traceback; a stream's first characters."""
+    if "text" in content:
+        content["text"] = str(content["text"])[:VERDICT_CHARS]
+    if "evalue" in content:
+        content["evalue"] = str(content["evalue"])[:VERDICT_CHARS]
+        content["ename"] = str(content.get("ename", ""))[:100]
+        content["traceback"] = [str(line)[:VERDICT_CHARS] for line in (content.get("traceback") or [])[-3:]]
 
 
 class CappedClient(NotebookClient):
@@ -75,12 +104,37 @@ class CappedClient(NotebookClient):
         return await super()._async_handle_timeout(timeout, cell)
 
     def output(self, outs, msg, display_id, cell_index):
+        verdicts = [o for o in outs if _fails(o)]
+        out = self._capped_output(outs, msg, display_id, cell_index)
+        if out is None and _is_verdict(msg) and not any(_fails(o) for o in outs):
+            # nbclient handed it to an output hook (an ipywidgets Output swallows it): it stays in the cell
+            _shorten(msg.get("content", {}))
+            try:
+                out = output_from_msg(msg)
+                outs.append(out)
+            except ValueError:
+                pass
+        # a clear_output() deferred to this output removes what was shown, never a verdict
+        outs[:0] = [o for o in verdicts if all(o is not kept for kept in outs)]
+        return out
+
+    def clear_output(self, outs, msg, cell_index):
+        verdicts = [o for o in outs if _fails(o)]
+        super().clear_output(outs, msg, cell_index)
+        outs[:0] = [o for o in verdicts if not any(o is kept for kept in outs)]
+
+    def _capped_output(self, outs, msg, display_id, cell_index):
         content = msg.get("content", {})
         size = len(json.dumps(content))
         image = any(str(kind).startswith("image/") for kind in (content.get("data") or {}))
         per_cell, per_notebook = self.caps[image]
         used = self.used_cell.get((cell_index, image), 0)
         if used + size > per_cell or self.used_total[image] + size > per_notebook:
+            if _is_verdict(msg) and not any(_fails(o) for o in outs):
+                # an error (or stderr) fails a test cell: the first is never cut, only shortened, so
+                # output padded up to the cap cannot drop the one line that says "failed"
+                _shorten(content)
+                return super().output(outs, msg, display_id, cell_index)
             if cell_index not in self.cut:
                 self.cut.add(cell_index)
                 outs.append(new_output("stream", name="stdout", text="\n[output cut: over the grader's byte limit]\n"))

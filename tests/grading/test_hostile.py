@@ -104,6 +104,23 @@ def test_every_case_ends_as_expected(corpus):
     assert not wrong, "\n".join(wrong)
 
 
+def test_no_recorded_score_exceeds_the_release(corpus):
+    """Does no cell's recorded points exceed what the release gives it, nor any total the assignment's maximum?"""
+    from nbgrader.api import Gradebook
+
+    with Gradebook(f"sqlite:///{corpus['course_dir'] / 'gradebook.db'}") as gb:
+        release = {c.name: c.max_score for nb in gb.find_assignment(A).notebooks for c in nb.grade_cells}
+        maximum = gb.find_assignment(A).max_score
+        over = []
+        for sub in gb.assignment_submissions(A):
+            over += [f"{sub.student_id}: {g.name} {g.score} > {release.get(g.name)}" for nb in sub.notebooks
+                     for g in nb.grades if g.name not in release or (g.score or 0) > release[g.name]]
+            if sub.score > maximum:
+                over.append(f"{sub.student_id}: {sub.score} > {maximum}")
+    assert over == []
+    assert {n: o.score for n, o in corpus["outcomes"].items() if (o.score or 0) > FULL} == {}
+
+
 def test_reference_keeps_full_marks_and_no_flag(corpus):
     """Is the reference, graded among the hostile cases, at full marks and flagged by nothing?"""
     rows = {g.student: g for g in grades(corpus["course_dir"])}
@@ -187,6 +204,47 @@ def test_honest_notebooks_are_never_flagged(assignment, folder):
     nb = nbformat.read(str(notebook_path(assignment, REPO_ROOT / folder)), as_version=4)
     _, resources = FlagTestMachinery()(nb, {})
     assert resources["course"].flags == []
+
+
+@pytest.mark.parametrize("assignment", ["01_rnn", "02_seq2seq", "03_attention", "04_transformer"])
+def test_no_test_cell_returns_a_value(assignment):
+    """Does every test cell of the course end in a statement, so that a value returned by one is the kernel's doing?"""
+    import ast
+
+    from instructor.cells import is_graded_test
+
+    nb = nbformat.read(str(notebook_path(assignment, REPO_ROOT / "solutions")), as_version=4)
+    ending = [c.metadata["nbgrader"]["grade_id"] for c in nb.cells if is_graded_test(c)
+              and (body := ast.parse(c.source).body) and isinstance(body[-1], ast.Expr)
+              and not (isinstance(body[-1].value, ast.Call) and getattr(body[-1].value.func, "id", "") == "print")]
+    assert ending == []
+
+
+def test_a_test_cell_whose_output_the_kernel_shaped_scores_zero():
+    """Is a returned number before an error, a widget, or an error past the byte cap no pass (nbgrader's rule says pass)?"""
+    from nbformat.v4 import new_code_cell, new_notebook, new_output
+    from nbgrader.utils import determine_grade
+
+    from instructor.grading.preprocessors.cap_output_bytes import CapOutputBytes
+    from instructor.grading.preprocessors.fail_shaped_outputs import FailShapedTestOutputs
+
+    meta = {"nbgrader": {"grade": True, "solution": False, "locked": True, "points": 3, "grade_id": "t"}}
+    error = new_output("error", ename="AssertionError", evalue="wrong", traceback=[])
+    cells = [
+        new_code_cell("assert f() == 1", metadata=meta, outputs=[
+            new_output("execute_result", data={"text/plain": "3.0"}, execution_count=1), error]),
+        new_code_cell("assert f() == 1", metadata=meta, outputs=[new_output("display_data", data={
+            "application/vnd.jupyter.widget-view+json": {"model_id": "m", "version_major": 2}, "text/plain": "Output()"})]),
+        new_code_cell("assert f() == 1", metadata=meta, outputs=[
+            new_output("stream", name="stdout", text="x" * 70_000), error]),
+        new_code_cell("assert f() == 1", metadata=meta, outputs=[new_output("display_data", data={"image/png": "AAAA"})]),
+    ]
+    assert [determine_grade(c)[0] for c in cells] == [3.0, 3.0, 0, 3.0]  # nbgrader's own rule
+    nb, resources = FailShapedTestOutputs()(new_notebook(cells=cells), {})
+    nb, _ = CapOutputBytes()(nb, resources)
+    assert [determine_grade(c)[0] for c in nb.cells] == [0, 0, 0, 3.0]
+    assert len(resources["course"].flags) == 2 and all("shaped by the kernel" in f for f in resources["course"].flags)
+    assert nb.cells[2].outputs[-2]["ename"] == "AssertionError"  # the cap cut the padding, not the failure
 
 
 @pytest.mark.parametrize("code, reads", [

@@ -332,3 +332,26 @@ def test_figures_and_text_have_budgets_of_their_own():
         "display_data", data={"image/png": "B" * 900_000})]) for _ in range(6)])
     kept, _ = CapOutputBytes()(many, {})
     assert sum(o.output_type == "display_data" for c in kept.cells for o in c.outputs) == 4  # 4 MB a notebook
+
+
+SHAPED = [
+    # output padded up to the cell's byte cap, then the failure
+    "print('x' * 70_000)\nraise AssertionError('the test failed')",
+    # the failure routed into an ipywidgets Output, which swallows the exception
+    "from ipywidgets import Output\nfrom IPython.display import display\nbox = Output()\ndisplay(box)\n"
+    "with box:\n    raise AssertionError('the test failed')",
+    # stderr, then the output cleared
+    "import sys\nfrom IPython.display import clear_output\nprint('the test failed', file=sys.stderr)\nclear_output()",
+]
+
+
+def test_the_line_that_fails_a_cell_stays_in_it():
+    """Does an error (or stderr) stay in the cell however the kernel pads, captures or clears its output?"""
+    isolation = require_sandbox()
+    nb = new_notebook(cells=[new_code_cell(code) for code in SHAPED],
+                      metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}})
+    run = sandbox.execute(nb, [], sandbox.Limits(cell_timeout=30, notebook_budget=90), isolation)
+    for code, cell in zip(SHAPED, run.notebook.cells):
+        kinds = [(o.output_type, o.get("name")) for o in cell.outputs]
+        assert ("error", None) in kinds or ("stream", "stderr") in kinds, (code, kinds)
+    assert "the test failed" in run.notebook.cells[0].outputs[-1]["evalue"]

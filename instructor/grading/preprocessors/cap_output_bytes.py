@@ -13,6 +13,23 @@ from instructor.sandbox.limits import Limits
 NOTE = "[output cut: over the grader's byte limit]\n"
 
 
+#: what is kept of an error or a stderr stream past the caps (as the sandbox's executor keeps)
+VERDICT_CHARS = 2_000
+
+
+def fails(out) -> bool:
+    """An output that fails a test cell by nbgrader's rule: an error, or text on stderr."""
+    return out.get("output_type") == "error" or (out.get("output_type") == "stream" and out.get("name") == "stderr")
+
+
+def shortened(out):
+    """An error with its name and the first characters of its value and last traceback lines; a stream's start."""
+    if out.get("output_type") == "error":
+        return new_output("error", ename=str(out.get("ename", ""))[:100], evalue=str(out.get("evalue", ""))[:VERDICT_CHARS],
+                          traceback=[str(line)[:VERDICT_CHARS] for line in (out.get("traceback") or [])[-3:]])
+    return new_output("stream", name="stderr", text=str(out.get("text", ""))[:VERDICT_CHARS])
+
+
 def is_image(out) -> bool:
     """A figure: display data whose content is an image (PNG, JPEG, SVG)."""
     return any(str(kind).startswith("image/") for kind in (out.get("data") or {}))
@@ -44,6 +61,8 @@ class CapOutputBytes(Preprocessor):
                 size, image = len(json.dumps(out)), is_image(out)
                 per_cell, per_notebook = caps[image]
                 if used[image] + size > per_cell or total[image] + size > per_notebook:
+                    if fails(out) and not any(fails(k) for k in kept):  # what fails a cell: shortened, never cut
+                        kept.append(shortened(out))
                     cut = True
                     continue
                 used[image] += size

@@ -51,9 +51,10 @@ def _time(args: list[str]) -> float:
 
 def bench_class_tools(size: int, mistakes: dict[str, list[Mistake]], quiet: bool = False) -> dict:
     """Grade a class of ``size``, then time report, similarity, extend and export on it."""
-    if size < 1:
-        raise CourseError("--class-size takes a whole number of at least 1.")
     assignments = existing_assignments(SOLUTIONS)
+    if size < 2 * len(assignments):  # similarity compares pairs: two submissions of each assignment at least
+        raise CourseError(f"--class-size takes at least {2 * len(assignments)} for part class-tools "
+                          "(two submissions of each assignment).")
     with tempfile.TemporaryDirectory(prefix="course-bench-tools-") as tmp:
         tmp = Path(tmp)
         kinds = build_class(tmp / "subs", size, assignments, mistakes)

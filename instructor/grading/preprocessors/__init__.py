@@ -6,7 +6,9 @@ The chains that use them, and their order, are in :mod:`instructor.grading.chain
   ``restore_tampered_cells`` (edited tests and locked cells),
   ``flag_test_machinery`` (student code that reaches into the tests);
 * execute: ``sandboxed_execute`` (the sandbox, the only place student code runs);
-* score: ``check_tests_ran`` (a test that never ran scores 0), ``cap_output_bytes``;
+* score: ``check_tests_ran`` (a test that never ran scores 0), ``fail_shaped_outputs`` (a test
+  cell that returns a value or shows a widget scores 0), ``cap_output_bytes`` (text and figures,
+  each within a budget; what fails a cell is never cut), ``inert_student_content``;
 * record: ``keep_hand_grades`` (a regrade keeps a grader's work).
 
 What they find goes into the :class:`~instructor.grading.submission.Submission`

@@ -3,13 +3,18 @@
 The sandbox (bubblewrap, as root) is a private filesystem that holds only
 
     /sandbox/work   the prepared notebook and the files the release ships (read-write)
-    /sandbox/out    where the executor writes result.json
+    /sandbox/out    where the executor marks that it started (its result comes down a pipe)
     /sandbox/home   a scratch home (matplotlib's font cache copied in)
     /tmp            a small tmpfs
 
-(work and home share one size-limited tmpfs on the host, the result has a
-small one of its own; both are private to root and the sandbox's uid and
-removed afterwards; a killed grader's are removed by the next one)
+(work and home share one size-limited tmpfs on the host, out has a small one
+of its own; both are private to root and the sandbox's uid and removed
+afterwards; a killed grader's are removed by the next one)
+
+The executed notebook comes back down a pipe: the grader holds the reading
+end, the executor the only writing end (not inherited by the kernel; the
+executor is undumpable, so the kernel cannot reach it through ``/proc``), and
+the grader takes the result only from an executor that exited normally.
 
 plus, read-only, ``/usr``, ``/etc``, the interpreter, the venv, the package
 the notebooks import (``course``) and the executor script. Not visible: the
@@ -37,6 +42,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -47,7 +53,7 @@ from instructor.sandbox.limits import Limits
 __all__ = ["Isolation", "Execution", "Limits", "detect", "unsafe", "execute"]
 
 NOBODY = 65534
-#: result.json larger than this is not read (the executor caps outputs far below)
+#: a result larger than this is not read (the executor caps outputs far below)
 MAX_RESULT_BYTES = 64 * 2**20
 
 
@@ -251,7 +257,9 @@ def execute(nb, files: list[Path], limits: Limits, isolation: Isolation) -> Exec
             {"work": str(work), "out": str(out), "home": str(home)}
         name = "notebook.ipynb"
         nbformat.write(nb, str(work / name))
-        job = {"notebook": f"{inside['work']}/{name}", "result": f"{inside['out']}/result.json", "limits": limits.as_dict()}
+        channel, result_fd = os.pipe()  # the result's way out: the grader reads, only the executor writes
+        job = {"notebook": f"{inside['work']}/{name}", "out": inside["out"], "result_fd": result_fd,
+               "limits": limits.as_dict()}
         (out / "job.json").write_text(json.dumps(job))
         # -I: no user site, no PYTHON* variables, and the script's folder not on sys.path
         script = EXECUTOR_INSIDE if sandboxed else str(EXECUTOR)
@@ -264,7 +272,7 @@ def execute(nb, files: list[Path], limits: Limits, isolation: Isolation) -> Exec
             files = {str(EXECUTOR): EXECUTOR_INSIDE}
             command = [*_bwrap_args(_readonly_roots(), binds, limits.tmp_mb, env, inside["work"], files), *command]
             env = {}
-        return _run(command, env, scratch, out, work, limits)
+        return _run(command, env, scratch, out, work, limits, (channel, result_fd))
     finally:
         _remove_scratch(scratch, mounts)
 
@@ -307,17 +315,34 @@ def sweep_scratch() -> int:
     return swept
 
 
-def _run(command: list[str], env: dict, scratch: Path, out: Path, work: Path, limits: Limits) -> Execution:
+def _read_channel(fd: int, into: list) -> None:
+    """Read the executor's pipe to its end (at most MAX_RESULT_BYTES + 1 bytes kept)."""
+    with os.fdopen(fd, "rb") as pipe:
+        data = pipe.read(MAX_RESULT_BYTES + 1)
+        while pipe.read(1 << 20):  # drain whatever is beyond the cap, so the writer never blocks
+            pass
+    into.append(data)
+
+
+def _run(command: list[str], env: dict, scratch: Path, out: Path, work: Path, limits: Limits,
+         pipe: tuple[int, int]) -> Execution:
     cg = cgroup.Cgroup.create(limits.memory_mb, limits.processes, limits.cpus) if cgroup.available() else None
     start = time.monotonic()
     log_path = scratch / "log.txt"
     status = reason = ""
+    channel, result_fd = pipe
+    received: list[bytes] = []
+    reader = threading.Thread(target=_read_channel, args=(channel, received), daemon=True)
     try:
         with open(log_path, "wb") as log:
-            proc = subprocess.Popen(
-                _limited(command, limits, cg), env=env or None, cwd=str(work), stdin=subprocess.DEVNULL,
-                stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-            )
+            try:
+                proc = subprocess.Popen(
+                    _limited(command, limits, cg), env=env or None, cwd=str(work), stdin=subprocess.DEVNULL,
+                    stdout=log, stderr=subprocess.STDOUT, start_new_session=True, pass_fds=(result_fd,),
+                )
+            finally:
+                os.close(result_fd)  # the executor holds the only writing end now
+            reader.start()
             try:
                 code = proc.wait(timeout=limits.wall_clock)
             except subprocess.TimeoutExpired:
@@ -332,7 +357,9 @@ def _run(command: list[str], env: dict, scratch: Path, out: Path, work: Path, li
         killed = cg.destroy() if cg else 0
     seconds = time.monotonic() - start
     text = log_path.read_bytes()[-20_000:].decode("utf-8", "replace")
-    result = _read_result(out / "result.json")
+    reader.join(timeout=30)
+    # a result counts only from an executor that ended normally (a killed one wrote nothing to trust)
+    result = _read_result(received[0]) if received and code == 0 and not status else None
     memory = f"a process used more than the {limits.memory_mb} MB memory limit and was killed"
     if result is None:
         if not status and not (out / STARTED).exists():
@@ -351,14 +378,14 @@ def _run(command: list[str], env: dict, scratch: Path, out: Path, work: Path, li
     )
 
 
-def _read_result(path: Path):
-    """The executor's result, or None if absent, oversized or malformed."""
+def _read_result(raw: bytes):
+    """The executor's result, or None if empty, oversized or malformed."""
     import nbformat
 
     try:
-        if path.is_symlink() or not path.is_file() or path.stat().st_size > MAX_RESULT_BYTES:
+        if not raw or len(raw) > MAX_RESULT_BYTES:
             return None
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(raw.decode("utf-8"))
         data["notebook"] = nbformat.from_dict(data["notebook"])
         nbformat.validate(data["notebook"])
         if data["status"] not in {"ok", "budget", "unresponsive", "died"}:

@@ -16,7 +16,8 @@ then runs every code cell in a kernel it starts, with:
 - caps on output bytes per cell and per notebook, text and figures each
   within a budget of their own (the rest is cut);
 
-and writes ``result.json``: the executed notebook plus what happened, as data.
+and writes its result (the executed notebook plus what happened, as data)
+down the pipe ``JOB["result_fd"]``, whose other end the grader holds.
 The grader outside trusts nothing in it beyond its shape.
 """
 
@@ -216,14 +217,16 @@ def run(job: dict) -> dict:
 def main(argv: list[str]) -> int:
     with open(argv[1], encoding="utf-8") as f:
         job = json.load(f)
+    # the result goes down a pipe the grader holds the other end of; no child (the kernel) inherits it,
+    # and this process is undumpable, so the kernel (same uid) can neither write to it nor reach it in /proc
+    channel = int(job["result_fd"])
+    os.set_inheritable(channel, False)
     # the grader's sign that the sandbox started: no result without it is the grader's failure, not the student's
-    with open(os.path.join(os.path.dirname(job["result"]), STARTED), "w") as f:
+    with open(os.path.join(job["out"], STARTED), "w") as f:
         f.write("started\n")
     result = run(job)
-    tmp = job["result"] + ".part"
-    with open(tmp, "w", encoding="utf-8") as f:
+    with os.fdopen(channel, "w", encoding="utf-8") as f:
         json.dump(result, f)
-    os.replace(tmp, job["result"])
     return 0
 
 

@@ -233,7 +233,8 @@ CASES = [
     Case("kills_everything", "attack on the grader", ("not graded", "without returning a result"),
          patched(reference, "import os, signal\nos.kill(-1, signal.SIGKILL)")),
     # the kernel writes the executor's result itself (a made-up graded cell worth 800 points), then kills it
-    Case("forged_result", "attack on the grader", ("not graded", "the sandbox returned"), patched(blank, FORGED_RESULT)),
+    # (the result comes down a pipe the kernel cannot reach, and only from an executor that ended normally)
+    Case("forged_result", "attack on the grader", ("not graded", "without returning a result"), patched(blank, FORGED_RESULT)),
     Case("deep_metadata", "broken file", ("not graded", "levels deep"), edit(reference, _deep_metadata)),
     # ---- cheats inside the kernel
     Case("input_transformer", "cheat in the kernel", ("flagged", "IPython's machinery"),

@@ -355,3 +355,36 @@ def test_the_line_that_fails_a_cell_stays_in_it():
         kinds = [(o.output_type, o.get("name")) for o in cell.outputs]
         assert ("error", None) in kinds or ("stream", "stderr") in kinds, (code, kinds)
     assert "the test failed" in run.notebook.cells[0].outputs[-1]["evalue"]
+
+
+CHANNEL = """
+import fcntl, json, os, stat
+fd = json.load(open('/sandbox/out/job.json'))['result_fd']
+forged = json.dumps({"status": "ok", "detail": "", "stopped_at": None, "timed_out": [], "output_cut": [],
+                     "seconds": 1, "notebook": {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": []}})
+try:  # the same number in the kernel is the channel only if it was inherited: a pipe open for writing
+    mode = os.fstat(fd).st_mode
+    writable = fcntl.fcntl(fd, fcntl.F_GETFL) & (os.O_WRONLY | os.O_RDWR)
+    if stat.S_ISFIFO(mode) and writable:
+        os.write(fd, forged.encode())
+        print('wrote to it')
+    else:
+        print('not the channel')
+except OSError:
+    print('not open')
+try:
+    os.close(os.open(f'/proc/{os.getppid()}/fd/{fd}', os.O_WRONLY))
+    print('reached')
+except OSError:
+    print('unreachable')
+"""
+
+
+def test_the_kernel_cannot_write_the_result():
+    """Is the executor's result pipe neither inherited by the kernel nor reachable through /proc?"""
+    isolation = require_sandbox()
+    nb = new_notebook(cells=[new_code_cell(CHANNEL)], metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}})
+    run = sandbox.execute(nb, [], sandbox.Limits(cell_timeout=20, notebook_budget=60), isolation)
+    assert run.status == "ok", run.log  # the real result came back, not the forged (cell-less) one
+    text = "".join(o.get("text", "") for o in run.notebook.cells[0].outputs)
+    assert "wrote to it" not in text and "unreachable" in text, text

@@ -50,20 +50,15 @@ formula get a leading ``'`` (:func:`~instructor.reporting.export.inert_cell`).
 Not-graded submissions of someone not in the gradebook (not on the roster)
 have no row to go in: they are left out, and :func:`summary` lists them.
 
-Importing it (:data:`IMPORT_STEPS`, which ``course export --help`` prints)::
+Importing it (:data:`IMPORT_STEPS`, which ``course export --help`` prints, and which ends this
+docstring)::
 
-    1. course export --format canvas     (writes <dir>/canvas.csv, lists the cells left empty)
-    2. In Canvas, open the course: Grades > Import, choose the file, upload it.
-    3. If Canvas lists a student or an assignment it could not match: pick the Canvas
-       student (or ignore the row); pick the Canvas assignment the column belongs to, or
-       let Canvas create it as a new assignment (its points from the Points Possible row).
-    4. Review "Changes to scores": each changed cell shows the grade Canvas has and the
-       new one; lowered and removed grades are highlighted. Then press Upload.
 """
 
 from __future__ import annotations
 
 import csv
+import textwrap
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -99,8 +94,7 @@ CELL_RULE = {
 DEFAULT_NAME = "canvas.csv"
 #: empty cells listed one by one in the summary; more are counted only
 LISTED = 20
-#: what an instructor does with the file, step by step (``course export --help`` and the README print these;
-#: the module docstring holds the same text)
+#: what an instructor does with the file, step by step (``course export --help`` and the README print these)
 IMPORT_STEPS = """\
 1. course export --format canvas     (writes <dir>/canvas.csv, lists the cells left empty)
 2. In Canvas, open the course: Grades > Import, choose the file, upload it.
@@ -110,6 +104,7 @@ IMPORT_STEPS = """\
 4. Review "Changes to scores": each changed cell shows the grade Canvas has and the
    new one; lowered and removed grades are highlighted. Then press Upload.
 """
+__doc__ += textwrap.indent(IMPORT_STEPS, "    ")  # the steps are written once, above
 
 
 @dataclass

@@ -53,10 +53,6 @@ def _undumpable() -> None:
         pass
 
 
-#: what is kept of an error or a stderr stream past the byte caps
-VERDICT_CHARS = 2_000
-
-
 def _is_verdict(msg) -> bool:
     """An output that fails a test cell by nbgrader's rule: an error, or text on stderr."""
     kind = _kind(msg)
@@ -72,22 +68,26 @@ def _fails(out) -> bool:
     return out.get("output_type") == "error" or (out.get("output_type") == "stream" and out.get("name") == "stderr")
 
 
-def _shorten(content: dict) -> None:
-    """Keep an error's name and the first characters of its value and traceback; a stream's first characters."""
+def _shorten(content: dict, chars: int) -> None:
+    """Keep an error's name and the first ``chars`` of its value and traceback lines; a stream's first ``chars``.
+
+    The grader's ``CapOutputBytes`` does the same outside (this script imports nothing of the grader).
+    """
     if "text" in content:
-        content["text"] = str(content["text"])[:VERDICT_CHARS]
+        content["text"] = str(content["text"])[:chars]
     if "evalue" in content:
-        content["evalue"] = str(content["evalue"])[:VERDICT_CHARS]
+        content["evalue"] = str(content["evalue"])[:chars]
         content["ename"] = str(content.get("ename", ""))[:100]
-        content["traceback"] = [str(line)[:VERDICT_CHARS] for line in (content.get("traceback") or [])[-3:]]
+        content["traceback"] = [str(line)[:chars] for line in (content.get("traceback") or [])[-3:]]
 
 
 class CappedClient(NotebookClient):
     """An nbclient that keeps at most ``caps[is_figure]`` = (per cell, per notebook) bytes of output."""
 
-    def __init__(self, nb, caps: dict[bool, tuple[int, int]], **kw):
+    def __init__(self, nb, caps: dict[bool, tuple[int, int]], verdict_chars: int, **kw):
         super().__init__(nb, **kw)
         self.caps = caps  # is a figure -> (bytes per cell, bytes per notebook)
+        self.verdict_chars = verdict_chars
         self.used_cell: dict[tuple[int, bool], int] = {}
         self.used_total = {False: 0, True: 0}
         self.cut: set[int] = set()
@@ -109,7 +109,7 @@ class CappedClient(NotebookClient):
         out = self._capped_output(outs, msg, display_id, cell_index)
         if out is None and _is_verdict(msg) and not any(_fails(o) for o in outs):
             # nbclient handed it to an output hook (an ipywidgets Output swallows it): it stays in the cell
-            _shorten(msg.get("content", {}))
+            _shorten(msg.get("content", {}), self.verdict_chars)
             try:
                 out = output_from_msg(msg)
                 outs.append(out)
@@ -134,7 +134,7 @@ class CappedClient(NotebookClient):
             if _is_verdict(msg) and not any(_fails(o) for o in outs):
                 # an error (or stderr) fails a test cell: the first is never cut, only shortened, so
                 # output padded up to the cap cannot drop the one line that says "failed"
-                _shorten(content)
+                _shorten(content, self.verdict_chars)
                 return super().output(outs, msg, display_id, cell_index)
             if cell_index not in self.cut:
                 self.cut.add(cell_index)
@@ -171,6 +171,7 @@ def run(job: dict) -> dict:
     client = CappedClient(
         nb, {False: (limits["cell_output_bytes"], limits["notebook_output_bytes"]),
              True: (limits["cell_image_bytes"], limits["notebook_image_bytes"])},
+        limits["verdict_chars"],
         timeout=int(limits["cell_timeout"]), kernel_name="python3", allow_errors=True,
         interrupt_on_timeout=True, iopub_timeout=4,
         error_on_timeout={"ename": "TimeoutError", "evalue": timeout_msg, "traceback": [f"TimeoutError: {timeout_msg}"]},

@@ -28,6 +28,7 @@ class Limits:
     #                    with every other sandbox when they compete (each has a cpu cgroup of its own)
     cell_output_bytes: int = 64_000  # text outputs kept per cell, the rest cut
     notebook_output_bytes: int = 1_000_000  # text outputs kept per notebook
+    verdict_chars: int = 2_000  # kept of an error or stderr past the caps (never cut: it fails the cell)
     cell_image_bytes: int = 1_000_000  # figures kept per cell (a budget of their own: one attention
     notebook_image_bytes: int = 4_000_000  # figure would use up a cell's text budget)
 

@@ -13,21 +13,20 @@ from instructor.sandbox.limits import Limits
 NOTE = "[output cut: over the grader's byte limit]\n"
 
 
-#: what is kept of an error or a stderr stream past the caps (as the sandbox's executor keeps)
-VERDICT_CHARS = 2_000
-
-
 def fails(out) -> bool:
     """An output that fails a test cell by nbgrader's rule: an error, or text on stderr."""
     return out.get("output_type") == "error" or (out.get("output_type") == "stream" and out.get("name") == "stderr")
 
 
-def shortened(out):
-    """An error with its name and the first characters of its value and last traceback lines; a stream's start."""
+def shortened(out, chars: int = Limits.verdict_chars):
+    """An error with its name and the first ``chars`` of its value and last traceback lines; a stream's start.
+
+    The sandbox's executor does the same inside (``_shorten``), with the same ``Limits.verdict_chars``.
+    """
     if out.get("output_type") == "error":
-        return new_output("error", ename=str(out.get("ename", ""))[:100], evalue=str(out.get("evalue", ""))[:VERDICT_CHARS],
-                          traceback=[str(line)[:VERDICT_CHARS] for line in (out.get("traceback") or [])[-3:]])
-    return new_output("stream", name="stderr", text=str(out.get("text", ""))[:VERDICT_CHARS])
+        return new_output("error", ename=str(out.get("ename", ""))[:100], evalue=str(out.get("evalue", ""))[:chars],
+                          traceback=[str(line)[:chars] for line in (out.get("traceback") or [])[-3:]])
+    return new_output("stream", name="stderr", text=str(out.get("text", ""))[:chars])
 
 
 def is_image(out) -> bool:

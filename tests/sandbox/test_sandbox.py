@@ -292,17 +292,25 @@ def test_busy_processes_leave_the_student_beside_them_their_speed(tmp_path):
         run = sandbox.execute(nb, [], limits, isolation)
         return run.status, time.monotonic() - start
 
-    _, alone = timed(honest)
-    autogroup = Path("/proc/sys/kernel/sched_autogroup_enabled")
-    before = autogroup.read_text() if autogroup.exists() else None
-    try:
-        if before is not None:
-            autogroup.write_text("0")
+    def attempt():
+        _, alone = timed(honest)
         with ThreadPoolExecutor(2) as pool:
             hog = pool.submit(timed, busy)
             time.sleep(3)  # the busy processes are running
             status, beside = pool.submit(timed, honest).result()
             hog.result()
+        return status, alone, beside
+
+    autogroup = Path("/proc/sys/kernel/sched_autogroup_enabled")
+    before = autogroup.read_text() if autogroup.exists() else None
+    try:
+        if before is not None:
+            autogroup.write_text("0")
+        # the suite runs another test beside this one (pytest-xdist): its load comes and goes, so one
+        # measurement that meets it is taken again; unfair sharing is slow in both (4-7 times)
+        status, alone, beside = attempt()
+        if beside >= 2 * alone + 1:
+            status, alone, beside = attempt()
     finally:
         if before is not None:
             autogroup.write_text(before)

@@ -8,7 +8,12 @@ Four faults are reported, each as one line naming the file:
 * leaks: a solution, hidden-test or mark-scheme line of ``solutions/`` appears in the
   student version (outside the given cells, which hold earlier answers on purpose);
 * markers: an nbgrader marker shares its line with code or text, so nbgrader
-  would cut that line away with the hidden block (or keep a secret line).
+  would cut that line away with the hidden block (or keep a secret line);
+* figures: a figure file that differs from what ``course.diagrams`` draws now,
+  one that no code draws, or an image a notebook shows that does not exist
+  (:func:`instructor.authoring.figures.check_figures`);
+* text forms: ``solutions/<a>.py`` missing or out of sync with its notebook
+  (:func:`instructor.authoring.text_form.check_text_forms`).
 """
 
 from __future__ import annotations
@@ -18,9 +23,11 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from instructor.authoring.figures import check_figures
 from instructor.authoring.given import given_refs, sync_given
 from instructor.authoring.leaks import secret_lines
 from instructor.authoring.release import release
+from instructor.authoring.text_form import check_text_forms
 from instructor.cells import has_marker, read, regions
 from instructor.errors import CourseError
 from instructor.paths import existing_assignments, notebook_path
@@ -84,7 +91,8 @@ def check_drift(root: Path) -> list[str]:
         scratch = Path(tmp)
         shutil.copytree(root / "solutions", scratch / "solutions")
         try:
-            release(scratch)
+            # the committed figures, as they are: check_figures compares them with the code
+            release(scratch, figures=False, text=False)
         except CourseError as err:
             return [f"a fresh release fails: {err}"]
         fresh = _tree(scratch / "notebooks")
@@ -138,4 +146,5 @@ def check(root: Path) -> list[str]:
     """Every problem found under a course repository ``root`` (empty when clean)."""
     if not (root / "solutions").is_dir():
         raise CourseError(f"{root} is not a course repository: it has no solutions/ folder.")
-    return check_markers(root) + check_outputs(root) + check_given(root) + check_drift(root) + check_leaks(root)
+    return (check_markers(root) + check_outputs(root) + check_given(root) + check_figures(root)
+            + check_text_forms(root) + check_drift(root) + check_leaks(root))

@@ -1,8 +1,12 @@
 """Generate student notebooks from solution notebooks with nbgrader.
 
 ``solutions/<a>/<a>.ipynb`` → ``notebooks/<a>/<a>.ipynb`` (plus the other files
-of the assignment folder). Given cells are regenerated first, so a student
-version always carries the current reference code of earlier assignments.
+of the assignment folder). Before nbgrader runs, each assignment's given cells
+are regenerated, so a student version always carries the current reference
+code of earlier assignments; its figures are drawn into ``solutions/<a>/figures/``
+(:mod:`instructor.authoring.figures`), so nbgrader copies them beside the
+student notebook; and its text form ``solutions/<a>.py`` is written
+(:mod:`instructor.authoring.text_form`).
 """
 
 from __future__ import annotations
@@ -14,7 +18,9 @@ from nbgrader.converters import GenerateAssignment
 from nbgrader.coursedir import CourseDirectory
 from traitlets.config import Config
 
+from instructor.authoring.figures import write_figures
 from instructor.authoring.given import sync_given
+from instructor.authoring.text_form import write_text_form
 from instructor.errors import CourseError
 from instructor.paths import existing_assignments, notebook_path
 from instructor.settings import configure
@@ -63,9 +69,13 @@ def _last_error_line(text: str) -> str:
     return lines[-1] if lines else "unknown error"
 
 
-def release(root: Path, assignments=None, sync: bool = True) -> list[tuple[str, list[str]]]:
+def release(root: Path, assignments=None, sync: bool = True, figures: bool = True,
+            text: bool = True) -> list[tuple[str, list[str]]]:
     """Regenerate ``notebooks/`` from ``solutions/`` under a course repo ``root``.
 
+    ``figures``: draw each assignment's figures into ``solutions/<a>/figures/`` first
+    (``course check`` releases without, so the committed files are what it releases);
+    ``text``: write each text form ``solutions/<a>.py``.
     Returns, for each assignment, the given cells that were refreshed.
     """
     solutions = root / "solutions"
@@ -80,6 +90,10 @@ def release(root: Path, assignments=None, sync: bool = True) -> list[tuple[str, 
         except (KeyError, ValueError, FileNotFoundError) as err:
             raise CourseError(f"Cannot regenerate the given cells of {name}: {err}.") from None
         report.append((name, stale))
+        if figures:
+            write_figures(solutions, name)
+        if text:
+            write_text_form(solutions, name)
     for name in names:
         generate(root, name, source="solutions", release="notebooks")
     return report

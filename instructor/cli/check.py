@@ -12,6 +12,11 @@ checks:
   drift    notebooks/ equals what `course release` makes now, given cells included
   outputs  no committed notebook carries outputs or execution counts
   leaks    no solution or hidden-test line of solutions/ shows in notebooks/
+  markers  every nbgrader marker stands on a line of its own
+  figures  solutions/<a>/figures/ holds what course/diagrams draws now, nothing
+           else, and every image a notebook shows (figures only compare their
+           text labels when another Matplotlib version wrote them)
+  text     solutions/<a>.py is the notebook's current text form
 
 exit status 0 when clean, 1 with one line per problem otherwise.
 

@@ -50,16 +50,22 @@ def bundle_01(tmp_path_factory):
 
 
 def test_bundle_holds_only_the_named_assignment(bundle_01):
-    """Does the bundle of 01 hold its notebook, the helpers and a README, and nothing else?"""
+    """Does the bundle of 01 hold its notebook and figures, the helpers (the student package without the
+    code that draws the figures) and a README, and nothing else?"""
     files = _files(bundle_01)
+    package = REPO_ROOT / "course"
+    student_package = {f"helpers/course/{p.relative_to(package).as_posix()}" for p in package.rglob("*")
+                       if p.is_file() and "__pycache__" not in p.parts and "diagrams" not in p.parts}
     assert files == {
-        "README.md", "01_rnn/01_rnn.ipynb",
-        "helpers/pyproject.toml", "helpers/course/__init__.py", "helpers/course/runtime.py", "helpers/course/plotting.py",
-        "helpers/course/explorers.py", "helpers/course/cipher_data.py",
+        "README.md", "01_rnn/01_rnn.ipynb", "01_rnn/figures/rnn_unrolled.svg",
+        "helpers/pyproject.toml", *student_package,
         "helpers/jupyter-config/labconfig/page_config.json",
         *(f"helpers/jupyter-config/jupyter_server_config.d/{name}.json" for name in SERVER_EXTENSIONS_OFF),
     }
-    assert "helpers/course/cipher_data.py" in files
+    assert {"helpers/course/runtime.py", "helpers/course/plotting.py", "helpers/course/cipher_data.py"} <= files
+    assert not any("diagrams" in f for f in files)
+    drawn = (SOLUTIONS / "01_rnn/figures/rnn_unrolled.svg").read_bytes()
+    assert (bundle_01 / "01_rnn/figures/rnn_unrolled.svg").read_bytes() == drawn
     assert not any(later in f for f in files for later in ASSIGNMENTS[1:]), "a later assignment is in the bundle"
     with zipfile.ZipFile(bundle_01.with_name("week1.zip")) as zf:
         assert {n.split("/", 1)[1] for n in zf.namelist()} == files

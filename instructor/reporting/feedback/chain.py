@@ -10,6 +10,7 @@ printed while they ran; student markup is shown as text. Nor the graders'
 mark scheme; unmarked written answers read "waiting for a grader", every
 graded cell is named by its task and says passed, failed or waiting, and a
 failed test says which check failed, in the words its author wrote for it.
+The course's figures are carried in the page as data (its policy loads nothing).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from instructor.reporting.feedback.preprocessors.clear_rubrics import ClearRubri
 from instructor.reporting.feedback.preprocessors.escape_student_html import EscapeStudentHTML
 from instructor.reporting.feedback.preprocessors.explain_verdicts import ExplainVerdicts
 from instructor.reporting.feedback.preprocessors.hide_hidden_test_outputs import HideHiddenTestOutputs
+from instructor.reporting.feedback.preprocessors.inline_figures import InlineFigures
 from instructor.reporting.feedback.preprocessors.mark_pending import MarkPendingGrades
 from instructor.reporting.feedback.preprocessors.name_cells import NameGradedCells
 from instructor.reporting.feedback.preprocessors.shorten_tracebacks import ShortenTracebacks
@@ -33,5 +35,5 @@ from instructor.reporting.feedback.preprocessors.withhold_leaks import WithholdL
 #: outputs, so it comes last.
 FEEDBACK = [
     GetGrades, MarkPendingGrades, NameGradedCells, ExplainVerdicts, HideHiddenTestOutputs, ClearHiddenTestsOfTests, ClearRubrics,
-    ShortenTracebacks, EscapeStudentHTML, CapOutputBytes, WithholdLeaks, CSSHTMLHeaderPreprocessor,
+    ShortenTracebacks, EscapeStudentHTML, InlineFigures, CapOutputBytes, WithholdLeaks, CSSHTMLHeaderPreprocessor,
 ]

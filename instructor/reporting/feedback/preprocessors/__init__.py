@@ -6,5 +6,6 @@
 * ``clear_rubrics``: the graders' mark scheme is removed;
 * ``shorten_tracebacks``: a failed test shows its last line, not the code it passed through;
 * ``escape_student_html``: student markup and scripts are shown as text;
+* ``inline_figures``: the course's figures are carried in the page as ``data:`` images;
 * ``withhold_leaks``: an output quoting a hidden test or a reference line is replaced.
 """

@@ -1,0 +1,771 @@
+# %% [markdown] nbgrader={"grade": false, "grade_id": "title_text", "locked": true, "schema_version": 3, "solution": false}
+# # A plain RNN that tries to reverse digits
+#
+# In this notebook, we:
+#
+# - build batches for a toy task: read a sequence of digits and write it back in reverse order;
+# - write a simple-cell recurrent neural network (RNN) with MyGrad and MyNN, vectorised over the batch;
+# - train it with a whole-sequence accuracy as our yardstick, and measure that accuracy for every length;
+# - find out why it fails beyond one or two digits, which is the reason for the encoder–decoder model of the next notebook.
+#
+# Shapes use one vocabulary throughout the course: `T` time steps, `N` sequences in a batch,
+# `C` entries in an input one-hot vector, `D` entries in the hidden state, `K` output classes.
+# Time is always axis 0 and the batch axis 1.
+
+# %% tags=["library"]
+import numpy as np
+import mygrad as mg
+import matplotlib.pyplot as plt
+
+from mynn.layers.dense import dense
+from mynn.optimizers.adam import Adam
+from mygrad.nnet import glorot_normal, softmax_crossentropy
+
+from course.runtime import pick
+from course.plotting import setup_backend, create_plot
+
+setup_backend()
+
+# %% [markdown] nbgrader={"grade": false, "grade_id": "task_text", "locked": true, "schema_version": 3, "solution": false}
+# ## The task: reverse a sequence of digits
+#
+# Every sequence is a string of digits `0`–`9`. The vocabulary has twelve tokens, so $C = K = 12$:
+#
+# | index | token |
+# |---|---|
+# | 0–9 | the digits |
+# | 10 | `<S>`, a start token (not used in this notebook; the decoder of the next one needs it) |
+# | 11 | `<E>`, the end token |
+#
+# The input is the digits followed by `<E>`; the target is the same digits backwards, again followed by `<E>`.
+# With the three digits `3 1 4` we get $T = 4$ steps:
+#
+# | step $t$ | 1 | 2 | 3 | 4 |
+# |---|---|---|---|---|
+# | input $x_t$ | `3` | `1` | `4` | `<E>` |
+# | target | `4` | `1` | `3` | `<E>` |
+#
+# Each input token is fed to the network as a one-hot vector of length $C$.
+# All sequences of a batch share one length, so a batch is a single array of shape $(T, N, C)$.
+
+# %% [markdown] nbgrader={"grade": false, "grade_id": "generate_batch_text", "locked": true, "schema_version": 3, "solution": false}
+# ## Part A: a batch of sequences (2 points)
+#
+# Draw the number of digits $T - 1$ uniformly from $\{L_\min, \dots, L_\max\}$ (both ends included),
+# then $N$ sequences $d_{1,n}, \dots, d_{T-1,n}$ of digits, each uniform in $\{0, \dots, 9\}$. With
+# $e_i \in \{0, 1\}^{12}$ the one-hot vector of token $i$,
+#
+# $$
+# x_{t,n} = e_{d_{t,n}} \quad (t < T), \qquad x_{T,n} = e_{11}, \qquad
+# \text{target}_{t,n} = d_{T-t,n} \quad (t < T), \qquad \text{target}_{T,n} = 11.
+# $$
+#
+# Complete `generate_batch` with NumPy's global generator (`np.random.randint`, so that
+# `np.random.seed` makes a batch reproducible) and without a Python loop over the batch.
+# The one-hot array must be `float32`.
+
+# %% nbgrader={"grade": false, "grade_id": "generate_batch", "locked": false, "schema_version": 3, "solution": true} tags=["library"]
+START_TOKEN = 10  # <S>: reserved for the decoder of the next notebook
+END_TOKEN = 11  # <E>: closes every input and every target
+
+
+def generate_batch(seq_len_min=1, seq_len_max=20, batch_size=10):
+    """Make N digit sequences of one random length, with their reversals.
+
+    Parameters
+    ----------
+    seq_len_min : int, default=1
+        The fewest digits a sequence may have (the end token is not counted).
+    seq_len_max : int, default=20
+        The most digits a sequence may have (inclusive).
+    batch_size : int, default=10
+        N, the number of sequences.
+
+    Returns
+    -------
+    one_hot_x : numpy.ndarray, shape=(T, N, 12), dtype=float32
+        The digits as one-hot vectors, then the end token (index 11).
+    target : numpy.ndarray, shape=(T, N), integer dtype
+        The digits in reverse order, then 11.
+    digits : numpy.ndarray, shape=(T - 1, N), integer dtype
+        The digits, each in 0..9.
+
+    Notes
+    -----
+    T - 1 is drawn uniformly from [seq_len_min, seq_len_max] with NumPy's
+    global generator: ``np.random.seed`` reproduces a batch.
+    """
+    ### BEGIN SOLUTION
+    n_digits = np.random.randint(seq_len_min, seq_len_max + 1)  # T - 1
+    digits = np.random.randint(0, 10, size=(n_digits, batch_size))
+
+    one_hot_x = np.zeros((n_digits + 1, batch_size, 12), dtype=np.float32)
+    steps = np.arange(n_digits)[:, np.newaxis]  # shape (T - 1, 1): broadcasts against digits
+    one_hot_x[steps, np.arange(batch_size), digits] = 1
+    one_hot_x[-1, :, END_TOKEN] = 1
+
+    last_row = np.full((1, batch_size), END_TOKEN, dtype=digits.dtype)
+    target = np.concatenate([digits[::-1], last_row], axis=0)
+    return one_hot_x, target, digits
+    ### END SOLUTION
+
+
+# %%
+# Try it: two sequences of three digits. Compare the columns of the three arrays.
+np.random.seed(5)
+x_demo, target_demo, digits_demo = generate_batch(3, 3, 2)
+print("one-hot shape:", x_demo.shape, x_demo.dtype)
+print("digits (one column per sequence):", digits_demo, sep="\n")
+print("input tokens (argmax of the one-hot vectors):", x_demo.argmax(axis=-1), sep="\n")
+print("target:", target_demo, sep="\n")
+
+# %% course={"task": "generate_batch"} nbgrader={"grade": true, "grade_id": "generate_batch__shapes_and_types", "locked": true, "points": 1, "schema_version": 3, "solution": false}
+# Check that generate_batch returns arrays of the right shapes, types and lengths
+np.random.seed(0)
+x, target, digits = generate_batch(4, 4, 3)
+assert x.shape == (5, 3, 12), f"one-hot shape {x.shape}, expected (T, N, 12) = (5, 3, 12)"
+assert x.dtype == np.float32, f"the one-hot array is {x.dtype}, expected float32"
+assert target.shape == (5, 3), f"target shape {target.shape}, expected (T, N) = (5, 3)"
+assert digits.shape == (4, 3), f"digits shape {digits.shape}, expected (T - 1, N) = (4, 3)"
+assert np.issubdtype(target.dtype, np.integer), "target must hold integers"
+assert np.issubdtype(digits.dtype, np.integer), "digits must hold integers"
+assert np.all(x.sum(axis=-1) == 1), "every position must hold exactly one token"
+assert np.all(x[-1, :, 11] == 1), "the end token (index 11) must sit in the last position"
+assert np.all(x[..., 10] == 0), "the start token (index 10) is not used in this notebook"
+### BEGIN HIDDEN TESTS
+np.random.seed(1)
+lengths = {generate_batch(2, 5, 1)[2].shape[0] for _ in range(300)}
+assert lengths == {2, 3, 4, 5}, f"lengths drawn from [2, 5]: {sorted(lengths)}"
+lengths = {generate_batch()[2].shape[0] for _ in range(600)}
+assert lengths == set(range(1, 21)), f"default lengths: {sorted(lengths)}"
+x, target, digits = generate_batch(1, 1, 1)
+assert x.shape == (2, 1, 12) and target.shape == (2, 1) and digits.shape == (1, 1), \
+    f"generate_batch(1, 1, 1) gave shapes {x.shape}, {target.shape}, {digits.shape}; expected (2, 1, 12), (2, 1), (1, 1)"
+x, target, digits = generate_batch(7, 7, 40)
+assert x.shape == (8, 40, 12) and x.dtype == np.float32, \
+    f"generate_batch(7, 7, 40) gave a one-hot array of shape {x.shape} and dtype {x.dtype}; expected (8, 40, 12), float32"
+assert np.all(x.sum(axis=-1) == 1) and np.all(x[-1, :, 11] == 1), \
+    "for 40 sequences of 7 digits, every position must hold exactly one token, and the last one the end token 11"
+assert np.all(x[:-1, :, 10:] == 0), "the end token appears only in the last position"
+### END HIDDEN TESTS
+
+# %% course={"task": "generate_batch"} jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "generate_batch__reversed_target", "locked": true, "points": 1, "schema_version": 3, "solution": false}
+# Check that the one-hot input encodes the digits and the target holds them reversed
+np.random.seed(1)
+x, target, digits = generate_batch(6, 6, 5)
+assert np.array_equal(x[:-1].argmax(axis=-1), digits), "x[t] must be the one-hot vector of digits[t]"
+assert np.array_equal(target[:-1], digits[::-1]), "target[:-1] must be the digits in reverse (time) order"
+assert np.all(target[-1] == 11), "the target must end with the end token 11"
+### BEGIN HIDDEN TESTS
+x, target, digits = generate_batch(20, 20, 100)
+assert not np.all(digits == digits[:, :1]), \
+    "all 100 sequences of the batch hold the same digits: draw digits of shape (T - 1, N), one for each sequence"
+assert not np.all(digits == digits[:1]), \
+    "every sequence repeats one digit at all its steps: draw digits of shape (T - 1, N), one for each step"
+assert digits.min() >= 0 and digits.max() <= 9, f"digits lie in 0..9, got values from {digits.min()} to {digits.max()}"
+missing = sorted(set(range(10)) - set(np.unique(digits).tolist()))
+assert not missing, \
+    f"2000 digits drawn uniformly from 0..9 never include {missing}: randint excludes its upper bound, so it must be 10"
+assert np.array_equal(target[:-1], digits[::-1]) and np.all(target[-1] == 11), \
+    "for 100 sequences of 20 digits, the target must be the digits reversed in time, then 11"
+assert np.array_equal(x[:-1].argmax(axis=-1), digits), "for 100 sequences of 20 digits, x[t] must be the one-hot vector of digits[t]"
+x, target, digits = generate_batch(1, 1, 8)
+assert np.array_equal(target, np.concatenate([digits, np.full((1, 8), 11)])), \
+    "with one digit per sequence, the target is that digit, then 11"
+np.random.seed(5)
+first = generate_batch(1, 20, 6)
+np.random.seed(5)
+second = generate_batch(1, 20, 6)
+assert all(np.array_equal(a, b) for a, b in zip(first, second)), "np.random.seed must reproduce a batch"
+### END HIDDEN TESTS
+
+# %% [markdown] nbgrader={"grade": false, "grade_id": "rnn_text", "locked": true, "schema_version": 3, "solution": false}
+# ## Part B: a simple-cell RNN (3 points)
+#
+# At step $t$ the cell mixes the new input with its previous state, then reads out scores:
+#
+# $$
+# h_t = \tanh\!\big(x_t W_{xh} + h_{t-1} W_{hh} + b\big), \qquad y_t = h_t W_{hy} + b_y, \qquad t = 1, \dots, T,
+# $$
+#
+# with $x_t$ of shape $(N, C)$, $h_t$ of shape $(N, D)$, $y_t$ of shape $(N, K)$, and five learnable tensors:
+# $W_{xh}$ $(C, D)$, $b$ $(D,)$, $W_{hh}$ $(D, D)$, $W_{hy}$ $(D, K)$, $b_y$ $(K,)$.
+# The state starts from $h_0$, which is zeros unless the caller passes one.
+
+# %% [markdown] nbgrader={"grade": false, "grade_id": "rnn_picture_text", "locked": true, "schema_version": 3, "solution": false}
+# ![The RNN unrolled over T steps: each input x_t, of shape (N, C), enters a tanh cell that also receives the previous state; the new state h_t, of shape (N, D), goes right to the next step and up to the scores y_t, of shape (N, K).](figures/rnn_unrolled.svg)
+#
+# *Figure: one column per step; each column computes $h_t = \tanh(x_t W_{xh} + h_{t-1} W_{hh} + b)$ and $y_t = h_t W_{hy} + b_y$ with the same weights, and only the arrows to the right carry information from one step to the next.*
+
+# %% [markdown] nbgrader={"grade": false, "grade_id": "rnn_task_text", "locked": true, "schema_version": 3, "solution": false}
+# Build `RNN` from three MyNN `dense` layers with `weight_initializer=glorot_normal`; the recurrent one
+# needs no bias (`bias=False`), since $b$ already shifts the sum. Only the recurrence needs a loop:
+#
+# 1. apply the input layer to all $T$ steps at once (a $(T, N, C)$ array times $W_{xh}$ gives $(T, N, D)$);
+# 2. loop over $t$ for $h_t$, collecting the states in a list, and `mg.stack` them once;
+# 3. apply the output layer once, to the stacked $(T, N, D)$ states.
+#
+# Keep everything `float32` (a default `np.zeros` is `float64`). Complete the class `RNN`.
+
+# %% nbgrader={"grade": false, "grade_id": "rnn", "locked": false, "schema_version": 3, "solution": true} tags=["library"]
+class RNN:
+    """A simple-cell recurrent network that returns its scores and its states."""
+
+    def __init__(self, dim_input, dim_recurrent, dim_output):
+        """Create the input, recurrent and output layers.
+
+        Parameters
+        ----------
+        dim_input : int
+            C, the size of an input vector.
+        dim_recurrent : int
+            D, the size of the hidden state.
+        dim_output : int
+            K, the number of output classes.
+        """
+        ### BEGIN SOLUTION
+        self.dim_recurrent = dim_recurrent
+        self.input_layer = dense(dim_input, dim_recurrent, weight_initializer=glorot_normal)
+        self.recurrent_layer = dense(
+            dim_recurrent, dim_recurrent, weight_initializer=glorot_normal, bias=False
+        )
+        self.output_layer = dense(dim_recurrent, dim_output, weight_initializer=glorot_normal)
+        ### END SOLUTION
+
+    def __call__(self, x, h=None):
+        """Run the cell over every step of a batch of sequences.
+
+        Parameters
+        ----------
+        x : Union[numpy.ndarray, mygrad.Tensor], shape=(T, N, C)
+            The input vectors, time first.
+        h : Optional[Union[numpy.ndarray, mygrad.Tensor]], shape=(1, N, D)
+            The initial state h_0. None means zeros.
+
+        Returns
+        -------
+        y : mygrad.Tensor, shape=(T, N, K)
+            The scores y_1, ..., y_T.
+        h : mygrad.Tensor, shape=(T, N, D)
+            The states h_1, ..., h_T (without h_0).
+        """
+        ### BEGIN SOLUTION
+        T, N = x.shape[:2]
+        if h is None:
+            h = np.zeros((1, N, self.dim_recurrent), dtype=np.float32)
+
+        x_part = self.input_layer(x)  # x_t W_xh + b for all t at once: (T, N, D)
+        h_t = h[0]  # (N, D)
+        states = []
+        for t in range(T):
+            h_t = mg.tanh(x_part[t] + self.recurrent_layer(h_t))
+            states.append(h_t)
+
+        h_all = mg.stack(states)  # (T, N, D)
+        return self.output_layer(h_all), h_all
+        ### END SOLUTION
+
+    @property
+    def parameters(self):
+        """All learnable tensors of the model, as a tuple (for the optimizer).
+
+        Returns
+        -------
+        Tuple[mygrad.Tensor, ...]
+        """
+        ### BEGIN SOLUTION
+        return self.input_layer.parameters + self.recurrent_layer.parameters + self.output_layer.parameters
+        ### END SOLUTION
+
+
+# %%
+# Try it: an untrained RNN on a batch of two sequences.
+np.random.seed(0)
+rnn_demo = RNN(dim_input=12, dim_recurrent=8, dim_output=12)
+x_demo, target_demo, _ = generate_batch(3, 3, 2)
+y_demo, h_demo = rnn_demo(x_demo)
+print("scores:", y_demo.shape, y_demo.dtype, "  states:", h_demo.shape, h_demo.dtype)
+print("parameter shapes:", [p.shape for p in rnn_demo.parameters])
+
+# %% course={"task": "rnn"} nbgrader={"grade": true, "grade_id": "rnn__shapes_and_parameters", "locked": true, "points": 1, "schema_version": 3, "solution": false}
+# Check that RNN returns float32 tensors of the right shapes and lists its five parameters
+model = RNN(3, 4, 5)  # C = 3, D = 4, K = 5
+x = np.random.default_rng(0).normal(size=(6, 2, 3)).astype(np.float32)  # T = 6, N = 2
+y, h = model(x)
+assert isinstance(y, mg.Tensor) and isinstance(h, mg.Tensor), "return MyGrad tensors"
+assert y.shape == (6, 2, 5), f"scores have shape {y.shape}, expected (T, N, K) = (6, 2, 5)"
+assert h.shape == (6, 2, 4), f"states have shape {h.shape}, expected (T, N, D) = (6, 2, 4); leave h_0 out"
+assert y.dtype == np.float32 and h.dtype == np.float32, f"got {y.dtype} and {h.dtype}, expected float32"
+y1, h1 = model(x[:1], h[-1:])  # one more step, from a given state
+assert y1.shape == (1, 2, 5) and h1.shape == (1, 2, 4), \
+    f"one step from a given state gave shapes {y1.shape} and {h1.shape}, expected (1, 2, 5) and (1, 2, 4)"
+params = model.parameters
+assert isinstance(params, tuple), "parameters must be a tuple (a property, not a method)"
+assert all(isinstance(p, mg.Tensor) for p in params), "every parameter must be a MyGrad tensor"
+shapes = [p.shape for p in params]
+for shape in [(3, 4), (4, 4), (4, 5)]:
+    assert shapes.count(shape) == 1, f"expected one weight of shape {shape} in {shapes}"
+assert any(p.size == 4 and p.ndim <= 2 for p in params), f"the bias b (D entries) is missing from {shapes}"
+assert any(p.size == 5 and p.ndim <= 2 for p in params), f"the bias b_y (K entries) is missing from {shapes}"
+### BEGIN HIDDEN TESTS
+assert len(params) in (5, 6), f"expected the five parameters W_xh, b, W_hh, W_hy, b_y, got {len(params)}: {shapes}"
+model = RNN(3, 4, 5)
+h0 = mg.tensor(np.full((1, 2, 4), 0.3, dtype=np.float32))
+y, h = model(mg.tensor(x), h0)
+assert y.dtype == np.float32 and h.dtype == np.float32, \
+    f"with a float32 tensor as h_0 the outputs are {y.dtype} and {h.dtype}, expected float32"
+(y.sum() + h.sum()).backward()
+for p in model.parameters:
+    assert p.grad is not None and np.any(p.grad != 0), f"no gradient reaches the parameter of shape {p.shape}"
+assert h0.grad is not None and np.any(h0.grad != 0), "the initial state must feed the first step"
+# the weights start as glorot_normal: mean 0, standard deviation sqrt(2 / (fan_in + fan_out))
+np.random.seed(3)
+for p in RNN(40, 60, 30).parameters:
+    if p.ndim == 2 and min(p.shape) > 1:  # the three weight matrices, not the biases
+        mean, std, want = float(p.data.mean()), float(p.data.std()), float(np.sqrt(2 / sum(p.shape)))
+        assert abs(mean) < 0.02 and 0.85 * want < std < 1.15 * want, (
+            f"the weight of shape {p.shape} has mean {mean:.3f} and std {std:.3f}; glorot_normal gives "
+            f"mean 0 and std {want:.3f}: pass weight_initializer=glorot_normal to every dense layer"
+        )
+### END HIDDEN TESTS
+
+# %% course={"task": "rnn"} jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "rnn__matches_numpy", "locked": true, "points": 2, "schema_version": 3, "solution": false}
+# Check that RNN computes the same scores and states as a NumPy version of the recurrence
+def fill_and_get_weights(model, rng, C=3, D=4, K=5):
+    # put random numbers into every parameter; return them by their role
+    found = {"b": np.zeros(D, np.float32), "b_y": np.zeros(K, np.float32)}
+    for p in model.parameters:
+        p.data[...] = rng.normal(scale=0.7, size=p.shape).astype(np.float32)
+        if p.shape == (C, D):
+            found["W_xh"] = p.data
+        elif p.shape == (D, D):
+            found["W_hh"] = p.data
+        elif p.shape == (D, K):
+            found["W_hy"] = p.data
+        elif p.size == D:
+            found["b"] = found["b"] + p.data.reshape(D)
+        elif p.size == K:
+            found["b_y"] = found["b_y"] + p.data.reshape(K)
+    for name in ["W_xh", "W_hh", "W_hy"]:
+        assert name in found, f"no parameter of the shape of {name}"
+    return found
+
+
+def numpy_rnn(x, h0, W_xh, W_hh, b, W_hy, b_y):
+    h_t, states = h0[0], []
+    for x_t in x:
+        h_t = np.tanh(x_t @ W_xh + h_t @ W_hh + b)
+        states.append(h_t)
+    states = np.stack(states)
+    return states @ W_hy + b_y, states
+
+
+rng = np.random.default_rng(1)
+model = RNN(3, 4, 5)
+w = fill_and_get_weights(model, rng)
+x = rng.normal(size=(5, 3, 3)).astype(np.float32)  # T = 5, N = 3, C = 3
+y, h = model(x)
+y_ref, h_ref = numpy_rnn(x, np.zeros((1, 3, 4), np.float32), **w)
+assert np.allclose(h.data, h_ref, atol=1e-5), "the states h_1..h_T differ from tanh(x_t W_xh + h_(t-1) W_hh + b)"
+assert np.allclose(y.data, y_ref, atol=1e-5), "the scores differ from h_t W_hy + b_y"
+
+h0 = rng.normal(size=(1, 3, 4)).astype(np.float32)
+y, h = model(x, h0)
+y_ref, h_ref = numpy_rnn(x, h0, **w)
+assert np.allclose(h.data, h_ref, atol=1e-5), "with a given h_0, the states are wrong: does h_0 feed step 1?"
+assert np.allclose(y.data, y_ref, atol=1e-5), "with a given h_0, the scores differ from h_t W_hy + b_y"
+### BEGIN HIDDEN TESTS
+model = RNN(3, 4, 5)
+w = fill_and_get_weights(model, np.random.default_rng(2))
+x = np.eye(3, dtype=np.float32)[np.random.default_rng(3).integers(0, 3, size=(9, 7))]  # one-hot, T = 9, N = 7
+h0 = np.random.default_rng(4).normal(size=(1, 7, 4)).astype(np.float32)
+y_ref, h_ref = numpy_rnn(x, h0, **w)
+y, h = model(mg.tensor(x), mg.tensor(h0))
+assert np.allclose(h.data, h_ref, atol=1e-5) and np.allclose(y.data, y_ref, atol=1e-5), \
+    "on a one-hot batch (T = 9, N = 7) with a given h_0, the states or scores differ from the NumPy recurrence"
+# one step at a time, passing the state along, gives the same result
+state, ys = mg.tensor(h0), []
+for t in range(9):
+    y_t, h_t = model(x[t : t + 1], state)
+    state = h_t[-1:]
+    ys.append(y_t.data)
+assert np.allclose(np.concatenate(ys), y_ref, atol=1e-5), \
+    "one step at a time, passing the last state along, must give the same scores as one call over all T steps"
+y, h = model(x[:1])
+assert np.allclose(h.data, numpy_rnn(x[:1], np.zeros((1, 7, 4), np.float32), **w)[1], atol=1e-5), \
+    "with T = 1 and no h_0 given, the state must be tanh(x_1 W_xh + b): h_0 is zeros"
+### END HIDDEN TESTS
+
+# %% [markdown] nbgrader={"grade": false, "grade_id": "loss_and_accuracy_text", "locked": true, "schema_version": 3, "solution": false}
+# ## Part C: loss and whole-sequence accuracy (2 points)
+#
+# The loss is the cross-entropy averaged over all $T N$ tokens, with $p_{t,n} = \operatorname{softmax}(y_{t,n})$:
+#
+# $$
+# \mathcal{L} = -\frac{1}{T N} \sum_{t=1}^{T} \sum_{n=1}^{N} \log p_{t,n}\big[\text{target}_{t,n}\big].
+# $$
+#
+# MyGrad's `softmax_crossentropy` wants scores of shape $(M, K)$ and labels of shape $(M,)$: merge the time
+# and batch axes with a `reshape`, which keeps each score row next to its own label.
+#
+# A reversal is only right when every token is right, so the accuracy counts whole sequences:
+#
+# $$
+# \text{accuracy} = \frac{1}{N} \sum_{n=1}^{N} \prod_{t=1}^{T} \Big[\operatorname*{arg\,max}_k\, y_{t,n,k} = \text{target}_{t,n}\Big].
+# $$
+#
+# Complete `loss_and_accuracy`; return the loss as a tensor (we backpropagate through it) and the accuracy as a Python float.
+
+# %% nbgrader={"grade": false, "grade_id": "loss_and_accuracy", "locked": false, "schema_version": 3, "solution": true} tags=["library"]
+def loss_and_accuracy(scores, target):
+    """Cross-entropy over all tokens, and the fraction of sequences predicted without a single error.
+
+    Parameters
+    ----------
+    scores : Union[numpy.ndarray, mygrad.Tensor], shape=(T, N, K)
+        The scores of the K classes at every step.
+    target : numpy.ndarray, shape=(T, N)
+        The right class at every step.
+
+    Returns
+    -------
+    loss : mygrad.Tensor, shape=()
+        The mean cross-entropy over the T * N tokens.
+    accuracy : float
+        The fraction of the N sequences whose T predictions (arg-max scores) are all right.
+    """
+    ### BEGIN SOLUTION
+    K = scores.shape[-1]
+    loss = softmax_crossentropy(scores.reshape(-1, K), target.reshape(-1))
+
+    predictions = np.argmax(mg.asarray(scores), axis=-1)  # (T, N)
+    all_right = np.all(predictions == target, axis=0)  # (N,): every step of sequence n is right
+    accuracy = float(np.mean(all_right))
+    return loss, accuracy
+    ### END SOLUTION
+
+
+# %%
+# Try it: an untrained model guesses, so its accuracy is near 0 and its loss near log(12) = 2.48.
+# Correct code prints `loss 2.678, accuracy 0.000`: a little above log(12), because the untrained
+# scores are not all equal, and uneven guesses cost more on average than a uniform one.
+np.random.seed(0)
+rnn_demo = RNN(12, 16, 12)
+x_demo, target_demo, _ = generate_batch(5, 5, 50)
+loss_demo, accuracy_demo = loss_and_accuracy(rnn_demo(x_demo)[0], target_demo)
+print(f"loss {loss_demo.item():.3f}, accuracy {accuracy_demo:.3f}")
+
+# %% course={"task": "loss_and_accuracy"} nbgrader={"grade": true, "grade_id": "loss_and_accuracy__loss_matches_numpy", "locked": true, "points": 1, "schema_version": 3, "solution": false}
+# Check that the loss is the mean cross-entropy over all T * N tokens, and that it can be backpropagated
+rng = np.random.default_rng(0)
+scores_np = rng.normal(size=(3, 4, 5)).astype(np.float32)  # T = 3, N = 4, K = 5
+target = rng.integers(0, 5, size=(3, 4))
+scores = mg.tensor(scores_np)
+loss, acc = loss_and_accuracy(scores, target)
+shifted = scores_np - scores_np.max(axis=-1, keepdims=True)
+log_p = shifted - np.log(np.exp(shifted).sum(axis=-1, keepdims=True))
+expected = -np.take_along_axis(log_p, target[..., None], axis=-1).mean()
+assert isinstance(loss, mg.Tensor), "return the loss as a MyGrad tensor, so that it can be backpropagated"
+assert loss.ndim == 0, f"the loss must be a scalar, got shape {loss.shape}"
+assert np.isclose(loss.item(), expected, atol=1e-5), f"loss {loss.item():.5f}, expected {expected:.5f}"
+loss.backward()
+assert scores.grad is not None and scores.grad.shape == (3, 4, 5), "no gradient reaches the scores"
+### BEGIN HIDDEN TESTS
+probs = np.exp(log_p)
+onehot = np.eye(5, dtype=np.float32)[target]
+assert np.allclose(scores.grad, (probs - onehot) / 12, atol=1e-5), \
+    "the gradient differs from (softmax - one-hot) / (T N): is the loss the mean over all T N tokens?"
+scores_np = rng.normal(size=(6, 2, 7)).astype(np.float32)  # T = 6, N = 2, K = 7
+target = rng.integers(0, 7, size=(6, 2))
+loss, acc = loss_and_accuracy(mg.tensor(scores_np), target)
+shifted = scores_np - scores_np.max(axis=-1, keepdims=True)
+log_p = shifted - np.log(np.exp(shifted).sum(axis=-1, keepdims=True))
+assert np.isclose(loss.item(), -np.take_along_axis(log_p, target[..., None], axis=-1).mean(), atol=1e-5), \
+    "for T = 6, N = 2, K = 7 the loss differs from the mean cross-entropy over all T N tokens"
+### END HIDDEN TESTS
+
+# %% course={"task": "loss_and_accuracy"} jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "loss_and_accuracy__whole_sequence_accuracy", "locked": true, "points": 1, "schema_version": 3, "solution": false}
+# Check that the accuracy counts whole sequences: one wrong token makes its sequence wrong
+target = np.array([[1, 2, 3, 4], [0, 0, 1, 1], [4, 3, 2, 1]])  # T = 3, N = 4, K = 5
+scores = np.eye(5, dtype=np.float32)[target]  # every prediction right
+loss, acc = loss_and_accuracy(mg.tensor(scores), target)
+assert isinstance(acc, float), f"return the accuracy as a Python float, not {type(acc)}"
+assert acc == 1.0, f"all predictions are right, but accuracy = {acc}"
+scores[0, 1] = np.eye(5)[0]  # sequence 1 goes wrong at t = 1
+scores[2, 1] = np.eye(5)[0]  # ... and at t = 3
+scores[1, 2] = np.eye(5)[4]  # sequence 2 goes wrong at t = 2
+loss, acc = loss_and_accuracy(mg.tensor(scores), target)
+assert np.isclose(acc, 0.5), f"sequences 0 and 3 are right, 1 and 2 are not: expected 0.5, got {acc}"
+### BEGIN HIDDEN TESTS
+rng = np.random.default_rng(7)
+target = rng.integers(0, 6, size=(5, 8))
+scores = np.eye(6, dtype=np.float32)[target] + 0.1 * rng.random((5, 8, 6)).astype(np.float32)
+wrong = np.array([0, 3, 4])
+scores[rng.integers(0, 5, size=3), wrong] *= -1  # flip one step of three sequences
+loss, acc = loss_and_accuracy(mg.tensor(scores), target)
+assert np.isclose(acc, 5 / 8), f"3 of 8 sequences have one wrong step: expected accuracy 5/8, got {acc}"
+loss, acc = loss_and_accuracy(mg.tensor(-np.eye(6, dtype=np.float32)[target]), target)
+assert acc == 0.0, f"every prediction is wrong, so the accuracy must be 0.0, got {acc}"
+### END HIDDEN TESTS
+
+# %% [markdown] nbgrader={"grade": false, "grade_id": "accuracy_by_length_text", "locked": true, "schema_version": 3, "solution": false}
+# ## Part D: accuracy for every length (2 points)
+#
+# One number for all lengths hides the interesting part. For each length $L = L_\min, \dots, L_\max$,
+# draw one batch of `n_per_length` sequences with exactly $L$ digits (`generate_batch(L, L, n_per_length)`),
+# predict with `predict(x)`, which maps a $(T, N, C)$ batch to $(T, N, K)$ scores (a tensor or an array),
+# and record the whole-sequence accuracy. No gradients are needed, so work inside `with mg.no_autodiff:`.
+#
+# Complete `accuracy_by_length`. To evaluate an RNN `model`, pass `lambda x: model(x)[0]`.
+
+# %% nbgrader={"grade": false, "grade_id": "accuracy_by_length", "locked": false, "schema_version": 3, "solution": true} tags=["library"]
+def accuracy_by_length(predict, seq_len_min=1, seq_len_max=20, n_per_length=1000):
+    """Whole-sequence accuracy of a predictor for each number of digits.
+
+    Parameters
+    ----------
+    predict : Callable[[numpy.ndarray], Union[numpy.ndarray, mygrad.Tensor]]
+        Maps one-hot inputs of shape (T, N, C) to scores of shape (T, N, K).
+    seq_len_min : int, default=1
+        The shortest length evaluated (digits, without the end token).
+    seq_len_max : int, default=20
+        The longest length evaluated (inclusive).
+    n_per_length : int, default=1000
+        The number of sequences drawn for each length.
+
+    Returns
+    -------
+    numpy.ndarray, shape=(seq_len_max - seq_len_min + 1,), dtype=float
+        Entry i is the accuracy on sequences of seq_len_min + i digits.
+    """
+    ### BEGIN SOLUTION
+    lengths = range(seq_len_min, seq_len_max + 1)
+    accuracies = np.zeros(len(lengths))
+    with mg.no_autodiff:
+        for i, length in enumerate(lengths):
+            x, target, _ = generate_batch(length, length, n_per_length)
+            predictions = np.argmax(mg.asarray(predict(x)), axis=-1)  # (T, N)
+            accuracies[i] = np.mean(np.all(predictions == target, axis=0))
+    return accuracies
+    ### END SOLUTION
+
+
+# %%
+# Try it with a predictor that cheats: it reads the digits backwards from its input.
+def reverse_perfectly(x):
+    return np.concatenate([x[-2::-1], x[-1:]])  # reversed digits, then the end token
+
+
+np.random.seed(0)
+print(accuracy_by_length(reverse_perfectly, 1, 5, n_per_length=10))  # five ones
+
+
+# %% course={"task": "accuracy_by_length"} nbgrader={"grade": true, "grade_id": "accuracy_by_length__one_batch_per_length", "locked": true, "points": 1, "schema_version": 3, "solution": false}
+# Check that accuracy_by_length evaluates one batch of each length, min and max included
+def oracle(x):
+    # scores that are exactly the one-hot target: the digits backwards, then the end token
+    return np.concatenate([x[-2::-1], x[-1:]])
+
+
+seen = []
+
+
+def recording_oracle(x):
+    seen.append(x.shape)
+    return oracle(x)
+
+
+np.random.seed(0)
+acc = accuracy_by_length(recording_oracle, 2, 6, n_per_length=20)
+assert isinstance(acc, np.ndarray), f"return a NumPy array, not {type(acc)}"
+assert acc.shape == (5,), f"lengths 2..6 give 5 accuracies, got shape {acc.shape}"
+assert seen == [(L + 1, 20, 12) for L in range(2, 7)], f"predict was called on batches of shapes {seen}"
+assert np.allclose(acc, 1.0), f"a perfect predictor scores 1 at every length, got {acc}"
+### BEGIN HIDDEN TESTS
+seen.clear()
+acc = accuracy_by_length(recording_oracle, n_per_length=3)
+assert seen == [(L + 1, 3, 12) for L in range(1, 21)], \
+    f"with the default lengths, predict must see one batch for each length 1..20; it saw shapes {seen}"
+assert acc.shape == (20,) and np.allclose(acc, 1.0), f"with the default lengths 1..20, expected 20 ones, got {acc}"
+acc = accuracy_by_length(lambda x: mg.tensor(oracle(x)), 4, 4, n_per_length=5)
+assert acc.shape == (1,) and np.allclose(acc, 1.0), "predict may return a MyGrad tensor"
+### END HIDDEN TESTS
+
+# %% course={"task": "accuracy_by_length"} jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "accuracy_by_length__whole_sequences", "locked": true, "points": 1, "schema_version": 3, "solution": false}
+# Check that accuracy_by_length counts whole sequences and keeps the lengths apart
+def oracle(x):
+    return np.concatenate([x[-2::-1], x[-1:]])
+
+
+def digits_wrong(x):
+    # right end token, every digit off by one: no sequence is right
+    scores = oracle(x)
+    scores[:-1] = np.roll(scores[:-1], 1, axis=-1)
+    return scores
+
+
+def first_sequence_wrong(x):
+    scores = oracle(x)
+    scores[0, 0] = np.roll(scores[0, 0], 1)
+    return scores
+
+
+np.random.seed(1)
+acc = accuracy_by_length(digits_wrong, 1, 4, n_per_length=10)
+assert np.allclose(acc, 0.0), f"every sequence has wrong digits, so every accuracy is 0; got {acc}"
+acc = accuracy_by_length(first_sequence_wrong, 1, 4, n_per_length=10)
+assert np.allclose(acc, 0.9), f"one sequence in ten is wrong at every length: expected 0.9, got {acc}"
+### BEGIN HIDDEN TESTS
+def right_when_even(x):
+    # right on sequences with an even number of digits only
+    return oracle(x) if (x.shape[0] - 1) % 2 == 0 else digits_wrong(x)
+
+
+acc = accuracy_by_length(right_when_even, 3, 10, n_per_length=4)
+assert np.allclose(acc, [L % 2 == 0 for L in range(3, 11)]), \
+    f"a predictor that is right on even lengths only should score 0, 1, 0, 1, ... on lengths 3..10, got {acc}"
+acc = accuracy_by_length(lambda x: mg.tensor(first_sequence_wrong(x)), 5, 6, n_per_length=4)
+assert np.allclose(acc, 0.75), f"one sequence in four is wrong: expected 0.75, got {acc}"
+### END HIDDEN TESTS
+
+# %% [markdown] nbgrader={"grade": false, "grade_id": "training_text", "locked": true, "schema_version": 3, "solution": false}
+# ## Training
+#
+# Now train an RNN with the settings of `SETTINGS` below: a state of $D = 100$ entries, batches of $N = 100$
+# sequences of 1 to 20 digits, Adam with its default settings. The plot follows the loss and the
+# whole-sequence accuracy of each batch, and their mean over every 100 batches. All sequences of a batch
+# have the same length, so the batch accuracy jumps to 1 whenever a batch of one-digit sequences comes along.
+# Training runs inside `mg.mem_guard_off`, which skips MyGrad's memory guarding and makes each step much faster.
+#
+# The cell prints how long it took. Expect well under half a minute for the full run on the 2-core machine
+# the course was measured on, with nothing else running, and two to three times that on a busy one.
+# To try other settings, change them in `SETTINGS`, the one cell the training reads.
+
+# %% nbgrader={"grade": false, "grade_id": "settings", "locked": true, "schema_version": 3, "solution": false} tags=["library"]
+# The training settings, in one place: the training cell below reads them.
+SETTINGS = {
+    "dim_recurrent": 100,  # D, the size of the hidden state
+    "batch_size": 100,  # N, sequences per step
+    "seq_len_min": 1,  # the fewest digits of a training sequence
+    "seq_len_max": 20,  # the most digits of a training sequence
+    "learning_rate": 1e-3,  # Adam's rate (its default)
+    "n_steps": 3000,  # training steps in full mode
+}
+
+# %% tags=["slow"]
+import time
+
+np.random.seed(0)
+model = RNN(dim_input=12, dim_recurrent=SETTINGS["dim_recurrent"], dim_output=12)
+optimizer = Adam(model.parameters, learning_rate=SETTINGS["learning_rate"])
+
+n_steps = pick(full=SETTINGS["n_steps"], quick=30)
+batch_size = SETTINGS["batch_size"]
+
+plotter, fig, ax = create_plot(["loss", "accuracy"])
+start = time.perf_counter()
+with mg.mem_guard_off:
+    for step in range(n_steps):
+        x, target, _ = generate_batch(SETTINGS["seq_len_min"], SETTINGS["seq_len_max"], batch_size)
+        scores, _ = model(x)
+        loss, accuracy = loss_and_accuracy(scores, target)
+        loss.backward()
+        optimizer.step()
+        plotter.set_train_batch({"loss": loss.item(), "accuracy": accuracy}, batch_size=batch_size)
+        if (step + 1) % 100 == 0:
+            plotter.set_train_epoch()  # the mean of the last 100 batches, drawn as a darker line
+print(f"{n_steps} training steps took {time.perf_counter() - start:.1f} s")
+plotter.plot()
+
+# %% [markdown] nbgrader={"grade": false, "grade_id": "accuracy_by_length_run_text", "locked": true, "schema_version": 3, "solution": false}
+# ## Accuracy by length
+#
+# The batch accuracy above mixes every length. Split it up: how often does the trained RNN reverse
+# a sequence of $L$ digits without a single error?
+
+# %% tags=["slow"]
+lengths = np.arange(1, 21)
+accuracies = accuracy_by_length(lambda x: model(x)[0], 1, 20, n_per_length=pick(full=1000, quick=50))
+
+fig, ax = plt.subplots(figsize=(6, 3.5), layout="constrained")
+ax.plot(lengths, accuracies, marker="o")
+ax.set_xlabel("number of digits $L = T - 1$")
+ax.set_ylabel("whole-sequence accuracy")
+ax.set_title("Plain RNN: reversing digit sequences")
+ax.set_xticks(lengths)
+ax.set_ylim(-0.03, 1.03)
+ax.grid(alpha=0.3)
+plt.show()
+
+for L, a in zip(lengths, accuracies):
+    print(f"L = {L:2d}: {a:.3f}")
+
+# %% [markdown] nbgrader={"grade": false, "grade_id": "why_rnn_fails_question", "locked": true, "schema_version": 3, "solution": false}
+# ## Part E: why does it fail? (2 points)
+#
+# Look at the accuracies printed above. Expect about 1.0 for a single digit, about 0.1 for two digits, and
+# close to 0 from three digits on, and training longer does not change that. Explain why in a few sentences.
+# Hint: which digits has the RNN read when it must emit the first token of the target?
+#
+# ### BEGIN MARK SCHEME
+#
+# **For the grader** (this part is removed from the student version and from the feedback).
+#
+# *Model answer.* At step $t$ the RNN has read only $x_1, \dots, x_t$, yet it must already output the target token
+# $d_{T-t}$, the digit that stands $T - 2t$ places further on in the input. For the first half of the target,
+# $t < T/2$, that digit has not been read yet, so the best the network can do is guess it, right one time
+# in ten. A sequence of $L$ digits has $\lfloor L/2 \rfloor$ such positions, so even a perfect RNN gets the
+# whole sequence right with probability at most $10^{-\lfloor L/2 \rfloor}$: 1 for $L = 1$ (the digit is
+# read at the step that must write it), 0.1 for $L = 2, 3$, 0.01 for $L = 4, 5$, and so on. Our RNN does even
+# worse from $L = 3$ on, because it must also hold the digits it has seen in its state until they are due.
+#
+# More training or a larger $D$ cannot help: the state only carries information forward in time, and the
+# model is forced to answer before the information arrives. It has to read the whole input before writing
+# anything, which is what an encoder followed by a decoder does.
+#
+# *Rubric (2 points).*
+#
+# - 1 point: at step $t$ the RNN has read only $x_1, \dots, x_t$ but must already write $d_{T-t}$, a digit it
+#   has not read yet for the first half of the target, so there it can only guess (one time in ten).
+# - 1 point: this is a limit of the architecture, not of training: more steps or a larger $D$ cannot help; the
+#   model has to read the whole input before writing (an encoder, then a decoder). The bound
+#   $10^{-\lfloor L/2 \rfloor}$ is welcome but not required.
+# - No point for "vanishing gradients" or "too small a model" alone: they do not explain why one digit is always
+#   right and two almost never.
+#
+# ### END MARK SCHEME
+
+# %% [markdown] nbgrader={"grade": true, "grade_id": "why_rnn_fails", "locked": false, "points": 2, "schema_version": 3, "solution": true}
+# The model answer and the rubric are in the mark scheme of the question above.
+
+# %% [markdown] nbgrader={"grade": false, "grade_id": "exercises_text", "locked": true, "schema_version": 3, "solution": false}
+# ## Exercises
+#
+# These are not graded. Each asks you to change something and measure; make the change in a copy of the
+# cell, so that the graded cells above keep their code.
+#
+# 1. Train on sequences of exactly two digits (`seq_len_min = seq_len_max = 2` in `SETTINGS`). Before you run
+#    it, use your answer to Part E to predict the accuracy; then measure it with `accuracy_by_length`.
+# 2. Change the task to copying: the target is the digits in their own order, then `<E>`. Train and measure
+#    the accuracy for every length. Why can a plain RNN learn this one, and where does it still break down?
+# 3. Double $D$ to 200. Which changes more: the time a training step takes (time it) or the accuracy by length?
+# 4. How many learnable numbers does `RNN` hold? Write the count in terms of $C$, $D$ and $K$, then check it
+#    against `sum(p.size for p in model.parameters)` for the trained model.
+# 5. Give the network time to read: feed the digits, then as many extra `<E>` steps as there are digits, and
+#    ask for the reversal only on those extra steps. Could a plain RNN solve the task now, in principle?
+#    Try it, and compare the accuracy by length with the plot above.
+# 6. Replace `mg.tanh` with `relu` (from `mygrad.nnet`) in the cell and train again. What happens to the loss curve, and to the
+#    size of the states (print `abs(h).max()` for a batch)?
+
+# %% [markdown] nbgrader={"grade": false, "grade_id": "recap_text", "locked": true, "schema_version": 3, "solution": false}
+# ## Recap
+#
+# - `generate_batch` makes the reversal task: one-hot digits closed by `<E>`, and the reversed digits as target.
+# - `RNN` runs $h_t = \tanh(x_t W_{xh} + h_{t-1} W_{hh} + b)$ over time with one matrix product per step,
+#   and reads scores $y_t = h_t W_{hy} + b_y$ from all states at once.
+# - `loss_and_accuracy` and `accuracy_by_length` measure success the strict way: a sequence counts only if all of it is right.
+# - A plain RNN must answer at step $t$ before it has read what comes after $x_t$, so reversal fails past one or two digits.
+#
+# The next notebook fixes this with **Seq2Seq**: an *encoder* RNN first reads the whole sequence into its
+# final state, and a *decoder* RNN, started from that state and a `<S>` token, then writes the reversal.
+# It reuses `generate_batch` and `RNN` from this notebook.

@@ -27,6 +27,9 @@ SEEN_BEFORE_SUBMITTING = (
     "padding_on_query_axis",  # padding mask marks queries, not keys
     "scaled_by_model_width",  # scores / sqrt(d) instead of sqrt(d_k)
     "mean_over_all_positions",  # loss summed over real positions, divided by t * N
+    "sin_cos_swapped",  # positional encoding: cosines on the even dimensions
+    "exponent_i_instead_of_2i",  # positional encoding: 10000^(i/d)
+    "positions_start_at_one",  # positional encoding: positions 1..T
 )
 
 #: correct answers written another way than the reference: no graded test may fail on them
@@ -75,6 +78,32 @@ CORRECT_VARIANTS = [
         replace="return softmax_crossentropy(scores[real], target[real])",
         by="picked = mg.nnet.logsoftmax(scores[real])[np.arange(real.sum()), target[real]]\n"
            "    return -picked.sum() / np.float32(real.sum())",
+    ),
+    Mistake(
+        task="positional_encoding",
+        name="angles_by_outer_product",
+        why="Computes the angles as an outer product in float64, then casts them to float32.",
+        replace=(
+            "        position = np.arange(seq_len, dtype=np.float32)[:, None]  # (T, 1)\n"
+            "        even = np.arange(0, self.dim, 2, dtype=np.float32)  # 2i = 0, 2, 4, ...\n"
+            "        return position * np.float32(10000) ** (-even / np.float32(self.dim))\n"
+        ),
+        by="        return np.outer(np.arange(seq_len), 1 / 10000 ** (np.arange(0, self.dim, 2) / self.dim)).astype(np.float32)\n",
+    ),
+    Mistake(
+        task="positional_encoding",
+        name="sines_and_cosines_interleaved_by_stack",
+        why="Stacks sine and cosine pairs on a last axis, flattens them and cuts the result to d columns.",
+        replace=(
+            "        encoding = np.empty((seq_len, self.dim), dtype=np.float32)\n"
+            "        encoding[:, 0::2] = np.sin(angle)\n"
+            "        encoding[:, 1::2] = np.cos(angle[:, : self.dim // 2])\n"
+            "        return encoding[:, None, :]\n"
+        ),
+        by=(
+            "        pairs = np.stack([np.sin(angle), np.cos(angle)], axis=-1).reshape(seq_len, -1)\n"
+            "        return pairs[:, None, : self.dim]\n"
+        ),
     ),
     Mistake(
         task="greedy",

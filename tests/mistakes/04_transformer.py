@@ -3,7 +3,7 @@
 from instructor.authoring.mistakes import Mistake
 
 MISTAKES = [
-    # --- Part A: cipher -------------------------------------------------------
+    # --- Part A: cipher, then decipher -----------------------------------------
     Mistake(
         task="cipher",
         name="key_not_repeated",
@@ -26,11 +26,25 @@ MISTAKES = [
         by="(ALPHABET.index(p) + ALPHABET.index(k)) % 26",
     ),
     Mistake(
-        task="cipher",
+        task="decipher",
         name="decipher_adds",
         why="Deciphers by adding the key again instead of subtracting it.",
         replace="ALPHABET.index(c) - ALPHABET.index(k)",
         by="ALPHABET.index(c) + ALPHABET.index(k)",
+    ),
+    Mistake(
+        task="decipher",
+        name="decipher_key_not_repeated",
+        why="Zips the cipher text with the key itself, so the plain text stops where the key ends.",
+        replace="for c, k in zip(ciphertext, repeated)",
+        by="for c, k in zip(ciphertext, key)",
+    ),
+    Mistake(
+        task="decipher",
+        name="decipher_modulo_26",
+        why="Wraps around below a as for a 26-letter alphabet, so the space is never produced.",
+        replace="(ALPHABET.index(c) - ALPHABET.index(k)) % len(ALPHABET)",
+        by="(ALPHABET.index(c) - ALPHABET.index(k)) % 26",
     ),
     # --- Part B: one-hot vectors ---------------------------------------------
     Mistake(
@@ -184,13 +198,34 @@ MISTAKES = [
         by="(mg.sqrt(x.var(axis=-1, keepdims=True)) + EPS)",
         expect="epsilon goes inside the square root",
     ),
-    # --- Part F: feed-forward and encoder layer ------------------------------
+    # --- Part F: feed-forward network, then the encoder layer -----------------
     Mistake(
-        task="encoder",
+        task="feed_forward",
         name="relu_missing",
         why="Chains the two dense layers without the ReLU, so the network is linear.",
         replace="return self.dense2(relu(self.dense1(x)))",
         by="return self.dense2(self.dense1(x))",
+    ),
+    Mistake(
+        task="feed_forward",
+        name="relu_after_the_output",
+        why="Applies the ReLU to the output of the second layer instead of between the two.",
+        replace="return self.dense2(relu(self.dense1(x)))",
+        by="return relu(self.dense2(self.dense1(x)))",
+    ),
+    Mistake(
+        task="feed_forward",
+        name="first_layer_without_bias",
+        why="Builds the first dense layer without its bias b1.",
+        replace="self.dense1 = dense(in_dim, h_dim, weight_initializer=glorot_normal)",
+        by="self.dense1 = dense(in_dim, h_dim, weight_initializer=glorot_normal, bias=False)",
+    ),
+    Mistake(
+        task="feed_forward",
+        name="output_back_to_input_width",
+        why="Maps the hidden units back to in_dim instead of out_dim.",
+        replace="self.dense2 = dense(h_dim, out_dim, weight_initializer=glorot_normal)",
+        by="self.dense2 = dense(h_dim, in_dim, weight_initializer=glorot_normal)",
     ),
     Mistake(
         task="encoder",
@@ -220,7 +255,7 @@ MISTAKES = [
         replace="self.self_attn(src, src, src, mask=mask)",
         by="self.self_attn(src, src, src)",
     ),
-    # --- Part D: masks --------------------------------------------------------
+    # --- Part D: masks (padding_mask, then causal_mask) -------------------------
     Mistake(
         task="masks",
         name="padding_on_query_axis",
@@ -244,28 +279,28 @@ MISTAKES = [
         by="real = np.broadcast_to(np.arange(T)[None, :] < max(lengths), (len(lengths), T))",
     ),
     Mistake(
-        task="masks",
+        task="causal_mask",
         name="causal_without_padding",
         why="Returns the causal pattern for every sequence and forgets the padding.",
         replace="return earlier[:, None, :] & padding_mask(lengths, t, t)",
         by="return np.broadcast_to(earlier[:, None, :], (t, len(lengths), t)).copy()",
     ),
     Mistake(
-        task="masks",
+        task="causal_mask",
         name="causal_transposed",
         why="Builds the causal pattern with triu, letting positions see the future and not the past.",
         replace="earlier = np.tril(np.ones((t, t), dtype=bool))",
         by="earlier = np.triu(np.ones((t, t), dtype=bool))",
     ),
     Mistake(
-        task="masks",
+        task="causal_mask",
         name="diagonal_blocked",
         why="Shifts the causal pattern by one so a position cannot read its own input.",
         replace="earlier = np.tril(np.ones((t, t), dtype=bool))",
         by="earlier = np.tril(np.ones((t, t), dtype=bool), k=-1)",
     ),
     Mistake(
-        task="masks",
+        task="causal_mask",
         name="future_allowed",
         why="Shifts the causal pattern the other way, so each position sees the next one.",
         replace="earlier = np.tril(np.ones((t, t), dtype=bool))",
@@ -320,13 +355,37 @@ MISTAKES = [
             "encoding[:, 0::2] = np.cos(angle)\n"
             "        encoding[:, 1::2] = np.sin(angle[:, : self.dim // 2])"
         ),
+        expect="sines and cosines are swapped",
     ),
     Mistake(
         task="positional_encoding",
         name="exponent_i_instead_of_2i",
-        why="Uses 10000^(i/d) with the pair index i instead of 10000^(2i/d).",
+        why="Uses 10000^(i/d) with the pair's number i instead of 10000^(2i/d).",
         replace="np.arange(0, self.dim, 2, dtype=np.float32)",
         by="np.arange((self.dim + 1) // 2, dtype=np.float32)",
+        expect="not i/d",
+    ),
+    Mistake(
+        task="positional_encoding",
+        name="positions_start_at_one",
+        why="Numbers the positions from 1 instead of 0.",
+        replace="np.arange(seq_len, dtype=np.float32)",
+        by="np.arange(1, seq_len + 1, dtype=np.float32)",
+        expect="count positions from 0",
+    ),
+    Mistake(
+        task="positional_encoding",
+        name="base_1000",
+        why="Uses 1000 instead of 10000 as the base of the rates.",
+        replace="np.float32(10000)",
+        by="np.float32(1000)",
+    ),
+    Mistake(
+        task="positional_encoding",
+        name="rates_multiply",
+        why="Multiplies the positions by 10000^(2i/d) instead of dividing by it.",
+        replace="** (-even / np.float32(self.dim))",
+        by="** (even / np.float32(self.dim))",
     ),
     Mistake(
         task="positional_encoding",
@@ -337,6 +396,13 @@ MISTAKES = [
     ),
     Mistake(
         task="positional_encoding",
+        name="float64_angles",
+        why="Numbers the positions with int64, so the angles come out float64.",
+        replace="position = np.arange(seq_len, dtype=np.float32)[:, None]",
+        by="position = np.arange(seq_len)[:, None]",
+    ),
+    Mistake(
+        task="positional_encoding",
         name="odd_width_breaks",
         why="Gives the cosines as many angles as the sines, which fails for an odd width.",
         replace="np.cos(angle[:, : self.dim // 2])",
@@ -344,17 +410,13 @@ MISTAKES = [
     ),
     Mistake(
         task="positional_encoding",
-        name="positions_start_at_one",
-        why="Numbers the positions from 1 instead of 0.",
-        replace="np.arange(seq_len, dtype=np.float32)",
-        by="np.arange(1, seq_len + 1, dtype=np.float32)",
-    ),
-    Mistake(
-        task="positional_encoding",
-        name="quarter_turn_forgotten",
-        why="Uses the original paper's rates, one radian per position, instead of a quarter turn.",
-        replace="rate = QUARTER_TURN * np.float32(10000)",
-        by="rate = np.float32(10000)",
+        name="angles_not_used",
+        why="Computes the angles again inside __call__ instead of calling self.angles, so a subclass cannot change them.",
+        replace="angle = self.angles(seq_len)  # (T, ceil(d / 2))",
+        by=(
+            "angle = np.arange(seq_len, dtype=np.float32)[:, None] * np.float32(10000) ** "
+            "(-np.arange(0, self.dim, 2, dtype=np.float32) / np.float32(self.dim))"
+        ),
     ),
     # --- Part I: Transformer ---------------------------------------------------
     Mistake(

@@ -1,0 +1,2195 @@
+# %% [markdown] nbgrader={"grade": false, "grade_id": "intro", "locked": true, "schema_version": 3, "solution": false}
+# # Part 4: Transformers — breaking a Vigenère cipher
+#
+# The recurrent models of the earlier notebooks read a sequence one step at a time, carrying a hidden state from each step to the next. A Transformer has no such state. Every position looks at every other position through attention, all positions at once, and the order of the inputs reaches the model through a positional encoding instead. In this notebook a small Transformer learns to decrypt text that was encrypted with a key it is never told — messages of any length, from one symbol to a paragraph.
+#
+# In this notebook, we
+#
+# - build multi-head scaled dot-product attention, the masks that keep it away from padding and from the future, the residual connection with layer normalisation, and the encoder and decoder layers;
+# - add the standard sinusoidal positional encoding, assemble an encoder–decoder Transformer, and measure a variant of the encoding made for this cipher;
+# - train it on padded batches of messages of many lengths, with a loss that ignores the padding, and decrypt held-out text greedily, one symbol at a time;
+# - look at what every attention head of the trained model attends to.
+
+# %% [markdown] nbgrader={"grade": false, "grade_id": "intro_picture_text", "locked": true, "schema_version": 3, "solution": false}
+# The whole model, which Part I assembles from the parts before it:
+#
+# ![The encoder-decoder Transformer: the one-hot cipher text plus a positional encoding runs through n_enc encoder layers to give E; the one-hot decoder input plus a positional encoding runs through n_dec decoder layers, each of which reads E; a dense layer turns each decoder vector into 29 scores](figures/transformer.svg)
+#
+# *Figure: $E = \operatorname{Enc}(\text{src} + PE)$ on the left, $\text{scores} = \operatorname{Dense}\big(\operatorname{Dec}(E,\ \text{tgt} + PE)\big)$ on the right, with the shape of every arrow.*
+#
+# The letters for shapes are those of the whole course: time first, then the batch.
+#
+# | letter | here |
+# |---|---|
+# | `T` | source length: cipher symbols + the end token, padding included |
+# | `t` | target (query) length |
+# | `N` | batch size |
+# | `d` | model width; our tokens are one-hot, so d = 29 |
+# | `h` | number of attention heads; each works in `d_k = d // h` dimensions |
+
+# %% nbgrader={"grade": false, "grade_id": "setup", "locked": true, "schema_version": 3, "solution": false} tags=["library"]
+import time
+
+import numpy as np
+import matplotlib.pyplot as plt
+
+import mygrad as mg
+from mygrad.nnet import glorot_normal, relu, softmax_crossentropy
+from mynn.layers.dense import dense
+from mynn.optimizers.adam import Adam
+
+from course.runtime import pick
+from course.plotting import setup_backend, create_plot
+from course.cipher_data import load_cipher_data
+from course.pictures import show_attention_maps, show_encodings, show_masks
+
+setup_backend()
+
+# %% [markdown] nbgrader={"grade": false, "grade_id": "alphabet_text", "locked": true, "schema_version": 3, "solution": false}
+# ## The alphabet and the tokens
+#
+# A message uses 27 symbols: the letters a–z and the space. Each symbol's *token* is its place in `ALPHABET`, so a → 0, b → 1, …, z → 25 and the space → 26. Two more tokens tell the model where a sequence begins and ends: `START` (27) opens every decoder input and `END` (28) closes every source and every target. That makes 29 tokens in all.
+#
+# `tokens_of` (given) turns text into tokens and raises a `ValueError` that names every character outside the alphabet; `text_of` turns tokens back into text. Use them wherever they help.
+
+# %% nbgrader={"grade": false, "grade_id": "alphabet", "locked": true, "schema_version": 3, "solution": false} tags=["library"]
+ALPHABET = "abcdefghijklmnopqrstuvwxyz "  # the 27 symbols of a message
+START = len(ALPHABET)  # 27: opens every decoder input
+END = len(ALPHABET) + 1  # 28: closes every source and every target
+N_SYMBOLS = len(ALPHABET) + 2  # 29 tokens: the length of a one-hot vector
+KEY = "clap"  # the key of every encrypted message in this notebook
+
+
+def tokens_of(text):
+    """The tokens of ``text``: a list of ints in [0, 27).
+
+    Raises
+    ------
+    ValueError
+        If ``text`` holds characters outside ``ALPHABET``; the message names them.
+    """
+    unknown = [c for c in dict.fromkeys(text) if c not in ALPHABET]
+    if unknown:
+        listed = ", ".join(repr(c) for c in unknown)
+        raise ValueError(f"only the letters a-z and the space can be encoded, not {listed}")
+    return [ALPHABET.index(symbol) for symbol in text]
+
+
+def text_of(tokens):
+    """The text of alphabet tokens (the inverse of ``tokens_of``)."""
+    return "".join(ALPHABET[int(token)] for token in tokens)
+
+
+# %% [markdown] nbgrader={"grade": false, "grade_id": "cipher_text", "locked": true, "schema_version": 3, "solution": false}
+# ## Part A: the Vigenère cipher (2 points)
+#
+# A Vigenère cipher shifts every symbol of a message by an amount read from a key. With the key $k_0 k_1 \dots k_{m-1}$ (tokens again), symbol $i$ of the plain text $p$ is shifted by key symbol $i \bmod m$, wrapping around after the space:
+#
+# $$c_i = (p_i + k_{i \bmod m}) \bmod 27, \qquad\qquad p_i = (c_i - k_{i \bmod m}) \bmod 27 .$$
+#
+# The key `"clap"` gives the shifts 2, 11, 0, 15, 2, 11, 0, 15, … and turns `"hello world"` into `"jpl qkwctwd"`: h + c = 7 + 2 = 9 → j, e + l = 4 + 11 = 15 → p, l + a = 11 → l, l + p = 26 → space, o + c = 16 → q, space + l = 37 − 27 = 10 → k, and so on. The three l's of the message come out as l, space and w: which cipher symbol a plain symbol becomes depends on its position, so counting letters does not break this cipher the way it breaks a fixed substitution. The model will never see the key; it has to work out the shifts from examples.
+#
+# Write `cipher`, which encrypts a message, and then `decipher`, which undoes it.
+
+# %% nbgrader={"grade": false, "grade_id": "cipher", "locked": false, "schema_version": 3, "solution": true} tags=["library"]
+def cipher(plaintext, key):
+    """Encrypt a message with the Vigenère cipher.
+
+    Parameters
+    ----------
+    plaintext : str
+        The message, written with the symbols of ``ALPHABET``.
+    key : str
+        A non-empty key written with ``ALPHABET``; it repeats along the message.
+
+    Returns
+    -------
+    str
+        The cipher text, as long as ``plaintext``.
+    """
+    ### BEGIN SOLUTION
+    repeated = (key * len(plaintext))[: len(plaintext)]
+    symbols = [
+        ALPHABET[(ALPHABET.index(p) + ALPHABET.index(k)) % len(ALPHABET)]
+        for p, k in zip(plaintext, repeated)
+    ]
+    return "".join(symbols)
+    ### END SOLUTION
+
+
+# %% nbgrader={"grade": false, "grade_id": "decipher", "locked": false, "schema_version": 3, "solution": true} tags=["library"]
+def decipher(ciphertext, key):
+    """Undo ``cipher``: ``decipher(cipher(message, key), key) == message``.
+
+    Parameters
+    ----------
+    ciphertext : str
+        An encrypted message, written with the symbols of ``ALPHABET``.
+    key : str
+        The key it was encrypted with.
+
+    Returns
+    -------
+    str
+        The plain text, as long as ``ciphertext``.
+    """
+    ### BEGIN SOLUTION
+    repeated = (key * len(ciphertext))[: len(ciphertext)]
+    return "".join(
+        ALPHABET[(ALPHABET.index(c) - ALPHABET.index(k)) % len(ALPHABET)]
+        for c, k in zip(ciphertext, repeated)
+    )
+    ### END SOLUTION
+
+
+# %%
+secret = cipher("hello world", KEY)
+print(repr(secret), "->", repr(decipher(secret, KEY)))  # 'jpl qkwctwd' -> 'hello world'
+
+# %% course={"task": "cipher"} nbgrader={"grade": true, "grade_id": "cipher__by_hand", "locked": true, "points": 1, "schema_version": 3, "solution": false}
+# Check that cipher reproduces examples worked out by hand.
+assert cipher("hello world", "clap") == "jpl qkwctwd", cipher("hello world", "clap")
+assert cipher("aaaaaaaaa", "clap") == "clapclapc", "the key should repeat along the whole message"
+assert cipher("z ", "b") == " a", "a shift past the space should wrap around to a"
+### BEGIN HIDDEN TESTS
+assert cipher("", "clap") == "", "an empty message should give an empty cipher text"
+assert cipher("read me", "a") == "read me", "the key 'a' shifts by 0 and should change nothing"
+assert cipher("abc", "clapclap") == "cmc", f"cipher('abc', 'clapclap') gave {cipher('abc', 'clapclap')!r}"
+### END HIDDEN TESTS
+
+# %% course={"task": "decipher"} nbgrader={"grade": true, "grade_id": "cipher__round_trip", "locked": true, "points": 1, "schema_version": 3, "solution": false}
+# Check that decipher undoes cipher: an example by hand, then many messages and keys.
+assert decipher("jpl qkwctwd", "clap") == "hello world", decipher("jpl qkwctwd", "clap")
+rng = np.random.default_rng(0)
+for length in (1, 4, 7, 24, 50):
+    message = "".join(rng.choice(list(ALPHABET), size=length))
+    for key in ("clap", "k", "a key"):
+        secret = cipher(message, key)
+        assert len(secret) == length, f"cipher({message!r}, {key!r}) has length {len(secret)}"
+        assert decipher(secret, key) == message, f"decipher(cipher({message!r}, {key!r})) != message"
+### BEGIN HIDDEN TESTS
+assert decipher(" a", "b") == "z ", "deciphering should wrap around below a"
+assert decipher("clapclapc", "clap") == "a" * 9, "decipher should repeat the key along the message"
+
+
+def shifted(text, key, sign):
+    out = ""
+    for i, s in enumerate(text):
+        out += ALPHABET[(ALPHABET.index(s) + sign * ALPHABET.index(key[i % len(key)])) % 27]
+    return out
+
+for length in (3, 13, 31):
+    message = "".join(rng.choice(list(ALPHABET), size=length))
+    for key in ("clap", "zz", "quick fox"):
+        assert cipher(message, key) == shifted(message, key, 1), f"cipher({message!r}, {key!r}) is wrong"
+        assert decipher(message, key) == shifted(message, key, -1), f"decipher({message!r}, {key!r}) is wrong"
+### END HIDDEN TESTS
+
+# %% [markdown] nbgrader={"grade": false, "grade_id": "one_hot_text", "locked": true, "schema_version": 3, "solution": false}
+# ## Part B: one-hot vectors (1 point)
+#
+# The model reads each token as a one-hot vector of length 29. The encoder reads the cipher text followed by `END`; the decoder reads `START` followed by the plain text and learns to predict the plain text followed by `END`. For the text `"ab"` with both extra tokens the result has one row per token:
+#
+# $$\texttt{one\_hot\_encode("ab", start=True, end=True)} = \begin{bmatrix} e_{27} \\ e_{0} \\ e_{1} \\ e_{28} \end{bmatrix} \quad\text{(shape (4, 29))},$$
+#
+# where $e_j$ is the row of zeros with a single 1 in column $j$.
+#
+# Write `one_hot_encode` with `tokens_of`, returning a float32 array.
+
+# %% nbgrader={"grade": false, "grade_id": "one_hot", "locked": false, "schema_version": 3, "solution": true} tags=["library"]
+def one_hot_encode(text, start=False, end=False):
+    """One-hot vectors of the tokens of ``text``, optionally framed by START and END.
+
+    Parameters
+    ----------
+    text : str
+        Symbols of ``ALPHABET``.
+    start : bool
+        Put a START token before the text.
+    end : bool
+        Put an END token after the text.
+
+    Returns
+    -------
+    numpy.ndarray, shape=(L, 29), dtype=float32
+        Row i is the one-hot vector of token i; ``L = len(text) + start + end``.
+
+    Raises
+    ------
+    ValueError
+        If ``text`` holds characters outside ``ALPHABET`` (the message names them).
+    """
+    ### BEGIN SOLUTION
+    tokens = tokens_of(text)
+    if start:
+        tokens = [START] + tokens
+    if end:
+        tokens = tokens + [END]
+    vectors = np.zeros((len(tokens), N_SYMBOLS), dtype=np.float32)
+    vectors[np.arange(len(tokens)), tokens] = 1
+    return vectors
+    ### END SOLUTION
+
+
+# %%
+print(one_hot_encode("ab", start=True, end=True).argmax(axis=1))  # [27  0  1 28]
+
+# %% course={"task": "one_hot"} nbgrader={"grade": true, "grade_id": "one_hot__tokens", "locked": true, "points": 1, "schema_version": 3, "solution": false}
+# Check that one_hot_encode places the symbols, START and END in float32 rows.
+x = one_hot_encode("ab", start=True, end=True)
+expected = np.zeros((4, 29), dtype=np.float32)
+expected[[0, 1, 2, 3], [27, 0, 1, 28]] = 1
+assert x.shape == (4, 29), x.shape
+assert x.dtype == np.float32, f"dtype {x.dtype}, expected float32"
+assert np.array_equal(x, expected), f"tokens {x.argmax(axis=1)}, expected [27 0 1 28]"
+assert np.array_equal(one_hot_encode("z ").argmax(axis=1), [25, 26]), "z and the space are tokens 25 and 26"
+try:
+    one_hot_encode("Hi!")
+except ValueError as err:
+    assert "'H'" in str(err) and "'!'" in str(err), f"the error should name 'H' and '!': {err}"
+else:
+    raise AssertionError("one_hot_encode('Hi!') should raise a ValueError")
+### BEGIN HIDDEN TESTS
+assert np.array_equal(one_hot_encode("", start=True), np.eye(29, dtype=np.float32)[[27]]), "'' with START"
+assert np.array_equal(one_hot_encode("c", end=True).argmax(axis=1), [2, 28]), "'c' with END"
+assert np.array_equal(one_hot_encode("ba", start=True).argmax(axis=1), [27, 1, 0]), "'ba' with START"
+assert np.all(one_hot_encode("hello world", True, True).sum(axis=1) == 1), "every row should hold one 1"
+### END HIDDEN TESTS
+
+# %% [markdown] nbgrader={"grade": false, "grade_id": "data_text", "locked": true, "schema_version": 3, "solution": false}
+# ## The data: messages of every length, padded into batches
+#
+# `cipher_data.npz`, next to this notebook, holds 100-symbol texts cut from the prose of the Python reference documentation (the `pydoc_data` topics that ship with every Python), lowercased and reduced to a–z and spaces, as tokens of shape (100, N): one text per column. About one text in ten is *held out*: the model never trains on it, so it tells us whether the model learned the cipher rather than the sentences. The file ships with the assignment: there is nothing to download or build.
+#
+# Decryption with a known key is a rule that reads one position at a time: plain symbol $i$ is cipher symbol $i$ shifted back by key symbol $i \bmod 4$. Nothing about English is needed, and a model that leans on English will guess wrong wherever the text is unusual. So the given code below draws each training message in one of two ways, half and half:
+#
+# - a piece of a training text, at a random place;
+# - a string of uniformly random symbols, which no knowledge of English helps to guess.
+
+# %% [markdown] nbgrader={"grade": false, "grade_id": "data_batches_text", "locked": true, "schema_version": 3, "solution": false}
+# Its length, 1 to `MAX_LENGTH` = 48 symbols, is drawn evenly from one quarter of that range (1–12, 13–24, 25–36 or 37–48), a quarter per batch: every length is equally likely, and a batch of short messages is cheap.
+#
+# Every message starts at the first symbol of the key. A batch holds messages of different lengths, but a tensor needs one length $T$, so `make_batch` *pads* every message to the longest: after a message's `END` come rows of zeros (no token at all) up to $T$. `lengths[n]` counts the real positions of column n (its symbols plus `END`). Padding is filler: from Part C on, the masks keep attention away from it, and in Part J the loss ignores it.
+#
+# | array | shape | holds |
+# |---|---|---|
+# | `source` | (T, N, 29) | one-hot cipher text, `END`, then zero rows |
+# | `decoder_input` | (T, N, 29) | one-hot `START`, the plain text, then zero rows |
+# | `target` | (T, N) | the plain text, `END`, then `END` again at padded positions (never counted) |
+# | `lengths` | (N,) | message length + 1 for every column |
+
+# %% nbgrader={"grade": false, "grade_id": "encrypt_tokens", "locked": true, "schema_version": 3, "solution": false} tags=["library"]
+MAX_LENGTH = 48  # the longest message the model trains on: 12 turns of the 4-symbol key
+KEY_TOKENS = np.array(tokens_of(KEY))
+
+
+def encrypt_tokens(plain):
+    """Vigenère-encrypt a 1-D array of alphabet tokens with ``KEY``, starting at key symbol 0."""
+    shifts = np.resize(KEY_TOKENS, len(plain))  # the key, repeated to the message's length
+    return (np.asarray(plain) + shifts) % len(ALPHABET)
+
+
+# %% nbgrader={"grade": false, "grade_id": "make_batch", "locked": true, "schema_version": 3, "solution": false} tags=["library"]
+def make_batch(messages):
+    """Encrypt plain-text messages of any lengths and pad them into one batch.
+
+    Parameters
+    ----------
+    messages : list of 1-D arrays of alphabet tokens, N of them
+
+    Returns
+    -------
+    source : numpy.ndarray, shape=(T, N, 29), dtype=float32
+        One-hot cipher text, then END, then padding (rows of zeros).
+    decoder_input : numpy.ndarray, shape=(T, N, 29), dtype=float32
+        One-hot START, then the plain text, then padding (rows of zeros).
+    target : numpy.ndarray, shape=(T, N), dtype=int64
+        The plain text, then END; END again at every padded position.
+    lengths : numpy.ndarray, shape=(N,), dtype=int64
+        The real (unpadded) positions of each column: message length + 1.
+
+    T is the longest message's length + 1.
+    """
+    lengths = np.array([len(m) + 1 for m in messages], dtype=np.int64)
+    T, N = lengths.max(), len(messages)
+    source = np.zeros((T, N, N_SYMBOLS), dtype=np.float32)
+    decoder_input = np.zeros((T, N, N_SYMBOLS), dtype=np.float32)
+    target = np.full((T, N), END, dtype=np.int64)
+    for n, plain in enumerate(messages):
+        L = len(plain)
+        source[np.arange(L), n, encrypt_tokens(plain)] = 1
+        source[L, n, END] = 1
+        decoder_input[0, n, START] = 1
+        decoder_input[np.arange(1, L + 1), n, plain] = 1
+        target[:L, n] = plain
+    return source, decoder_input, target, lengths
+
+
+# %% nbgrader={"grade": false, "grade_id": "sample_messages", "locked": true, "schema_version": 3, "solution": false} tags=["library"]
+def sample_messages(rng, texts, n, max_length=MAX_LENGTH, random_share=0.5):
+    """Draw ``n`` training messages whose lengths lie in one quarter of 1..max_length.
+
+    The quarter (1-12, 13-24, 25-36 or 37-48 for 48) is drawn first, then each
+    length evenly within it. Over many batches every length from 1 to
+    ``max_length`` is equally likely, yet each batch is padded only to the
+    top of its quarter, which makes a step about half as costly as padding
+    every batch to ``max_length``. A share ``random_share`` of the messages
+    are strings of uniformly random symbols, which no knowledge of English
+    helps to guess; the others are pieces of the corpus ``texts`` (alphabet
+    tokens, shape (L, M): M texts of L symbols each) at random places.
+    """
+    quarter = max_length // 4
+    low = quarter * rng.integers(4) + 1
+    messages = []
+    for length in rng.integers(low, low + quarter, size=n):
+        if rng.random() < random_share:
+            messages.append(rng.integers(0, len(ALPHABET), size=length))
+        else:
+            column, start = rng.integers(texts.shape[1]), rng.integers(texts.shape[0] - length + 1)
+            messages.append(texts[start : start + length, column].astype(np.int64))
+    return messages
+
+
+# %%
+data = load_cipher_data("cipher_data.npz")
+assert data.meta["alphabet"] == ALPHABET and data.meta["key"] == KEY
+train_texts, held_out_texts = data.train_plain, data.held_out_plain  # (100, N) alphabet tokens
+print(f"{train_texts.shape[1]} training texts and {held_out_texts.shape[1]} held-out texts of {train_texts.shape[0]} symbols")
+
+rng = np.random.default_rng(0)
+source, decoder_input, target, lengths = make_batch(sample_messages(rng, train_texts, 4, max_length=12))
+print("source", source.shape, " decoder input", decoder_input.shape, " target", target.shape, " lengths", lengths)
+for n in range(4):
+    real = lengths[n] - 1  # the message's own symbols
+    print(f"{text_of(source[:real, n].argmax(axis=-1))!r:16} decrypts to {text_of(target[:real, n])!r}")
+
+# %% [markdown] nbgrader={"grade": false, "grade_id": "attention_text", "locked": true, "schema_version": 3, "solution": false}
+# ## Part C: multi-head attention (4 points)
+#
+# Attention lets each *query* vector collect information from a set of *key*–*value* pairs. Take queries $Q$ (t rows), keys $K$ and values $V$ (T rows each), all $d_k$ wide. Scaled dot-product attention scores every query against every key, turns each query's scores into weights with a softmax, and mixes the values with those weights:
+#
+# $$\alpha = \operatorname{softmax}\!\left(\frac{Q K^\top}{\sqrt{d_k}}\right), \qquad C = \alpha V .$$
+#
+# $\alpha$ is a (t, T) matrix; the softmax runs along each of its rows, so the weights with which query $i$ mixes the T values sum to one. Why divide by $\sqrt{d_k}$? A dot product of two vectors with $d_k$ random entries of size about one has a spread of about $\sqrt{d_k}$; without the factor, wider heads would push the softmax towards a single key, where its gradients vanish.
+
+# %% [markdown] nbgrader={"grade": false, "grade_id": "attention_masks_text", "locked": true, "schema_version": 3, "solution": false}
+# **Masks.** Some query–key pairs must be ruled out: padding, which holds no message, and (in the decoder) positions the model has yet to predict. A boolean `mask` marks them with `False`: query $i$ must give key $j$ exactly zero weight when the mask is `False` there. The sequences of a batch have different lengths, so each sequence gets its own (t, T) mask: `mask` has shape (t, N, T), and `mask[i, n, j]` says whether query $i$ of sequence $n$ may read key $j$.
+#
+# We set the score of a ruled-out pair to a large negative number, `BLOCKED` $= -10^9$, *before* the softmax: $e^{-10^9}$ is exactly 0 in floating point, so the pair gets weight 0 and the remaining weights of the row still sum to one. (Zeroing weights after the softmax would leave rows that sum to less than one.) Part D builds the masks.
+
+# %% [markdown] nbgrader={"grade": false, "grade_id": "attention_picture_text", "locked": true, "schema_version": 3, "solution": false}
+# **Heads.** Multi-head attention runs $h$ attentions side by side. Head $j$ first projects queries, keys and values to $d_k = \lfloor d/h \rfloor$ dimensions with its own learned matrices, so each head can look for a different pattern. The heads' outputs are laid side by side and mapped back to width $d$:
+#
+# $$\text{head}_j = \operatorname{Attention}\big(Q W_q^{(j)},\; K W_k^{(j)},\; V W_v^{(j)}\big), \qquad \operatorname{MHA}(Q, K, V) = \big[\text{head}_1 \;\cdots\; \text{head}_h\big]\, W_o .$$
+#
+# ![Left: one head scores its queries against its keys, divides by the square root of d_k, blocks masked pairs, takes a softmax over the keys and mixes the values. Right: h heads, each with its own projections, run side by side; their outputs are joined and mapped back to width d by W_o](figures/multihead_attention.svg)
+#
+# *Figure: left, one $\text{head}_j$ of the formula above ($\alpha = \operatorname{softmax}(q k^\top / \sqrt{d_k})$, then $\alpha v$); right, the $h$ heads side by side, joined by $W_o$, with the shapes on a batch.*
+
+# %% [markdown] nbgrader={"grade": false, "grade_id": "attention_batch_text", "locked": true, "schema_version": 3, "solution": false}
+# **On a batch.** We stack the heads' matrices into tensors `Wq`, `Wk`, `Wv` of shape (h, d, d_k), and let `einsum` name the axes (it tells `t` and `T` apart):
+#
+# | step | shapes | `mg.einsum` |
+# |---|---|---|
+# | project | (t, N, d) with (h, d, d_k) → (t, N, h, d_k) | `"tNd,hdk->tNhk"` (keys and values: `T` for `t`) |
+# | score | (t, N, h, d_k) with (T, N, h, d_k) → (t, N, h, T) | `"tNhk,TNhk->tNhT"`, then divide by $\sqrt{d_k}$ |
+# | mask | a (t, N, T) mask lines up with the scores as `mask[:, :, None, :]` (the same for every head) | `mg.where(...)` |
+# | weigh | softmax over the last axis (T) → `a_ij`, (t, N, h, T) | `mg.nnet.softmax` |
+# | mix | (t, N, h, T) with (T, N, h, d_k) → (t, N, h, d_k) | `"tNhT,TNhk->tNhk"` |
+# | join | reshape to (t, N, h·d_k) — head 0's $d_k$ numbers first — then the dense layer $W_o$ → (t, N, d) | `reshape`, `self.Wo` |
+#
+# Keep everything float32: divide by `np.sqrt(np.float32(d_k))`, because a Python or NumPy float64 number turns a float32 tensor into float64 (and halves the speed).
+
+# %% [markdown] nbgrader={"grade": false, "grade_id": "attention_task_text", "locked": true, "schema_version": 3, "solution": false}
+# Complete `MultiheadAttention`: in `__init__`, create `Wq`, `Wk`, `Wv` with `glorot_normal(h, d, d_k)`, and `Wo` as a MyNN `dense` layer from $h \cdot d_k$ to $d$ with `weight_initializer=glorot_normal` and `bias=False`; in `__call__`, compute attention as in the table, keeping the weights in `self.a_ij` for the pictures at the end.
+
+# %% nbgrader={"grade": false, "grade_id": "multihead_attention", "locked": false, "schema_version": 3, "solution": true} tags=["library"]
+BLOCKED = np.float32(-1e9)  # the score of a masked pair: its softmax weight is exactly 0
+
+
+class MultiheadAttention:
+    """Multi-head scaled dot-product attention.
+
+    Attributes
+    ----------
+    Wq, Wk, Wv : mygrad.Tensor, shape=(h, d, d // h), dtype=float32
+        One projection matrix per head for the queries, keys and values,
+        initialised with ``glorot_normal``.
+    Wo : mynn.layers.dense.dense
+        Joins the heads: (h * (d // h)) -> d, ``glorot_normal`` weights, no bias.
+    a_ij : mygrad.Tensor, shape=(t, N, h, T)
+        The attention weights of the latest call (None before the first one).
+    """
+
+    def __init__(self, dim, n_head=3):
+        """
+        Parameters
+        ----------
+        dim : int
+            The model width d.
+        n_head : int
+            The number of heads h; each works in d_k = dim // n_head dimensions.
+        """
+        self.a_ij = None
+        ### BEGIN SOLUTION
+        d_k = dim // n_head
+        self.Wq = glorot_normal(n_head, dim, d_k)
+        self.Wk = glorot_normal(n_head, dim, d_k)
+        self.Wv = glorot_normal(n_head, dim, d_k)
+        self.Wo = dense(n_head * d_k, dim, weight_initializer=glorot_normal, bias=False)
+        ### END SOLUTION
+
+    def __call__(self, Q, K, V, mask=None):
+        """Attend from the queries to the keys and mix the values.
+
+        Parameters
+        ----------
+        Q : array_like, shape=(t, N, d)
+            The queries.
+        K : array_like, shape=(T, N, d)
+            The keys.
+        V : array_like, shape=(T, N, d)
+            The values (often the same array as the keys).
+        mask : Optional[numpy.ndarray], shape=(t, N, T), dtype=bool
+            One (t, T) mask per sequence of the batch: where ``mask[i, n, j]``
+            is False, query i of sequence n gives key j zero weight, in every head.
+
+        Returns
+        -------
+        mygrad.Tensor, shape=(t, N, d)
+        """
+        ### BEGIN SOLUTION
+        d_k = self.Wq.shape[-1]
+        q = mg.einsum("tNd,hdk->tNhk", Q, self.Wq)
+        k = mg.einsum("TNd,hdk->TNhk", K, self.Wk)
+        v = mg.einsum("TNd,hdk->TNhk", V, self.Wv)
+        scores = mg.einsum("tNhk,TNhk->tNhT", q, k) / np.sqrt(np.float32(d_k))
+        if mask is not None:
+            scores = mg.where(mask[:, :, None, :], scores, BLOCKED)
+        self.a_ij = mg.nnet.softmax(scores, axis=-1)
+        mixed = mg.einsum("tNhT,TNhk->tNhk", self.a_ij, v)
+        return self.Wo(mixed.reshape(mixed.shape[0], mixed.shape[1], -1))
+        ### END SOLUTION
+
+    @property
+    def parameters(self):
+        """The learnable tensors of this layer."""
+        return (self.Wq, self.Wk, self.Wv) + self.Wo.parameters
+
+
+# %%
+attention = MultiheadAttention(dim=8, n_head=2)
+x = np.random.default_rng(0).normal(size=(5, 3, 8)).astype(np.float32)  # t = T = 5, N = 3, d = 8
+out = attention(x, x, x)
+weights = np.asarray(attention.a_ij)
+print("output", out.shape, out.dtype)  # (5, 3, 8) float32
+print("weights", weights.shape)  # (5, 3, 2, 5)
+print("each query's weights sum to one:", np.allclose(weights.sum(axis=-1), 1))
+
+# %% course={"task": "multihead_attention"} nbgrader={"grade": true, "grade_id": "multihead_attention__shapes", "locked": true, "points": 1, "schema_version": 3, "solution": false}
+# Check that the weights, the output and a_ij have the documented shapes and dtype.
+mha = MultiheadAttention(dim=12, n_head=3)
+for name in ("Wq", "Wk", "Wv"):
+    W = getattr(mha, name)
+    assert W.shape == (3, 12, 4), f"{name} has shape {W.shape}, expected (h, d, d // h) = (3, 12, 4)"
+    assert W.dtype == np.float32, f"{name} has dtype {W.dtype}"
+assert mha.Wo.weight.shape == (12, 12), "Wo should be a dense layer from h * d_k to d"
+assert mha.Wo.bias is None, "Wo should have no bias"
+assert len(mha.parameters) == 4, f"{len(mha.parameters)} parameters, expected Wq, Wk, Wv and Wo's weight"
+rng = np.random.default_rng(1)
+Q = rng.normal(size=(2, 5, 12)).astype(np.float32)
+KV = rng.normal(size=(7, 5, 12)).astype(np.float32)
+out = mha(Q, KV, KV)
+assert out.shape == (2, 5, 12), f"output shape {out.shape}, expected (t, N, d) = (2, 5, 12)"
+assert out.dtype == np.float32, f"output dtype {out.dtype}: a float64 constant crept in"
+a = np.asarray(mha.a_ij)
+assert a.shape == (2, 5, 3, 7), f"a_ij has shape {a.shape}, expected (t, N, h, T) = (2, 5, 3, 7)"
+assert np.allclose(a.sum(axis=-1), 1, atol=1e-5), "each query's weights over the T keys should sum to one"
+### BEGIN HIDDEN TESTS
+mha7 = MultiheadAttention(dim=7, n_head=2)
+assert mha7.Wq.shape == (2, 7, 3) and mha7.Wo.weight.shape == (6, 7), "d = 7, h = 2 should give d_k = 3"
+x7 = rng.normal(size=(3, 2, 7)).astype(np.float32)
+assert mha7(x7, x7, x7).shape == (3, 2, 7), "d = 7, h = 2: the output should be (t, N, d) = (3, 2, 7)"
+assert np.asarray(mha7.a_ij).shape == (3, 2, 2, 3), "d = 7, h = 2: a_ij should be (3, 2, 2, 3)"
+### END HIDDEN TESTS
+
+# %% course={"task": "multihead_attention"} jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "multihead_attention__by_hand", "locked": true, "points": 2, "schema_version": 3, "solution": false}
+# Check that attention with identity projections matches a computation by hand.
+# d = 4 and h = 2: head 0 sees dimensions 0-1 and head 1 dimensions 2-3; W_o is the identity.
+mha = MultiheadAttention(dim=4, n_head=2)
+eye4 = np.eye(4, dtype=np.float32)
+halves = np.stack([eye4[:, :2], eye4[:, 2:]])  # shape (h, d, d_k) = (2, 4, 2)
+mha.Wq, mha.Wk, mha.Wv = mg.tensor(halves), mg.tensor(halves), mg.tensor(halves)
+mha.Wo.weight = mg.tensor(eye4)
+q = np.array([[[1, 0, 0, 2]]], dtype=np.float32)  # t = 1, N = 1
+kv = np.array([[[1, 0, 0, 0]], [[0, 1, 0, 1]], [[2, 0, 1, 0]]], dtype=np.float32)  # T = 3
+out = mha(q, kv, kv)
+# head 0: query (1, 0), keys (1, 0), (0, 1), (2, 0) -> scores (1, 0, 2) / sqrt(2)
+# head 1: query (0, 2), keys (0, 0), (0, 1), (1, 0) -> scores (0, 2, 0) / sqrt(2)
+w0 = np.exp(np.array([1, 0, 2]) / np.sqrt(2))
+w0 = w0 / w0.sum()
+w1 = np.exp(np.array([0, 2, 0]) / np.sqrt(2))
+w1 = w1 / w1.sum()
+a = np.asarray(mha.a_ij)
+too_flat = np.exp(np.array([1, 0, 2]) / 2)  # head 0's scores divided by 2 = sqrt(d) instead of sqrt(d_k)
+assert not np.allclose(a[0, 0, 0], too_flat / too_flat.sum(), atol=1e-6), (
+    "head 0's weights are those of scores divided by 2 = sqrt(d), the root of the model width d = 4; "
+    "divide by sqrt(d_k) = sqrt(2) instead, where d_k = d // h = 2 is the width of one head"
+)
+assert np.allclose(a[0, 0, 0], w0, atol=1e-6), f"head 0 weights {a[0, 0, 0]}, expected {w0}"
+assert np.allclose(a[0, 0, 1], w1, atol=1e-6), f"head 1 weights {a[0, 0, 1]}, expected {w1}"
+head0 = w0 @ kv[:, 0, :2]  # the weighted values of head 0
+head1 = w1 @ kv[:, 0, 2:]
+assert np.allclose(out.data[0, 0], np.concatenate([head0, head1]), atol=1e-6), "heads joined wrongly"
+### BEGIN HIDDEN TESTS
+def reference(Q, K, V, Wq, Wk, Wv, Wo, mask=None):
+    t, N, _ = Q.shape
+    h, _, dk = Wq.shape
+    out = np.zeros((t, N, h * dk))
+    for n in range(N):
+        for j in range(h):
+            s = (Q[:, n] @ Wq[j]) @ (K[:, n] @ Wk[j]).T / np.sqrt(dk)
+            if mask is not None:
+                s = np.where(mask[:, n], s, -np.inf)
+            w = np.exp(s - s.max(axis=1, keepdims=True))
+            w = w / w.sum(axis=1, keepdims=True)
+            out[:, n, j * dk:(j + 1) * dk] = w @ (V[:, n] @ Wv[j])
+    return out @ Wo
+
+rng = np.random.default_rng(12)
+mha = MultiheadAttention(dim=6, n_head=3)
+Q = rng.normal(size=(4, 2, 6)).astype(np.float32)
+K = rng.normal(size=(5, 2, 6)).astype(np.float32)
+V = rng.normal(size=(5, 2, 6)).astype(np.float32)
+mask = rng.random((4, 2, 5)) < 0.7
+mask[:, :, 0] = True
+for m in (None, mask):
+    got = mha(Q, K, V, mask=m).data
+    want = reference(Q, K, V, mha.Wq.data, mha.Wk.data, mha.Wv.data, mha.Wo.weight.data, m)
+    assert np.allclose(got, want, atol=1e-4), f"output differs from a loop over sequences and heads (mask {m is not None})"
+### END HIDDEN TESTS
+
+# %% course={"task": "multihead_attention"} jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "multihead_attention__mask", "locked": true, "points": 1, "schema_version": 3, "solution": false}
+# Check that masked pairs get exactly zero weight, sequence by sequence, and every row still sums to one.
+rng = np.random.default_rng(2)
+mha = MultiheadAttention(dim=6, n_head=3)
+x = rng.normal(size=(3, 2, 6)).astype(np.float32)  # t = T = 3, N = 2
+mask = np.array([
+    [[True, False, False], [True, True, True]],  # query 0: sequence 0 reads key 0 only, sequence 1 all keys
+    [[True, True, False], [True, True, True]],
+    [[False, True, True], [True, True, False]],
+])  # shape (t, N, T) = (3, 2, 3)
+out = mha(x, x, x, mask=mask)
+a = np.asarray(mha.a_ij)
+assert a.shape == (3, 2, 3, 3), f"a_ij has shape {a.shape}, expected (t, N, h, T) = (3, 2, 3, 3)"
+by_pair = a.transpose(0, 1, 3, 2)  # (t, N, T, h): pick pairs with the (t, N, T) mask
+assert np.all(by_pair[~mask] == 0), "a masked pair got a non-zero weight"
+assert np.all(by_pair[mask] > 0), "an allowed pair got zero weight"
+assert np.allclose(a.sum(axis=-1), 1, atol=1e-5), "rows should sum to one: mask before the softmax"
+### BEGIN HIDDEN TESTS
+# query 0 of sequence 0 sees only key 0, so its output is what a one-key attention gives
+alone = mha(x[:1, :1], x[:1, :1], x[:1, :1]).data
+assert np.allclose(out.data[0, 0], alone[0, 0], atol=1e-5), "a query that reads one key should return that key's value"
+# sequence 1 of a batch with a mask that allows everything gives the unmasked result
+full = mha(x, x, x).data
+assert np.allclose(out.data[:2, 1], full[:2, 1], atol=1e-5), "an all-True row of the mask should change nothing"
+### END HIDDEN TESTS
+
+# %% [markdown] nbgrader={"grade": false, "grade_id": "masks_text", "locked": true, "schema_version": 3, "solution": false}
+# ## Part D: padding masks and the causal mask (3 points)
+#
+# Three attentions need masks, each of shape (t, N, T) as `MultiheadAttention` takes them:
+#
+# - **Encoder self-attention** and **encoder–decoder attention** read the source as keys. Key $j$ of sequence $n$ is real when $j < \text{lengths}[n]$ and padding otherwise. Every query may read every real key and no padded one: `padding_mask(lengths, t, T)` is
+# $$\text{mask}[i, n, j] = \big(j < \text{lengths}[n]\big).$$
+# The mask is about the *keys* (the last axis); a padded query still gets a row of weights, but nobody reads its output.
+# - **Decoder self-attention** reads the decoder input, which is fed in whole while training. Position $i$ must not look at positions after $i$: those hold the very symbols it is asked to predict. And it must not read padding either. `causal_mask(lengths, t)` is
+# $$\text{mask}[i, n, j] = \big(j \le i\big) \text{ and } \big(j < \text{lengths}[n]\big).$$
+
+# %% [markdown] nbgrader={"grade": false, "grade_id": "masks_picture_text", "locked": true, "schema_version": 3, "solution": false}
+# ![Three 6 by 6 boolean grids, query i down and key j across, for a sequence with 3 real positions: the padding mask opens keys 0 to 2 in every row; the causal pattern opens the lower triangle; their conjunction, the causal mask, opens the lower triangle of the first three columns](figures/masks.svg)
+#
+# *Figure: one sequence with $\text{lengths}[n] = 3$, padded to 6: the padding mask ($j < 3$) & the causal pattern ($j \le i$) = `causal_mask`, the second formula above.*
+#
+# The diagonal of the causal mask stays open: position $i$ may read its own input, the symbol *before* the one it predicts. Every row keeps at least key 0, so no softmax row is left without a key. Because padding comes only at the end, a real query $i < \text{lengths}[n]$ never reaches padding through $j \le i$ anyway; the padding part of the causal mask keeps the padded queries off it too.
+
+# %% [markdown] nbgrader={"grade": false, "grade_id": "masks_task_text", "locked": true, "schema_version": 3, "solution": false}
+# `np.tril(np.ones((t, t), dtype=bool))` is the causal (t, t) pattern; comparing `np.arange(T)` with the lengths, with broadcasting, gives the real keys of every sequence. Write `padding_mask`, then `causal_mask` (it may call `padding_mask`).
+
+# %% nbgrader={"grade": false, "grade_id": "masks", "locked": false, "schema_version": 3, "solution": true} tags=["library"]
+def padding_mask(lengths, t, T):
+    """Let every query read the real keys of its own sequence, and no padding.
+
+    Parameters
+    ----------
+    lengths : array_like of int, shape=(N,)
+        The number of real (unpadded) positions of each sequence of the keys.
+    t : int
+        The number of queries.
+    T : int
+        The number of key positions, padding included (T >= max(lengths)).
+
+    Returns
+    -------
+    numpy.ndarray, shape=(t, N, T), dtype=bool
+        ``mask[i, n, j]`` is True exactly when ``j < lengths[n]``.
+    """
+    ### BEGIN SOLUTION
+    real = np.arange(T)[None, :] < np.asarray(lengths)[:, None]  # (N, T): the real keys
+    return np.broadcast_to(real, (t, *real.shape)).copy()
+    ### END SOLUTION
+
+
+# %% nbgrader={"grade": false, "grade_id": "causal_mask", "locked": false, "schema_version": 3, "solution": true} tags=["library"]
+def causal_mask(lengths, t):
+    """The decoder's self-attention mask: earlier or same positions, and no padding.
+
+    Parameters
+    ----------
+    lengths : array_like of int, shape=(N,)
+        The number of real positions of each decoder input.
+    t : int
+        The decoder input's length, padding included.
+
+    Returns
+    -------
+    numpy.ndarray, shape=(t, N, t), dtype=bool
+        ``mask[i, n, j]`` is True exactly when ``j <= i`` and ``j < lengths[n]``.
+    """
+    ### BEGIN SOLUTION
+    earlier = np.tril(np.ones((t, t), dtype=bool))  # (t, t): key j at or before query i
+    return earlier[:, None, :] & padding_mask(lengths, t, t)
+    ### END SOLUTION
+
+
+# %%
+# a batch of two messages, "hello" and "hi", each with END: 6 and 3 real positions, padded to 6
+lengths = np.array([6, 3])
+pad, causal = padding_mask(lengths, 6, 6), causal_mask(lengths, 6)
+show_masks([pad[:, 1], causal[:, 0], causal[:, 1]], ["padding_mask, 'hi'", "causal_mask, 'hello'", "causal_mask, 'hi'"])
+
+# %% course={"task": "masks"} nbgrader={"grade": true, "grade_id": "masks__padding", "locked": true, "points": 1, "schema_version": 3, "solution": false}
+# Check padding_mask on a batch worked out by hand, and that padded keys get exactly zero weight.
+mask = padding_mask([2, 4, 1], 2, 5)  # N = 3 sequences of 2, 4 and 1 real keys; t = 2, T = 5
+assert mask.shape == (2, 3, 5), f"shape {mask.shape}, expected (t, N, T) = (2, 3, 5)"
+assert mask.dtype == bool, f"dtype {mask.dtype}, expected bool"
+assert np.array_equal(mask[0], mask[1]), (
+    "queries 0 and 1 of the same sequences got different masks: padding hides keys, "
+    "so mask[i, n, j] depends on the key j (the last axis) and never on the query i"
+)
+row = np.array([[1, 1, 0, 0, 0], [1, 1, 1, 1, 0], [1, 0, 0, 0, 0]], dtype=bool)  # (N, T)
+assert np.array_equal(mask[0], row), f"mask[0] is\n{mask[0].astype(int)}\nexpected\n{row.astype(int)}"
+assert np.array_equal(mask[1], row), "every query of a sequence reads the same real keys"
+mha = MultiheadAttention(dim=6, n_head=2)
+rng = np.random.default_rng(13)
+q, kv = rng.normal(size=(2, 3, 6)).astype(np.float32), rng.normal(size=(5, 3, 6)).astype(np.float32)
+mha(q, kv, kv, mask=mask)
+a = np.asarray(mha.a_ij)  # (t, N, h, T)
+for n, length in enumerate([2, 4, 1]):
+    assert np.all(a[:, n, :, length:] == 0), f"sequence {n}: a padded key (position >= {length}) got weight"
+### BEGIN HIDDEN TESTS
+lengths = rng.integers(1, 9, size=6)
+mask = padding_mask(lengths, 4, 10)
+want = np.arange(10)[None, None, :] < lengths[None, :, None]
+assert mask.shape == (4, 6, 10), f"padding_mask(lengths, 4, 10) has shape {mask.shape}, expected (4, 6, 10)"
+assert np.array_equal(mask, np.broadcast_to(want, (4, 6, 10))), "padding_mask is wrong for random lengths"
+assert np.array_equal(padding_mask(np.array([3]), 1, 3), [[[True, True, True]]]), "no padding: every key is real"
+### END HIDDEN TESTS
+
+# %% course={"task": "causal_mask"} nbgrader={"grade": true, "grade_id": "masks__causal", "locked": true, "points": 2, "schema_version": 3, "solution": false}
+# Check causal_mask by hand: no later position, no padding, and every row keeps at least one key.
+mask = causal_mask([4, 2], 4)  # N = 2 decoder inputs with 4 and 2 real positions, t = 4
+assert mask.shape == (4, 2, 4), f"shape {mask.shape}, expected (t, N, t) = (4, 2, 4)"
+assert mask.dtype == bool, f"dtype {mask.dtype}, expected bool"
+full = np.array([[1, 0, 0, 0], [1, 1, 0, 0], [1, 1, 1, 0], [1, 1, 1, 1]], dtype=bool)
+short = np.array([[1, 0, 0, 0], [1, 1, 0, 0], [1, 1, 0, 0], [1, 1, 0, 0]], dtype=bool)
+assert np.array_equal(mask[:, 0], full), f"sequence 0 (no padding):\n{mask[:, 0].astype(int)}\nexpected\n{full.astype(int)}"
+assert np.array_equal(mask[:, 1], short), f"sequence 1 (2 real):\n{mask[:, 1].astype(int)}\nexpected\n{short.astype(int)}"
+assert mask.any(axis=-1).all(), "every query must keep at least one key, or its softmax row is meaningless"
+### BEGIN HIDDEN TESTS
+rng = np.random.default_rng(14)
+lengths = rng.integers(1, 8, size=5)
+mask = causal_mask(lengths, 7)
+i, j = np.arange(7)[:, None, None], np.arange(7)[None, None, :]
+want = (j <= i) & (j < lengths[None, :, None])
+assert mask.shape == (7, 5, 7), f"causal_mask(lengths, 7) has shape {mask.shape}, expected (7, 5, 7)"
+assert np.array_equal(mask, want), "causal_mask is wrong for random lengths"
+### END HIDDEN TESTS
+
+# %% [markdown] nbgrader={"grade": false, "grade_id": "add_and_norm_text", "locked": true, "schema_version": 3, "solution": false}
+# ## Part E: residual connection and layer normalisation (3 points)
+#
+# Each sub-layer of a Transformer (an attention or a feed-forward network) is wrapped the same way. Its output $x_\text{new}$ is added to its input $x_\text{old}$ — a *residual connection*, which gives the gradient a direct path through a deep stack — and the sum is normalised over its $d$ features, one vector at a time:
+#
+# $$x = x_\text{old} + x_\text{new}, \qquad \mu = \frac{1}{d}\sum_{j=1}^{d} x_j, \qquad \sigma^2 = \frac{1}{d}\sum_{j=1}^{d} (x_j - \mu)^2, \qquad \text{out} = g \odot \frac{x - \mu}{\sqrt{\sigma^2 + \varepsilon}} + b .$$
+#
+# Nothing is averaged over the batch or over time: every position of every sequence is normalised on its own, over the last axis. The gain $g$ and the shift $b$ (shape (d,), float32) start at ones and zeros and are learned; $\varepsilon = 10^{-5}$ (`EPS`, a float32) goes *under* the square root and keeps the division finite: a constant vector has $\sigma^2 = 0$, normalises to zeros and comes out as $b$.
+#
+# By hand: for $x = (2, 2, 2, 6)$, μ = 3 and σ² = (1 + 1 + 1 + 9) / 4 = 3, so with $g = 1$ and $b = 0$ the output is $(-1, -1, -1, 3) / \sqrt{3} \approx (-0.577, -0.577, -0.577, 1.732)$.
+#
+# Write `ResidualConnectionAndLayerNorm`, with attributes `gain` and `bias`.
+
+# %% nbgrader={"grade": false, "grade_id": "add_and_norm", "locked": false, "schema_version": 3, "solution": true} tags=["library"]
+EPS = np.float32(1e-5)
+
+
+class ResidualConnectionAndLayerNorm:
+    """Add a sub-layer's output to its input, then normalise over the last axis.
+
+    Attributes
+    ----------
+    gain, bias : mygrad.Tensor, shape=(d,), dtype=float32
+        The learned scale (starts at 1) and shift (starts at 0).
+    """
+
+    def __init__(self, dim):
+        """
+        Parameters
+        ----------
+        dim : int
+            The model width d.
+        """
+        ### BEGIN SOLUTION
+        self.gain = mg.ones(dim, dtype=np.float32)
+        self.bias = mg.zeros(dim, dtype=np.float32)
+        ### END SOLUTION
+
+    def __call__(self, x_old, x_new):
+        """
+        Parameters
+        ----------
+        x_old : array_like, shape=(..., d)
+            The input of the sub-layer.
+        x_new : mygrad.Tensor, shape=(..., d)
+            The output of the sub-layer.
+
+        Returns
+        -------
+        mygrad.Tensor, shape=(..., d)
+        """
+        ### BEGIN SOLUTION
+        x = x_old + x_new
+        centred = x - x.mean(axis=-1, keepdims=True)
+        return self.gain * centred / mg.sqrt(x.var(axis=-1, keepdims=True) + EPS) + self.bias
+        ### END SOLUTION
+
+    @property
+    def parameters(self):
+        """The learnable tensors of this layer."""
+        return (self.gain, self.bias)
+
+
+# %%
+norm = ResidualConnectionAndLayerNorm(4)
+print(norm(np.array([1, 2, 3, 4], dtype=np.float32), mg.tensor(np.array([1, 0, -1, 2], dtype=np.float32))))
+# about [-0.577 -0.577 -0.577  1.732]
+
+# %% course={"task": "add_and_norm"} nbgrader={"grade": true, "grade_id": "add_and_norm__by_hand", "locked": true, "points": 1, "schema_version": 3, "solution": false}
+# Check that the layer adds its two inputs and normalises the sum, as worked out by hand.
+norm = ResidualConnectionAndLayerNorm(4)
+assert norm.gain.shape == (4,) and norm.bias.shape == (4,), "gain and bias should have shape (d,)"
+x_old = np.array([[1, 2, 3, 4]], dtype=np.float32)
+x_new = mg.tensor(np.array([[1, 0, -1, 2]], dtype=np.float32))
+out = norm(x_old, x_new)
+assert out.dtype == np.float32, f"output dtype {out.dtype}: use float32 constants"
+assert np.allclose(out.data, np.array([[-1, -1, -1, 3]]) / np.sqrt(3), atol=1e-4), out
+### BEGIN HIDDEN TESTS
+norm.gain = mg.tensor(np.array([1, 2, 3, 4], dtype=np.float32))
+norm.bias = mg.tensor(np.array([0, 1, 0, 1], dtype=np.float32))
+want = np.array([[-1, -1, -1, 3]]) / np.sqrt(3) * np.array([1, 2, 3, 4]) + np.array([0, 1, 0, 1])
+assert np.allclose(norm(x_old, x_new).data, want, atol=1e-4), "the gain should scale and the bias shift the result"
+assert len(norm.parameters) == 2, "parameters should be (gain, bias)"
+### END HIDDEN TESTS
+
+# %% course={"task": "add_and_norm"} jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "add_and_norm__statistics", "locked": true, "points": 1, "schema_version": 3, "solution": false}
+# Check that every position of every sequence is normalised on its own, over the last axis.
+rng = np.random.default_rng(3)
+x_old = rng.normal(2, 5, size=(6, 3, 10)).astype(np.float32)
+x_new = mg.tensor(rng.normal(size=(6, 3, 10)).astype(np.float32))
+out = ResidualConnectionAndLayerNorm(10)(x_old, x_new)
+assert out.shape == (6, 3, 10) and out.dtype == np.float32, f"output {out.shape} {out.dtype}, expected (6, 3, 10) float32"
+assert np.allclose(out.data.mean(axis=-1), 0, atol=1e-4), "each vector should have mean 0 over its d features"
+assert np.allclose(out.data.std(axis=-1), 1, atol=1e-3), "each vector should have standard deviation 1"
+### BEGIN HIDDEN TESTS
+same = ResidualConnectionAndLayerNorm(10)(x_old + x_new.data, np.zeros_like(x_old))
+assert np.allclose(out.data, np.asarray(same), atol=1e-5), "only the sum x_old + x_new should matter"
+### END HIDDEN TESTS
+
+# %% course={"task": "add_and_norm"} jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "add_and_norm__epsilon", "locked": true, "points": 1, "schema_version": 3, "solution": false}
+# Check that epsilon is added to the variance under the square root: a constant vector stays finite.
+norm = ResidualConnectionAndLayerNorm(4)
+norm.bias = mg.tensor(np.array([0.5, -1, 2, 0], dtype=np.float32))
+flat = norm(np.full((2, 4), 3, dtype=np.float32), mg.zeros((2, 4), dtype=np.float32)).data
+assert np.all(np.isfinite(flat)), f"a constant vector (variance 0) gave {flat[0]}: is epsilon added to the variance?"
+assert np.allclose(flat, norm.bias.data, atol=1e-6), "a constant vector normalises to 0, so the output is the bias"
+r = np.sqrt(np.float32(1e-5))  # entries -r and +r: variance r**2 = epsilon, so sqrt(variance + epsilon) = sqrt(2) * r
+small = ResidualConnectionAndLayerNorm(4)(np.array([[-r, -r, r, r]], dtype=np.float32), mg.zeros((1, 4), dtype=np.float32)).data
+assert np.allclose(small, np.array([[-1, -1, 1, 1]]) / np.sqrt(2), atol=1e-3), (
+    f"entries of plus or minus sqrt(epsilon) gave {np.round(small[0], 3)}, expected plus or minus 1/sqrt(2) = 0.707: "
+    "epsilon goes inside the square root, added to the variance, not to the standard deviation"
+)
+### BEGIN HIDDEN TESTS
+# a tiny variance, equal to epsilon: sqrt(var + eps) and sqrt(var) + eps differ by a factor of about 1.4
+a = np.sqrt(np.float32(16e-5 / 3))
+tiny = np.array([[0, 0, 0, a]], dtype=np.float32)  # variance 3 a^2 / 16 = 1e-5
+got = ResidualConnectionAndLayerNorm(4)(tiny, mg.zeros((1, 4), dtype=np.float32)).data
+centred = tiny - tiny.mean()
+want = centred / np.sqrt(centred.var() + 1e-5)
+assert np.allclose(got, want, atol=1e-3), f"got {got}, expected {want}: epsilon belongs under the square root"
+### END HIDDEN TESTS
+
+# %% [markdown] nbgrader={"grade": false, "grade_id": "encoder_text", "locked": true, "schema_version": 3, "solution": false}
+# ## Part F: the encoder layer (3 points)
+#
+# An encoder layer lets every source position look at every other one — *self-attention*: queries, keys and values are all the source — and then passes each position on its own through a small two-layer network, the *position-wise feed-forward network*:
+#
+# $$\operatorname{FF}(x) = \operatorname{ReLU}(x W_1 + b_1)\, W_2 + b_2 .$$
+#
+# The same $W_1, b_1, W_2, b_2$ serve every position of every sequence: a MyNN `dense` layer applied to a (T, N, d) array does exactly that, over the last axis. Attention mixes the positions; the feed-forward network then works on each mixture alone.
+#
+# Write `FeedForward`: MyNN `dense` layers `dense1` (in_dim → h_dim) and `dense2` (h_dim → out_dim), both with `glorot_normal` weights, and a ReLU between them.
+
+# %% nbgrader={"grade": false, "grade_id": "feed_forward", "locked": false, "schema_version": 3, "solution": true} tags=["library"]
+class FeedForward:
+    """Two dense layers with a ReLU between them, applied at every position.
+
+    Attributes
+    ----------
+    dense1 : mynn dense layer, in_dim -> h_dim
+    dense2 : mynn dense layer, h_dim -> out_dim
+    """
+
+    def __init__(self, in_dim, h_dim, out_dim):
+        """
+        Parameters
+        ----------
+        in_dim : int
+            The width of the input vectors.
+        h_dim : int
+            The number of hidden units.
+        out_dim : int
+            The width of the output vectors.
+        """
+        ### BEGIN SOLUTION
+        self.dense1 = dense(in_dim, h_dim, weight_initializer=glorot_normal)
+        self.dense2 = dense(h_dim, out_dim, weight_initializer=glorot_normal)
+        ### END SOLUTION
+
+    def __call__(self, x):
+        """
+        Parameters
+        ----------
+        x : array_like, shape=(..., in_dim)
+
+        Returns
+        -------
+        mygrad.Tensor, shape=(..., out_dim)
+        """
+        ### BEGIN SOLUTION
+        return self.dense2(relu(self.dense1(x)))
+        ### END SOLUTION
+
+    @property
+    def parameters(self):
+        """The learnable tensors of this layer."""
+        return self.dense1.parameters + self.dense2.parameters
+
+
+# %% [markdown] nbgrader={"grade": false, "grade_id": "encoder_picture_text", "locked": true, "schema_version": 3, "solution": false}
+# ![One encoder layer: the source goes into multi-head self-attention as queries, keys and values, under the padding mask; the result is added to the source and normalised; a feed-forward network follows, again with a residual connection and add & norm](figures/encoder_layer.svg)
+#
+# *Figure: the two lines of the formula below, bottom to top: self-attention then $\operatorname{Norm}_1$, feed-forward then $\operatorname{Norm}_2$; each residual arrow is the $x_\text{old}$ of Part E.*
+#
+# $$X_1 = \operatorname{Norm}_1\big(\text{src},\; \operatorname{MHA}(\text{src}, \text{src}, \text{src};\ \text{mask})\big), \qquad \text{out} = \operatorname{Norm}_2\big(X_1,\; \operatorname{FF}(X_1)\big).$$
+#
+# Input and output are both (T, N, d), so encoder layers stack. The layer takes the self-attention mask as an argument (the Transformer of Part I builds it once with `padding_mask` and hands it to every layer); with it, the outputs at real positions do not depend on the padding at all.
+#
+# Write `TransformerEncoder` (attributes `self_attn`, `add_norm1`, `ff`, `add_norm2`).
+
+# %% nbgrader={"grade": false, "grade_id": "encoder", "locked": false, "schema_version": 3, "solution": true} tags=["library"]
+class TransformerEncoder:
+    """Self-attention, add & norm, feed-forward, add & norm.
+
+    Attributes
+    ----------
+    self_attn : MultiheadAttention
+    add_norm1 : ResidualConnectionAndLayerNorm
+    ff : FeedForward, d -> h_dim -> d
+    add_norm2 : ResidualConnectionAndLayerNorm
+    """
+
+    def __init__(self, dim, h_dim, n_head=3):
+        """
+        Parameters
+        ----------
+        dim : int
+            The model width d (input and output).
+        h_dim : int
+            The number of hidden units of the feed-forward network.
+        n_head : int
+            The number of attention heads.
+        """
+        ### BEGIN SOLUTION
+        self.self_attn = MultiheadAttention(dim, n_head=n_head)
+        self.add_norm1 = ResidualConnectionAndLayerNorm(dim)
+        self.ff = FeedForward(dim, h_dim, dim)
+        self.add_norm2 = ResidualConnectionAndLayerNorm(dim)
+        ### END SOLUTION
+
+    def __call__(self, src, mask=None):
+        """
+        Parameters
+        ----------
+        src : array_like, shape=(T, N, d)
+            The source sequences (or the previous encoder layer's output).
+        mask : Optional[numpy.ndarray], shape=(T, N, T), dtype=bool
+            The self-attention mask (``padding_mask``): which keys each position may read.
+
+        Returns
+        -------
+        mygrad.Tensor, shape=(T, N, d)
+        """
+        ### BEGIN SOLUTION
+        x1 = self.add_norm1(src, self.self_attn(src, src, src, mask=mask))
+        return self.add_norm2(x1, self.ff(x1))
+        ### END SOLUTION
+
+    @property
+    def parameters(self):
+        """The learnable tensors of this layer."""
+        return (
+            self.self_attn.parameters
+            + self.add_norm1.parameters
+            + self.ff.parameters
+            + self.add_norm2.parameters
+        )
+
+
+# %%
+layer = TransformerEncoder(dim=8, h_dim=16, n_head=2)
+print(layer(np.random.default_rng(0).normal(size=(5, 3, 8)).astype(np.float32)).shape)  # (5, 3, 8)
+
+# %% course={"task": "feed_forward"} nbgrader={"grade": true, "grade_id": "encoder__feed_forward", "locked": true, "points": 1, "schema_version": 3, "solution": false}
+# Check that FeedForward computes ReLU(x W1 + b1) W2 + b2 at every position.
+ff = FeedForward(3, 4, 2)
+assert ff.dense1.weight.shape == (3, 4) and ff.dense2.weight.shape == (4, 2), "FeedForward(3, 4, 2): 3 -> 4 -> 2"
+assert len(ff.parameters) == 4, "parameters: two weights and two biases"
+rng = np.random.default_rng(4)
+W1, b1, W2, b2 = (rng.normal(size=shape).astype(np.float32) for shape in [(3, 4), (1, 4), (4, 2), (1, 2)])
+ff.dense1.weight, ff.dense1.bias = mg.tensor(W1), mg.tensor(b1)
+ff.dense2.weight, ff.dense2.bias = mg.tensor(W2), mg.tensor(b2)
+x = rng.normal(size=(5, 2, 3)).astype(np.float32)
+out = ff(x)
+assert out.shape == (5, 2, 2), f"output shape {out.shape}, expected (5, 2, 2)"
+assert np.allclose(out.data, np.maximum(x @ W1 + b1, 0) @ W2 + b2, atol=1e-5), "expected ReLU(x W1 + b1) W2 + b2"
+### BEGIN HIDDEN TESTS
+ff = FeedForward(5, 7, 3)
+assert ff.dense1.weight.shape == (5, 7) and ff.dense2.weight.shape == (7, 3), "FeedForward(5, 7, 3): 5 -> 7 -> 3"
+assert ff(rng.normal(size=(4, 2, 5)).astype(np.float32)).shape == (4, 2, 3), "the output should be (T, N, out_dim)"
+### END HIDDEN TESTS
+
+# %% course={"task": "encoder"} nbgrader={"grade": true, "grade_id": "encoder__layer", "locked": true, "points": 1, "schema_version": 3, "solution": false}
+# Check that TransformerEncoder chains self-attention (with the mask), add & norm, feed-forward, add & norm.
+rng = np.random.default_rng(5)
+enc = TransformerEncoder(dim=8, h_dim=16, n_head=2)
+enc.add_norm1.gain = mg.tensor(np.linspace(0.5, 2, 8, dtype=np.float32))  # tell the two norms apart
+enc.add_norm2.bias = mg.tensor(np.linspace(-1, 1, 8, dtype=np.float32))
+src = rng.normal(size=(5, 3, 8)).astype(np.float32)
+mask = padding_mask([5, 3, 1], 5, 5)
+out = enc(src, mask)
+assert out.shape == (5, 3, 8) and out.dtype == np.float32, f"output {out.shape} {out.dtype}, expected (5, 3, 8) float32"
+assert np.asarray(enc.self_attn.a_ij).shape == (5, 3, 2, 5), "self-attention: T queries on T keys"
+x1 = enc.add_norm1(src, enc.self_attn(src, src, src, mask=mask))
+expected = enc.add_norm2(x1, enc.ff(x1))
+assert np.allclose(out.data, expected.data, atol=1e-5), "the encoder layer does not follow the equations"
+assert len(enc.parameters) == 12, f"{len(enc.parameters)} parameters, expected 4 + 2 + 4 + 2 = 12"
+
+# %% course={"task": "encoder"} jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "encoder__padding", "locked": true, "points": 1, "schema_version": 3, "solution": false}
+# Check that with the padding mask, the outputs at real positions do not change when the padding grows.
+rng = np.random.default_rng(15)
+enc = TransformerEncoder(dim=8, h_dim=16, n_head=2)
+short = rng.normal(size=(3, 1, 8)).astype(np.float32)  # one sequence of 3 real positions
+alone = enc(short, padding_mask([3], 3, 3)).data
+for pad in (1, 4):
+    padded = np.concatenate([short, rng.normal(size=(pad, 1, 8)).astype(np.float32)])  # junk after the end
+    out = enc(padded, padding_mask([3], 3 + pad, 3 + pad)).data
+    assert np.allclose(out[:3], alone, atol=1e-5), f"{pad} padded position(s) changed the outputs at real positions"
+### BEGIN HIDDEN TESTS
+batch = np.concatenate([np.concatenate([short, np.zeros((2, 1, 8), np.float32)]), rng.normal(size=(5, 1, 8)).astype(np.float32)], axis=1)
+out = enc(batch, padding_mask([3, 5], 5, 5)).data
+assert np.allclose(out[:3, 0], alone[:, 0], atol=1e-5), "in a batch, a padded sequence should give its unpadded outputs"
+### END HIDDEN TESTS
+
+# %% [markdown] nbgrader={"grade": false, "grade_id": "decoder_text", "locked": true, "schema_version": 3, "solution": false}
+# ## Part G: the decoder layer (3 points)
+#
+# The decoder works one step behind the target: its input is `START` followed by the plain text, and at each position it predicts the next symbol. Its first sub-layer is self-attention under the causal mask of Part D, so that no position reads the symbols it is asked to predict.
+#
+# A second attention lets every target position query the encoder's output — queries from the decoder, keys and values from the encoder, under the source's padding mask. This *cross-attention* is where the cipher text enters the decoder. A feed-forward network follows, and each of the three sub-layers gets its add & norm.
+
+# %% [markdown] nbgrader={"grade": false, "grade_id": "decoder_picture_text", "locked": true, "schema_version": 3, "solution": false}
+# ![One decoder layer: masked self-attention on the decoder input under the causal mask, add & norm; cross-attention with queries from that result and keys and values from the encoder output E, under the source's padding mask, add & norm; a feed-forward network, add & norm](figures/decoder_layer.svg)
+#
+# *Figure: the three sub-layers of the formula below, bottom to top; only the middle one reads $E$, the encoder's output, and it is the only attention whose t queries and T keys differ.*
+#
+# $$\begin{aligned} X_1 &= \operatorname{Norm}_1\big(\text{tgt},\; \operatorname{MHA}_\text{self}(\text{tgt}, \text{tgt}, \text{tgt};\ \text{self\_mask})\big), \\ X_2 &= \operatorname{Norm}_2\big(X_1,\; \operatorname{MHA}_\text{cross}(X_1, E, E;\ \text{cross\_mask})\big), \\ \text{out} &= \operatorname{Norm}_3\big(X_2,\; \operatorname{FF}(X_2)\big). \end{aligned}$$
+
+# %% [markdown] nbgrader={"grade": false, "grade_id": "decoder_task_text", "locked": true, "schema_version": 3, "solution": false}
+# $E$ is the encoder's output, (T, N, d). `self_mask` (t, N, t) comes from `causal_mask`, `cross_mask` (t, N, T) from `padding_mask` of the source lengths. When the caller passes no `self_mask`, use `causal_mask` with no padding (every length t): a decoder must never see the future, whoever calls it.
+#
+# Write `TransformerDecoder` with attributes `self_attn`, `add_norm1`, `enc_dec_attn`, `add_norm2`, `ff` and `add_norm3`.
+
+# %% nbgrader={"grade": false, "grade_id": "decoder", "locked": false, "schema_version": 3, "solution": true} tags=["library"]
+class TransformerDecoder:
+    """Masked self-attention, encoder-decoder attention and feed-forward, each with add & norm.
+
+    Attributes
+    ----------
+    self_attn : MultiheadAttention
+        Causally masked attention of the target on itself.
+    add_norm1 : ResidualConnectionAndLayerNorm
+    enc_dec_attn : MultiheadAttention
+        Attention of the target (queries) on the encoder output (keys, values).
+    add_norm2 : ResidualConnectionAndLayerNorm
+    ff : FeedForward, d -> h_dim -> d
+    add_norm3 : ResidualConnectionAndLayerNorm
+    """
+
+    def __init__(self, dim, h_dim, n_head=3):
+        """
+        Parameters
+        ----------
+        dim : int
+            The model width d (input and output).
+        h_dim : int
+            The number of hidden units of the feed-forward network.
+        n_head : int
+            The number of heads of both attentions.
+        """
+        ### BEGIN SOLUTION
+        self.self_attn = MultiheadAttention(dim, n_head=n_head)
+        self.add_norm1 = ResidualConnectionAndLayerNorm(dim)
+        self.enc_dec_attn = MultiheadAttention(dim, n_head=n_head)
+        self.add_norm2 = ResidualConnectionAndLayerNorm(dim)
+        self.ff = FeedForward(dim, h_dim, dim)
+        self.add_norm3 = ResidualConnectionAndLayerNorm(dim)
+        ### END SOLUTION
+
+    def __call__(self, enc_out, tgt, self_mask=None, cross_mask=None):
+        """
+        Parameters
+        ----------
+        enc_out : array_like, shape=(T, N, d)
+            The output of the last encoder layer.
+        tgt : array_like, shape=(t, N, d)
+            The decoder input (or the previous decoder layer's output).
+        self_mask : Optional[numpy.ndarray], shape=(t, N, t), dtype=bool
+            The self-attention mask (``causal_mask``); None means
+            ``causal_mask`` for unpadded inputs, so no position ever reads a later one.
+        cross_mask : Optional[numpy.ndarray], shape=(t, N, T), dtype=bool
+            The encoder-decoder attention mask (``padding_mask`` of the source).
+
+        Returns
+        -------
+        mygrad.Tensor, shape=(t, N, d)
+        """
+        ### BEGIN SOLUTION
+        if self_mask is None:
+            t, N = tgt.shape[:2]
+            self_mask = causal_mask(np.full(N, t), t)
+        x1 = self.add_norm1(tgt, self.self_attn(tgt, tgt, tgt, mask=self_mask))
+        x2 = self.add_norm2(x1, self.enc_dec_attn(x1, enc_out, enc_out, mask=cross_mask))
+        return self.add_norm3(x2, self.ff(x2))
+        ### END SOLUTION
+
+    @property
+    def parameters(self):
+        """The learnable tensors of this layer."""
+        return (
+            self.self_attn.parameters
+            + self.add_norm1.parameters
+            + self.enc_dec_attn.parameters
+            + self.add_norm2.parameters
+            + self.ff.parameters
+            + self.add_norm3.parameters
+        )
+
+
+# %%
+layer = TransformerDecoder(dim=8, h_dim=16, n_head=2)
+rng = np.random.default_rng(0)
+out = layer(rng.normal(size=(6, 3, 8)).astype(np.float32), rng.normal(size=(4, 3, 8)).astype(np.float32))
+print(out.shape)  # (4, 3, 8)
+print(np.round(np.asarray(layer.self_attn.a_ij)[:, 0, 0], 2))  # no mask passed: causal, zeros above the diagonal
+
+# %% course={"task": "decoder"} nbgrader={"grade": true, "grade_id": "decoder__causal", "locked": true, "points": 1, "schema_version": 3, "solution": false}
+# Check that without a mask argument no target position attends to a later one (the causal default).
+rng = np.random.default_rng(6)
+dec = TransformerDecoder(dim=8, h_dim=16, n_head=2)
+enc_out = mg.tensor(rng.normal(size=(7, 2, 8)).astype(np.float32))
+tgt = rng.normal(size=(5, 2, 8)).astype(np.float32)
+out = dec(enc_out, tgt).data
+a = np.asarray(dec.self_attn.a_ij)
+assert a.shape == (5, 2, 2, 5), f"self-attention weights have shape {a.shape}, expected (t, N, h, t)"
+allowed = np.tril(np.ones((5, 5), dtype=bool))
+by_pair = a.transpose(0, 3, 1, 2)
+assert np.all(by_pair[~allowed] == 0), "a target position attended to a later position"
+assert np.all(by_pair[allowed] > 0), "a target position could not attend to itself or to an earlier position"
+changed = tgt.copy()
+changed[3:] += 1  # change the last two inputs
+out2 = dec(enc_out, changed).data
+assert np.allclose(out2[:3], out[:3], atol=1e-5), "changing inputs 3 and 4 changed the outputs at positions 0-2"
+assert not np.allclose(out2[3:], out[3:]), "changing inputs 3 and 4 should change the outputs at positions 3-4"
+
+# %% course={"task": "decoder"} jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "decoder__layer", "locked": true, "points": 1, "schema_version": 3, "solution": false}
+# Check that TransformerDecoder chains masked self-attention, cross-attention and feed-forward with add & norm.
+rng = np.random.default_rng(7)
+dec = TransformerDecoder(dim=8, h_dim=16, n_head=2)
+dec.add_norm1.gain = mg.tensor(np.linspace(0.5, 2, 8, dtype=np.float32))  # tell the three norms apart
+dec.add_norm2.bias = mg.tensor(np.linspace(-1, 1, 8, dtype=np.float32))
+dec.add_norm3.gain = mg.tensor(np.linspace(2, 0.5, 8, dtype=np.float32))
+enc_out = mg.tensor(rng.normal(size=(7, 2, 8)).astype(np.float32))
+tgt = rng.normal(size=(5, 2, 8)).astype(np.float32)
+self_mask, cross_mask = causal_mask([5, 3], 5), padding_mask([7, 4], 5, 7)
+out = dec(enc_out, tgt, self_mask, cross_mask)
+assert out.shape == (5, 2, 8) and out.dtype == np.float32, f"output {out.shape} {out.dtype}, expected (5, 2, 8) float32"
+assert np.asarray(dec.enc_dec_attn.a_ij).shape == (5, 2, 2, 7), "encoder-decoder attention: t queries on T keys"
+x1 = dec.add_norm1(tgt, dec.self_attn(tgt, tgt, tgt, mask=self_mask))
+x2 = dec.add_norm2(x1, dec.enc_dec_attn(x1, enc_out, enc_out, mask=cross_mask))
+expected = dec.add_norm3(x2, dec.ff(x2))
+assert np.allclose(out.data, expected.data, atol=1e-5), "the decoder layer does not follow the equations"
+assert len(dec.parameters) == 18, f"{len(dec.parameters)} parameters, expected 4 + 2 + 4 + 2 + 4 + 2 = 18"
+
+# %% course={"task": "decoder"} jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "decoder__padding", "locked": true, "points": 1, "schema_version": 3, "solution": false}
+# Check that the decoder reads no padded position of the encoder output or of its own input.
+rng = np.random.default_rng(16)
+dec = TransformerDecoder(dim=8, h_dim=16, n_head=2)
+enc_out = mg.tensor(rng.normal(size=(6, 2, 8)).astype(np.float32))  # real lengths 6 and 4
+tgt = rng.normal(size=(5, 2, 8)).astype(np.float32)  # real lengths 5 and 3
+out = dec(enc_out, tgt, causal_mask([5, 3], 5), padding_mask([6, 4], 5, 6)).data
+cross = np.asarray(dec.enc_dec_attn.a_ij)
+assert np.all(cross[:, 1, :, 4:] == 0), "sequence 1: a padded encoder position got cross-attention weight"
+junk = enc_out.data.copy()
+junk[4:, 1] = 100  # change sequence 1's padded encoder positions
+out2 = dec(mg.tensor(junk), tgt, causal_mask([5, 3], 5), padding_mask([6, 4], 5, 6)).data
+assert np.allclose(out2[:3, 1], out[:3, 1], atol=1e-5), "padded encoder positions changed sequence 1's real outputs"
+### BEGIN HIDDEN TESTS
+selfw = np.asarray(dec.self_attn.a_ij)
+assert np.all(selfw[:, 1, :, 3:] == 0), "sequence 1: a padded decoder position got self-attention weight"
+assert np.allclose(out2[:, 0], out[:, 0], atol=1e-5), "sequence 0 has no padding; its outputs should not change"
+### END HIDDEN TESTS
+
+# %% [markdown] nbgrader={"grade": false, "grade_id": "positional_encoding_text", "locked": true, "schema_version": 3, "solution": false}
+# ## Part H: positional encoding (2 points)
+#
+# Attention treats its inputs as a set: shuffle the source positions and the encoder's outputs are shuffled the same way, and nothing else changes. For a Vigenère cipher position is everything — symbol $i$ is shifted by key symbol $i \bmod 4$. So before the first layer we add to every input vector a vector that depends only on its position $p$. The standard choice, the one of the paper that introduced the Transformer, gives each pair of dimensions a sine and a cosine:
+#
+# $$PE_{p,\,2i} = \sin\!\Big(\frac{p}{10000^{2i/d}}\Big), \qquad PE_{p,\,2i+1} = \cos\!\Big(\frac{p}{10000^{2i/d}}\Big), \qquad i = 0, 1, \dots$$
+#
+# Pair $i$ turns by $\omega_i = 1/10000^{2i/d}$ radians per position: the first pair by one radian, the last pairs hardly at all, and together they give every position its own pattern. Moving $k$ positions on rotates every pair by a fixed angle, $\omega_i k$, so a layer can read offsets between positions with a linear map. Even dimensions hold sines and odd dimensions cosines; for an odd $d$ the last dimension is a sine without a cosine partner.
+
+# %% [markdown] nbgrader={"grade": false, "grade_id": "positional_encoding_task_text", "locked": true, "schema_version": 3, "solution": false}
+# By hand, for $d = 4$: the rates are $\omega_0 = 1$ and $\omega_1 = 1/100$. Position 0 is $(0, 1, 0, 1)$; position 1 is $(\sin 1, \cos 1, \sin 0.01, \cos 0.01) \approx (0.841, 0.540, 0.010, 1.000)$, and position 2 is $(\sin 2, \cos 2, \sin 0.02, \cos 0.02) \approx (0.909, -0.416, 0.020, 1.000)$.
+#
+# `PositionalEncoder(d)` has two methods to write, both in float32:
+#
+# - `angles(T)`: the (T, ⌈d/2⌉) array of the angles $p\,\omega_i$, one row per position and one column per pair;
+# - `__call__(T)`: the (T, 1, d) encoding, sines of those angles on the even dimensions and cosines on the odd ones. Take the angles from `self.angles`: a variant below changes only the angles.
+#
+# The axis of length 1 lines up with the batch axis, so `x + encoder(len(x))` adds the encoding to every sequence of a batch.
+
+# %% nbgrader={"grade": false, "grade_id": "positional_encoding", "locked": false, "schema_version": 3, "solution": true} tags=["library"]
+class PositionalEncoder:
+    """The sinusoidal positional encoding: sines on even dimensions, cosines on odd ones."""
+
+    def __init__(self, dim):
+        """
+        Parameters
+        ----------
+        dim : int
+            The model width d.
+        """
+        self.dim = dim
+
+    def angles(self, seq_len):
+        """The angle p / 10000^(2i/d) of every position p and every pair i of dimensions.
+
+        Parameters
+        ----------
+        seq_len : int
+            The sequence length T.
+
+        Returns
+        -------
+        numpy.ndarray, shape=(T, ceil(d / 2)), dtype=float32
+            Row p holds the angles of position p = 0, 1, ..., T - 1.
+        """
+        ### BEGIN SOLUTION
+        position = np.arange(seq_len, dtype=np.float32)[:, None]  # (T, 1)
+        even = np.arange(0, self.dim, 2, dtype=np.float32)  # 2i = 0, 2, 4, ...
+        return position * np.float32(10000) ** (-even / np.float32(self.dim))
+        ### END SOLUTION
+
+    def __call__(self, seq_len):
+        """The encoding of positions 0, 1, ..., seq_len - 1, made from ``self.angles(seq_len)``.
+
+        Parameters
+        ----------
+        seq_len : int
+            The sequence length T.
+
+        Returns
+        -------
+        numpy.ndarray, shape=(T, 1, d), dtype=float32
+        """
+        ### BEGIN SOLUTION
+        angle = self.angles(seq_len)  # (T, ceil(d / 2))
+        encoding = np.empty((seq_len, self.dim), dtype=np.float32)
+        encoding[:, 0::2] = np.sin(angle)
+        encoding[:, 1::2] = np.cos(angle[:, : self.dim // 2])
+        return encoding[:, None, :]
+        ### END SOLUTION
+
+
+# %%
+print(np.round(PositionalEncoder(4)(3)[:, 0], 3))  # rows: position 0, 1, 2; expect the numbers worked out above
+
+# %% course={"task": "positional_encoding"} nbgrader={"grade": true, "grade_id": "positional_encoding__values", "locked": true, "points": 1, "schema_version": 3, "solution": false}
+# Check the encoding at positions 0, 1 and 2 for d = 4, as worked out by hand.
+pe = PositionalEncoder(4)(3)
+assert pe.shape == (3, 1, 4), f"shape {pe.shape}, expected (T, 1, d) = (3, 1, 4)"
+assert pe.dtype == np.float32, f"dtype {pe.dtype}, expected float32"
+assert not np.allclose(pe[0, 0], [1, 0, 1, 0], atol=1e-6), (
+    "position 0 is (1, 0, 1, 0): sines and cosines are swapped; the even dimensions 0, 2, ... hold the sines"
+)
+assert np.allclose(pe[0, 0], [0, 1, 0, 1], atol=1e-6), f"position 0 is {np.round(pe[0, 0], 3)}, expected (0, 1, 0, 1): count positions from 0"
+assert not np.isclose(pe[1, 0, 2], np.sin(1 / 10000 ** (1 / 4)), atol=1e-6), (
+    "dimension 2 at position 1 is sin(1 / 10000^(1/4)): the exponent is 2i/d with 2i = 2 the index of the "
+    "pair's even dimension, not i/d with the pair's number i = 1"
+)
+want = np.array([[np.sin(p), np.cos(p), np.sin(p / 100), np.cos(p / 100)] for p in (1, 2)])
+assert np.allclose(pe[1:, 0], want, atol=1e-6), f"positions 1 and 2 are\n{np.round(pe[1:, 0], 3)}\nexpected\n{np.round(want, 3)}"
+
+# %% course={"task": "positional_encoding"} jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "positional_encoding__odd_width", "locked": true, "points": 1, "schema_version": 3, "solution": false}
+# Check an odd width, where the last dimension is a sine without a cosine partner, and the angles themselves.
+pe = PositionalEncoder(5)(25)
+assert pe.shape == (25, 1, 5) and pe.dtype == np.float32, f"shape {pe.shape} and dtype {pe.dtype}, expected (25, 1, 5) float32"
+p = np.arange(25)
+assert np.allclose(pe[:, 0, 3], np.cos(p / 10000 ** (2 / 5)), atol=1e-5), "d = 5: dimension 3 should be the cosine of pair 1"
+assert np.allclose(pe[:, 0, 4], np.sin(p / 10000 ** (4 / 5)), atol=1e-5), "d = 5: dimension 4 should be the sine of pair 2, with no cosine after it"
+angles = PositionalEncoder(5).angles(25)
+assert angles.shape == (25, 3), f"angles(25) for d = 5 has shape {angles.shape}, expected (T, ceil(d / 2)) = (25, 3)"
+assert angles.dtype == np.float32, f"angles has dtype {angles.dtype}, expected float32"
+### BEGIN HIDDEN TESTS
+d, T = 29, 49
+want = np.zeros((T, d))
+for pos in range(T):
+    for j in range(d):
+        angle = pos / 10000 ** ((j - j % 2) / d)
+        want[pos, j] = np.sin(angle) if j % 2 == 0 else np.cos(angle)
+got = PositionalEncoder(d)(T)
+assert got.shape == (T, 1, d) and got.dtype == np.float32, f"PositionalEncoder(29)(49): shape {got.shape}, dtype {got.dtype}"
+assert np.allclose(got[:, 0], want, atol=1e-4), (
+    "PositionalEncoder(29)(49) differs from the formula: check the base 10000, the exponent 2i/d and positions from 0"
+)
+assert np.allclose(PositionalEncoder(d).angles(T), np.arange(T)[:, None] / 10000 ** (np.arange(0, d, 2) / d), atol=1e-4), (
+    "angles(T) should hold p / 10000^(2i/d), one column per pair of dimensions"
+)
+
+
+class Frozen(PositionalEncoder):
+    def angles(self, seq_len):
+        return np.zeros((seq_len, (self.dim + 1) // 2), dtype=np.float32)
+
+
+assert np.allclose(Frozen(6)(3)[:, 0], np.tile([0, 1], (3, 3)), atol=1e-6), (
+    "__call__ should take its angles from self.angles, so that a subclass that changes the angles changes the encoding"
+)
+### END HIDDEN TESTS
+
+# %% [markdown] nbgrader={"grade": false, "grade_id": "quarter_turn_text", "locked": true, "schema_version": 3, "solution": false}
+# ### A variant made for this cipher
+#
+# The standard encoding suits sequences of any kind. Our key, though, has 4 symbols, and from the standard angles a layer has to work out $i \bmod 4$ from pairs that turn one radian per position or less — periods of $2\pi \approx 6.3$ positions and longer, none of which lines up with 4. Multiply every rate by $\pi/2$ and the fastest pair makes a quarter turn per position, coming back every 4 positions exactly:
+#
+# $$\omega_i = \frac{\pi/2}{10000^{2i/d}}, \qquad (\sin, \cos)(\omega_0\, p) = (0, 1),\ (1, 0),\ (0, -1),\ (-1, 0) \ \text{ for } p \bmod 4 = 0, 1, 2, 3 .$$
+#
+# So $p \bmod 4$, which key symbol applies, is one of four points on a circle, which the next layer reads at once. That is a choice made for this cipher: for a key of unknown length one would spread several short periods over the pairs (exercise 6).
+#
+# The change is the few lines below: a subclass of your `PositionalEncoder` that scales its angles. "Standard or quarter turn?", after the training, measures what it buys.
+
+# %% nbgrader={"grade": false, "grade_id": "quarter_turn", "locked": true, "schema_version": 3, "solution": false} tags=["library"]
+QUARTER_TURN = np.float32(np.pi / 2)  # radians per position of the fastest pair: period 4
+
+
+class QuarterTurnEncoder(PositionalEncoder):
+    """The sinusoidal encoding with every rate scaled by pi/2: its fastest pair repeats every 4 positions."""
+
+    def angles(self, seq_len):
+        return QUARTER_TURN * super().angles(seq_len)
+
+
+# %% [markdown] nbgrader={"grade": false, "grade_id": "positional_encoding_picture_text", "locked": true, "schema_version": 3, "solution": false}
+# Both encodings at the model's width, d = 29, over the 49 positions of the longest training message (48 symbols and `END`). Along each row (a position) the stripes slow down from left to right; no two rows are the same. On the right, the first two columns repeat every 4 rows.
+
+# %%
+show_encodings({
+    f"standard, d = {N_SYMBOLS}": PositionalEncoder(N_SYMBOLS)(MAX_LENGTH + 1),
+    f"quarter turn, d = {N_SYMBOLS}": QuarterTurnEncoder(N_SYMBOLS)(MAX_LENGTH + 1),
+})
+
+
+# %% [markdown] nbgrader={"grade": false, "grade_id": "transformer_text", "locked": true, "schema_version": 3, "solution": false}
+# ## Part I: the Transformer (4 points)
+#
+# ![The encoder-decoder Transformer: encoder stack on the left, decoder stack on the right, the encoder output E feeding every decoder layer's cross-attention, and the output layer on top](figures/transformer.svg)
+#
+# *Figure: the formula below, bottom to top: $\text{src} + PE$ through the encoder layers gives $E$; $\text{tgt} + PE$ through the decoder layers, each reading $E$, then `out_dense`, gives the scores.*
+#
+# $$E = \operatorname{Enc}_{n}\big(\cdots \operatorname{Enc}_{1}(\text{src} + PE)\big), \qquad \text{scores} = \operatorname{Dense}\Big(\operatorname{Dec}_{m}\big(E,\ \cdots \operatorname{Dec}_{1}(E,\ \text{tgt} + PE)\big)\Big).$$
+#
+# Every decoder layer reads the *last* encoder layer's output $E$. The output layer `out_dense` turns each decoder vector into 29 scores, one per token: a MyNN `dense` layer from d to d with `weight_initializer=glorot_normal` and a bias, which starts at zero. Our tokens are one-hot vectors, so the model width d is the number of tokens, 29, and no embedding layer is needed.
+
+# %% [markdown] nbgrader={"grade": false, "grade_id": "transformer_task_text", "locked": true, "schema_version": 3, "solution": false}
+# The forward pass comes in two halves, `encode` and `decode`. That pays off when decrypting: the encoder runs once per message, the decoder once per symbol it writes. Both take the lengths of a padded batch and build the masks of Part D once, for all layers: `encode(src, lengths)` gives every encoder layer `padding_mask(lengths, T, T)`; `decode(enc_out, tgt, src_lengths, tgt_lengths)` gives every decoder layer `causal_mask(tgt_lengths, t)` and `padding_mask(src_lengths, t, T)`. Lengths of `None` mean a batch without padding (every source length T, every decoder length t). Here source and decoder input have the same lengths, but keep the two apart: a translation model's would differ.
+#
+# Write `__init__` (with `pos_enc = PositionalEncoder(dim)`), `encode`, `decode` and `parameters` (every learnable tensor once, as a tuple). `__call__` is given, and so are `save` and `load`, which the class inherits from `SaveLoad` (the cell below): they read and write the tensors of `parameters`, in order.
+
+# %% nbgrader={"grade": false, "grade_id": "save_load", "locked": true, "schema_version": 3, "solution": false} tags=["library"]
+class SaveLoad:
+    """Gives a model with a ``parameters`` tuple the methods ``save`` and ``load`` (.npz files)."""
+
+    def save(self, path):
+        """Write the weights of this model to an .npz file, in the order of ``parameters``."""
+        np.savez(path, *(np.asarray(p.data) for p in self.parameters))
+
+    def load(self, path):
+        """Read weights written by ``save`` into this model.
+
+        Raises
+        ------
+        ValueError
+            If the file holds the weights of a model of another size.
+        """
+        with np.load(path) as saved:
+            arrays = [saved[f"arr_{i}"] for i in range(len(saved.files))]
+        params = self.parameters
+        if len(arrays) != len(params):
+            raise ValueError(
+                f"{path} holds {len(arrays)} weight arrays, but this model has {len(params)} parameters."
+            )
+        for i, (param, array) in enumerate(zip(params, arrays)):
+            if array.shape != param.shape:
+                raise ValueError(
+                    f"{path} does not fit this model: "
+                    f"weight {i} has shape {array.shape} there and {param.shape} here."
+                )
+        for param, array in zip(params, arrays):
+            param.data = array.astype(param.dtype)
+
+
+# %% nbgrader={"grade": false, "grade_id": "transformer", "locked": false, "schema_version": 3, "solution": true} tags=["library"]
+class Transformer(SaveLoad):
+    """An encoder-decoder Transformer on one-hot tokens (``save`` and ``load`` come from ``SaveLoad``).
+
+    Attributes
+    ----------
+    pos_enc : PositionalEncoder
+    enc_layers : list of TransformerEncoder
+    dec_layers : list of TransformerDecoder
+    out_dense : mynn.layers.dense.dense
+        d -> d, ``glorot_normal`` weights and a bias that starts at zero:
+        turns each decoder output into one score per token.
+    """
+
+    def __init__(self, dim, h_dim, n_enc, n_dec, n_head=3):
+        """
+        Parameters
+        ----------
+        dim : int
+            The model width d (here the number of tokens).
+        h_dim : int
+            The hidden units of every feed-forward network.
+        n_enc, n_dec : int
+            The numbers of encoder and decoder layers.
+        n_head : int
+            The number of heads of every attention.
+        """
+        ### BEGIN SOLUTION
+        self.pos_enc = PositionalEncoder(dim)
+        self.enc_layers = [TransformerEncoder(dim, h_dim, n_head=n_head) for _ in range(n_enc)]
+        self.dec_layers = [TransformerDecoder(dim, h_dim, n_head=n_head) for _ in range(n_dec)]
+        self.out_dense = dense(dim, dim, weight_initializer=glorot_normal)
+        ### END SOLUTION
+
+    def encode(self, src, lengths=None):
+        """Run the encoder stack.
+
+        Parameters
+        ----------
+        src : array_like, shape=(T, N, d)
+        lengths : Optional[array_like of int], shape=(N,)
+            The real positions of each source sequence; None means no padding.
+
+        Returns
+        -------
+        mygrad.Tensor, shape=(T, N, d)
+        """
+        ### BEGIN SOLUTION
+        T, N = src.shape[:2]
+        lengths = np.full(N, T) if lengths is None else lengths
+        mask = padding_mask(lengths, T, T)
+        x = src + self.pos_enc(T)
+        for layer in self.enc_layers:
+            x = layer(x, mask)
+        return x
+        ### END SOLUTION
+
+    def decode(self, enc_out, tgt, src_lengths=None, tgt_lengths=None):
+        """Run the decoder stack and the output layer.
+
+        Parameters
+        ----------
+        enc_out : array_like, shape=(T, N, d)
+            The output of ``encode``.
+        tgt : array_like, shape=(t, N, d)
+            The decoder input.
+        src_lengths, tgt_lengths : Optional[array_like of int], shape=(N,)
+            The real positions of each source and each decoder input; None means no padding.
+
+        Returns
+        -------
+        mygrad.Tensor, shape=(t, N, d)
+            A score for every token at every position.
+        """
+        ### BEGIN SOLUTION
+        (T, N), t = enc_out.shape[:2], tgt.shape[0]
+        src_lengths = np.full(N, T) if src_lengths is None else src_lengths
+        tgt_lengths = np.full(N, t) if tgt_lengths is None else tgt_lengths
+        self_mask, cross_mask = causal_mask(tgt_lengths, t), padding_mask(src_lengths, t, T)
+        y = tgt + self.pos_enc(t)
+        for layer in self.dec_layers:
+            y = layer(enc_out, y, self_mask, cross_mask)
+        return self.out_dense(y)
+        ### END SOLUTION
+
+    def __call__(self, src, tgt, src_lengths=None, tgt_lengths=None):
+        """The scores (t, N, d) for decoder input ``tgt`` (t, N, d) given source ``src`` (T, N, d)."""
+        return self.decode(self.encode(src, src_lengths), tgt, src_lengths, tgt_lengths)
+
+    @property
+    def parameters(self):
+        """All learnable tensors of the model, as a tuple."""
+        ### BEGIN SOLUTION
+        layers = [*self.enc_layers, *self.dec_layers, self.out_dense]
+        return tuple(p for layer in layers for p in layer.parameters)
+        ### END SOLUTION
+
+
+# %%
+model = Transformer(N_SYMBOLS, 30, n_enc=2, n_dec=2, n_head=4)
+source, decoder_input, target, lengths = make_batch(sample_messages(np.random.default_rng(1), train_texts, 3))
+scores = model(source, decoder_input, lengths, lengths)
+print(scores.shape, scores.dtype, len(model.parameters), "parameter tensors")  # (T, 3, 29) float32 62
+
+# %% course={"task": "transformer"} nbgrader={"grade": true, "grade_id": "transformer__forward", "locked": true, "points": 2, "schema_version": 3, "solution": false}
+# Check that the Transformer chains positional encoding, encoder layers, decoder layers and the output layer.
+rng = np.random.default_rng(8)
+model = Transformer(dim=8, h_dim=12, n_enc=2, n_dec=2, n_head=2)
+assert isinstance(model.pos_enc, PositionalEncoder), "pos_enc should be a PositionalEncoder"
+assert len(model.enc_layers) == 2 and len(model.dec_layers) == 2, "n_enc = n_dec = 2 layers expected"
+assert model.out_dense.weight.shape == (8, 8), "the output layer maps d -> d"
+assert model.out_dense.bias is not None and np.all(model.out_dense.bias.data == 0), "the output layer's bias starts at 0"
+src = rng.normal(size=(6, 3, 8)).astype(np.float32)
+tgt = rng.normal(size=(4, 3, 8)).astype(np.float32)
+scores = model(src, tgt)
+assert scores.shape == (4, 3, 8) and scores.dtype == np.float32, f"scores {scores.shape} {scores.dtype}"
+x = src + model.pos_enc(6)
+for layer in model.enc_layers:
+    x = layer(x, padding_mask([6, 6, 6], 6, 6))
+y = tgt + model.pos_enc(4)
+for layer in model.dec_layers:
+    y = layer(x, y, causal_mask([4, 4, 4], 4), padding_mask([6, 6, 6], 4, 6))
+assert np.allclose(scores.data, model.out_dense(y).data, atol=1e-5), "the model does not follow the equations"
+### BEGIN HIDDEN TESTS
+assert np.allclose(model.encode(src).data, x.data, atol=1e-5), "encode should run the positional encoding and the encoder layers"
+assert np.allclose(model.decode(x, tgt).data, scores.data, atol=1e-5), "decode should run the decoder layers and the output layer"
+one = Transformer(dim=5, h_dim=3, n_enc=1, n_dec=3, n_head=1)
+assert len(one.enc_layers) == 1 and len(one.dec_layers) == 3, "Transformer(5, 3, 1, 3): 1 encoder and 3 decoder layers"
+assert one(src[..., :5], tgt[..., :5]).shape == (4, 3, 5), "Transformer(5, ...) should give scores of width 5"
+### END HIDDEN TESTS
+
+# %% course={"task": "transformer"} jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "transformer__parameters", "locked": true, "points": 1, "schema_version": 3, "solution": false}
+# Check that parameters lists every learnable tensor once, so that save and load restore the model.
+import tempfile
+from pathlib import Path
+
+model = Transformer(dim=8, h_dim=12, n_enc=2, n_dec=1, n_head=2)
+params = model.parameters
+assert isinstance(params, tuple), f"parameters should be a tuple, not {type(params).__name__}"
+expected = 2 * 12 + 18 + 2  # two encoder layers, one decoder layer, the output layer
+assert len(params) == expected, f"{len(params)} tensors, expected {expected}"
+assert len({id(p) for p in params}) == len(params), "a tensor is listed twice"
+assert any(p is model.out_dense.weight for p in params), "the output layer's weight is missing"
+rng = np.random.default_rng(9)
+src = rng.normal(size=(6, 2, 8)).astype(np.float32)
+tgt = rng.normal(size=(3, 2, 8)).astype(np.float32)
+other = Transformer(dim=8, h_dim=12, n_enc=2, n_dec=1, n_head=2)
+with tempfile.TemporaryDirectory() as folder:
+    model.save(Path(folder) / "weights.npz")
+    other.load(Path(folder) / "weights.npz")
+assert np.allclose(other(src, tgt).data, model(src, tgt).data, atol=1e-6), "load did not restore every weight"
+
+# %% course={"task": "transformer"} jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "transformer__padding", "locked": true, "points": 1, "schema_version": 3, "solution": false}
+# Check that, given the lengths, the scores at real positions do not change when the padding grows.
+rng = np.random.default_rng(17)
+model = Transformer(dim=8, h_dim=12, n_enc=2, n_dec=2, n_head=2)
+src, tgt = rng.normal(size=(4, 1, 8)).astype(np.float32), rng.normal(size=(3, 1, 8)).astype(np.float32)
+alone = model(src, tgt).data  # one sequence: 4 source and 3 decoder positions, no padding
+for pad in (1, 5):
+    src_p = np.concatenate([src, rng.normal(size=(pad, 1, 8)).astype(np.float32)])
+    tgt_p = np.concatenate([tgt, rng.normal(size=(pad + 2, 1, 8)).astype(np.float32)])
+    scores = model(src_p, tgt_p, [4], [3]).data
+    assert scores.shape == (3 + pad + 2, 1, 8), f"scores of shape {scores.shape}, expected (t, N, d)"
+    assert np.allclose(scores[:3], alone, atol=1e-5), f"padding of {pad} source positions changed the real scores"
+### BEGIN HIDDEN TESTS
+# a batch of two: sequence 0 padded, with source and decoder lengths that differ
+batch_src = np.concatenate([np.concatenate([src, np.ones((3, 1, 8), np.float32)]), rng.normal(size=(7, 1, 8)).astype(np.float32)], axis=1)
+batch_tgt = np.concatenate([np.concatenate([tgt, np.ones((2, 1, 8), np.float32)]), rng.normal(size=(5, 1, 8)).astype(np.float32)], axis=1)
+scores = model(batch_src, batch_tgt, [4, 7], [3, 5]).data
+assert np.allclose(scores[:3, 0], alone[:, 0], atol=1e-5), "in a batch, src_lengths and tgt_lengths should hide each sequence's padding"
+enc = model.encode(batch_src, [4, 7]).data
+assert np.allclose(enc[:4, 0], model.encode(src).data[:, 0], atol=1e-5), "encode should hide the padding given src lengths"
+### END HIDDEN TESTS
+
+# %% [markdown] nbgrader={"grade": false, "grade_id": "loss_text", "locked": true, "schema_version": 3, "solution": false}
+# ## Part J: a loss that ignores the padding (2 points)
+#
+# The loss is softmax cross-entropy over the 29 scores, averaged over the positions that count — the real ones, $i < \text{lengths}[n]$, which include each message's `END`:
+#
+# $$\mathcal{L} = \frac{1}{\sum_n \text{lengths}[n]} \sum_{n} \sum_{i < \text{lengths}[n]} -\log \operatorname{softmax}(\text{scores}_{i,n})_{\text{target}_{i,n}} .$$
+#
+# Padded positions must add nothing, neither to the loss nor to its gradient: otherwise the model spends its effort predicting filler, and a batch's loss depends on how much padding it happens to carry. Note the denominator: the mean runs over the real positions, not over all t·N.
+#
+# A boolean (t, N) array `real` picks the real positions of both the scores and the targets in one step: `scores[real]` has shape (number of real positions, 29), and MyGrad's `softmax_crossentropy` averages over its rows. Write `masked_loss`.
+
+# %% nbgrader={"grade": false, "grade_id": "loss", "locked": false, "schema_version": 3, "solution": true} tags=["library"]
+def masked_loss(scores, target, lengths):
+    """Softmax cross-entropy averaged over the real positions only.
+
+    Parameters
+    ----------
+    scores : mygrad.Tensor, shape=(t, N, K)
+        The model's scores.
+    target : numpy.ndarray, shape=(t, N), dtype=int64
+        The tokens to predict (anything at padded positions).
+    lengths : array_like of int, shape=(N,)
+        The real positions of each column.
+
+    Returns
+    -------
+    mygrad.Tensor, shape=()
+        The mean loss over the ``sum(lengths)`` real positions.
+    """
+    ### BEGIN SOLUTION
+    real = np.arange(target.shape[0])[:, None] < np.asarray(lengths)[None, :]  # (t, N)
+    return softmax_crossentropy(scores[real], target[real])
+    ### END SOLUTION
+
+
+# %%
+model = Transformer(N_SYMBOLS, 30, n_enc=2, n_dec=2, n_head=4)
+source, decoder_input, target, lengths = make_batch(sample_messages(np.random.default_rng(2), train_texts, 3))
+loss = masked_loss(model(source, decoder_input, lengths, lengths), target, lengths)
+print(f"untrained loss {loss.item():.2f}; correct code gives about 3.5 to 4.3 here, above log(29) = {np.log(29):.2f}")
+# log(29) would be the loss of uniform scores. An untrained model's 29 scores spread by about 1 around their
+# mean, and scores that spread add about half their variance to the loss: 3.37 + 0.5 = 3.87 on average.
+# (Measured over 200 random initialisations of a correct model: 3.50 to 4.41, 90 % of them within 3.62-4.11.)
+
+# %% course={"task": "loss"} nbgrader={"grade": true, "grade_id": "loss__by_hand", "locked": true, "points": 1, "schema_version": 3, "solution": false}
+# Check the masked loss on a small batch worked out by hand.
+scores = mg.tensor(np.log(np.array([
+    [[0.5, 0.25, 0.25], [0.25, 0.5, 0.25]],
+    [[0.25, 0.25, 0.5], [0.1, 0.1, 0.8]],  # position 1 of sequence 1 is padding
+], dtype=np.float32)))  # (t, N, K) = (2, 2, 3): softmax gives these probabilities back
+target = np.array([[0, 1], [2, 0]])
+loss = masked_loss(scores, target, [2, 1])
+want = -np.log(np.array([0.5, 0.5, 0.5])).mean()  # three real positions, each with probability 0.5
+assert isinstance(loss, mg.Tensor) and loss.shape == (), "the loss should be a scalar Tensor"
+over_all = -np.log(np.array([0.5, 0.5, 0.5])).sum() / 4  # the same sum divided by all t * N = 4 positions
+assert not np.isclose(loss.item(), over_all, atol=1e-5), (
+    f"loss {loss.item():.4f} is the sum over the 3 real positions divided by all t * N = 4 positions; "
+    "divide by the number of real positions, sum(lengths) = 3"
+)
+assert np.isclose(loss.item(), want, atol=1e-5), f"loss {loss.item():.4f}, expected {want:.4f} (the mean over the 3 real positions)"
+### BEGIN HIDDEN TESTS
+assert np.isclose(masked_loss(scores, target, [2, 2]).item(), -np.log([0.5, 0.5, 0.5, 0.1]).mean(), atol=1e-5), "with no padding every position counts"
+assert np.isclose(masked_loss(scores, target, [1, 1]).item(), -np.log(0.5), atol=1e-5), "lengths [1, 1]: only position 0 counts"
+### END HIDDEN TESTS
+
+# %% course={"task": "loss"} jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "loss__padding", "locked": true, "points": 1, "schema_version": 3, "solution": false}
+# Check that padded positions add nothing to the loss or to its gradient.
+rng = np.random.default_rng(18)
+lengths = np.array([5, 2, 4])
+values = rng.normal(size=(5, 3, 29)).astype(np.float32)
+target = rng.integers(0, 29, size=(5, 3))
+scores = mg.tensor(values)
+loss = masked_loss(scores, target, lengths)
+loss.backward()
+padded = np.arange(5)[:, None] >= lengths[None, :]  # (t, N): True at padded positions
+assert np.all(scores.grad[padded] == 0), "a padded position got a non-zero gradient"
+assert np.all(np.abs(scores.grad[~padded]).sum(axis=-1) > 0), "every real position should get a gradient"
+junk = values.copy()
+junk[padded] = 50 * rng.normal(size=(padded.sum(), 29))  # change the scores ...
+junk_target = np.where(padded, 0, target)  # ... and the targets at padded positions
+again = masked_loss(mg.tensor(junk), junk_target, lengths)
+assert np.isclose(again.item(), loss.item(), atol=1e-5), "changing padded positions changed the loss"
+### BEGIN HIDDEN TESTS
+real = ~padded
+logp = values - np.log(np.exp(values).sum(axis=-1, keepdims=True))
+want = -logp[real, target[real]].mean()
+assert np.isclose(loss.item(), want, atol=1e-4), f"loss {loss.item():.4f}, expected the mean over real positions {want:.4f}"
+assert loss.dtype == np.float32, f"loss dtype {loss.dtype}, expected float32"
+### END HIDDEN TESTS
+
+# %% [markdown] nbgrader={"grade": false, "grade_id": "greedy_text", "locked": true, "schema_version": 3, "solution": false}
+# ## Part K: decrypting, one symbol at a time (5 points)
+#
+# While training, the decoder reads the true plain text. A new message comes without one, so the model writes it itself, one symbol after the other — *greedy decoding*:
+#
+# 1. encode the one-hot cipher text (with `END`) once, with its lengths;
+# 2. start the decoder input with `START`;
+# 3. run the decoder on the input so far and take the scores at its *last* position; pick the alphabet symbol with the highest score — any of the 27, the space included (`START` and `END` are left out: the plain text has exactly as many symbols as the cipher text);
+# 4. append that symbol's one-hot vector to the decoder input and go back to 3 — T − 1 times in all.
+#
+# Thanks to the causal mask, appending a symbol does not change the decoder's outputs at earlier positions; only the last one is new.
+
+# %% [markdown] nbgrader={"grade": false, "grade_id": "greedy_batch_text", "locked": true, "schema_version": 3, "solution": false}
+# **On a padded batch.** A batch decodes T − 1 symbols for every column, and column n keeps its first lengths[n] − 1. The source lengths go to `encode` and, as `src_lengths`, to `decode`, so that no column reads the padding of its cipher text. `decode` gets no `tgt_lengths` (None): the decoder input so far — `START` and the symbols picked before, i + 1 rows at step i (counting from 0) — holds no padding, so all of its positions are real in every column. A column whose message is shorter than T − 1 goes on writing symbols past its end; the causal mask keeps them from changing the symbols before, and they are thrown away.
+#
+# Write `greedy_decode`, which does this for a whole batch at once, inside `mg.no_autodiff` (no graph is needed).
+
+# %% nbgrader={"grade": false, "grade_id": "greedy", "locked": false, "schema_version": 3, "solution": true} tags=["library"]
+def greedy_decode(model, source, lengths=None):
+    """Decrypt a batch of one-hot cipher texts greedily, one symbol per decoder run.
+
+    Parameters
+    ----------
+    model : Transformer
+    source : numpy.ndarray, shape=(T, N, 29)
+        One-hot cipher texts, each followed by END and padded to T positions.
+    lengths : Optional[array_like of int], shape=(N,)
+        The real positions of each source (message length + 1); None means no padding.
+
+    Returns
+    -------
+    numpy.ndarray, shape=(T - 1, N), dtype=int64
+        The predicted plain-text tokens, all in [0, 27); in column n only the
+        first ``lengths[n] - 1`` mean something.
+    """
+    ### BEGIN SOLUTION
+    T, N, _ = source.shape
+    tokens = np.zeros((T - 1, N), dtype=np.int64)
+    decoder_input = np.zeros((T, N, N_SYMBOLS), dtype=np.float32)
+    decoder_input[0, :, START] = 1
+    with mg.no_autodiff:
+        enc_out = model.encode(source, lengths)
+        for i in range(T - 1):
+            scores = model.decode(enc_out, decoder_input[: i + 1], lengths)
+            tokens[i] = np.argmax(scores.data[-1, :, : len(ALPHABET)], axis=-1)
+            decoder_input[i + 1, np.arange(N), tokens[i]] = 1
+    return tokens
+    ### END SOLUTION
+
+
+# %% [markdown] nbgrader={"grade": false, "grade_id": "decrypting_text", "locked": true, "schema_version": 3, "solution": false}
+# Three given helpers build on it. `pieces_of` cuts a message longer than `PIECE` = 24 symbols into as few pieces as possible, of nearly equal length, each starting at a multiple of the key's length 4, so that every piece starts at the first key symbol as every training message did. `decrypt_many` decrypts a list of messages of any lengths: it pads all their pieces into batches and decodes them with your `greedy_decode`. `decrypt_with_model(encrypted_message, model)` decrypts one message.
+
+# %% nbgrader={"grade": false, "grade_id": "pieces_of", "locked": true, "schema_version": 3, "solution": false} tags=["library"]
+# Long messages are decrypted in pieces of at most PIECE symbols: a model learns the far
+# positions last, and pieces of 24 keep every symbol where it is surest (see "How well ...").
+PIECE = 24
+
+
+def pieces_of(message, piece=PIECE):
+    """Cut a message into pieces of at most ``piece`` symbols that start in step with the key.
+
+    A message of at most ``piece`` symbols stays whole. A longer one is cut
+    into as few pieces as possible, of nearly equal length: all but the last
+    hold the same multiple of the key's length, so every piece starts at the
+    first key symbol, as every training message did (100 symbols in pieces of
+    24: 24 + 24 + 24 + 24 + 4 would leave a lone tail, so 20 + 20 + 20 + 20 + 20).
+    """
+    if piece % len(KEY):
+        raise ValueError(f"pieces of {piece} symbols would not start in step with the {len(KEY)}-symbol key")
+    if len(message) <= piece:
+        return [message] if message else []
+    n_pieces = -(-len(message) // piece)  # ceil
+    size = -(-len(message) // (n_pieces * len(KEY))) * len(KEY)  # ceil to a multiple of the key length
+    return [message[i : i + size] for i in range(0, len(message), size)]
+
+
+# %% nbgrader={"grade": false, "grade_id": "decrypt_many", "locked": true, "schema_version": 3, "solution": false} tags=["library"]
+def decrypt_many(encrypted_messages, model, piece=PIECE, batch_size=256):
+    """Decrypt messages of any lengths, in pieces of at most ``piece`` symbols.
+
+    Longer messages are cut with ``pieces_of``. All pieces of all messages are
+    padded into batches of up to ``batch_size`` and decoded together.
+
+    Parameters
+    ----------
+    encrypted_messages : list of str
+        Cipher texts written with ``ALPHABET`` (lowercase letters and spaces).
+    model : Transformer
+
+    Returns
+    -------
+    list of str
+        The model's plain texts, each as long as its message.
+
+    Raises
+    ------
+    ValueError
+        If a message holds characters outside ``ALPHABET``; the error names them.
+    """
+    split = [pieces_of(m, piece) for m in encrypted_messages]
+    pieces = [p for parts in split for p in parts]
+    decoded = []
+    for first in range(0, len(pieces), batch_size):
+        group = pieces[first : first + batch_size]
+        lengths = np.array([len(p) + 1 for p in group])
+        source = np.zeros((lengths.max(), len(group), N_SYMBOLS), dtype=np.float32)
+        for n, p in enumerate(group):
+            source[: len(p) + 1, n] = one_hot_encode(p, end=True)
+        tokens = greedy_decode(model, source, lengths)
+        decoded += [text_of(tokens[: len(p), n]) for n, p in enumerate(group)]
+    out, used = [], 0
+    for parts in split:
+        out.append("".join(decoded[used : used + len(parts)]))
+        used += len(parts)
+    return out
+
+
+# %% nbgrader={"grade": false, "grade_id": "decrypt_with_model", "locked": true, "schema_version": 3, "solution": false} tags=["library"]
+def decrypt_with_model(encrypted_message, model):
+    """Decrypt one message of any length, from one symbol to many paragraphs (see ``decrypt_many``)."""
+    return decrypt_many([encrypted_message], model)[0]
+
+
+# %%
+untrained = Transformer(N_SYMBOLS, 30, n_enc=2, n_dec=2, n_head=4)
+secret = cipher("attack at dawn", KEY)
+print(repr(secret), "->", repr(decrypt_with_model(secret, untrained)))  # as long as the message; gibberish until trained
+
+# %% course={"task": "greedy"} nbgrader={"grade": true, "grade_id": "greedy__step_by_step", "locked": true, "points": 2, "schema_version": 3, "solution": false}
+# Check that greedy_decode picks, at every step, the best alphabet symbol given the symbols picked before.
+np.random.seed(10)
+model = Transformer(N_SYMBOLS, 16, n_enc=1, n_dec=2, n_head=3)
+model.out_dense.weight = mg.tensor(model.out_dense.weight.data * 10)  # sharper, more varied choices
+rng = np.random.default_rng(10)
+source = np.eye(N_SYMBOLS, dtype=np.float32)[rng.integers(0, 27, size=(7, 4))]  # T = 7, N = 4
+source[-1] = np.eye(N_SYMBOLS, dtype=np.float32)[END]
+tokens = greedy_decode(model, source)
+assert tokens.shape == (6, 4), f"shape {tokens.shape}, expected (T - 1, N) = (6, 4)"
+assert np.issubdtype(np.asarray(tokens).dtype, np.integer), f"dtype {np.asarray(tokens).dtype}, expected integers"
+decoder_input = np.eye(N_SYMBOLS, dtype=np.float32)[[[START] * 4]]  # (1, N, 29)
+for i in range(6):
+    best = model(source, decoder_input).data[-1, :, :27].argmax(axis=-1)
+    assert np.array_equal(tokens[i], best), f"step {i}: picked {tokens[i]}, the model's best symbols are {best}"
+    decoder_input = np.concatenate([decoder_input, np.eye(N_SYMBOLS, dtype=np.float32)[best][None]])
+### BEGIN HIDDEN TESTS
+# even when START and END score highest, only alphabet symbols come out
+bias = np.zeros((1, N_SYMBOLS), dtype=np.float32)
+bias[0, START:] = 1000
+model.out_dense.bias = mg.tensor(bias)
+tokens = greedy_decode(model, source)
+assert tokens.shape == (6, 4) and tokens.min() >= 0 and tokens.max() < 27, "START and END must never be picked"
+### END HIDDEN TESTS
+
+# %% course={"task": "greedy"} jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "greedy__every_symbol", "locked": true, "points": 1, "schema_version": 3, "solution": false}
+# Check that every alphabet symbol can be picked, the space (token 26) too.
+np.random.seed(12)
+model = Transformer(N_SYMBOLS, 16, n_enc=1, n_dec=1, n_head=2)
+source = np.stack([one_hot_encode("hello", end=True), one_hot_encode("world", end=True)], axis=1)
+for favourite in (0, 26):
+    bias = np.zeros((1, N_SYMBOLS), dtype=np.float32)
+    bias[0, favourite] = 1000  # this symbol scores highest everywhere
+    model.out_dense.bias = mg.tensor(bias)
+    tokens = greedy_decode(model, source)
+    assert np.all(tokens == favourite), f"symbol {favourite} ({ALPHABET[favourite]!r}) scores highest, but greedy_decode picked {tokens[:, 0]}"
+bias = np.zeros((1, N_SYMBOLS), dtype=np.float32)
+bias[0, [START, END]] = 1000  # START and END score highest everywhere ...
+bias[0, 7] = 500  # ... and h is the best alphabet symbol
+model.out_dense.bias = mg.tensor(bias)
+tokens = greedy_decode(model, source)
+assert np.all(tokens == 7), (
+    f"greedy_decode picked {tokens[:, 0]} where START and END score highest and h (token 7) is the best symbol: "
+    "the plain text holds only the 27 alphabet symbols, so pick only among them"
+)
+
+# %% course={"task": "greedy"} jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "greedy__padding", "locked": true, "points": 1, "schema_version": 3, "solution": false}
+# Check that greedy_decode, given the lengths, decodes a padded batch as it decodes each message alone.
+messages = ["zebra", "an", "the quick"]
+lengths = np.array([len(m) + 1 for m in messages])
+for seed in (12, 24):
+    np.random.seed(seed)
+    model = Transformer(N_SYMBOLS, 16, n_enc=1, n_dec=2, n_head=3)
+    model.out_dense.weight = mg.tensor(model.out_dense.weight.data * 10)  # sharper, more varied choices
+    rng = np.random.default_rng(seed)
+    source = 10 * np.eye(N_SYMBOLS, dtype=np.float32)[rng.integers(0, 27, size=(10, 3))]  # junk: padding may hold anything
+    for n, m in enumerate(messages):
+        source[: len(m) + 1, n] = one_hot_encode(m, end=True)
+    tokens = greedy_decode(model, source, lengths)
+    assert tokens.shape == (9, 3), f"shape {tokens.shape}, expected (T - 1, N) = (9, 3)"
+    for n, m in enumerate(messages):
+        alone = greedy_decode(model, one_hot_encode(m, end=True)[:, None])[:, 0]
+        assert np.array_equal(tokens[: len(m), n], alone), f"{m!r} decodes to {tokens[:len(m), n]} in the batch, {alone} alone"
+
+# %% course={"task": "greedy"} jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "greedy__encoder_once", "locked": true, "points": 1, "schema_version": 3, "solution": false}
+# Check that greedy_decode runs the encoder once and the decoder once per output symbol.
+np.random.seed(11)
+model = Transformer(N_SYMBOLS, 16, n_enc=1, n_dec=1, n_head=2)
+calls = {"encode": 0, "decode": 0}
+encode, decode = model.encode, model.decode
+
+
+def counting_encode(*args, **kwargs):
+    calls["encode"] += 1
+    return encode(*args, **kwargs)
+
+
+def counting_decode(*args, **kwargs):
+    calls["decode"] += 1
+    return decode(*args, **kwargs)
+
+
+model.encode, model.decode = counting_encode, counting_decode
+source = np.stack([one_hot_encode("hello", end=True), one_hot_encode("world", end=True)], axis=1)
+tokens = greedy_decode(model, source)
+assert tokens.shape == (5, 2), f"shape {tokens.shape}, expected (T - 1, N) = (5, 2)"
+assert calls == {"encode": 1, "decode": 5}, f"{calls}: expected one encoder run and T - 1 = 5 decoder runs"
+### BEGIN HIDDEN TESTS
+model.encode, model.decode = encode, decode
+message = decrypt_with_model("a secret", model)
+assert isinstance(message, str) and len(message) == 8 and set(message) <= set(ALPHABET), "decrypt_with_model should give 8 symbols"
+assert len(decrypt_with_model("x" * 130, model)) == 130, "a message longer than MAX_LENGTH should be decoded in pieces"
+### END HIDDEN TESTS
+
+# %% [markdown] nbgrader={"grade": false, "grade_id": "training_text", "locked": true, "schema_version": 3, "solution": false}
+# ## Training
+#
+# The settings live in one cell, `SETTINGS` below. The model has 2 encoder and 2 decoder layers, 4 heads of $d_k = 7$ dimensions, and 64 hidden units in every feed-forward network, and it adds the quarter-turn encoding of Part H (`"positional_encoding"`; "Standard or quarter turn?" below says why). Each step draws a fresh batch of 32 messages (half corpus, half random symbols, lengths 1–48), pads it and takes one Adam step on `masked_loss`. Adam starts at rate 3·10⁻³ and drops to 5·10⁻⁴ for the last 40 % of the steps, which steadies the model. Besides the loss we plot two accuracies under teacher forcing (the decoder reads the true plain text): per real character, and per message (every real position right).
+#
+# Expect a plateau. The loss first falls to the level of guessing each symbol from letter frequencies and stays there for several hundred steps, until the encoder–decoder attention finds the cipher symbol that lines up with each output position; then it drops steeply, and the accuracy climbs towards 100 % as the model learns the four shifts.
+
+# %% [markdown] nbgrader={"grade": false, "grade_id": "training_promise_text", "locked": true, "schema_version": 3, "solution": false}
+# **What full mode promises.** Trained in full mode (2000 steps), the reference solution decrypts held-out messages, in every band of lengths of the next section (1–12, 13–24, 25–48 and 49–100 symbols), with at least 99.5 % of the characters and at least 95 % of the whole messages right, and a correct notebook of yours should do the same. Expect the training to take about a minute and a half on the 2-core machine the course was measured on, with nothing else running, and two to three times that on a busy machine; the training cell prints its own time. Your run takes its own path (a correct answer written another way draws its weights in another order), so its plateau and its figures will differ a little.
+#
+# After the notebook works, try other sizes, heads, batch sizes or rates, or train on corpus text alone (`"random_share": 0`), and see how they change the plateau, the accuracy by length and the pictures at the end. The exercises at the end suggest more.
+
+# %% nbgrader={"grade": false, "grade_id": "settings", "locked": true, "schema_version": 3, "solution": false} tags=["library"]
+# The training settings, in one place: the training cell below reads them (so does the course's benchmark of this model).
+SETTINGS = {
+    "ff_units": 64,  # hidden units of every feed-forward network
+    "n_enc": 2,  # encoder layers
+    "n_dec": 2,  # decoder layers
+    "n_head": 4,  # heads of every attention (d_k = 29 // 4 = 7)
+    "batch_size": 32,  # messages per step
+    "learning_rate": 3e-3,  # Adam's rate at first ...
+    "final_learning_rate": 5e-4,  # ... and for the last steps
+    "drop_at": 0.6,  # the share of the steps after which the rate drops
+    "random_share": 0.5,  # the share of messages made of random symbols
+    "positional_encoding": "quarter turn",  # or "standard": a key of ENCODERS
+    "n_steps": 2000,  # training steps in full mode
+}
+
+
+# the positional encodings of Part H, by name
+ENCODERS = {"standard": PositionalEncoder, "quarter turn": QuarterTurnEncoder}
+
+
+# %% nbgrader={"grade": false, "grade_id": "new_model", "locked": true, "schema_version": 3, "solution": false} tags=["library"]
+def new_model(positional_encoding=None):
+    """A fresh Transformer of the size in ``SETTINGS`` (weights from NumPy's global generator).
+
+    ``positional_encoding`` names a key of ``ENCODERS``; None means ``SETTINGS["positional_encoding"]``.
+    """
+    s = SETTINGS
+    model = Transformer(N_SYMBOLS, s["ff_units"], n_enc=s["n_enc"], n_dec=s["n_dec"], n_head=s["n_head"])
+    model.pos_enc = ENCODERS[positional_encoding or s["positional_encoding"]](N_SYMBOLS)
+    return model
+
+
+# %% nbgrader={"grade": false, "grade_id": "learning_rate", "locked": true, "schema_version": 3, "solution": false} tags=["library"]
+def learning_rate(step, n_steps):
+    """Adam's learning rate at training step ``step`` of ``n_steps``."""
+    drop = step >= int(SETTINGS["drop_at"] * n_steps)
+    return SETTINGS["final_learning_rate"] if drop else SETTINGS["learning_rate"]
+
+
+# %% nbgrader={"grade": false, "grade_id": "training_step", "locked": true, "schema_version": 3, "solution": false} tags=["library"]
+def training_step(model, optimizer, rng, texts, batch_size=None):
+    """One step of Adam on a fresh batch of messages drawn from ``texts`` (``SETTINGS["batch_size"]`` of them).
+
+    Returns the loss (a float), the scores (t, N, 29), the targets (t, N) and the lengths (N,).
+    """
+    batch_size = SETTINGS["batch_size"] if batch_size is None else batch_size
+    messages = sample_messages(rng, texts, batch_size, random_share=SETTINGS["random_share"])
+    source, decoder_input, target, lengths = make_batch(messages)
+    scores = model(source, decoder_input, lengths, lengths)
+    loss = masked_loss(scores, target, lengths)
+    loss.backward()
+    optimizer.step()
+    return loss.item(), scores.data, target, lengths
+
+
+# %% tags=["slow"]
+np.random.seed(0)  # the initial weights come from NumPy's global generator
+model = new_model()
+optimizer = Adam(model.parameters, learning_rate=SETTINGS["learning_rate"])
+n_steps = pick(full=SETTINGS["n_steps"], quick=2)
+rng = np.random.default_rng(0)
+
+plotter, fig, ax = create_plot(["loss", "char_accuracy", "message_accuracy"])
+started = time.perf_counter()
+with mg.mem_guard_off:
+    for step in range(n_steps):
+        optimizer.learning_rate = learning_rate(step, n_steps)
+        loss, scores, target, lengths = training_step(model, optimizer, rng, train_texts)
+        real = np.arange(len(target))[:, None] < lengths  # (T, N): the positions that count
+        right = (scores.argmax(axis=-1) == target) | ~real  # teacher forcing; padding counts as right
+        plotter.set_train_batch(
+            {"loss": loss, "char_accuracy": right[real].mean(), "message_accuracy": right.all(axis=0).mean()},
+            batch_size=len(lengths),
+        )
+seconds = time.perf_counter() - started
+plotter.plot()
+print(f"{n_steps} steps in {seconds:.1f} s, {1000 * seconds / n_steps:.1f} ms per step")
+
+# %% [markdown] nbgrader={"grade": false, "grade_id": "evaluate_text", "locked": true, "schema_version": 3, "solution": false}
+# ## How well does it decrypt new text?
+#
+# The real test: greedy decoding — no plain text given — of held-out messages, cut from texts the model has never seen, in four bands of lengths. The longest band is longer than any training message, so `decrypt_many` cuts those messages into pieces. We report the share of characters the model gets right and the share of messages it gets entirely right; a message of 100 symbols is entirely right only if the model makes no mistake at all, so the last column asks for the rule itself, not a good guess.
+#
+# After the full 2000 steps, expect about 100 % of the characters and of the whole messages in every band, and at least 98 % of the longest messages whole (the cell prints yours; the promise of the training section is the bar). The far positions of a long message are the ones a model learns last, which is why `decrypt_many` cuts messages longer than 24 symbols. Quick mode, which grading uses, trains for 2 steps only and gets none of this.
+
+# %% nbgrader={"grade": false, "grade_id": "evaluation", "locked": true, "schema_version": 3, "solution": false} tags=["library"]
+BANDS = ((1, 12), (13, 24), (25, 48), (49, 100))  # message lengths, shortest to longest
+
+
+def held_out_messages(texts, low, high, n, seed=0):
+    """``n`` plain-text messages with lengths in [low, high], each from another held-out text.
+
+    ``texts`` holds alphabet tokens, shape (L, M) with L >= high; message i is
+    cut at a random place from text ``i mod M``.
+    """
+    rng = np.random.default_rng(seed)
+    messages = []
+    for i, length in enumerate(rng.integers(low, high + 1, size=n)):
+        start = rng.integers(texts.shape[0] - length + 1)
+        messages.append(text_of(texts[start : start + length, i % texts.shape[1]]))
+    return messages
+
+
+# %% nbgrader={"grade": false, "grade_id": "score", "locked": true, "schema_version": 3, "solution": false} tags=["library"]
+def score(guesses, messages):
+    """(per-character, whole-message) accuracy of the decrypted ``guesses`` against the plain ``messages``."""
+    right = [sum(a == b for a, b in zip(g, m)) for g, m in zip(guesses, messages)]
+    per_character = sum(right) / sum(len(m) for m in messages)
+    whole = np.mean([g == m for g, m in zip(guesses, messages)])
+    return per_character, float(whole)
+
+
+# %% nbgrader={"grade": false, "grade_id": "accuracy", "locked": true, "schema_version": 3, "solution": false} tags=["library"]
+def accuracy(model, messages):
+    """Decrypt ``cipher(m, KEY)`` for every message ``m``: (per-character, whole-message) accuracy."""
+    return score(decrypt_many([cipher(m, KEY) for m in messages], model), messages)
+
+
+# %% nbgrader={"grade": false, "grade_id": "accuracy_by_band", "locked": true, "schema_version": 3, "solution": false} tags=["library"]
+def accuracy_by_band(model, texts, n=300, seed=0):
+    """{(low, high): (per-character, whole-message)} on ``n`` held-out messages per band of ``BANDS``."""
+    bands = {band: held_out_messages(texts, *band, n, seed) for band in BANDS}
+    # one decrypt_many call for all bands: fuller batches, and one greedy pass instead of four when n is small
+    guesses = iter(decrypt_many([cipher(m, KEY) for messages in bands.values() for m in messages], model))
+    return {band: score([next(guesses) for _ in messages], messages) for band, messages in bands.items()}
+
+
+# %% tags=["slow"]
+n_eval = pick(full=300, quick=1)  # messages per band
+started = time.perf_counter()
+results = accuracy_by_band(model, held_out_texts, n=n_eval)
+print(f"{n_eval} held-out messages per band, decrypted in {time.perf_counter() - started:.1f} s")
+print("length   per character   whole messages")
+for (low, high), (per_character, whole) in results.items():
+    print(f"{low:>3}-{high:<3}  {per_character:13.2%}   {whole:14.1%}")
+for message in held_out_messages(held_out_texts, 13, 24, pick(full=3, quick=1), seed=1):
+    print(f"{message!r:28} -> {decrypt_with_model(cipher(message, KEY), model)!r}")
+
+# %% [markdown] nbgrader={"grade": false, "grade_id": "own_message_text", "locked": true, "schema_version": 3, "solution": false}
+# Now your own message. Use lowercase letters and spaces only (anything else raises a `ValueError` that names the culprits). Try one letter, a short word, a sentence and a whole paragraph: the model trained on messages of 1 to 48 symbols, and `decrypt_with_model` cuts any message longer than 24 into pieces of at most 24 that start in step with the key (half the longest training length: the far positions are the ones a model masters last).
+
+# %%
+message = "meet me by the old mill at nine"
+secret = cipher(message, KEY)
+print(f"message   {message!r}")
+print(f"encrypted {secret!r}")
+print(f"decrypted {decrypt_with_model(secret, model)!r}")
+
+# %% [markdown] nbgrader={"grade": false, "grade_id": "encodings_text", "locked": true, "schema_version": 3, "solution": false}
+# ## Standard or quarter turn?
+#
+# The cell below trains the model of `SETTINGS` twice, from the same initial weights on the same batches, once with each positional encoding of Part H, for the first `pick(full=1200, quick=2)` steps of the main run's schedule, then decrypts the same 300 held-out messages of 1–48 symbols with each. Both runs sit on the plateau of the training section for several hundred steps; what differs is how fast each climbs off it.
+#
+# Expect about 98 % of the characters and two thirds of the messages right with the standard encoding, and about 99 % and 80 % with the quarter turn; the two runs take about a minute and a half on the 2-core machine the course was measured on, with nothing else running, and two to three times that on a busy machine. The quarter turn hands the layers $p \bmod 4$, which key symbol applies, as one of four points of a circle; the standard encoding makes them infer it from angles whose periods never line up with 4. That is why `SETTINGS` keeps the quarter turn. Other initial weights move the end of the plateau for both encodings; with some, the standard encoding stays on it hundreds of steps longer.
+
+# %% tags=["slow"]
+n_compare = pick(full=1200, quick=2)  # training steps per encoding
+messages = held_out_messages(held_out_texts, 1, MAX_LENGTH, pick(full=300, quick=2), seed=2)
+started = time.perf_counter()
+for name in ENCODERS:
+    np.random.seed(0)  # the same initial weights for both encodings ...
+    rival = new_model(name)
+    rival_optimizer = Adam(rival.parameters, learning_rate=SETTINGS["learning_rate"])
+    rival_rng = np.random.default_rng(0)  # ... and the same batches
+    with mg.mem_guard_off:
+        for step in range(n_compare):
+            rival_optimizer.learning_rate = learning_rate(step, SETTINGS["n_steps"])  # the main run's first steps
+            training_step(rival, rival_optimizer, rival_rng, train_texts)
+    per_character, whole = accuracy(rival, messages)
+    print(f"{name:>12} encoding, {n_compare} steps: {per_character:7.2%} of the characters, {whole:6.1%} of the messages")
+print(f"both runs in {time.perf_counter() - started:.0f} s")
+
+
+# %% [markdown] nbgrader={"grade": false, "grade_id": "attention_pictures_text", "locked": true, "schema_version": 3, "solution": false}
+# ## Inside the model: the attention weights
+#
+# `attention_maps(model, encrypted_message)` decrypts one message (1 to 48 symbols) and returns, in a dict, the weights of every attention of every layer and head: `"encoder"` (n_enc, h, T, T), `"decoder_self"` (n_dec, h, t, t) and `"cross"` (n_dec, h, t, T), queries on the second-to-last axis and keys on the last, with the labels of the positions (`"source"`, `"decoder_input"`) and the decrypted text. `show_attention_maps` (from `course.pictures`) draws them in three panels — encoder self-attention, decoder self-attention, encoder–decoder attention — each with one block per head (across) and one band per layer (down). In a block, rows are the queries and columns the keys; a bright square means "this query reads that key". `␣` stands for a space; `S` and `E` are the `START` and `END` tokens.
+
+# %% nbgrader={"grade": false, "grade_id": "attention_maps", "locked": true, "schema_version": 3, "solution": false} tags=["library"]
+def attention_maps(model, encrypted_message):
+    """Decrypt one message and return the attention weights of every layer and head.
+
+    The decoder runs once more on START and the decrypted symbols, so each
+    query's weights are those it had when its symbol was chosen (the causal
+    mask makes the two the same).
+
+    Parameters
+    ----------
+    model : Transformer
+    encrypted_message : str
+        Cipher text of 1 to ``MAX_LENGTH`` symbols of ``ALPHABET``.
+
+    Returns
+    -------
+    dict
+        ``"decrypted"``: str, the model's plain text (length L);
+        ``"source"``: list of T = L + 1 labels, the cipher symbols then ``"END"``;
+        ``"decoder_input"``: list of t = L + 1 labels, ``"START"`` then the decrypted symbols;
+        ``"encoder"``: numpy.ndarray, shape=(n_enc, h, T, T), encoder self-attention;
+        ``"decoder_self"``: numpy.ndarray, shape=(n_dec, h, t, t), masked decoder self-attention;
+        ``"cross"``: numpy.ndarray, shape=(n_dec, h, t, T), encoder-decoder attention.
+        In every array, axis -2 holds the queries and axis -1 the keys; each row sums to one.
+
+    Raises
+    ------
+    ValueError
+        For an empty message, one longer than ``MAX_LENGTH``, or characters outside ``ALPHABET``.
+    """
+    if not 1 <= len(encrypted_message) <= MAX_LENGTH:
+        raise ValueError(f"attention_maps takes 1 to {MAX_LENGTH} symbols, not {len(encrypted_message)}")
+    decrypted = decrypt_with_model(encrypted_message, model)
+    source = one_hot_encode(encrypted_message, end=True)[:, None]  # (T, 1, 29)
+    decoder_input = one_hot_encode(decrypted, start=True)[:, None]  # (t, 1, 29)
+    with mg.no_autodiff:
+        model(source, decoder_input)
+
+    def stacked(attentions):  # one (t, 1, h, T) a_ij per layer -> (layers, h, t, T)
+        return np.stack([np.asarray(a.a_ij)[:, 0].transpose(1, 0, 2) for a in attentions])
+
+    return {
+        "decrypted": decrypted,
+        "source": [*encrypted_message, "END"],
+        "decoder_input": ["START", *decrypted],
+        "encoder": stacked([layer.self_attn for layer in model.enc_layers]),
+        "decoder_self": stacked([layer.self_attn for layer in model.dec_layers]),
+        "cross": stacked([layer.enc_dec_attn for layer in model.dec_layers]),
+    }
+
+
+# %%
+# try your own message (1 to 48 symbols); quick mode, which grading uses, draws a short one
+show_attention_maps(attention_maps(model, cipher(pick(full="attention reads the key", quick="the key"), KEY)))
+
+# %% [markdown] nbgrader={"grade": false, "grade_id": "explorer_text", "locked": true, "schema_version": 3, "solution": false}
+# ## Explore the trained model
+#
+# Type a message and press Enter: the explorer encrypts it with `KEY`, lets the model decrypt it (wrong characters in red) and draws the attention of one layer and one head, or their mean. Rows are queries, columns are keys.
+
+# %% tags=["explorer"]
+from course.explorers import cipher_explorer
+
+
+def attention_of(secret):
+    """{kind: (weights (layers, h, t, T), query labels, key labels)} for the first 48 symbols of ``secret``."""
+    maps = attention_maps(model, secret[:48])  # one piece, in step with the key
+    source, decoder_input = maps["source"], maps["decoder_input"]
+    return {
+        "encoder self-attention": (maps["encoder"], source, source),
+        "decoder self-attention": (maps["decoder_self"], decoder_input, decoder_input),
+        "encoder-decoder attention": (maps["cross"], decoder_input, source),
+    }
+
+
+cipher_explorer(encrypt=lambda m: cipher(m, KEY), decrypt=lambda c: decrypt_with_model(c, model), attention=attention_of)
+
+# %% [markdown] nbgrader={"grade": false, "grade_id": "questions_text", "locked": true, "schema_version": 3, "solution": false}
+# ## Questions
+#
+# Answer in the cell below, in a few sentences each.
+#
+# 1. In the encoder–decoder attention of the trained model, which cipher positions does the query at decoder position $i$ (input: START or plain symbol $i-1$, output: plain symbol $i$) read? Why is that where the answer is?
+# 2. Every training message starts at the first symbol of the key. How could the model know which key symbol applies at position $i$? Which part of the model supplies that information?
+# 3. Half of the training messages are random symbols. What would a model trained on corpus text alone get wrong, and on which messages would you expect to see it?
+#
+# ### BEGIN MARK SCHEME
+#
+# **For the grader** (this part is removed from the student version and from the feedback).
+#
+# *Model answer.*
+# 1. Mostly cipher position $i$, the same position: the $i$-th plain symbol is the $i$-th cipher symbol shifted back by key symbol $i \bmod 4$, so everything the output needs sits at that one key. In the picture of the trained model this shows as a bright diagonal in at least one head; other heads may spread their weight, and the padded keys get none.
+# 2. From the positional encoding: it is added to every input vector, and its fastest pair (quarter turn) repeats every 4 positions, so $i \bmod 4$ (which key symbol applies) can be read off each position's vector. Attention alone could not tell positions apart.
+# 3. It would lean on the language: it would "correct" rare words, names and typos towards frequent English spellings, and fail on messages that are not English prose (random letters, codes, abbreviations), more so on short messages, where there is little context and the start and end look unlike training text.
+#
+# *Rubric (1 point).*
+# - 1/3 point each for: the same position $i$ with the reason (one cipher symbol and one key symbol decide each output); the positional encoding supplying $i \bmod 4$; a concrete failure of a language-trained model on non-prose or unusual text.
+# - Round to the nearest half point; answers that cite their own attention picture correctly get the credit even when it shows a different but explained pattern.
+#
+# ### END MARK SCHEME
+
+# %% [markdown] nbgrader={"grade": true, "grade_id": "questions", "locked": false, "points": 1, "schema_version": 3, "solution": true}
+# The model answer and the rubric are in the mark scheme of the question above.
+
+# %% [markdown] nbgrader={"grade": false, "grade_id": "exercises_text", "locked": true, "schema_version": 3, "solution": false}
+# ## Exercises
+#
+# These are not graded. Each asks you to change something and measure; keep a copy of the trained `model` before you train another.
+#
+# 1. **Label smoothing.** Write a loss that puts probability 0.9 on the right token and spreads 0.1 over the other 28 (use `mg.nnet.logsoftmax` and the same `real` positions as `masked_loss`). Train with it: does the plateau end sooner or later, and does the held-out accuracy change? Why might smoothing help a translation model more than a cipher, whose answer is exactly determined?
+# 2. **Warm-up.** Replace `learning_rate` by the schedule of the original Transformer, $\text{rate}(s) = d^{-1/2} \min\big(s^{-1/2},\ s\, w^{-3/2}\big)$ with $w = 200$ warm-up steps (times a constant of your choice). Plot both loss curves: which one leaves the plateau first?
+# 3. **Sampling with temperature.** Write `sample_decode(model, source, temperature)`, which draws each symbol from $\operatorname{softmax}(\text{scores} / \tau)$ instead of taking the argmax. Decrypt 300 held-out messages at $\tau$ = 0.1, 0.5 and 1 and print the accuracies. Why is greedy decoding the right choice here?
+
+# %% [markdown] nbgrader={"grade": false, "grade_id": "exercises_more_text", "locked": true, "schema_version": 3, "solution": false}
+# 4. **Beam search.** Notebook 02 grades a beam search for Seq2Seq. Write one for `Transformer.decode`: keep the k best partial plain texts, ranked by the sum of their log-probabilities. With k = 4, does it ever beat greedy decoding on held-out messages? What does that tell you about how sure the trained model is?
+# 5. **More heads or wider heads?** With d = 29 fixed, train with `n_head` = 1, 2, 4 and 7 ($d_k$ = 29, 14, 7, 4) and compare the plateau and the accuracy. Then pad every one-hot vector with zeros to d = 32 and d = 64 (the model is then wider than the vocabulary) and try 4 heads again. Which helps more, and how many heads show the diagonal in the pictures?
+# 6. **No position at all.** Make an encoder whose `__call__` returns zeros and train with it (`ENCODERS["none"] = ...`, `"positional_encoding": "none"`). What does the model get right, and why can the decoder's causal mask still tell a few positions apart? Then give each message a random key of 3 to 6 symbols instead of `KEY`: which encoding copes, and what would one with several short periods look like?
+
+# %% [markdown] nbgrader={"grade": false, "grade_id": "recap", "locked": true, "schema_version": 3, "solution": false}
+# ## Recap
+#
+# - Scaled dot-product attention mixes values with softmax weights computed from query–key dot products, divided by $\sqrt{d_k}$; several heads do this side by side in their own projections.
+# - A mask rules out query–key pairs *before* the softmax. Padding masks, one per sequence, keep every attention off the filler that lets messages of different lengths share a batch; the decoder's causal mask also hides the symbols it has yet to predict; the loss averages over real positions only.
+# - Residual connections and layer normalisation wrap every sub-layer; a sinusoidal positional encoding gives an order to a model that otherwise sees a set, and a variant whose fastest period is the key's length makes this cipher easier to learn.
+# - Training reads the whole target at once (teacher forcing); decrypting new text writes it one symbol at a time, running the encoder once and the decoder once per symbol. Training data chosen for the rule (random symbols beside English) teaches the rule rather than the language.
+#
+# This notebook closes the course: from the RNN's step-by-step state, through the encoder–decoder of Seq2Seq and its attention, to a model built from attention alone. Going further, the same parts make larger Transformers: learned token embeddings instead of one-hot vectors, cached keys and values for fast decoding, and beam search in place of greedy choices.

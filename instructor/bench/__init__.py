@@ -7,6 +7,8 @@ Parts::
     autograde                              autograde.py: seconds per submission, sandbox overhead, --jobs
     class                                  classroom.py: a synthetic class, serial / --jobs / --scheduler
     class-tools                            class_tools.py: report, similarity, extend, export on a graded class
+    --against torch                        against_torch.py: each model's step against its PyTorch twin
+                                           (twins/, pairs.py), interleaved, one thread
 
 machine.py says what it ran on; report.py prints the table.
 """
@@ -19,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from instructor.authoring import mistakes
+from instructor.bench.against_torch import bench_against_torch
 from instructor.bench.autograde import bench_autograde
 from instructor.bench.class_tools import bench_class_tools
 from instructor.bench.classroom import MODES, bench_class
@@ -45,6 +48,9 @@ class BenchRequest:
     class_size: int = 200
     modes: tuple[str, ...] = MODES
     mistakes: Path = MISTAKES  # the catalogue the class part writes into its submissions
+    against: str | None = None  # "torch": time the models against their PyTorch twins instead
+    rounds: int = 3  # rounds of the comparison
+    steps: int = 50  # interleaved steps per model per round
 
 
 def _catalogue(folder: Path, assignments: list[str]) -> dict[str, list[mistakes.Mistake]]:
@@ -56,6 +62,8 @@ def _catalogue(folder: Path, assignments: list[str]) -> dict[str, list[mistakes.
 
 def run(req: BenchRequest) -> dict:
     """Measure the parts ``req`` names, print the table (and write the JSON); returns the figures."""
+    if req.against:
+        return _run_against(req)
     only = req.only
     if only and only not in PARTS:
         raise CourseError(f"There is no bench part {only!r} (parts: {', '.join(PARTS)}).")
@@ -80,8 +88,21 @@ def run(req: BenchRequest) -> dict:
     if only in (None, "class-tools"):
         print(f"grading a class of {req.class_size}, then timing report, similarity, extend, export ...", flush=True)
         results["class_tools"] = bench_class_tools(req.class_size, _catalogue(req.mistakes, present), quiet)
+    return _report(results, req.json)
+
+
+def _run_against(req: BenchRequest) -> dict:
+    """`course bench --against torch`: the four models' steps against their PyTorch twins."""
+    if req.against != "torch":
+        raise CourseError(f"--against takes torch, not {req.against!r}.")
+    figures = bench_against_torch(req.only, rounds=req.rounds, steps=req.steps, quiet=not sys.stderr.isatty())
+    return _report({"machine": machine_info(), "against_torch": figures}, req.json)
+
+
+def _report(results: dict, json_path: Path | None) -> dict:
+    """Print the table of ``results``, write them as JSON if asked; return them."""
     print(table(results))
-    if req.json:
-        Path(req.json).write_text(json.dumps(results, indent=2) + "\n")
-        print(f"wrote {req.json}")
+    if json_path:
+        Path(json_path).write_text(json.dumps(results, indent=2) + "\n")
+        print(f"wrote {json_path}")
     return results

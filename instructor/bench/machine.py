@@ -13,6 +13,11 @@ import numpy as np
 from threadpoolctl import threadpool_info
 
 
+def load_average() -> list[float] | None:
+    """The 1-, 5- and 15-minute load averages (``/proc/loadavg``), or None where the system has none."""
+    return [round(x, 2) for x in os.getloadavg()] if hasattr(os, "getloadavg") else None
+
+
 def machine_info() -> dict:
     """Cores, BLAS threads and library versions of this run."""
     blas = [
@@ -22,6 +27,7 @@ def machine_info() -> dict:
     return {
         "cores": os.cpu_count(),
         "load_average_1min": round(os.getloadavg()[0], 2) if hasattr(os, "getloadavg") else None,
+        "load_average": load_average(),
         "blas": blas,
         "bench_blas_threads": 1,
         "python": platform.python_version(),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from instructor.bench.against_torch import table as against_torch_table
 from instructor.bench.class_tools import table as class_tools_table
 from instructor.bench.classroom import table as class_table
 
@@ -53,6 +54,8 @@ def table(results: dict) -> str:
         lines += class_table(results["class"])
     if results.get("class_tools"):
         lines += class_tools_table(results["class_tools"])
+    if results.get("against_torch"):
+        lines += against_torch_table(results["against_torch"])
     m = results["machine"]
     threads = ", ".join(f"{b['library']} {b['threads']} threads" for b in m["blas"]) or "no BLAS info"
     lines.append("")

@@ -3,9 +3,20 @@
 * :mod:`course.runtime`: quick mode (``pick``), and whether anybody watches;
 * :mod:`course.plotting`: training plots that redraw while a cell runs;
 * :mod:`course.explorers`: the ipywidgets explorers of 03 and 04;
-* :mod:`course.cipher_data`: the data file of 04, its loader.
+* :mod:`course.cipher_data`: the data file of 04, its loader;
+* :mod:`course.ops`: fused MyGrad operations (softmax, the loss, layer norm).
+
+Importing the package tunes the process for MyGrad training
+(:func:`course.runtime.tune_process`): glibc keeps freed memory for reuse
+instead of returning it to the system (no page faults at every step), and
+Python's garbage collector skips the imported libraries and runs less often.
+``COURSE_NO_MALLOC_TUNING=1`` and ``COURSE_NO_GC_TUNING=1`` switch these off.
 
 Students install this package from their bundle (``pip install ./helpers``);
 the grading sandbox binds it, and only it, into their kernel. The
 instructors' ``course`` command lives in :mod:`instructor`.
 """
+
+from course.runtime import tune_process as _tune_process
+
+_tune_process()

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import gc
 import os
+import platform
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -172,3 +176,78 @@ def test_training_plot_redraws_within_its_time_budget(monkeypatch):
     assert 5 <= len(drawn_at) <= 11  # about one draw per 2 s
     plotter.plot()
     assert drawn_at[-1] == clock["now"] - 0.2  # plot() draws the end, whatever the budget
+
+
+# --- process settings for MyGrad training: glibc's allocator and Python's garbage collector ---
+
+
+
+@pytest.fixture
+def fresh_allocator_flag(monkeypatch):
+    monkeypatch.setattr(runtime, "_allocator_tuned", None)  # forget the call made at import
+    monkeypatch.delenv(runtime.NO_MALLOC_TUNING, raising=False)
+
+
+def test_allocator_tuning_is_glibc_only_and_never_fails(fresh_allocator_flag, monkeypatch):
+    """mallopt on glibc; elsewhere (or switched off) a quiet False."""
+    expected = platform.system() == "Linux" and platform.libc_ver()[0] == "glibc"
+    assert runtime.tune_allocator() is expected
+    assert runtime.tune_allocator() is expected  # once: the answer is remembered
+    monkeypatch.setattr(runtime, "_allocator_tuned", None)
+    monkeypatch.setattr(runtime.platform, "libc_ver", lambda *a, **k: ("musl", "1.2"))
+    assert runtime.tune_allocator() is False
+
+
+def test_allocator_tuning_can_be_switched_off(fresh_allocator_flag, monkeypatch):
+    monkeypatch.setenv(runtime.NO_MALLOC_TUNING, "1")
+    assert runtime.tune_allocator() is False
+
+
+def test_allocator_tuning_survives_a_missing_libc(fresh_allocator_flag, monkeypatch):
+    def no_library(*args, **kwargs):
+        raise OSError("no libc.so.6 here")
+
+    monkeypatch.setattr(runtime.platform, "system", lambda: "Linux")
+    monkeypatch.setattr(runtime.platform, "libc_ver", lambda *a, **k: ("glibc", "2.36"))
+    monkeypatch.setattr(runtime.ctypes, "CDLL", no_library)
+    assert runtime.tune_allocator() is False
+
+
+@pytest.fixture
+def saved_gc():
+    threshold = gc.get_threshold()
+    yield
+    gc.set_threshold(*threshold)
+
+
+def test_gc_tuning_freezes_and_raises_the_young_threshold(saved_gc, monkeypatch):
+    monkeypatch.delenv(runtime.NO_GC_TUNING, raising=False)
+    gc.set_threshold(700, 10, 10)
+    assert runtime.tune_gc() is True
+    assert gc.get_threshold() == (runtime.GC_YOUNG_THRESHOLD, 10, 10)
+    assert gc.get_freeze_count() > 0
+    gc.set_threshold(0, 10, 10)  # a disabled collector stays disabled
+    runtime.tune_gc()
+    assert gc.get_threshold()[0] == 0
+
+
+def test_gc_tuning_can_be_switched_off(saved_gc, monkeypatch):
+    monkeypatch.setenv(runtime.NO_GC_TUNING, "1")
+    gc.set_threshold(700, 10, 10)
+    assert runtime.tune_gc() is False
+    assert gc.get_threshold() == (700, 10, 10)
+
+
+@pytest.mark.parametrize("switched_off", [False, True])
+def test_importing_course_tunes_the_process(switched_off):
+    """``import course`` applies both settings once; the two variables keep Python's and glibc's defaults."""
+    env = {k: v for k, v in os.environ.items() if k not in (runtime.NO_GC_TUNING, runtime.NO_MALLOC_TUNING)}
+    if switched_off:
+        env.update({runtime.NO_GC_TUNING: "1", runtime.NO_MALLOC_TUNING: "1"})
+    probe = "import gc, course, course.runtime as r; print(gc.get_threshold()[0], r.tune_allocator())"
+    out = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, check=True)
+    young, tuned = out.stdout.split()
+    glibc = platform.system() == "Linux" and platform.libc_ver()[0] == "glibc"
+    assert int(young) == (700 if switched_off else runtime.GC_YOUNG_THRESHOLD)
+    assert tuned == str(glibc and not switched_off)
+    assert out.stderr == ""

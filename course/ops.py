@@ -1,0 +1,286 @@
+"""Fused MyGrad operations: one forward and one hand-written backward each.
+
+A MyGrad expression such as ``mg.nnet.softmax(mg.where(mask, s, -1e9))`` or a
+layer norm written with ``mean``, ``var``, ``sqrt``, ``-``, ``/``, ``*`` and
+``+`` is a chain of operations, each of which reads and writes whole arrays
+in NumPy and keeps its own intermediate results for the backward pass. The
+operations here do the same work in fewer NumPy passes:
+
+* :func:`softmax` (optionally masked), used by the reference code of the
+  attention models where the softmax is given, not the students' task;
+* :func:`softmax_crossentropy`, the loss over the real (unmasked) positions;
+* :func:`layer_norm`, written for 04 to *show* the speed of a fused layer
+  norm next to the one students write from MyGrad operations.
+
+Two NumPy facts make most of the difference (NumPy 2.x, float32):
+
+* a reduction over a short last axis (``x.max(axis=-1)`` over rows of
+  13-49 numbers) costs far more per element than the whole-array ``x.max()``
+  or a row sum written as ``np.einsum("...j->...", x)``;
+* every extra pass over an array of a few hundred kB costs about as much as
+  the arithmetic it does.
+
+Each function returns float32 for float32 input, works under
+``mg.no_autodiff`` and ``mg.mem_guard_off``, and agrees with the MyGrad
+composition it replaces to float32 rounding (the course's tests check values and gradients).
+"""
+
+from __future__ import annotations
+
+import mygrad as mg
+import mygrad._utils.graph_tracking as _tracking
+import numpy as np
+from mygrad.operation_base import Operation
+
+__all__ = ["BLOCKED", "layer_norm", "softmax", "softmax_crossentropy"]
+
+#: The score a masked pair gets before the softmax: its weight is then exactly 0.
+#: A row with no allowed entry gets equal weights, as ``softmax(where(mask, s, BLOCKED))`` gives.
+BLOCKED = -1e9
+
+#: Rows whose sum of ``exp(x - global max)`` falls below this are redone with their own maximum.
+#: Above it, every weight larger than about 1e-22 of the row's largest is a normal float, so the
+#: cheap shift by the global maximum loses nothing float32 can show.
+_TINY_SUM = float(np.exp(-30.0))
+
+
+def _float(x: np.ndarray) -> np.ndarray:
+    return x if np.issubdtype(x.dtype, np.floating) else x.astype(np.float64)
+
+
+#: Rows up to this long are summed with einsum (fast on short rows); longer ones with NumPy's
+#: pairwise sum, whose rounding error does not grow with the length.
+_SHORT_ROW = 256
+
+
+def _row_sum(a: np.ndarray) -> np.ndarray:
+    """Sum over the last axis, kept as a length-1 axis (much faster than ``a.sum(-1)`` on short rows)."""
+    if a.shape[-1] > _SHORT_ROW:
+        return a.sum(axis=-1, keepdims=True)
+    return np.einsum("...j->...", a)[..., None]
+
+
+def _row_dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``(a * b).sum(-1, keepdims=True)``; for short rows in one pass, without the product array."""
+    if a.shape[-1] > _SHORT_ROW:
+        return (a * b).sum(axis=-1, keepdims=True)
+    return np.einsum("...j,...j->...", a, b)[..., None]
+
+
+def _sum_over(a: np.ndarray, axis: int) -> np.ndarray:
+    return _row_sum(a) if axis == a.ndim - 1 else a.sum(axis=axis, keepdims=True)
+
+
+def _dot_over(a: np.ndarray, b: np.ndarray, axis: int) -> np.ndarray:
+    return _row_dot(a, b) if axis == a.ndim - 1 else (a * b).sum(axis=axis, keepdims=True)
+
+
+def _softmax_array(x: np.ndarray, axis: int, mask: np.ndarray | None = None):
+    """Softmax of a float array along ``axis``; where ``mask`` is False, weight 0.
+
+    Returns the softmax, the shift subtracted from ``x`` (a scalar or one per
+    row) and the row sums of ``exp(x - shift)`` (so that the log-softmax is
+    ``x - shift - log(total)``).
+    """
+    if x.size == 0:
+        return np.empty_like(x), x.dtype.type(0), np.ones_like(x.sum(axis=axis, keepdims=True))
+    top = x.max()
+    if np.isfinite(top):
+        # One shift for all rows: exact for softmax (it is shift-invariant) and safe from
+        # overflow; a row far below the global maximum would underflow, so that is checked.
+        e = x - top
+        np.exp(e, out=e)
+        if mask is not None:
+            e *= mask  # masked entries: weight exactly 0 (cheaper than where(mask, x, BLOCKED))
+        total = _sum_over(e, axis)
+        if total.min() >= _TINY_SUM:
+            e /= total
+            return e, top, total
+    # The exact form, as MyGrad computes softmax(where(mask, x, BLOCKED)): every row shifted
+    # by its own maximum. Needed only for rows far below the others, or with no allowed entry.
+    if mask is not None:
+        x = np.where(mask, x, x.dtype.type(BLOCKED))
+    shift = x.max(axis=axis, keepdims=True)
+    e = x - shift
+    np.exp(e, out=e)
+    total = _sum_over(e, axis)
+    e /= total
+    return e, shift, total
+
+
+class Softmax(Operation):
+    """Softmax along one axis, optionally with a mask; gradient by hand."""
+
+    def __call__(self, a, axis=-1, mask=None):
+        self.variables = (a,)
+        x = _float(a.data)
+        self.axis = axis % x.ndim if x.ndim else 0
+        self.mask = None
+        if x.ndim == 0:
+            self._out = np.ones_like(x)
+            return self._out
+        if mask is not None:
+            mask = np.asarray(mask, dtype=bool)
+        out, shift, _ = _softmax_array(x, self.axis, mask)
+        if mask is not None and np.ndim(shift):
+            # The exact form ran (rare): a row with no allowed entry has equal weights, and
+            # where(mask, ...) passes no gradient to masked entries; the backward pass applies the mask.
+            self.mask = mask
+        self._out = out
+        return out
+
+    def backward_var(self, grad, index, **kwargs):
+        soft = self._out
+        if soft.ndim == 0:  # the softmax of one number is 1, whatever the number
+            return np.zeros_like(soft)
+        # d softmax: s * (g - sum(s * g)) along the axis
+        gx = grad - _dot_over(soft, grad, self.axis)
+        gx *= soft
+        if self.mask is not None:
+            gx *= self.mask
+        return gx
+
+
+def softmax(x, axis=-1, *, mask=None, constant=None):
+    """The softmax of ``x`` along ``axis``, as ``mg.nnet.softmax``, in fewer NumPy passes.
+
+    Parameters
+    ----------
+    x : array_like
+        The scores.
+    axis : int
+        The axis whose entries sum to one.
+    mask : Optional[array_like of bool]
+        Broadcastable to ``x``: where False, the entry gets weight 0 and no
+        gradient, exactly as ``mg.nnet.softmax(mg.where(mask, x, BLOCKED), axis)``.
+        A row with no True entry gets equal weights (as that expression gives).
+    constant : Optional[bool]
+        If True, the result is a constant (no gradient flows back).
+
+    Returns
+    -------
+    mygrad.Tensor, the shape and (floating) dtype of ``x``
+    """
+    return mg.execute_op(Softmax, x, op_kwargs={"axis": axis, "mask": mask}, constant=constant)
+
+
+class SoftmaxCrossEntropy(Operation):
+    """Mean softmax cross-entropy over the rows where ``mask`` is True (all rows without a mask)."""
+
+    def __call__(self, a, target, mask=None):
+        self.variables = (a,)
+        scores = _float(a.data)
+        k = scores.shape[-1]
+        target = np.asarray(getattr(target, "data", target))
+        if target.shape != scores.shape[:-1]:
+            raise ValueError(f"target has shape {target.shape}; the scores need {scores.shape[:-1]}")
+        if mask is None:
+            mask = np.ones(target.shape, dtype=bool)
+        mask = np.broadcast_to(np.asarray(mask, dtype=bool), target.shape)
+        rows = scores.reshape(-1, k)
+        picked = np.flatnonzero(mask)
+        labels = target.reshape(-1)[picked]
+        if picked.size == 0:
+            raise ValueError("the mask leaves no position to average the loss over")
+        if labels.min() < 0 or labels.max() >= k:
+            raise ValueError(f"target classes must lie in [0, {k})")
+        prob, shift, total = _softmax_array(rows, 1)  # (M, K): every row, masked ones too
+        # log-softmax of the right class: x - shift - log(total), exact even where prob underflows
+        shift = shift[picked, 0] if np.ndim(shift) else shift
+        log_p = rows[picked, labels] - shift - np.log(total[picked, 0])
+        n = scores.dtype.type(picked.size)
+        loss = -log_p.sum(dtype=scores.dtype) / n
+        if _graph_tracked():
+            # d loss / d scores = (softmax - one_hot) / n on the chosen rows, 0 elsewhere
+            prob[picked, labels] -= 1
+            if picked.size != mask.size:
+                prob *= mask.reshape(-1, 1)
+            prob /= n
+            self._back = prob.reshape(scores.shape)
+        return np.asarray(loss, dtype=scores.dtype)
+
+    def backward_var(self, grad, index, **kwargs):
+        return grad * self._back
+
+
+def _graph_tracked() -> bool:
+    return bool(_tracking.TRACK_GRAPH)  # False under mg.no_autodiff: keep nothing for a backward pass
+
+
+def softmax_crossentropy(scores, target, *, mask=None, constant=None):
+    """The mean softmax cross-entropy of ``scores`` over the positions where ``mask`` is True.
+
+    ``softmax_crossentropy(s, y, mask=m)`` equals MyGrad's
+    ``mg.nnet.softmax_crossentropy(s[m], y[m])`` without copying the chosen rows
+    out and back.
+
+    Parameters
+    ----------
+    scores : array_like, shape=(..., K)
+        One score per class at every position.
+    target : array_like of int, shape=(...)
+        The right class at every position, in [0, K) where ``mask`` is True.
+    mask : Optional[array_like of bool], broadcastable to ``target``'s shape
+        The positions to average over; None means all of them.
+    constant : Optional[bool]
+        If True, the result is a constant.
+
+    Returns
+    -------
+    mygrad.Tensor, shape=()
+    """
+    return mg.execute_op(SoftmaxCrossEntropy, scores, op_args=(target, mask), constant=constant)
+
+
+class LayerNorm(Operation):
+    """``gain * (x - mean) / sqrt(var + eps) + bias`` over the last axis, with its gradient by hand."""
+
+    def __call__(self, x, gain, bias, eps=1e-5):
+        self.variables = (x, gain, bias)
+        data = _float(x.data)
+        d = data.shape[-1]
+        inv_d = data.dtype.type(1.0 / d)
+        centred = data - _row_sum(data) * inv_d
+        var = _row_dot(centred, centred) * inv_d
+        self._rstd = 1 / np.sqrt(var + data.dtype.type(eps))
+        centred *= self._rstd  # now x-hat: mean 0, variance 1 along the last axis
+        self._xhat = centred
+        out = centred * gain.data
+        out += bias.data
+        return out
+
+    def backward_var(self, grad, index, **kwargs):
+        xhat = self._xhat
+        if index == 0:
+            g = grad * self.variables[1].data  # d loss / d x-hat
+            inv_d = xhat.dtype.type(1.0 / xhat.shape[-1])
+            # (g - mean(g) - xhat * mean(g * xhat)) / std, every mean along the last axis
+            dx = g - _row_sum(g) * inv_d
+            dx -= xhat * (_row_dot(g, xhat) * inv_d)
+            dx *= self._rstd
+            return dx
+        lead = grad.reshape(-1, grad.shape[-1]) if grad.ndim else grad
+        if index == 1:
+            return np.einsum("ij,ij->j", lead, xhat.reshape(-1, xhat.shape[-1]))
+        return lead.sum(axis=0)
+
+
+def layer_norm(x, gain, bias, eps=1e-5, *, constant=None):
+    """Layer normalisation over the last axis, one operation instead of nine.
+
+    Equals ``gain * (x - x.mean(-1, keepdims=True)) / mg.sqrt(x.var(-1, keepdims=True) + eps) + bias``.
+
+    Parameters
+    ----------
+    x : array_like, shape=(..., d)
+    gain, bias : array_like, shape=(d,)
+    eps : float
+        Added to the variance.
+    constant : Optional[bool]
+        If True, the result is a constant.
+
+    Returns
+    -------
+    mygrad.Tensor, shape=(..., d)
+    """
+    return mg.execute_op(LayerNorm, x, gain, bias, op_kwargs={"eps": eps}, constant=constant)

@@ -1,0 +1,175 @@
+"""The fused operations of course.ops against the MyGrad compositions they replace."""
+
+from __future__ import annotations
+
+import mygrad as mg
+import numpy as np
+import pytest
+
+from course import ops
+
+BLOCKED = np.float32(ops.BLOCKED)
+
+
+def _close(actual, expected, scale=1.0):
+    actual, expected = np.asarray(actual), np.asarray(expected)
+    assert actual.shape == expected.shape
+    np.testing.assert_allclose(actual, expected, rtol=2e-5, atol=2e-6 * scale)
+
+
+def _grads(build, inputs, upstream):
+    """Output and gradients of ``build(*tensors)`` weighted by ``upstream``."""
+    tensors = [mg.Tensor(x) for x in inputs]
+    out = build(*tensors)
+    (out * upstream).sum().backward() if out.ndim else out.backward()
+    return out, [t.grad for t in tensors]
+
+
+SHAPES_AXES = [((7,), -1), ((3, 3000), -1), ((5, 9), -1), ((5, 9), 0), ((13, 4, 3, 13), -1), ((6, 2, 4, 25), -1), ((21, 100), 0), ((3, 4, 5), 1)]
+
+
+@pytest.mark.parametrize("shape, axis", SHAPES_AXES)
+@pytest.mark.parametrize("spread", [1.0, 30.0, 1e4])
+def test_softmax_equals_mygrad(shape, axis, spread):
+    """Values and gradient as mg.nnet.softmax, float32, also for large and widely spread logits."""
+    rng = np.random.default_rng(len(shape) + int(spread))
+    x = (rng.normal(size=shape) * spread).astype(np.float32)
+    g = rng.normal(size=shape).astype(np.float32)
+    ref, ref_grad = _grads(lambda t: mg.nnet.softmax(t, axis=axis), [x], g)
+    out, grad = _grads(lambda t: ops.softmax(t, axis=axis), [x], g)
+    assert out.dtype == np.float32 and grad[0].dtype == np.float32
+    _close(out, ref)
+    _close(grad[0], ref_grad[0])
+    np.testing.assert_allclose(out.data.sum(axis=axis), 1, rtol=1e-5)
+
+
+def test_softmax_rows_far_apart():
+    """A row 200 below another keeps full precision (the exact per-row form takes over)."""
+    x = np.array([[0.0, 1.0, 2.0], [-200.0, -201.0, -230.0], [500.0, 0.0, -500.0]], dtype=np.float32)
+    g = np.arange(9, dtype=np.float32).reshape(3, 3)
+    ref, ref_grad = _grads(lambda t: mg.nnet.softmax(t), [x], g)
+    out, grad = _grads(ops.softmax, [x], g)
+    _close(out, ref)
+    _close(grad[0], ref_grad[0])
+    assert out.data[1, 2] > 0  # exp(-29) of the row's weight survives
+
+
+@pytest.mark.parametrize("shape", [(5, 9), (13, 3, 4, 13), (25, 2, 4, 25)])
+def test_masked_softmax_equals_where(shape):
+    """softmax(x, mask=m) is softmax(where(m, x, BLOCKED)), all-masked rows and their gradient included."""
+    rng = np.random.default_rng(shape[0])
+    x = (rng.normal(size=shape) * 4).astype(np.float32)
+    g = rng.normal(size=shape).astype(np.float32)
+    mask = rng.random(shape) > 0.5
+    mask.reshape(-1, shape[-1])[::7] = False  # some rows with no allowed entry
+    mask.reshape(-1, shape[-1])[1::7] = True
+    ref, ref_grad = _grads(lambda t: mg.nnet.softmax(mg.where(mask, t, BLOCKED)), [x], g)
+    out, grad = _grads(lambda t: ops.softmax(t, mask=mask), [x], g)
+    assert out.dtype == np.float32
+    _close(out, ref)
+    _close(grad[0], ref_grad[0])
+    assert np.all(out.data[~mask.any(-1)] == np.float32(1 / shape[-1]))
+    assert np.all(grad[0][~mask] == 0)
+
+
+def test_masked_softmax_broadcast_mask_like_attention():
+    """A (t, N, 1, T) causal mask broadcast over the heads, as 04's attention passes it."""
+    rng = np.random.default_rng(3)
+    t, n, h = 9, 3, 4
+    x = (rng.normal(size=(t, n, h, t)) * 3).astype(np.float32)
+    x[:, :, :, -1] = 1e3  # masked keys with huge scores must not swamp the allowed ones
+    g = rng.normal(size=x.shape).astype(np.float32)
+    mask = np.tril(np.ones((t, t), dtype=bool))[:, None, None, :] & np.ones((1, n, 1, 1), dtype=bool)
+    mask[-1] = np.tril(np.ones((t, t), dtype=bool))[-2][None, None, :]  # the last query may not see the last key
+    ref, ref_grad = _grads(lambda s: mg.nnet.softmax(mg.where(mask, s, BLOCKED)), [x], g)
+    out, grad = _grads(lambda s: ops.softmax(s, mask=mask), [x], g)
+    _close(out, ref)
+    _close(grad[0], ref_grad[0])
+
+
+def test_softmax_under_no_autodiff_and_mem_guard_off():
+    x = np.random.default_rng(0).normal(size=(4, 6)).astype(np.float32)
+    with mg.no_autodiff:
+        out = ops.softmax(x, mask=x > 0)
+    assert isinstance(out, mg.Tensor) and out.dtype == np.float32
+    _close(out, mg.nnet.softmax(mg.where(x > 0, x, BLOCKED)))
+    with mg.mem_guard_off:
+        _, grad = _grads(ops.softmax, [x], np.ones_like(x))
+    _close(grad[0], np.zeros_like(x))  # the weights sum to 1 whatever x is
+
+
+def test_softmax_keeps_its_input_and_dtype():
+    x = np.random.default_rng(1).normal(size=(3, 5)).astype(np.float32)
+    copy = x.copy()
+    ops.softmax(x)
+    ops.softmax(x, mask=x > 0)
+    np.testing.assert_array_equal(x, copy)
+    assert ops.softmax(x.astype(np.float64)).dtype == np.float64
+    scalar = mg.Tensor(np.float32(2.0))
+    out = ops.softmax(scalar)
+    out.backward()
+    assert out.item() == 1.0 and scalar.grad == 0
+
+
+@pytest.mark.parametrize("shape", [(40, 12), (7, 5, 29), (25, 32, 29)])
+@pytest.mark.parametrize("spread", [1.0, 50.0, 1e4])
+def test_crossentropy_equals_mygrad(shape, spread):
+    """softmax_crossentropy(s, y, mask=m) is MyGrad's softmax_crossentropy(s[m], y[m]), gradient included."""
+    rng = np.random.default_rng(shape[0] + int(spread))
+    scores = (rng.normal(size=shape) * spread).astype(np.float32)
+    target = rng.integers(0, shape[-1], size=shape[:-1])
+    mask = rng.random(shape[:-1]) > 0.3
+    flat_scores, flat_target = scores.reshape(-1, shape[-1]), target.reshape(-1)
+    for m in (None, mask):
+        chosen = slice(None) if m is None else m.reshape(-1)
+        ref, ref_grad = _grads(lambda s, c=chosen: mg.nnet.softmax_crossentropy(s[c], flat_target[c]), [flat_scores], None)
+        out, grad = _grads(lambda s, m=m: ops.softmax_crossentropy(s, target, mask=m), [scores], None)
+        assert out.dtype == np.float32 and out.shape == ()
+        np.testing.assert_allclose(out.item(), ref.item(), rtol=2e-5)
+        _close(grad[0], ref_grad[0].reshape(shape))
+        with mg.no_autodiff:
+            np.testing.assert_allclose(ops.softmax_crossentropy(scores, target, mask=m).item(), ref.item(), rtol=2e-5)
+
+
+def test_crossentropy_refuses_bad_targets():
+    scores = np.zeros((4, 3), dtype=np.float32)
+    with pytest.raises(ValueError):
+        ops.softmax_crossentropy(scores, np.array([0, 1, 3, 0]))
+    with pytest.raises(ValueError):
+        ops.softmax_crossentropy(scores, np.array([0, 1, 2]))
+    with pytest.raises(ValueError):
+        ops.softmax_crossentropy(scores, np.array([0, 1, 2, 0]), mask=np.zeros(4, dtype=bool))
+
+
+EPS = np.float32(1e-5)
+
+
+def _layer_norm_by_hand(x, gain, bias, eps=EPS):
+    centred = x - x.mean(axis=-1, keepdims=True)
+    return gain * centred / mg.sqrt(x.var(axis=-1, keepdims=True) + eps) + bias
+
+
+@pytest.mark.parametrize("shape", [(29,), (6, 29), (13, 4, 29), (49, 32, 29)])
+def test_layer_norm_equals_nine_operations(shape):
+    """layer_norm and its gradients (x, gain, bias) equal the students' nine-operation form."""
+    rng = np.random.default_rng(shape[0])
+    x = (rng.normal(size=shape) * 3 + 1).astype(np.float32)
+    gain = rng.normal(size=shape[-1]).astype(np.float32)
+    bias = rng.normal(size=shape[-1]).astype(np.float32)
+    g = rng.normal(size=shape).astype(np.float32)
+    ref, ref_grads = _grads(_layer_norm_by_hand, [x, gain, bias], g)
+    out, grads = _grads(lambda *t: ops.layer_norm(*t, eps=EPS), [x, gain, bias], g)
+    assert out.dtype == np.float32 and all(gr.dtype == np.float32 for gr in grads)
+    _close(out, ref)
+    for got, want in zip(grads, ref_grads):
+        _close(got, want, scale=np.abs(want).max())
+    with mg.no_autodiff, mg.mem_guard_off:
+        _close(ops.layer_norm(x, gain, bias), ref)
+
+
+def test_layer_norm_constant_gain():
+    """Constant gain and bias (plain arrays) get no gradient; x still does."""
+    x = mg.Tensor(np.random.default_rng(2).normal(size=(3, 8)).astype(np.float32))
+    out = ops.layer_norm(x, np.ones(8, dtype=np.float32), np.zeros(8, dtype=np.float32))
+    out.sum().backward()
+    _close(x.grad, np.zeros((3, 8), dtype=np.float32))  # the normalised rows always sum to 0

@@ -38,6 +38,7 @@ from mygrad.nnet import glorot_normal, relu, softmax_crossentropy
 from mynn.layers.dense import dense
 from mynn.optimizers.adam import Adam
 
+from course import ops
 from course.runtime import pick
 from course.plotting import setup_backend, create_plot
 from course.cipher_data import load_cipher_data
@@ -393,10 +394,11 @@ for n in range(4):
 # |---|---|---|
 # | project | (t, N, d) with (h, d, d_k) → (t, N, h, d_k) | `"tNd,hdk->tNhk"` (keys and values: `T` for `t`) |
 # | score | (t, N, h, d_k) with (T, N, h, d_k) → (t, N, h, T) | `"tNhk,TNhk->tNhT"`, then divide by $\sqrt{d_k}$ |
-# | mask | a (t, N, T) mask lines up with the scores as `mask[:, :, None, :]` (the same for every head) | `mg.where(...)` |
-# | weigh | softmax over the last axis (T) → `a_ij`, (t, N, h, T) | `mg.nnet.softmax` |
+# | mask and weigh | a (t, N, T) mask lines up with the scores as `mask[:, :, None, :]` (the same for every head); softmax over the last axis (T) → `a_ij`, (t, N, h, T) | `ops.softmax(scores, axis=-1, mask=...)` |
 # | mix | (t, N, h, T) with (T, N, h, d_k) → (t, N, h, d_k) | `"tNhT,TNhk->tNhk"` |
 # | join | reshape to (t, N, h·d_k) — head 0's $d_k$ numbers first — then the dense layer $W_o$ → (t, N, d) | `reshape`, `self.Wo` |
+#
+# `ops.softmax` (from the course package) gives the same weights as `mg.nnet.softmax(mg.where(mask, scores, BLOCKED), axis=-1)`, in one operation with a hand-written gradient, a few times faster; either is correct.
 #
 # Keep everything float32: divide by `np.sqrt(np.float32(d_k))`, because a Python or NumPy float64 number turns a float32 tensor into float64 (and halves the speed).
 
@@ -465,8 +467,8 @@ class MultiheadAttention:
         v = mg.einsum("TNd,hdk->TNhk", V, self.Wv)
         scores = mg.einsum("tNhk,TNhk->tNhT", q, k) / np.sqrt(np.float32(d_k))
         if mask is not None:
-            scores = mg.where(mask[:, :, None, :], scores, BLOCKED)
-        self.a_ij = mg.nnet.softmax(scores, axis=-1)
+            mask = mask[:, :, None, :]  # (t, N, 1, T): the same mask in every head
+        self.a_ij = ops.softmax(scores, axis=-1, mask=mask)  # a masked key gets weight exactly 0
         mixed = mg.einsum("tNhT,TNhk->tNhk", self.a_ij, v)
         return self.Wo(mixed.reshape(mixed.shape[0], mixed.shape[1], -1))
         ### END SOLUTION
@@ -837,6 +839,29 @@ centred = tiny - tiny.mean()
 want = centred / np.sqrt(centred.var() + 1e-5)
 assert np.allclose(got, want, atol=1e-3), f"got {got}, expected {want}: epsilon belongs under the square root"
 ### END HIDDEN TESTS
+
+# %% [markdown] nbgrader={"grade": false, "solution": false, "locked": true, "grade_id": "add_and_norm_fused_text", "schema_version": 3}
+# **Why a fused layer norm is faster.** Your layer norm is a chain of about nine MyGrad operations (add, mean, subtract, var, add, sqrt, divide, multiply, add). Each one makes a full pass over the (t, N, d) array on the way forward, keeps its result for the backward pass, and makes one or two more passes on the way back; `var` alone is several NumPy reductions over rows of only d = 29 numbers, which NumPy does slowly. `ops.layer_norm` from the course package computes the same numbers as *one* operation with a hand-written gradient, in far fewer passes. The cell below times both on a batch the size of training's longest; expect the fused one to take a third to a quarter of the time. Keep writing your own here: the task is the formula, and the tests grade yours.
+
+# %%
+# Time your add & norm against the fused one, forward and backward, on a (49, 32, 29) batch.
+rng = np.random.default_rng(0)
+x_old, x_new = (mg.tensor(rng.normal(size=(49, 32, 29)).astype(np.float32)) for _ in range(2))
+norm = ResidualConnectionAndLayerNorm(29)
+
+
+def seconds_per_call(step, repeats=20):
+    start = time.perf_counter()
+    for _ in range(repeats):
+        step().sum().backward()
+    return (time.perf_counter() - start) / repeats
+
+
+with mg.mem_guard_off:
+    yours = seconds_per_call(lambda: norm(x_old, x_new))
+    fused = seconds_per_call(lambda: ops.layer_norm(x_old + x_new, norm.gain, norm.bias, eps=EPS))
+print(f"your layer norm: {1000 * yours:.2f} ms, fused: {1000 * fused:.2f} ms ({yours / fused:.1f} times faster)")
+
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "encoder_text", "locked": true, "schema_version": 3, "solution": false}
 # ## Part F: the encoder layer (3 points)

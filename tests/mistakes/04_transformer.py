@@ -2,6 +2,22 @@
 
 from instructor.authoring.mistakes import Mistake
 
+REFERENCE_WEIGHING = (
+    "        if mask is not None:\n"
+    "            mask = mask[:, :, None, :]  # (t, N, 1, T): the same mask in every head\n"
+    "        self.a_ij = ops.softmax(scores, axis=-1, mask=mask)  # a masked key gets weight exactly 0\n"
+)
+
+
+def _weighing(axis):
+    """The masking and softmax as students write them with MyGrad alone, over ``axis``."""
+    return (
+        "        if mask is not None:\n"
+        "            scores = mg.where(mask[:, :, None, :], scores, BLOCKED)\n"
+        f"        self.a_ij = mg.nnet.softmax(scores, axis={axis})\n"
+    )
+
+
 MISTAKES = [
     # --- Part A: cipher, then decipher -----------------------------------------
     Mistake(
@@ -102,25 +118,21 @@ MISTAKES = [
         task="multihead_attention",
         name="softmax_over_queries",
         why="Takes the softmax over the query axis instead of the key axis.",
-        replace="self.a_ij = mg.nnet.softmax(scores, axis=-1)",
-        by="self.a_ij = mg.nnet.softmax(scores, axis=0)",
+        replace=REFERENCE_WEIGHING,
+        by=_weighing(0),
     ),
     Mistake(
         task="multihead_attention",
         name="softmax_over_heads",
         why="Takes the softmax over the head axis instead of the key axis.",
-        replace="self.a_ij = mg.nnet.softmax(scores, axis=-1)",
-        by="self.a_ij = mg.nnet.softmax(scores, axis=2)",
+        replace=REFERENCE_WEIGHING,
+        by=_weighing(2),
     ),
     Mistake(
         task="multihead_attention",
         name="mask_after_softmax",
         why="Zeroes the masked weights after the softmax, so the rows no longer sum to one.",
-        replace=(
-            "        if mask is not None:\n"
-            "            scores = mg.where(mask[:, :, None, :], scores, BLOCKED)\n"
-            "        self.a_ij = mg.nnet.softmax(scores, axis=-1)\n"
-        ),
+        replace=REFERENCE_WEIGHING,
         by=(
             "        self.a_ij = mg.nnet.softmax(scores, axis=-1)\n"
             "        if mask is not None:\n"

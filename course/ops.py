@@ -194,7 +194,7 @@ class SoftmaxCrossEntropy(Operation):
             # d loss / d scores = (softmax - one_hot) / n on the chosen rows, 0 elsewhere
             prob[picked, labels] -= 1
             if picked.size != mask.size:
-                prob *= mask.reshape(-1, 1)
+                prob[~mask.reshape(-1)] = 0  # not `*= mask`: a NaN or inf at padding would stay NaN
             prob /= n
             self._back = prob.reshape(scores.shape)
         return np.asarray(loss, dtype=scores.dtype)

@@ -76,7 +76,10 @@ NO_MALLOC_TUNING = "COURSE_NO_MALLOC_TUNING"
 # glibc's mallopt parameters (malloc.h)
 _M_TRIM_THRESHOLD = -1
 _M_MMAP_THRESHOLD = -3
-_ALLOCATOR_BYTES = 256 * 2**20
+_ALLOCATOR_BYTES = 256 * 2**20  # keep up to this much freed memory instead of returning it
+# arrays up to this size come from the heap, not from fresh mmap pages; 32 MiB is the largest value
+# every 64-bit glibc accepts, and far above the course's largest array (a few MB)
+_MMAP_BYTES = 32 * 2**20
 _allocator_tuned: bool | None = None
 
 
@@ -114,8 +117,10 @@ def tune_allocator() -> bool:
         mallopt = libc.mallopt
         mallopt.argtypes = (ctypes.c_int, ctypes.c_int)
         mallopt.restype = ctypes.c_int
-        _allocator_tuned = bool(mallopt(_M_TRIM_THRESHOLD, _ALLOCATOR_BYTES)) and bool(
-            mallopt(_M_MMAP_THRESHOLD, _ALLOCATOR_BYTES)
+        # the mmap threshold first: setting the trim threshold pins the mmap threshold where it
+        # is, so a glibc that refused the first setting would be left worse off than its defaults
+        _allocator_tuned = bool(mallopt(_M_MMAP_THRESHOLD, _MMAP_BYTES)) and bool(
+            mallopt(_M_TRIM_THRESHOLD, _ALLOCATOR_BYTES)
         )
     except (OSError, AttributeError):  # no such library or symbol: leave the defaults
         pass
@@ -124,6 +129,8 @@ def tune_allocator() -> bool:
 
 #: Set to 1 to keep Python's own garbage-collector settings (see ``tune_gc``).
 NO_GC_TUNING = "COURSE_NO_GC_TUNING"
+_gc_tuned = False  # freeze once: a later call (a reload) would freeze whatever the notebook built since
+
 #: Container allocations (net of frees) between two young-generation collections; Python's default is 700.
 GC_YOUNG_THRESHOLD = 10_000
 
@@ -148,8 +155,10 @@ def tune_gc() -> bool:
     Applied once, when :mod:`course` is imported; ``COURSE_NO_GC_TUNING=1``
     keeps the defaults. Returns True if the settings were applied.
     """
-    if _flag(NO_GC_TUNING):
-        return False
+    global _gc_tuned
+    if _gc_tuned or _flag(NO_GC_TUNING):
+        return _gc_tuned
+    _gc_tuned = True
     gc.freeze()
     young, middle, old = gc.get_threshold()
     if 0 < young < GC_YOUNG_THRESHOLD:  # 0: the collector is disabled; leave it so

@@ -59,9 +59,13 @@ def drawers(assignment: str) -> dict[str, Callable]:
 
 def draw(draw_function: Callable) -> bytes:
     """One figure as the fixed SVG bytes of ``course.diagrams.svg_bytes``."""
+    import matplotlib.style
+
     from course.diagrams import svg_bytes
 
-    return svg_bytes(draw_function())
+    # Matplotlib's defaults, not this machine's matplotlibrc (a serif font there would redraw every figure)
+    with matplotlib.style.context("default"):
+        return svg_bytes(draw_function())
 
 
 def write_figures(solutions: Path, assignment: str) -> list[Path]:
@@ -72,7 +76,8 @@ def write_figures(solutions: Path, assignment: str) -> list[Path]:
         path = solutions / assignment / FOLDER / name
         path.parent.mkdir(parents=True, exist_ok=True)
         data = draw(draw_function)
-        if not path.is_file() or path.read_bytes() != data:
+        # another Matplotlib version draws other bytes of the same figure: keep the committed file then
+        if not path.is_file() or not same_figure(path.read_bytes(), data)[0]:
             path.write_bytes(data)
         written.append(path)
     return written
@@ -106,10 +111,10 @@ def same_figure(committed: bytes, fresh: bytes) -> tuple[bool, str]:
                                                           f"this machine has {new or '?'}"
 
 
-def image_references(nb) -> list[tuple[int, str]]:
-    """(cell index, ``figures/<file>``) for every figure image in the notebook's markdown cells."""
-    return [(i, ref) for i, cell in enumerate(nb.cells) if cell.cell_type == "markdown"
-            for ref in IMAGE.findall(cell.source)]
+def image_references(nb) -> list[tuple[int, str, str]]:
+    """(cell index, ``figures/<file>``, the whole markdown image) for every figure image in the notebook."""
+    return [(i, m.group(1), m.group(0)) for i, cell in enumerate(nb.cells) if cell.cell_type == "markdown"
+            for m in IMAGE.finditer(cell.source)]
 
 
 def check_figures(root: Path) -> list[str]:
@@ -121,7 +126,7 @@ def check_figures(root: Path) -> list[str]:
         try:
             found = drawers(name)
         except CourseError as err:
-            return [str(err)]
+            return problems + [str(err)]
         for file_name, draw_function in found.items():
             path = folder / file_name
             rel = f"solutions/{name}/{FOLDER}/{file_name}"
@@ -140,10 +145,11 @@ def check_figures(root: Path) -> list[str]:
         path = notebook_path(name, solutions)
         if not path.is_file():
             continue
-        for index, ref in image_references(read(path)):
+        for index, ref, whole in image_references(read(path)):
             if not (solutions / name / ref).is_file():
                 problems.append(f"solutions/{name}/{name}.ipynb: cell {index} shows {ref}, which does not exist.")
-            elif not FIGURE_IMAGE.fullmatch(f"![]({ref})"):
-                problems.append(f"solutions/{name}/{name}.ipynb: cell {index} shows {ref}: name a figure "
-                                f"figures/<letters, digits, _ . ->.svg, or the feedback page cannot carry it.")
+            elif not FIGURE_IMAGE.fullmatch(whole):
+                problems.append(f"solutions/{name}/{name}.ipynb: cell {index} shows {ref} as {whole[:60]!r}: write "
+                                f"![what it shows](figures/<letters, digits, _ . ->.svg), no title and no <...>, "
+                                f"or the feedback page cannot carry it.")
     return problems

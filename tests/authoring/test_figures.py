@@ -36,7 +36,7 @@ def test_the_released_notebooks_find_their_figures_beside_them():
     the notebook's own folder (``notebooks/<a>/figures/x.svg``), to the file of the solution folder?"""
     for name in existing_assignments(NOTEBOOKS):
         path = notebook_path(name, NOTEBOOKS)
-        for _, ref in image_references(read(path)):
+        for _, ref, _ in image_references(read(path)):
             assert not ref.startswith(("/", "..")) and "://" not in ref
             target = path.parent / ref
             assert target.is_file(), f"{name}: {ref} is not beside the notebook"
@@ -44,7 +44,7 @@ def test_the_released_notebooks_find_their_figures_beside_them():
 
 
 def test_notebook_01_shows_its_rnn_figure():
-    refs = [ref for _, ref in image_references(read(notebook_path("01_rnn", NOTEBOOKS)))]
+    refs = [ref for _, ref, _ in image_references(read(notebook_path("01_rnn", NOTEBOOKS)))]
     assert refs == ["figures/rnn_unrolled.svg"]
 
 
@@ -106,6 +106,38 @@ def test_another_matplotlib_compares_the_labels_only():
     assert not same_figure(theirs.replace(b"toy label", b"toy lab3l"), ours)[0]
     assert same_figure(ours, ours) == (True, "bytes")
     assert not same_figure(ours.replace(b'd="M ', b'd="M 1', 1), ours)[0]
+
+
+def test_check_refuses_an_image_the_feedback_page_cannot_carry(toy_with_figure, run_course):
+    """A title or angle brackets keep the image out of the feedback page's inlining: the check says so."""
+    root = toy_with_figure
+    edit_notebook(root / "solutions/02_toy/02_toy.ipynb", lambda nb: nb.cells.insert(
+        1, question_cell("titled_text", '![a toy](figures/toy.svg "a title")')))
+    (root / "solutions/02_toy/figures").mkdir()
+    (root / "solutions/02_toy/figures/toy.svg").write_bytes((root / "solutions/01_toy/figures/toy.svg").read_bytes())
+    out, _ = run_course(["check", "--root", root], retcode=1)
+    assert "no title and no <...>" in out
+
+
+def test_a_matplotlibrc_changes_no_figure(tmp_path, monkeypatch):
+    """The figures are drawn with Matplotlib's defaults, whatever this machine's rc file says."""
+    import matplotlib
+
+    from instructor.authoring.figures import draw
+
+    plain = draw(_toy_figure)
+    with matplotlib.rc_context({"font.family": "serif", "lines.linewidth": 7}):
+        assert draw(_toy_figure) == plain
+
+
+def test_release_keeps_a_figure_another_matplotlib_wrote(toy_with_figure, run_course):
+    """Released again on a machine with another Matplotlib, a figure with the same labels is not rewritten."""
+    root = toy_with_figure
+    figure = root / "solutions/01_toy/figures/toy.svg"
+    older = re.sub(rb"Matplotlib v[0-9.]+", b"Matplotlib v3.8.0", figure.read_bytes())
+    figure.write_bytes(older)
+    run_course(["release", "01_toy", "--root", root])
+    assert figure.read_bytes() == older
 
 
 def test_the_image_pattern():

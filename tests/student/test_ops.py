@@ -173,3 +173,17 @@ def test_layer_norm_constant_gain():
     out = ops.layer_norm(x, np.ones(8, dtype=np.float32), np.zeros(8, dtype=np.float32))
     out.sum().backward()
     _close(x.grad, np.zeros((3, 8), dtype=np.float32))  # the normalised rows always sum to 0
+
+
+@pytest.mark.filterwarnings("ignore:invalid value:RuntimeWarning")  # the NaN row itself
+def test_crossentropy_ignores_whatever_stands_at_padding():
+    """A NaN or inf score at a masked position changes neither the loss nor any gradient, as ``s[m]`` would."""
+    scores = np.random.default_rng(3).normal(size=(3, 5)).astype(np.float32)
+    scores[1] = np.nan
+    scores[2, 0] = np.inf
+    mask = np.array([True, False, False])
+    x = mg.tensor(scores)
+    loss = ops.softmax_crossentropy(x, np.array([1, 2, 3]), mask=mask)
+    loss.backward()
+    assert np.isfinite(loss.item())
+    assert np.all(np.isfinite(x.grad)) and np.all(x.grad[1:] == 0)

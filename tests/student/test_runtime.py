@@ -214,8 +214,9 @@ def test_allocator_tuning_survives_a_missing_libc(fresh_allocator_flag, monkeypa
 
 
 @pytest.fixture
-def saved_gc():
+def saved_gc(monkeypatch):
     threshold = gc.get_threshold()
+    monkeypatch.setattr(runtime, "_gc_tuned", False)  # forget the call made at import
     yield
     gc.set_threshold(*threshold)
 
@@ -225,7 +226,12 @@ def test_gc_tuning_freezes_and_raises_the_young_threshold(saved_gc, monkeypatch)
     gc.set_threshold(700, 10, 10)
     assert runtime.tune_gc() is True
     assert gc.get_threshold() == (runtime.GC_YOUNG_THRESHOLD, 10, 10)
-    assert gc.get_freeze_count() > 0
+    frozen = gc.get_freeze_count()
+    assert frozen > 0
+    built_later = [[i] for i in range(1000)]  # what a notebook builds after the import
+    assert runtime.tune_gc() is True and gc.get_freeze_count() == frozen, "a second call must not freeze again"
+    del built_later
+    monkeypatch.setattr(runtime, "_gc_tuned", False)
     gc.set_threshold(0, 10, 10)  # a disabled collector stays disabled
     runtime.tune_gc()
     assert gc.get_threshold()[0] == 0

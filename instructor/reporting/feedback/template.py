@@ -36,7 +36,8 @@ def use_course_templates(c: Config) -> Config:
     c.HTMLExporter.extra_template_basedirs = [str(TEMPLATES), str(formgrader / "templates")]
     c.HTMLExporter.extra_template_paths = [str(formgrader)]  # "templates/formgrade/index.html.j2" is nbgrader's
     c.HTMLExporter.filters = dict(FILTERS)
-    # the formgrader's view carries the course's figures as data (generate_feedback replaces this
-    # list with its own chain, which holds the same step)
+    # the formgrader's view carries the course's figures as data; generate_feedback runs this list
+    # first and then its own chain, which holds the same step again (a no-op by then: the second
+    # pass finds no figures/ reference left; both stay so either page works alone)
     c.HTMLExporter.preprocessors = ["instructor.reporting.feedback.preprocessors.inline_figures.InlineFigures"]
     return c

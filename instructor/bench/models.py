@@ -47,7 +47,6 @@ class ModelPart:
     title_template: str
     assignment: str
     promise: str
-    target_ms: float
     make: Callable[[object], Trainer]  # library module -> Trainer
     eval_every: int
     #: step cap of the run to the promise; None: the notebook's own ``SETTINGS["n_steps"]``
@@ -55,8 +54,6 @@ class ModelPart:
     time_cap: float = 300.0
     #: further step timings (label -> trainer factory), e.g. another batch size
     also_time: dict = field(default_factory=dict)
-    #: which timing the ms target is stated for
-    target_timing: str = "median_ms"
 
     @property
     def library(self):
@@ -148,8 +145,7 @@ def sentence_table(lib, model, path=SENTENCES) -> dict:
 def _transformer(batch: int | None = None, n_eval: int = 300):
     """Trainer factory for 04, with the notebook's own settings (``SETTINGS`` of its library cells).
 
-    ``batch`` overrides the batch size for an extra timing (the issue's speed
-    target is stated for batch 10). The promise: in every length band of the
+    ``batch`` overrides the batch size for an extra timing. The promise: in every length band of the
     held-out messages, >= 99.5 % per character and >= 95 % whole messages right.
     """
 
@@ -187,17 +183,17 @@ def _transformer(batch: int | None = None, n_eval: int = 300):
 
 MODELS = [
     ModelPart("rnn", "RNN, D={dim_recurrent}, batch {batch_size}", "01_rnn",
-              "length 1 solved, chance beyond length 2", 3.5,
+              "length 1 solved, chance beyond length 2",
               _recurrent("RNN", _rnn_fails_as_promised), eval_every=500),
-    ModelPart("seq2seq", "Seq2Seq, D={dim_recurrent}, batch {batch_size}", "02_seq2seq", "100 % at lengths <= 5", 3.5,
+    ModelPart("seq2seq", "Seq2Seq, D={dim_recurrent}, batch {batch_size}", "02_seq2seq", "100 % at lengths <= 5",
               _recurrent("Seq2Seq", lambda acc: acc[:5].min() >= 1.0), eval_every=500),
     ModelPart("attention", "Attention, D={dim_recurrent}, batch {batch_size}", "03_attention",
-              ">= 99 % at every length 1-20", 7.0,
+              ">= 99 % at every length 1-20",
               _recurrent("AttentionSeq2Seq", lambda acc: acc.min() >= 0.99), eval_every=500),
     ModelPart("transformer", "Transformer, batch {batch_size}, lengths 1-48", "04_transformer",
               ">= 99.5 % per character and >= 95 % whole messages, held out, lengths 1-12, 13-24, 25-48, 49-100",
-              9.5, _transformer(), eval_every=400, time_cap=600.0,
-              also_time={"batch 10": _transformer(10)}, target_timing="median_ms_batch_10"),
+              _transformer(), eval_every=400, time_cap=600.0,
+              also_time={"batch 10": _transformer(10)}),
 ]
 
 
@@ -246,9 +242,6 @@ def bench_model(part: ModelPart, quiet: bool = False) -> dict:
         "model": part.title,
         "assignment": part.assignment,
         **timing,
-        "target_ms": part.target_ms,
-        "target_is_for": part.target_timing,
-        "meets_ms_target": timing[part.target_timing] <= part.target_ms,
         "promise": part.promise,
         "steps": trained,
         "train_seconds": round(seconds, 1),

@@ -191,6 +191,8 @@ assert all(np.array_equal(a, b) for a, b in zip(first, second)), "np.random.seed
 # with $x_t$ of shape $(N, C)$, $h_t$ of shape $(N, D)$, $y_t$ of shape $(N, K)$, and five learnable tensors:
 # $W_{xh}$ $(C, D)$, $b$ $(D,)$, $W_{hh}$ $(D, D)$, $W_{hy}$ $(D, K)$, $b_y$ $(K,)$.
 # The state starts from $h_0$, which is zeros unless the caller passes one.
+# MyNN's `dense` layer stores its bias as a row, $(1, D)$ or $(1, K)$, which broadcasts over the batch just as
+# $(D,)$ or $(K,)$ would.
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "rnn_picture_text", "locked": true, "schema_version": 3, "solution": false}
 # ![The RNN unrolled over T steps: each input x_t, of shape (N, C), enters a tanh cell that also receives the previous state; the new state h_t, of shape (N, D), goes right to the next step and up to the scores y_t, of shape (N, K).](figures/rnn_unrolled.svg)
@@ -447,8 +449,10 @@ def loss_and_accuracy(scores, target):
 
 # %%
 # Try it: an untrained model guesses, so its accuracy is near 0 and its loss near log(12) = 2.48.
-# Correct code prints `loss 2.678, accuracy 0.000`: a little above log(12), because the untrained
-# scores are not all equal, and uneven guesses cost more on average than a uniform one.
+# Expect a loss of about 2.5 to 2.7 and accuracy 0: the order in which you create the layers decides
+# their random weights (and the batch drawn after them). The reference solution prints `loss 2.678, accuracy 0.000`,
+# a little above log(12), because the untrained scores are not all equal, and uneven guesses cost
+# more on average than a uniform one.
 np.random.seed(0)
 rnn_demo = RNN(12, 16, 12)
 x_demo, target_demo, _ = generate_batch(5, 5, 50)
@@ -764,8 +768,8 @@ for L, a in zip(lengths, accuracies):
 # - `RNN` runs $h_t = \tanh(x_t W_{xh} + h_{t-1} W_{hh} + b)$ over time with one matrix product per step,
 #   and reads scores $y_t = h_t W_{hy} + b_y$ from all states at once.
 # - `loss_and_accuracy` and `accuracy_by_length` measure success the strict way: a sequence counts only if all of it is right.
-# - A plain RNN must answer at step $t$ before it has read what comes after $x_t$, so reversal fails past one or two digits.
+# - A plain RNN reverses one digit but almost never more, however long it trains; Part E asks why.
 #
-# The next notebook fixes this with **Seq2Seq**: an *encoder* RNN first reads the whole sequence into its
+# The next notebook builds **Seq2Seq**: an *encoder* RNN first reads the whole sequence into its
 # final state, and a *decoder* RNN, started from that state and a `<S>` token, then writes the reversal.
 # It reuses `generate_batch` and `RNN` from this notebook.

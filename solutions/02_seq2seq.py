@@ -1,9 +1,9 @@
 # %% [markdown] nbgrader={"grade": false, "grade_id": "intro_text", "locked": true, "schema_version": 3, "solution": false}
 # # Seq2Seq: one RNN reads, another one writes
 #
-# The plain RNN of notebook 01 had to answer while it was still reading. At step $t$ it must name the
-# digit that sits $T - t$ places further on, so for the first half of every sequence it can only guess.
-# The fix is to read everything first and write afterwards.
+# The plain RNN of notebook 01 reversed a single digit and almost never more. Its target at step $t$ is
+# $d_{T-t}$, the digit at position $T - t$ of the input. Here two RNNs share the work: one reads the source,
+# the other writes the reversal. Part D asks you to compare the two models and explain the difference.
 #
 # In this notebook, we:
 #
@@ -12,7 +12,7 @@
 #   started from that state writes the reversal one token at a time;
 # - train it on the reversal task of notebook 01 and measure its whole-sequence accuracy for every length;
 # - replace greedy decoding by **beam search**, which keeps several candidate outputs, and measure what it buys;
-# - see where a single state vector stops being enough, which is what attention (notebook 03) is for.
+# - measure where its accuracy falls off with length, which is where attention (notebook 03) comes in.
 
 # %% tags=["library"]
 import numpy as np
@@ -219,7 +219,7 @@ def accuracy_by_length(predict, seq_len_min=1, seq_len_max=20, n_per_length=1000
 # h^e_1, \dots, h^e_T = \operatorname{RNN}_\text{enc}(x_1, \dots, x_T).
 # $$
 #
-# The last state $h^e_T$ has read every digit, so it is the only place the decoder can learn them from.
+# Of these states, only the last one, $h^e_T$, is passed on to the decoder.
 #
 # The **decoder** is a second RNN, with its own weights. It starts from the encoder's summary and from the
 # start token, and it runs one step at a time because each step's input is the previous step's answer:
@@ -577,10 +577,10 @@ assert np.allclose(y.data, reference_seq2seq(model, x), atol=1e-5), "with C = 7 
 # ## Training
 #
 # Train a Seq2Seq model with $D = 50$ on batches of $N = 100$ sequences of 1 to 20 digits, with Adam at its
-# default settings, for 10 000 steps. On the 2-core machine the course was measured on, with nothing else running, the 10 000 steps
-# took about a minute; expect two to three times that on a busy machine. The plot follows the loss and
-# the whole-sequence accuracy of each batch. (A batch mixes lengths: its accuracy is high when the batch happens
-# to be short.)
+# default settings, for 10 000 steps. Expect one to three minutes on the 2-core machine the course was measured
+# on (the longer end when other work is running). The plot follows the loss and the whole-sequence accuracy of
+# each batch. Every batch draws one length for all its sequences, so the accuracy jumps from batch to batch:
+# a batch of short sequences is easy, a batch of long ones is hard.
 #
 # The settings live in one cell, `SETTINGS` below, which the training cell reads: change them there.
 
@@ -672,13 +672,15 @@ for length in (5, 17, 17):
 # %% [markdown] nbgrader={"grade": false, "grade_id": "beam_search_picture_text", "locked": true, "schema_version": 3, "solution": false}
 # ![A beam of width 2 over three steps: at each step the two partial outputs with the largest summed log-probability are kept, the others pruned](figures/beam_search.svg)
 #
-# *Figure: beam search with $B = 2$; each number beside a box is the running sum $\sum_t \log p(s_t \mid \dots)$, and each step keeps the two largest of all candidates, so `B C <E>` (−1.1) wins over greedy's start `A` (−0.7).*
+# *Figure: beam search with $B = 2$; each number beside a box is the running sum $\sum_t \log p(s_t \mid \dots)$, and each step keeps the two largest of all candidates, so after two steps the beam's `B C` (−1.0) is ahead of greedy's `A A` (−2.1), although greedy's first pick `A` (−0.7)
+# looked better, and `B C <E>` (−1.1) wins.*
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "beam_search_batch_text", "locked": true, "schema_version": 3, "solution": false}
 # ### On a batch
 #
 # Run the decoder on all $N \cdot B$ partial outputs at once: row $n B + b$ of the decoder's batch axis holds beam $b$
-# of sequence $n$. Keep NumPy arrays (no gradient is needed, so everything runs inside `mg.no_autodiff`):
+# of sequence $n$. No gradient is needed: wrap the work of `beam_search` in `with mg.no_autodiff:` and keep
+# NumPy arrays (`mg.asarray`):
 #
 # | quantity | shape | meaning |
 # |---|---|---|
@@ -913,8 +915,8 @@ for T, N, D, width, seed in [(5, 3, 6, 3, 11), (4, 2, 4, 5, 12)]:
 # ### Does a wider beam help the trained model?
 #
 # The cell below measures the whole-sequence accuracy for each number of digits, with beams of width 1 (greedy),
-# 3 and 5, on the same sequences (1000 per length, fewer in quick mode). It took a few seconds on the 2-core
-# machine the course was measured on.
+# 3 and 5, on the same sequences (1000 per length, fewer in quick mode). Expect it to take under half a minute
+# on the 2-core machine the course was measured on.
 
 # %% tags=["slow"]
 widths = [1, 3, 5]
@@ -945,13 +947,13 @@ for j, length in enumerate(lengths):
 # %% [markdown] nbgrader={"grade": false, "grade_id": "beam_result_text", "locked": true, "schema_version": 3, "solution": false}
 # Read the table printed above. Expect about this: nothing changes up to about six digits, where greedy is already
 # right; from about seven to fifteen digits, width 3 removes roughly a third to a half of greedy's errors (around 15
-# digits, expect about 0.64 with greedy and 0.75 with width 3); width 5 is hardly better than width 3; and at 19 or 20
+# digits, expect greedy around 0.6–0.75 and width 3 about 0.1 higher); width 5 is hardly better than width 3; and at 19 or 20
 # digits every width stays near 0.
 #
-# So beam search repairs outputs that were *nearly* right: a step where the right digit was a close second, and
-# greedy's wrong pick pulled the rest of the output off course. It cannot bring back a digit that $h^e_T$ no longer
-# holds: when the decoder has no idea, every beam is a guess. For that, the decoder needs another way to read the
-# source (notebook 03).
+# Beam search only re-ranks outputs the decoder itself rates: it repairs outputs that were *nearly* right, where the
+# right digit was a close second at some step and greedy's wrong pick pulled the rest off course. Where the decoder's
+# scores give no clue, every beam is a guess. Why the longest sequences are out of reach is for Part D; notebook 03
+# gives the decoder another way to read the source.
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "seq2seq_vs_rnn_question", "locked": true, "schema_version": 3, "solution": false}
 # ## Part D: Seq2Seq against the plain RNN (2 points)
@@ -1010,8 +1012,8 @@ for j, length in enumerate(lengths):
 #    good at test time, when it must read its own guesses?
 # 5. Instead of the arg-max, *sample* each token from the softmax of the scores. How often is a sampled reversal
 #    right, for 5 and for 15 digits? What does a temperature (scores divided by $\tau$) change?
-# 6. The notebook 01 RNN read the source forwards. Feed the encoder the source reversed (so the task becomes a copy
-#    for it). Does Seq2Seq get better or worse on long sequences, and why?
+# 6. This notebook's encoder reads the digits in their own order. Feed it the digits reversed (keep `<E>` last), so
+#    the decoder writes them in the order they were read. Is Seq2Seq better or worse on long sequences, and why?
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "recap_text", "locked": true, "schema_version": 3, "solution": false}
 # ## Recap
@@ -1020,10 +1022,10 @@ for j, length in enumerate(lengths):
 # - `Seq2Seq` reads the whole source with an encoder RNN, then starts a decoder RNN from the encoder's last
 #   state $h^e_T$ and `<S>`, and lets it write one token per step from its own previous guess.
 # - `beam_search` keeps the $B$ most likely partial outputs, ranked by their summed log-probabilities; width 1 is
-#   greedy decoding. It repairs near misses on long sequences but cannot recover what $h^e_T$ has lost.
-# - Reading before writing solves the reversal of short sequences completely, but all of the source must squeeze
-#   through $h^e_T$, and long sequences get lost on the way.
+#   greedy decoding. It repairs near misses, but the longest sequences stay near 0 at every width.
+# - *Accuracy by length* sets Seq2Seq against the plain RNN, length by length; Part D asks you to explain where
+#   it wins and why it falls off.
 #
-# Notebook 03 removes that bottleneck with **attention**: at every step the decoder looks back at *all* the encoder
+# Notebook 03 adds **attention**: at every step the decoder looks back at *all* the encoder
 # states $h^e_1, \dots, h^e_T$ and takes a weighted average of the ones it needs. It reuses `RNN`,
 # `one_hot_encode_prediction` and the structure of `Seq2Seq`.

@@ -882,7 +882,8 @@ show_reversal((x_one, target_one, digits_one), guess_one)
 # ## Explore the trained model
 #
 # Pick a number of digits: the explorer draws a fresh sequence, shows what the model writes for it and its attention map.
-# Press *new sequence* for another one of the same length. Try lengths the model was not trained on (it saw 1 to 20).
+# Press *new sequence* for another one of the same length. The slider goes up to 40 digits: try lengths the model
+# was not trained on (it saw 1 to 20).
 
 # %% tags=["explorer"]
 from course.explorers import sequence_explorer
@@ -892,6 +893,7 @@ sequence_explorer(
     decode=lambda x: mg.asarray(model(x)[0]).argmax(axis=-1),  # (T, 1) output tokens
     attention=lambda x: model(x)[1],  # (T, T, 1) weights
     token_names=[*"0123456789", "<S>", "<E>"],
+    lengths=range(1, 41),  # up to twice the longest training length
 )
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "attention_pattern_question", "locked": true, "schema_version": 3, "solution": false}
@@ -945,7 +947,7 @@ sequence_explorer(
 #    instead of to the output layer. Does the model still learn? Where do the bright cells of the map move?
 # 3. The model was trained on 1 to 20 digits. Measure its accuracy for 21 to 40 digits (`accuracy_by_length` takes the
 #    lengths). Where does it break, and what does the explorer show for those lengths?
-# 4. Change `generate_batch`'s target to a *copy* of the digits and train again. Check your answer to Part C: where do
+# 4. Redefine `generate_batch` in a new cell so that its target is a *copy* of the digits (then `<E>`), and train again. Check your answer to Part C: where do
 #    the bright cells sit now?
 # 5. How small can $D$ be? Train with `dim_recurrent` 10 and 5 and compare with notebook 02's Seq2Seq at the same $D$.
 # 6. Adapt notebook 02's `beam_search` to this model (each decoder step now also attends and applies the output layer).
@@ -959,8 +961,8 @@ sequence_explorer(
 # - `AttentionSeq2Seq` combines each decoder step's scores with its context, $\hat y_t = [y_t, c_t] W_o + b_o$, so the
 #   decoder reads the source directly instead of through $h^e_T$ alone. It reverses sequences of every length it was
 #   trained on, with half the hidden size of the plain Seq2Seq.
-# - The weights are interpretable: for reversal they form an anti-diagonal, the alignment between output and input
-#   (each step reads the state that has just seen its own input token, one column after the digit it writes).
+# - The weights can be read: the attention map shows which encoder step each decoder step draws on. Part C asks
+#   you to describe that pattern for reversal and explain it.
 #
 # The last notebook takes the idea to its end: the **Transformer** drops the RNNs and builds a model from attention
 # alone, with queries, keys and values, several heads, and positional encodings to stand in for the order that the

@@ -278,7 +278,8 @@ def test_honest_notebooks_are_not_called_tampered(assignment, folder):
 
 
 def test_feedback_guards_escape_cap_and_withhold():
-    """Are scripts escaped, huge outputs cut and outputs quoting hidden tests withheld?"""
+    """Are scripts escaped, huge outputs cut, outputs quoting hidden tests withheld, and nothing shown
+    of a cell that ran after hidden code, however it is encoded?"""
     from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
     from instructor.grading.preprocessors.cap_output_bytes import CapOutputBytes
@@ -287,18 +288,26 @@ def test_feedback_guards_escape_cap_and_withhold():
     from instructor.reporting.feedback.preprocessors.withhold_leaks import WithholdLeaks
 
     hidden = "assert add(-40, 2) == -38, 'the hidden check'"
-    test = new_code_cell(f"assert True\n### BEGIN HIDDEN TESTS\n{hidden}\n### END HIDDEN TESTS",
-                         outputs=[new_output("stream", name="stdout", text="encoded: c2VjcmV0")])
-    later = new_code_cell("print(In)", outputs=[new_output("stream", name="stdout", text=f"['{hidden}']")])
     html = new_code_cell("display(HTML(...))", outputs=[new_output("display_data", data={
         "text/html": "<script>alert(1)</script>", "text/plain": "<IPython.core.display.HTML object>"})])
     flood = new_code_cell("print('x' * 10**6)", outputs=[new_output("stream", name="stdout", text="x" * 10**6)])
-    nb = new_notebook(cells=[new_markdown_cell("<script>alert(1)</script>"), test, later, html, flood])
+    quoting = new_code_cell("print(open(...).read())", outputs=[new_output("stream", name="stdout", text=f"...{hidden}...")])
+    test = new_code_cell(f"assert True\n### BEGIN HIDDEN TESTS\n{hidden}\n### END HIDDEN TESTS",
+                         outputs=[new_output("stream", name="stdout", text="encoded: c2VjcmV0")])
+    later = new_code_cell("print(In)", outputs=[new_output("stream", name="stdout", text=f"['{hidden}']")])
+    encoded = new_code_cell("print(x)", outputs=[new_output("stream", name="stdout", text="rebmun a ton si 24")])
+    silent = new_code_cell("x = 1")
+    nb = new_notebook(cells=[new_markdown_cell("<script>alert(1)</script>"), html, flood, quoting, test, later,
+                             encoded, silent])
     resources = {}
     for pp in (HideHiddenTestOutputs, EscapeStudentHTML, CapOutputBytes, WithholdLeaks):
         nb, resources = pp()(nb, resources)
     assert "<script" not in nb.cells[0].source and "alert" not in nb.cells[0].source
-    assert "encoded" not in str(nb.cells[1].outputs)
-    assert hidden not in str(nb.cells[2].outputs) and "withheld" in str(nb.cells[2].outputs)
-    assert "text/html" not in nb.cells[3].outputs[0]["data"]
-    assert len(str(nb.cells[4].outputs)) < 70_000 and "output cut" in str(nb.cells[4].outputs)
+    assert "text/html" not in nb.cells[1].outputs[0]["data"]
+    assert len(str(nb.cells[2].outputs)) < 70_000 and "output cut" in str(nb.cells[2].outputs)
+    assert hidden not in str(nb.cells[3].outputs) and "withheld" in str(nb.cells[3].outputs)
+    assert "encoded" not in str(nb.cells[4].outputs)
+    for cell in nb.cells[5:7]:
+        assert hidden not in str(cell.outputs) and "ran after hidden checks" in str(cell.outputs)
+    assert "rebmun" not in str(nb.cells[6].outputs)
+    assert nb.cells[7].outputs == []

@@ -1,4 +1,4 @@
-"""Withhold every output of a test cell that ran hidden tests (run before ClearHiddenTests)."""
+"""Withhold every output of a cell that ran hidden tests or ran after one (run before ClearHiddenTests)."""
 
 from __future__ import annotations
 
@@ -24,24 +24,36 @@ def withheld(resources: dict) -> Withheld:
 
 
 class HideHiddenTestOutputs(Preprocessor):
-    """Replace the outputs of cells with hidden tests by one neutral line.
+    """Replace the outputs of cells with hidden tests, and of every code cell after the first of them.
 
     Code in the kernel can print, or encode, what a hidden test passes it
-    (or the test's own text, from ``In`` or a stack frame); so nothing
-    produced while hidden tests ran is shown. The hidden lines are kept in
-    :class:`Withheld` for :class:`WithholdLeaks`.
+    (or the test's own text, from ``In``, a stack frame or the history),
+    while the test runs or in any cell after it, a locked one included (its
+    values' ``__format__`` is the student's code): base64, reversed, split or
+    drawn into a PNG, no filter of verbatim lines can tell. So no output
+    produced once hidden code has run is shown; the verdicts are the
+    gradebook's and their reasons come from the trusted cell source
+    (:class:`ExplainVerdicts`, which runs before this step). The hidden lines
+    are kept in :class:`Withheld` for :class:`WithholdLeaks`.
     """
 
     enabled = Bool(True).tag(config=True)
     note = Unicode("This cell ran hidden tests; its output is not shown. Its verdict is above, and below "
                    "when it failed.").tag(config=True)
+    after_note = Unicode("Output not shown: this cell ran after hidden checks, and code in a notebook can "
+                         "pass on what they hold. Your own output is in your notebook.").tag(config=True)
 
     def preprocess(self, nb, resources):
         found = withheld(resources).hidden_lines
+        after_hidden = False
         for cell in nb.cells:
-            lines = hidden_lines(cell.source) if cell.cell_type == "code" else []
-            if not lines:
+            if cell.cell_type != "code":
                 continue
-            found.extend(lines)
-            cell.outputs = [new_output("stream", name="stdout", text=self.note + "\n")]
+            lines = hidden_lines(cell.source)
+            if lines:
+                found.extend(lines)
+                after_hidden = True
+                cell.outputs = [new_output("stream", name="stdout", text=self.note + "\n")]
+            elif after_hidden and cell.get("outputs"):
+                cell.outputs = [new_output("stream", name="stdout", text=self.after_note + "\n")]
         return nb, resources

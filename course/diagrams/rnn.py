@@ -8,23 +8,21 @@ scores y_t). The same three weights serve every column.
 from __future__ import annotations
 
 from matplotlib.figure import Figure
-from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
+
+from course.diagrams import shapes
 
 INPUT = "#dbe9f6"
 STATE = "#fde2c4"
 OUTPUT = "#d9f0d3"
-EDGE = "#333333"
 
 
 def _box(ax, x, y, w, h, text, colour, size=11):
-    ax.add_patch(FancyBboxPatch((x - w / 2, y - h / 2), w, h, boxstyle="round,pad=0.02,rounding_size=0.08",
-                                facecolor=colour, edgecolor=EDGE, linewidth=1.2))
-    ax.text(x, y, text, ha="center", va="center", fontsize=size)
+    shapes.box(ax, x, y, text, w, h, colour, size=size, rounding=0.08)
 
 
 def _arrow(ax, start, end, label=None, offset=(0.0, 0.0), dashed=False):
-    ax.add_patch(FancyArrowPatch(start, end, arrowstyle="-|>", mutation_scale=12, color=EDGE, linewidth=1.2,
-                                 linestyle=(0, (4, 3)) if dashed else "-", shrinkA=0, shrinkB=0))
+    """An arrow with its weight's name beside its middle."""
+    shapes.arrow(ax, start, end, dashed=dashed)
     if label:
         mid = ((start[0] + end[0]) / 2 + offset[0], (start[1] + end[1]) / 2 + offset[1])
         ax.text(*mid, label, ha="center", va="center", fontsize=10, color="#444444")

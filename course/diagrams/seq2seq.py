@@ -6,49 +6,33 @@ file each one is written to (see ``course/diagrams/__init__.py``).
 
 from __future__ import annotations
 
-import matplotlib
+from matplotlib.patches import FancyBboxPatch
 
-matplotlib.use("Agg", force=False)
-
-import matplotlib.pyplot as plt  # noqa: E402
-from matplotlib.patches import FancyArrowPatch, FancyBboxPatch  # noqa: E402
+from course.diagrams import shapes
 
 ENCODER = "#dbe8f6"  # light blue: encoder RNN cells
 DECODER = "#fbe3cf"  # light orange: decoder RNN cells
 ATTEND = "#e3f1dd"  # light green: attention
 PLAIN = "#f2f2f2"  # grey: inputs, outputs, small operations
-EDGE = "#333333"
+EDGE = shapes.EDGE
 MUTED = "#8a8a8a"
 
 
 def _canvas(width, height):
     """A blank figure of ``width`` x ``height`` data units, 1 unit = 0.5 inch."""
-    fig, ax = plt.subplots(figsize=(width * 0.5, height * 0.5))
-    ax.set_xlim(0, width)
-    ax.set_ylim(0, height)
-    ax.set_aspect("equal")
-    ax.axis("off")
-    return fig, ax
+    return shapes.canvas(width, height, 0.5)
 
 
-def _box(ax, x, y, text, w=1.6, h=0.8, color=PLAIN, size=10, edge=EDGE, style="round,pad=0.05,rounding_size=0.12"):
-    """A labelled box centred at (x, y)."""
-    ax.add_patch(FancyBboxPatch((x - w / 2, y - h / 2), w, h, boxstyle=style, facecolor=color, edgecolor=edge, lw=1.2))
-    ax.text(x, y, text, ha="center", va="center", fontsize=size)
+def _box(ax, x, y, text, w=1.6, h=0.8, color=PLAIN, size=10, edge=EDGE):
+    shapes.box(ax, x, y, text, w, h, color, size=size, edge=edge, pad=0.05)
 
 
-def _arrow(ax, start, end, color=EDGE, style="-|>", lw=1.2, rad=0.0, dashed=False):
-    """An arrow from ``start`` to ``end`` (data coordinates)."""
-    ax.add_patch(
-        FancyArrowPatch(
-            start, end, arrowstyle=style, mutation_scale=11, color=color, lw=lw,
-            connectionstyle=f"arc3,rad={rad}", linestyle="--" if dashed else "-", shrinkA=0, shrinkB=0,
-        )
-    )
+def _arrow(ax, start, end, color=EDGE, lw=1.2, rad=0.0, dashed=False):
+    shapes.arrow(ax, start, end, color=color, lw=lw, rad=rad, dashed=dashed)
 
 
 def _note(ax, x, y, text, size=9, color=EDGE, ha="center", **kwargs):
-    ax.text(x, y, text, ha=ha, va="center", fontsize=size, color=color, **kwargs)
+    shapes.note(ax, x, y, text, size=size, color=color, ha=ha, **kwargs)
 
 
 def draw_encoder_decoder():

@@ -13,7 +13,9 @@ from itertools import pairwise
 
 import numpy as np
 from matplotlib.figure import Figure
-from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Rectangle
+from matplotlib.patches import FancyBboxPatch, Rectangle
+
+from course.diagrams import shapes
 
 ENCODER = "#dbe8f6"  # light blue: the encoder stack
 DECODER = "#fbe3cf"  # light orange: the decoder stack
@@ -21,7 +23,7 @@ ATTEND = "#e3f1dd"  # light green: attention
 NORM = "#fff3bf"  # light yellow: add & norm
 FEED = "#ece4f6"  # light violet: feed-forward
 PLAIN = "#f2f2f2"  # grey: inputs, outputs, small operations
-EDGE = "#333333"
+EDGE = shapes.EDGE
 MUTED = "#6b6b6b"
 ALLOWED = "#8fc98f"  # a query-key pair that may be read
 BLOCKED = "#3a3a3a"  # a pair that gets zero weight
@@ -30,20 +32,11 @@ FONT = 0.8  # every font size is scaled by this: 1 unit = 0.4 inch
 
 def _canvas(width, height):
     """A blank figure of ``width`` x ``height`` data units, 1 unit = 0.4 inch."""
-    fig = Figure(figsize=(width * 0.4, height * 0.4))
-    ax = fig.add_axes((0, 0, 1, 1))
-    ax.set_xlim(0, width)
-    ax.set_ylim(0, height)
-    ax.set_aspect("equal")
-    ax.axis("off")
-    return fig, ax
+    return shapes.canvas(width, height, 0.4)
 
 
 def _box(ax, x, y, text, w=3.2, h=0.8, color=PLAIN, size=10, lw=1.2, zorder=2):
-    """A labelled box centred at (x, y)."""
-    ax.add_patch(FancyBboxPatch((x - w / 2, y - h / 2), w, h, boxstyle="round,pad=0.02,rounding_size=0.12",
-                                facecolor=color, edgecolor=EDGE, lw=lw, zorder=zorder))
-    ax.text(x, y, text, ha="center", va="center", fontsize=FONT * size, zorder=zorder + 1)
+    shapes.box(ax, x, y, text, w, h, color, size=FONT * size, lw=lw, zorder=zorder)
 
 
 def _frame(ax, x0, y0, x1, y1, color, label, label_side="left"):
@@ -57,15 +50,13 @@ def _frame(ax, x0, y0, x1, y1, color, label, label_side="left"):
 
 
 def _arrow(ax, start, end, color=EDGE, lw=1.2, dashed=False, zorder=1):
-    """A straight arrow from ``start`` to ``end``."""
-    ax.add_patch(FancyArrowPatch(start, end, arrowstyle="-|>", mutation_scale=11, color=color, lw=lw,
-                                 linestyle=(0, (4, 3)) if dashed else "-", shrinkA=0, shrinkB=0, zorder=zorder))
+    shapes.arrow(ax, start, end, color=color, lw=lw, dashed=dashed, zorder=zorder)
 
 
 def _path(ax, points, color=EDGE, lw=1.2, arrow=True, dashed=False):
     """A polyline through ``points``, with an arrow head at the last point."""
     xs, ys = zip(*points)
-    ax.plot(xs[:-1], ys[:-1], color=color, lw=lw, linestyle=(0, (4, 3)) if dashed else "-", zorder=1,
+    ax.plot(xs[:-1], ys[:-1], color=color, lw=lw, linestyle=shapes.DASHED if dashed else "-", zorder=1,
             solid_capstyle="butt")
     if arrow:
         _arrow(ax, points[-2], points[-1], color=color, lw=lw, dashed=dashed)
@@ -86,7 +77,7 @@ def _circle(x, y, r):
 
 
 def _note(ax, x, y, text, size=9, color=MUTED, ha="center", **kwargs):
-    ax.text(x, y, text, ha=ha, va="center", fontsize=FONT * size, color=color, **kwargs)
+    shapes.note(ax, x, y, text, size=FONT * size, color=color, ha=ha, **kwargs)
 
 
 # --- the whole model ------------------------------------------------------------

@@ -20,7 +20,8 @@ from traitlets.config import Config
 from instructor.authoring import mistakes
 from instructor.authoring.mistakes import apply_mistake
 from instructor.authoring.trial import QUICK_ENV, TrialRun, result_of
-from instructor.cells import is_graded_test, read, tags, visible_source
+from instructor.cells import grade_id, is_graded_test, read, tags, visible_source
+from instructor.grading.checks.cells import judge_cell, split_notebook
 from instructor.kernels import kernel_transport
 from instructor.paths import SOLUTIONS, notebook_path
 
@@ -69,8 +70,14 @@ class MistakeRunner:
         self._kernel.__enter__()
 
     def run(self, mistake) -> TrialRun:
-        """Execute the fast cells with ``mistake`` applied, in a clean namespace."""
+        """Execute the fast cells with ``mistake`` applied, in a clean namespace.
+
+        The graded test cells run as ``course grade`` runs them: their kernel
+        part in the kernel, their checks judged outside it
+        (:mod:`instructor.grading.checks`).
+        """
         nb = apply_mistake(self.source, mistake)
+        plans, imports = split_notebook(nb)
         reset = new_code_cell("%reset -f\nimport matplotlib.pyplot as _plt\n_plt.close('all')\ndel _plt")
         self._client.execute_cell(reset, 0, store_history=False)
         kept = [i for i, c in enumerate(nb.cells) if "slow" not in tags(c)]
@@ -80,6 +87,9 @@ class MistakeRunner:
             if cell.cell_type != "code":
                 continue
             self._client.execute_cell(cell, i, store_history=False)
+            if is_graded_test(cell) and grade_id(cell) in plans:
+                found, original, origin = plans[grade_id(cell)]
+                judge_cell(cell, found, original, origin, imports)
             run.cells.append(result_of(i, cell))
         return run
 

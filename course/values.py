@@ -1,0 +1,166 @@
+"""Values a check computed in the student's kernel, sent to the grader as data that cannot carry code.
+
+When a notebook is graded, each check (an ``assert`` of a test cell) is
+judged by the grader in its own process, not in the kernel: in its place the
+kernel calls :func:`record`, which shows the values the check reads as one
+``display_data`` output of type :data:`MIME`. The grader reads them back
+with :func:`decode`. The format is JSON: numbers, strings, lists, tuples,
+dicts with string keys, sets, NumPy arrays and scalars (``.npy`` bytes,
+read with ``allow_pickle=False``) and MyGrad tensors (data and gradient).
+Anything else travels as its type's name only, and no check can pass on it.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import math
+
+import numpy as np
+
+#: the output type of a record (a display_data output holding only it)
+MIME = "application/vnd.course.values+json"
+#: how deep a value may nest, and how many items a record may hold in all
+MAX_DEPTH = 12
+MAX_ITEMS = 100_000
+
+
+class Opaque:
+    """A value that could not travel: only its type's name did. Every use of it raises."""
+
+    __slots__ = ("type_name",)
+
+    def __init__(self, type_name: str):
+        object.__setattr__(self, "type_name", type_name)
+
+    def _refuse(self, *args, **kwargs):
+        raise TypeError(f"a value of type {self.type_name} cannot be judged outside the kernel")
+
+    def __repr__(self):
+        return f"<{self.type_name}: not sent to the grader>"
+
+    __getattr__ = __eq__ = __ne__ = __lt__ = __le__ = __gt__ = __ge__ = __bool__ = __len__ = __iter__ = _refuse
+    __getitem__ = __call__ = __array__ = __hash__ = __contains__ = __float__ = __int__ = __index__ = _refuse
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __truediv__ = __rtruediv__ = __neg__ = _refuse
+    __matmul__ = __rmatmul__ = __pow__ = __abs__ = _refuse
+
+
+def _array(a: np.ndarray) -> str:
+    buffer = io.BytesIO()
+    np.save(buffer, np.array(a, order="C"), allow_pickle=False)
+    return base64.b64encode(buffer.getvalue()).decode("ascii")
+
+
+def encode(value, _depth: int = 0, _budget: list | None = None):
+    """``value`` as JSON-ready data (see the module doc)."""
+    budget = _budget if _budget is not None else [MAX_ITEMS]
+    budget[0] -= 1
+    if budget[0] < 0 or _depth > MAX_DEPTH:
+        return {"t": "opaque", "type": "a value too large or too deep"}
+    kind = type(value)
+    if value is None or kind is bool:
+        return value
+    # a subclass of a built-in type travels as the built-in value it holds: its own methods stay behind
+    if isinstance(value, str):
+        return str.__str__(value)
+    if isinstance(value, int) and not isinstance(value, (bool, np.generic)):
+        return {"t": "int", "v": str(int.__index__(value))}
+    if isinstance(value, float) and not isinstance(value, np.generic):
+        number = float.__float__(value)
+        return {"t": "float", "v": repr(number)} if not math.isfinite(number) else number
+    for plain in (list, tuple, set, frozenset):
+        if isinstance(value, plain):
+            items = list(plain.__iter__(value))
+            if plain in (set, frozenset):
+                items.sort(key=repr)
+            return {"t": plain.__name__, "v": [encode(v, _depth + 1, budget) for v in items]}
+    if isinstance(value, dict):
+        keys = list(dict.keys(value))
+        if all(type(k) is str for k in keys):
+            return {"t": "dict", "v": {k: encode(dict.__getitem__(value, k), _depth + 1, budget) for k in keys}}
+    if isinstance(value, np.ndarray) and kind is np.ndarray and value.dtype.kind in "biufc":
+        budget[0] -= value.size // 8
+        return {"t": "array", "v": _array(value)}
+    if isinstance(value, np.generic) and value.dtype.kind in "biufc" and kind is value.dtype.type:
+        return {"t": "scalar", "v": _array(np.asarray(value))}
+    if isinstance(value, np.dtype):
+        return {"t": "dtype", "v": value.str}
+    tensor = _tensor(value)
+    if tensor is not None:
+        data, grad, constant = tensor
+        return {"t": "tensor", "v": encode(data, _depth + 1, budget), "grad": encode(grad, _depth + 1, budget),
+                "constant": bool(constant)}
+    return {"t": "opaque", "type": f"{kind.__module__}.{kind.__qualname__}"[:120]}
+
+
+def _tensor(value):
+    """(data, grad, constant) of a MyGrad tensor whose data is a plain array, else None."""
+    try:
+        import mygrad
+    except ImportError:  # pragma: no cover - mygrad is a dependency of the course
+        return None
+    if not isinstance(value, mygrad.Tensor):
+        return None
+    data, grad = value.data, value.grad
+    if type(data) is not np.ndarray or (grad is not None and type(grad) is not np.ndarray):
+        return None
+    return data, grad, value.constant
+
+
+def record(cell: str, index: int, **values) -> None:
+    """Show the values check ``index`` of test cell ``cell`` reads, for the grader to judge."""
+    from IPython.display import publish_display_data
+
+    budget = [MAX_ITEMS]
+    data = {"cell": str(cell), "check": int(index), "values": {k: encode(v, 0, budget) for k, v in values.items()}}
+    publish_display_data({MIME: data}, metadata={})
+
+
+def decode(data):
+    """The value :func:`encode` gave ``data`` for; raises ValueError on anything malformed."""
+    return _decode(data, 0)
+
+
+def _decode(data, depth: int):
+    if depth > MAX_DEPTH + 2:
+        raise ValueError("a value nested too deep")
+    if data is None or type(data) in (bool, str, float):
+        return data
+    if type(data) is int:  # a JSON number without a fraction: the kernel sent a float that happened to be whole
+        return float(data)
+    if type(data) is not dict or "t" not in data:
+        raise ValueError(f"not a value: {type(data).__name__}")
+    kind, v = data["t"], data.get("v")
+    if kind == "int":
+        return int(str(v)[:4000])
+    if kind == "float":
+        return float(v)
+    if kind in ("list", "tuple", "set", "frozenset"):
+        if type(v) is not list:
+            raise ValueError("a container without items")
+        items = [_decode(x, depth + 1) for x in v]
+        return {"list": list, "tuple": tuple, "set": set, "frozenset": frozenset}[kind](items)
+    if kind == "dict":
+        if type(v) is not dict:
+            raise ValueError("a dict without items")
+        return {str(k): _decode(x, depth + 1) for k, x in v.items()}
+    if kind in ("array", "scalar"):
+        array = np.load(io.BytesIO(base64.b64decode(str(v), validate=True)), allow_pickle=False)
+        if array.dtype.kind not in "biufc":
+            raise ValueError(f"an array of dtype {array.dtype}")
+        return array if kind == "array" else array[()]
+    if kind == "dtype":
+        return np.dtype(str(v))
+    if kind == "tensor":
+        import mygrad
+
+        array = _decode(v, depth + 1)
+        grad = _decode(data.get("grad"), depth + 1)
+        if not isinstance(array, np.ndarray) or (grad is not None and not isinstance(grad, np.ndarray)):
+            raise ValueError("a tensor without an array")
+        tensor = mygrad.Tensor(array, constant=bool(data.get("constant")), copy=False)
+        tensor._grad = grad  # the gradient the kernel's backward pass left
+        return tensor
+    if kind == "opaque":
+        return Opaque(str(data.get("type", "unknown"))[:120])
+    raise ValueError(f"an unknown kind of value: {str(kind)[:40]}")

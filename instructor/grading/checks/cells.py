@@ -1,0 +1,107 @@
+"""Before the sandbox: a test cell's code becomes its kernel part. After: the grader judges it.
+
+Both ``course grade`` (the preprocessors ``SplitChecks`` and ``JudgeChecks``)
+and the test suite's mistake runner use these, so a mistake is proven to
+lose points exactly as the grader takes them.
+"""
+
+from __future__ import annotations
+
+import re
+
+from nbformat.v4 import new_output
+import json
+
+from course.values import MIME
+from instructor.cells import is_graded_test
+from instructor.grading.checks.judge import Verdict, imported_names, judge, trusted_imports
+from instructor.grading.checks.split import Plan, plan
+
+#: what IPython writes before a frame of a cell: ``Cell In[12], line 7``
+_FRAME = re.compile(r"(Cell In\[\d*\], line )(\d+)")
+
+
+def notebook_imports(nb) -> dict:
+    """The trusted imports of the set-up cells of ``nb`` (a release or source notebook: the author's), run in the grader."""
+    meta = lambda c: c.get("metadata", {}).get("nbgrader", {})  # noqa: E731
+    return trusted_imports([c.source for c in nb.cells if c.cell_type == "code"
+                            and not meta(c).get("grade") and not meta(c).get("solution")])
+
+
+def split_cell(cell, imported: set[str]) -> tuple[Plan, list[int]] | None:
+    """Put the kernel part of graded test ``cell`` in its place; the plan and the line map, None if it cannot be split."""
+    if not is_graded_test(cell):
+        return None
+    try:
+        found = plan(cell.metadata.nbgrader.grade_id, cell.source, imported)
+    except SyntaxError:
+        return None  # run as it is; nbgrader's rule (an error fails it) decides
+    code, origin = found.kernel_code()
+    cell.source = code
+    return found, origin
+
+
+def split_notebook(nb, release=None) -> tuple[dict, dict]:
+    """Split every graded test cell of ``nb`` in place; (grade_id -> (plan, original source, line map), imports).
+
+    The imports come from ``release`` (default: ``nb`` itself, for a notebook
+    of the author's): a student's edits to a set-up cell never say what the
+    grader binds.
+    """
+    imports = notebook_imports(release if release is not None else nb)
+    names = imported_names(imports)
+    plans = {}
+    for cell in nb.cells:
+        original = cell.source
+        done = split_cell(cell, names)
+        if done:
+            plans[cell.metadata.nbgrader.grade_id] = (done[0], original, done[1])
+    return plans, imports
+
+
+def records(cell, name: str) -> tuple[dict[int, dict], bool]:
+    """The value records among ``cell``'s outputs (removed from them), by check; and whether any was sent twice."""
+    found, twice, kept = {}, False, []
+    for out in cell.get("outputs", []):
+        data = out.get("data") or {}
+        if out.get("output_type") == "display_data" and MIME in data:
+            sent = data[MIME]
+            ok = isinstance(sent, dict) and sent.get("cell") == name and isinstance(sent.get("check"), int) \
+                and isinstance(sent.get("values"), dict)
+            if ok:
+                twice |= sent["check"] in found
+                found[sent["check"]] = json.loads(json.dumps(sent["values"]))  # plain dicts, as the kernel sent them
+            continue
+        kept.append(out)
+    cell.outputs = kept
+    return found, twice
+
+
+def _map_lines(cell, origin: list[int]) -> None:
+    """Tracebacks of the kernel part point at the cell's own lines again."""
+    def back(m):
+        n = int(m.group(2))
+        return m.group(1) + str(origin[n - 1] if 0 < n <= len(origin) else 0)
+
+    for out in cell.outputs:
+        if out.get("output_type") == "error":
+            out["traceback"] = [_FRAME.sub(back, str(line)) for line in out.get("traceback") or []]
+
+
+def judge_cell(cell, found: Plan, original: str, origin: list[int], imports: dict) -> Verdict:
+    """Judge executed test ``cell`` outside; its source is the release's again, a failure is an error output."""
+    name = found.cell
+    sent, twice = records(cell, name)
+    cell.source = original
+    _map_lines(cell, origin)
+    if twice:
+        verdict = Verdict(False, 1, "ForgedValues", "the kernel sent the values of one check twice", missing=True)
+    else:
+        verdict = judge(found, imports, sent)
+    kernel_failed = any(o.get("output_type") == "error" for o in cell.outputs)
+    if not verdict.passed and not (verdict.missing and kernel_failed):
+        # the grader's own words; the traceback's frame names the check (instructor.reporting.failures reads it)
+        cell.outputs.append(new_output("error", ename=verdict.exception, evalue=verdict.message, traceback=[
+            f"Judged by the grader, outside your kernel: Cell In[{cell.get('execution_count') or ''}], line {verdict.line}",
+            f"{verdict.exception}: {verdict.message}"]))
+    return verdict

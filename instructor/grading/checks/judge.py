@@ -1,0 +1,115 @@
+"""Judge a test cell's checks in the grader's own process, on the values its kernel sent.
+
+The grader runs the cell's given and judged statements itself
+(:mod:`instructor.grading.checks.split`): the givens build the same inputs
+and expected values the cell builds, from its own seeded generators; each
+judged statement runs with the kernel values it reads taken from the
+kernel's record (:mod:`course.values`), decoded as plain data. The verdict,
+and the message it shows, are the grader's: the kernel only supplied values.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import threading
+from dataclasses import dataclass
+
+import numpy as np
+
+from course.values import decode
+from instructor.grading.checks.split import GIVEN, JUDGED, TRUSTED_MODULES, Plan
+
+#: a kernel whose record for a check is missing: what stopped before it is in the cell's own output
+MISSING = "the values this check needs did not come back from the kernel"
+#: numpy's global random state is one per process: judging cells one at a time keeps a seed's draws its own
+_RANDOM_STATE = threading.Lock()
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """How the grader judged one test cell: passed, or where it failed and why."""
+
+    passed: bool
+    line: int = 0  # the cell's line of the failing check (1-based), 0 if it passed
+    exception: str = ""
+    message: str = ""
+    missing: bool = False  # the check's values never came (the kernel stopped, or a record was forged twice)
+    broken: bool = False  # the grader could not run a statement the cell gives itself: the release's fault
+
+
+def trusted_imports(sources: list[str]) -> dict:
+    """The namespace the notebook's imports of trusted modules give (``import numpy as np`` ...).
+
+    ``sources`` are the notebook's locked cells; anything but an import of one
+    of :data:`~instructor.grading.checks.split.TRUSTED_MODULES` is left out.
+    """
+    namespace: dict = {"__builtins__": builtins}
+    for source in sources:
+        try:
+            tree = ast.parse(source)
+        except SyntaxError:  # a magic or a shell line: not an import the grader needs
+            continue
+        for node in tree.body:
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module]
+            else:
+                continue
+            if all(n.split(".")[0] in TRUSTED_MODULES for n in names):
+                exec(compile(ast.Module([node], []), "<imports>", "exec"), namespace)
+    return namespace
+
+
+def imported_names(namespace: dict) -> set[str]:
+    return set(namespace) - {"__builtins__"}
+
+
+def _compiled(source: str, line: int):
+    tree = ast.parse(source)
+    ast.increment_lineno(tree, line - 1)
+    return compile(tree, "<test cell>", "exec")
+
+
+def _failing_line(err: BaseException, default: int) -> int:
+    """The cell's line where ``err`` came out of the statement (the innermost frame in the cell's code)."""
+    line, tb = default, err.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == "<test cell>":
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    return line
+
+
+def judge(plan: Plan, imports: dict, records: dict[int, dict]) -> Verdict:
+    """The grader's verdict on the cell of ``plan``, given the records its kernel sent (check index -> values)."""
+    with _RANDOM_STATE:
+        state = np.random.get_state()
+        try:
+            return _judge(plan, dict(imports), records)
+        finally:
+            np.random.set_state(state)
+
+
+def _judge(plan: Plan, namespace: dict, records: dict[int, dict]) -> Verdict:
+    for index, st in enumerate(plan.statements):
+        if st.kind not in (GIVEN, JUDGED):
+            continue
+        if st.kind == JUDGED:
+            sent = records.get(index)
+            if sent is None:
+                return Verdict(False, st.line, "MissingValues", MISSING, missing=True)
+            try:
+                namespace.update({name: decode(sent[name]) for name in st.kernel_values})
+            except (KeyError, ValueError, TypeError) as err:
+                return Verdict(False, st.line, "MalformedValues", f"the values this check needs came back malformed ({err})")
+        try:
+            exec(_compiled(st.source, st.line), namespace)
+        except Exception as err:  # the check said no, or the values made it fail: either way the cell fails
+            if st.kind == GIVEN:
+                return Verdict(False, st.line, type(err).__name__, f"the grader could not run this line itself: {err}"[:500],
+                               broken=True)
+            message = str(err) if isinstance(err, AssertionError) else f"{type(err).__name__}: {err}"
+            return Verdict(False, _failing_line(err, st.line), type(err).__name__, message[:2000])
+    return Verdict(True)

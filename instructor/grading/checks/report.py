@@ -1,0 +1,91 @@
+"""Which checks of an assignment the grader judges outside the kernel, and which it cannot.
+
+    python -m instructor.grading.checks.report 01_rnn [--run]
+
+Lists, per graded test cell, how many checks are judged outside and each
+check that runs in the kernel (a ``kernel assert``: it calls the student's
+code itself). With ``--run`` the reference solution's fast cells run in a
+local kernel with the test cells split, and every cell is judged outside as
+``course grade`` judges it: all must pass.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from instructor.cells import is_graded_test, read, tags
+from instructor.grading.checks.cells import judge_cell, notebook_imports, split_notebook
+from instructor.grading.checks.judge import imported_names
+from instructor.grading.checks.split import JUDGED, KERNEL_ASSERT, plan
+from instructor.paths import SOLUTIONS, notebook_path
+
+
+def static_report(assignment: str) -> tuple[int, int, list[str]]:
+    """(checks judged outside, kernel asserts, lines naming each kernel assert) of ``assignment``'s source."""
+    nb = read(notebook_path(assignment, SOLUTIONS))
+    names = imported_names(notebook_imports(nb))
+    judged = kernel = 0
+    lines = []
+    for cell in nb.cells:
+        if not is_graded_test(cell):
+            continue
+        found = plan(cell.metadata.nbgrader.grade_id, cell.source, names)
+        judged += found.count(JUDGED)
+        kernel += found.count(KERNEL_ASSERT)
+        lines += [f"  {found.cell} line {st.line}: {st.source.splitlines()[0][:100]}"
+                  for st in found.statements if st.kind == KERNEL_ASSERT]
+    return judged, kernel, lines
+
+
+def run_reference(assignment: str) -> list[str]:
+    """The reference's fast cells run with split test cells; one line per cell the grader failed outside."""
+    import os
+
+    from nbclient import NotebookClient
+    from traitlets.config import Config
+
+    from instructor.authoring.trial import QUICK_ENV
+    from instructor.kernels import kernel_transport
+
+    path = notebook_path(assignment, SOLUTIONS)
+    nb = read(path)
+    nb.cells = [c for c in nb.cells if "slow" not in tags(c)]
+    plans, imports = split_notebook(nb)
+    saved = dict(os.environ)
+    os.environ.update(QUICK_ENV)
+    try:
+        NotebookClient(nb, timeout=600, kernel_name="python3", allow_errors=True, config=kernel_transport(Config()),
+                       resources={"metadata": {"path": str(path.parent)}}).execute()
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+    failed = []
+    for cell in nb.cells:
+        if is_graded_test(cell):
+            found, original, origin = plans[cell.metadata.nbgrader.grade_id]
+            verdict = judge_cell(cell, found, original, origin, imports)
+            errors = [o for o in cell.outputs if o.get("output_type") == "error"]
+            if not verdict.passed or errors:
+                shown = verdict.message if not verdict.passed else f"{errors[0].get('ename')}: {errors[0].get('evalue')}"
+                failed.append(f"  {found.cell} line {verdict.line}: {shown[:160]}")
+    return failed
+
+
+def main(argv: list[str]) -> int:
+    if not argv or argv[0].startswith("-"):
+        print(__doc__.strip().splitlines()[2].strip(), file=sys.stderr)
+        return 2
+    assignment = argv[0]
+    judged, kernel, lines = static_report(assignment)
+    print(f"{assignment}: {judged} checks judged outside the kernel, {kernel} in it")
+    print("\n".join(lines))
+    if "--run" in argv:
+        failed = run_reference(assignment)
+        print(f"reference judged outside: {'all cells pass' if not failed else f'{len(failed)} cell(s) fail'}")
+        print("\n".join(failed))
+        return 1 if failed else 0
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

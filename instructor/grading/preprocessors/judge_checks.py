@@ -1,0 +1,67 @@
+"""After the sandbox, outside it: the grader judges every graded test cell on the values its kernel sent."""
+
+from __future__ import annotations
+
+from nbconvert.preprocessors import Preprocessor
+from traitlets import Bool
+
+from instructor.cells import grade_id, is_graded_test
+from nbgrader.api import Gradebook
+
+from instructor.grading.checks.cells import judge_cell, notebook_imports
+from instructor.grading.checks.judge import imported_names
+from instructor.grading.checks.split import RECORD, plan
+from instructor.grading.preprocessors.release_notebook import release_notebook
+from instructor.grading.preprocessors.split_checks import KEY
+from instructor.grading.submission import carried
+
+
+class JudgeChecks(Preprocessor):
+    """Judge each split test cell (:mod:`instructor.grading.checks.judge`); a failure is an error output.
+
+    The cell's code becomes the release's again (what the student and the
+    instructor read); the value records leave its outputs. A check fails on
+    the grader's own run of it; an error the kernel showed still fails the
+    cell (a crash of the student's code, or a check that runs in the kernel).
+    Under nbgrader's own ``autograde`` (which prepares in another pass, so the
+    plans are not in ``resources``) they are made again from the gradebook's
+    copy of the release's test code.
+    """
+
+    enabled = Bool(True).tag(config=True)
+
+    def preprocess(self, nb, resources):
+        plans, imports = resources.get(KEY) or _from_gradebook(nb, resources, self.config)
+        sub = carried(resources)
+        for cell in nb.cells:
+            if not is_graded_test(cell) or grade_id(cell) not in plans:
+                continue
+            found, original, origin = plans[grade_id(cell)]
+            verdict = judge_cell(cell, found, original, origin, imports)
+            if verdict.broken:
+                sub.flag(f"the grader could not run the release's own code of test cell {grade_id(cell)!r}: "
+                         f"{verdict.message[:200]}")
+            elif verdict.exception == "ForgedValues":
+                sub.flag(f"the kernel sent the values of a check of {grade_id(cell)!r} twice (scored 0)")
+        return nb, resources
+
+
+def _from_gradebook(nb, resources, config) -> tuple[dict, dict]:
+    """The plans of ``nb``'s split test cells, made again from the release's code in the gradebook."""
+    info = resources.get("nbgrader", {})
+    if not any(is_graded_test(c) and RECORD in c.source for c in nb.cells) or "db_url" not in info:
+        return {}, {}
+    with Gradebook(info["db_url"]) as gb:
+        notebook = gb.find_notebook(info["notebook"], info["assignment"])
+        sources = {c.name: c.source for c in notebook.source_cells}
+    release = release_notebook(config, resources)
+    if release is None:
+        return {}, {}
+    imports = notebook_imports(release)
+    names = imported_names(imports)
+    plans = {}
+    for cell in nb.cells:
+        if is_graded_test(cell) and grade_id(cell) in sources:
+            found = plan(grade_id(cell), sources[grade_id(cell)], names)
+            plans[grade_id(cell)] = (found, sources[grade_id(cell)], found.kernel_code()[1])
+    return plans, imports

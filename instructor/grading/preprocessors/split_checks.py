@@ -1,0 +1,31 @@
+"""Before the sandbox: each graded test cell keeps only the part that must run in the kernel."""
+
+from __future__ import annotations
+
+from nbconvert.preprocessors import Preprocessor
+from traitlets import Bool
+
+from instructor.grading.checks.cells import split_notebook
+from instructor.grading.preprocessors.release_notebook import release_notebook
+
+#: where the plans wait in nbgrader's resources for ``JudgeChecks`` (they never enter the sandbox)
+KEY = "course_checks"
+
+
+class SplitChecks(Preprocessor):
+    """Replace each graded test cell's code by its kernel part (:mod:`instructor.grading.checks.split`).
+
+    Runs last in prepare, on the release's test code that ``OverwriteCells``
+    put back. The kernel gets the statements that call the student's code and
+    the inputs they need; each check becomes a record of the values it reads.
+    What a hidden check compares with, and how, stays here.
+    """
+
+    enabled = Bool(True).tag(config=True)
+
+    def preprocess(self, nb, resources):
+        release = release_notebook(self.config, resources)
+        if release is None:  # nothing to take the imports from: nbgrader's rule, in the kernel
+            return nb, resources
+        resources[KEY] = split_notebook(nb, release)
+        return nb, resources

@@ -1,0 +1,180 @@
+"""Checks judged outside the kernel: the split, the values' format, the judge, and the four notebooks."""
+
+from __future__ import annotations
+
+import json
+
+import mygrad as mg
+import numpy as np
+import pytest
+from nbformat.v4 import new_code_cell, new_output
+
+from course.values import MIME, Opaque, decode, encode
+from instructor.cells import hidden_lines, is_graded_test, read
+from instructor.grading.checks.cells import judge_cell, notebook_imports, split_notebook
+from instructor.grading.checks.judge import imported_names
+from instructor.grading.checks.report import run_reference, static_report
+from instructor.grading.checks.split import GIVEN, JUDGED, KERNEL_ASSERT, PROBE, plan
+from instructor.paths import SOLUTIONS, existing_assignments, notebook_path
+
+ASSIGNMENTS = existing_assignments(SOLUTIONS)
+IMPORTED = {"np", "mg"}
+
+CELL = """\
+rng = np.random.default_rng(0)
+x = rng.normal(size=(4, 3)).astype(np.float32)
+y = double(x.copy())
+assert y.shape == (4, 3), f"shape {y.shape}"
+### BEGIN HIDDEN TESTS
+expected = 2 * x
+assert np.allclose(y, expected), "y must be twice x"
+### END HIDDEN TESTS
+"""
+
+
+def _kinds(source: str) -> list[str]:
+    return [st.kind for st in plan("c", source, IMPORTED).statements]
+
+
+def test_statements_are_told_apart():
+    """Is a call of the student's code a probe, an input a given, an assert on their values judged outside?"""
+    assert _kinds(CELL) == [GIVEN, GIVEN, PROBE, JUDGED, GIVEN, JUDGED]
+    # an assert that calls the student's code itself can only run in the kernel
+    assert _kinds("assert double(1) == 2") == [KERNEL_ASSERT]
+    # a value handed to the student's code is the kernel's from then on (the code may have changed it)
+    assert _kinds("x = np.ones(3)\ny = double(x)\ne = 2 * x\nassert np.allclose(y, e)") == [GIVEN, PROBE, PROBE, JUDGED]
+    # the global random state is the kernel's once the student's code has run
+    assert _kinds("np.random.seed(0)\ny = f()\nz = np.random.rand(3)\nassert y == z") == [GIVEN, PROBE, PROBE, JUDGED]
+    # a loop and a comprehension's own variables are theirs, not the kernel's
+    assert _kinds("ys = [f(i) for i in range(3)]\nfor i, y in enumerate(ys):\n    assert y == i") == [PROBE, JUDGED]
+
+
+def test_what_a_hidden_check_expects_never_enters_the_kernel():
+    """Does the kernel get the inputs and the calls, but no assert and no expected value?"""
+    code, origin = plan("c", CELL, IMPORTED).kernel_code()
+    assert "double(x.copy())" in code and "rng.normal" in code
+    assert "assert" not in code and "expected" not in code and "2 * x" not in code
+    assert len(origin) == len(code.splitlines())
+
+
+def test_values_travel_as_data_only():
+    """Do arrays, tensors, numbers and containers come back equal, and anything else as an Opaque that refuses use?"""
+    t = mg.tensor(np.ones((2, 3), np.float32))
+    (2 * t).sum().backward()
+    sent = {"a": np.arange(6).reshape(2, 3), "f": np.float32(1.5), "i": 3, "x": 0.25, "s": "ab", "n": None,
+            "tup": (1, [2, {"k": 3}]), "set": {3, 1}, "t": t, "dt": np.dtype("float32"), "nan": float("nan")}
+    back = {k: decode(json.loads(json.dumps(encode(v)))) for k, v in sent.items()}
+    assert np.array_equal(back["a"], sent["a"]) and back["a"].dtype == sent["a"].dtype
+    assert type(back["f"]) is np.float32 and type(back["i"]) is int and type(back["x"]) is float
+    assert back["tup"] == (1, [2, {"k": 3}]) and back["set"] == {1, 3} and back["s"] == "ab" and back["n"] is None
+    assert isinstance(back["t"], mg.Tensor) and np.array_equal(back["t"].grad, np.full((2, 3), 2.0))
+    assert back["dt"] == np.float32 and np.isnan(back["nan"])
+
+    class Liar(tuple):
+        def __eq__(self, other):
+            return True
+
+    assert decode(encode(Liar((1, 2)))) == (1, 2) and type(decode(encode(Liar((1, 2))))) is tuple
+    opaque = decode(encode(object()))
+    assert isinstance(opaque, Opaque)
+    with pytest.raises(TypeError):
+        opaque == 1  # noqa: B015
+    with pytest.raises(TypeError):
+        bool(opaque)
+    assert isinstance(decode(encode(np.array([object()]))), Opaque)  # no pickled arrays either way
+    for bad in ({"t": "array", "v": "not base64!"}, {"t": "nope"}, {"t": "list", "v": 3}, [1, 2]):
+        with pytest.raises(ValueError):
+            decode(bad)
+
+
+def _executed(source: str, records: list[dict], error: dict | None = None):
+    """A split test cell as the kernel would return it, with ``records`` (check index -> values) shown."""
+    cell = new_code_cell(source, metadata={"nbgrader": {"grade": True, "grade_id": "c", "points": 1,
+                                                         "solution": False, "locked": True}})
+    found = plan("c", source, IMPORTED)
+    code, origin = found.kernel_code()
+    cell.source = code
+    cell.execution_count = 3
+    cell.outputs = [new_output("display_data", data={MIME: {"cell": "c", "check": i, "values": v}}) for i, v in records]
+    if error:
+        cell.outputs.append(new_output("error", **error))
+    return cell, found, origin
+
+
+def _verdict(records, error=None):
+    cell, found, origin = _executed(CELL, records, error)
+    imports = {"np": np, "mg": mg, "__builtins__": __builtins__}
+    return judge_cell(cell, found, CELL, origin, imports), cell
+
+
+def _right():
+    x = np.random.default_rng(0).normal(size=(4, 3)).astype(np.float32)
+    return x * 2
+
+
+def test_the_grader_judges_the_values_the_kernel_sent():
+    """Right values pass; wrong, missing, doubled or code-carrying values fail, in the grader's own words."""
+    right = encode(_right())
+    verdict, cell = _verdict([(3, {"y": right}), (5, {"y": right})])
+    assert verdict.passed and cell.outputs == [] and cell.source == CELL
+    verdict, cell = _verdict([(3, {"y": encode(np.zeros((4, 3)))}), (5, {"y": encode(np.zeros((4, 3)))})])
+    assert not verdict.passed and verdict.message == "y must be twice x" and verdict.line == 7
+    assert cell.outputs[-1]["ename"] == "AssertionError" and "line 7" in cell.outputs[-1]["traceback"][0]
+    verdict, cell = _verdict([(3, {"y": right})])  # the kernel stopped before the hidden check
+    assert not verdict.passed and verdict.missing
+    verdict, _ = _verdict([(3, {"y": right}), (3, {"y": right}), (5, {"y": right})])
+    assert not verdict.passed and verdict.exception == "ForgedValues"
+    verdict, _ = _verdict([(3, {"y": {"t": "opaque", "type": "AlwaysEqual"}}), (5, {"y": right})])
+    assert not verdict.passed and "cannot be judged outside" in verdict.message
+    # an error the kernel showed (the student's code crashed) stays the cell's failure, its line the cell's own
+    verdict, cell = _verdict([], {"ename": "NotImplementedError", "evalue": "", "traceback": ["Cell In[3], line 3"]})
+    assert not verdict.passed and [o["ename"] for o in cell.outputs] == ["NotImplementedError"]
+    assert cell.outputs[0]["traceback"] == ["Cell In[3], line 3"]
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_no_hidden_check_reaches_the_kernel(assignment):
+    """Is no line of a hidden assert, nor of an expected value only asserts use, in the code the kernel gets?"""
+    nb = read(notebook_path(assignment, SOLUTIONS))
+    hidden = {c.metadata.nbgrader.grade_id: hidden_lines(c.source) for c in nb.cells if is_graded_test(c)}
+    names = imported_names(notebook_imports(nb))
+    for cell in nb.cells:
+        if not is_graded_test(cell):
+            continue
+        found = plan(cell.metadata.nbgrader.grade_id, cell.source, names)
+        code = found.kernel_code()[0].splitlines()
+        for st in found.statements:
+            if st.kind == JUDGED or (st.kind == GIVEN and not st.in_kernel):
+                leaked = [line for line in st.source.splitlines()
+                          if any(ch.isalnum() for ch in line) and line.strip() in hidden[found.cell] and line in code]
+                assert not leaked, f"{found.cell}: {leaked[:2]}"
+
+
+#: checks that still run in the kernel (they call the student's code themselves), per assignment: only fewer
+KERNEL_ASSERTS = {"01_rnn": 1, "02_seq2seq": 5, "03_attention": 2, "04_transformer": 29}
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_few_checks_run_in_the_kernel(assignment):
+    """Are nearly all checks judged outside, no more in the kernel than the README says?"""
+    judged, kernel, lines = static_report(assignment)
+    assert judged > 10 * kernel or kernel <= KERNEL_ASSERTS[assignment], "\n".join(lines)
+    assert kernel <= KERNEL_ASSERTS[assignment], "\n".join(lines)
+
+
+@pytest.mark.notebook
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_the_reference_passes_every_check_outside(assignment):
+    """Does the reference solution pass every graded cell when its checks are judged outside the kernel?"""
+    assert run_reference(assignment) == []
+
+
+def test_a_students_set_up_cell_does_not_choose_the_graders_names():
+    """The grader binds the release's imports, whatever the student's copy of the set-up cell says."""
+    release = read(notebook_path(ASSIGNMENTS[0], SOLUTIONS))
+    student = read(notebook_path(ASSIGNMENTS[0], SOLUTIONS))
+    for cell in student.cells:
+        if cell.cell_type == "code" and "import numpy as np" in cell.source:
+            cell.source = cell.source.replace("import numpy as np", "import numpy.ma as np")
+    _, imports = split_notebook(student, release)
+    assert imports["np"] is np

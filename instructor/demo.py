@@ -27,6 +27,7 @@ from instructor.errors import CourseError
 from instructor.grading.intake import find_submissions
 from instructor.grading.submission import Status
 from instructor.paths import REPO_ROOT, notebook_path
+from instructor.grading.checks.report import summary as checks_summary
 from instructor.reporting.table import format_table, grades
 from instructor.scheduling.loop import grade_class
 
@@ -103,6 +104,7 @@ def demo(names: list[str], scratch: Path) -> None:
     seconds = time.perf_counter() - start
     rows = grades(course_dir)
     print(format_table(rows, isolation.detail))
+    print("\n".join(checks_summary(course_dir, names)))
     print(f"autograded {len(subs)} submissions in {seconds:.1f} s ({seconds / len(subs):.1f} s each)")
     failures = [f"{r.student}/{r.assignment} ({r.reason})" for r in run.results if r.status is not Status.GRADED]
     if failures:

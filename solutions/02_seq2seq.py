@@ -14,7 +14,7 @@
 # - replace greedy decoding by **beam search**, which keeps several candidate outputs, and measure what it buys;
 # - measure where its accuracy falls off with length, which is where attention (notebook 03) comes in.
 
-# %% tags=["library"]
+# %% nbgrader={"grade": false, "grade_id": "setup", "locked": true, "schema_version": 3, "solution": false} tags=["library"]
 import numpy as np
 import mygrad as mg
 import matplotlib.pyplot as plt
@@ -301,11 +301,12 @@ assert np.shape(s) == (1, 3, 4), f"shape {np.shape(s)}, expected (1, N, K) = (1,
 assert np.array_equal(np.asarray(s), expected), f"got\n{np.asarray(s)}\nexpected\n{expected}"
 ### BEGIN HIDDEN TESTS
 rng = np.random.default_rng(0)
-for shape in [(1, 7, 12), (1, 5, 3), (1, 1, 12), (1, 12, 12)]:
-    scores = rng.normal(size=shape).astype(np.float32)
-    s = np.asarray(one_hot_encode_prediction(mg.tensor(scores)))
+cases = [rng.normal(size=shape).astype(np.float32) for shape in [(1, 7, 12), (1, 5, 3), (1, 1, 12), (1, 12, 12)]]
+wanted = [(scores.shape, np.eye(scores.shape[-1])[scores.argmax(axis=-1)]) for scores in cases]
+answers = [np.asarray(one_hot_encode_prediction(mg.tensor(scores))) for scores in cases]
+for (shape, want), s in zip(wanted, answers, strict=True):
     assert s.shape == shape, f"scores of shape {shape} gave an answer of shape {s.shape}"
-    assert np.array_equal(s, np.eye(shape[-1])[scores.argmax(axis=-1)]), \
+    assert np.array_equal(s, want), \
         f"for random scores of shape {shape}, the 1s are not at each sequence's largest score"
 ### END HIDDEN TESTS
 
@@ -319,13 +320,14 @@ assert s.shape == (1, 4, 6), f"shape {s.shape}, expected (1, 4, 6)"
 assert np.array_equal(s.sum(axis=-1), np.ones((1, 4))), "each sequence needs exactly one 1"
 ### BEGIN HIDDEN TESTS
 y = mg.tensor(np.random.default_rng(2).normal(size=(1, 9, 12)), dtype=np.float64)
+best = y.data.argmax(axis=-1)
 s = one_hot_encode_prediction(y * 2)
 assert type(s) is np.ndarray and s.dtype == np.float32 and s.shape == (1, 9, 12), \
     f"float64 scores of shape (1, 9, 12) gave a {type(s).__name__} of dtype {getattr(s, 'dtype', None)}; expected a float32 NumPy array"
 s = one_hot_encode_prediction(y.data)
 assert type(s) is np.ndarray and s.dtype == np.float32, \
     f"a float64 NumPy array as input gave a {type(s).__name__} of dtype {getattr(s, 'dtype', None)}; expected a float32 NumPy array"
-assert np.array_equal(s.argmax(axis=-1), y.data.argmax(axis=-1)), "for a NumPy array as input, the 1s are not at the largest scores"
+assert np.array_equal(s.argmax(axis=-1), best), "for a NumPy array as input, the 1s are not at the largest scores"
 ### END HIDDEN TESTS
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "seq2seq_text", "locked": true, "schema_version": 3, "solution": false}
@@ -453,62 +455,73 @@ class StubDecoder:
         return mg.matmul(x, self.table) + np.float32(0.1) * mg.matmul(h_new, self.mix), h_new
 
 
-def run_with_stubs(T, N, D, seed):
+def make_stubs(T, N, D, seed):
+    # the two stubs and the source x of one test, all drawn from `seed`
     rng = np.random.default_rng(seed)
-    model = Seq2Seq(12, D, 12)
-    model.encoder = StubEncoder(rng.normal(size=(T, N, D)).astype(np.float32))
-    model.decoder = StubDecoder(rng, D)
+    encoder = StubEncoder(rng.normal(size=(T, N, D)).astype(np.float32))
+    decoder = StubDecoder(rng, D)
     x = np.eye(12, dtype=np.float32)[rng.integers(0, 10, size=(T, N))]
-    return model, x, model(x)
+    return encoder, decoder, x
 
 
-def expected_decoding(model, T, N):
-    # the greedy recurrence, written out with the same stubs
-    table, mix = model.decoder.table, model.decoder.mix
-    s, h = np.eye(12, dtype=np.float32)[np.full((1, N), 10)], model.encoder.states.data[-1:]
+def run_with_stubs(T, N, D, seed):
+    # your Seq2Seq with the stubs in place of its RNNs: what each stub read, and what the model returned
+    model = Seq2Seq(12, D, 12)
+    model.encoder, model.decoder, x = make_stubs(T, N, D, seed)
+    y = model(x)
+    return model.encoder.inputs, model.decoder.inputs, model.decoder.states, y
+
+
+def expected_decoding(T, N, D, seed):
+    # the greedy recurrence, written out with the same stubs: the source, the decoder's inputs and states, the scores
+    encoder, decoder, x = make_stubs(T, N, D, seed)
+    s, h = np.eye(12, dtype=np.float32)[np.full((1, N), 10)], encoder.states.data[-1:]
     inputs, states, scores = [], [], []
     for _ in range(T):
         inputs.append(s)
         states.append(h)
         h = np.tanh(h + np.float32(0.5))
-        y = s @ table + np.float32(0.1) * (h @ mix)
+        y = s @ decoder.table + np.float32(0.1) * (h @ decoder.mix)
         scores.append(y)
         s = np.eye(12, dtype=np.float32)[y.argmax(axis=-1)]
-    return inputs, states, np.concatenate(scores)
+    return x, inputs, states, np.concatenate(scores)
 
 
-model, x, y = run_with_stubs(T=5, N=3, D=4, seed=0)
-inputs, states, scores = expected_decoding(model, 5, 3)
-assert len(model.encoder.inputs) == 1 and np.array_equal(model.encoder.inputs[0], x), \
+x, inputs, states, scores = expected_decoding(T=5, N=3, D=4, seed=0)
+enc_inputs, dec_inputs, dec_states, y = run_with_stubs(T=5, N=3, D=4, seed=0)
+assert len(enc_inputs) == 1 and np.array_equal(enc_inputs[0], x), \
     "run the encoder once, on the whole input x"
-assert len(model.decoder.inputs) == 5, f"the decoder ran {len(model.decoder.inputs)} steps, expected T = 5"
-assert model.decoder.inputs[0].shape == (1, 3, 12), \
-    f"decoder input of shape {model.decoder.inputs[0].shape}, expected (1, N, K) = (1, 3, 12)"
-assert model.decoder.inputs[0].dtype == np.float32, "the <S> input must be float32"
-assert np.array_equal(model.decoder.inputs[0], inputs[0]), "the first decoder input must be one-hot <S> (index 10)"
-assert model.decoder.states[0].shape == (1, 3, 4), \
-    f"start state of shape {model.decoder.states[0].shape}, expected (1, N, D) = (1, 3, 4)"
-assert np.allclose(model.decoder.states[0], states[0]), "the decoder must start from the encoder's LAST state"
+assert len(dec_inputs) == 5, f"the decoder ran {len(dec_inputs)} steps, expected T = 5"
+assert dec_inputs[0].shape == (1, 3, 12), \
+    f"decoder input of shape {dec_inputs[0].shape}, expected (1, N, K) = (1, 3, 12)"
+assert dec_inputs[0].dtype == np.float32, "the <S> input must be float32"
+assert np.array_equal(dec_inputs[0], inputs[0]), "the first decoder input must be one-hot <S> (index 10)"
+assert dec_states[0].shape == (1, 3, 4), \
+    f"start state of shape {dec_states[0].shape}, expected (1, N, D) = (1, 3, 4)"
+assert np.allclose(dec_states[0], states[0]), "the decoder must start from the encoder's LAST state"
 for t in range(1, 5):
-    assert np.array_equal(model.decoder.inputs[t], inputs[t]), \
+    assert np.array_equal(dec_inputs[t], inputs[t]), \
         f"decoder input at step {t + 1} must be the one-hot vector of the previous step's best class"
-    assert np.allclose(model.decoder.states[t], states[t], atol=1e-6), \
+    assert np.allclose(dec_states[t], states[t], atol=1e-6), \
         f"step {t + 1} must start from the state returned by step {t}"
 assert isinstance(y, mg.Tensor) and y.shape == (5, 3, 12), "return the scores as a (T, N, K) tensor"
 assert np.allclose(y.data, scores, atol=1e-5), "return the decoder's scores y_1, ..., y_T in order"
 ### BEGIN HIDDEN TESTS
-for T, N, D, seed in [(1, 2, 3, 1), (9, 1, 5, 2), (12, 6, 2, 3)]:
-    model, x, y = run_with_stubs(T, N, D, seed)
-    inputs, states, scores = expected_decoding(model, T, N)
-    assert len(model.decoder.inputs) == T, f"for T = {T}, the decoder ran {len(model.decoder.inputs)} steps"
+cases = [(1, 2, 3, 1), (9, 1, 5, 2), (12, 6, 2, 3)]  # T, N, D, seed
+expected = [(T, N, D, expected_decoding(T, N, D, seed)) for T, N, D, seed in cases]
+runs = [run_with_stubs(*case) for case in cases]
+for (T, N, D, wanted), got in zip(expected, runs, strict=True):
+    x, inputs, states, scores = wanted
+    enc_inputs, dec_inputs, dec_states, y = got
+    assert len(dec_inputs) == T, f"for T = {T}, the decoder ran {len(dec_inputs)} steps"
     for t in range(T):
-        assert np.array_equal(model.decoder.inputs[t], inputs[t]), \
+        assert np.array_equal(dec_inputs[t], inputs[t]), \
             f"T = {T}: decoder input at step {t + 1} must be <S> at step 1, then the one-hot of the previous best class"
-        assert model.decoder.inputs[t].dtype == np.float32, \
-            f"T = {T}: decoder input at step {t + 1} is {model.decoder.inputs[t].dtype}, expected float32"
-        assert model.decoder.states[t].shape == (1, N, D), \
-            f"T = {T}: the state passed at step {t + 1} has shape {model.decoder.states[t].shape}, expected (1, N, D) = {(1, N, D)}"
-        assert np.allclose(model.decoder.states[t], states[t], atol=1e-6), \
+        assert dec_inputs[t].dtype == np.float32, \
+            f"T = {T}: decoder input at step {t + 1} is {dec_inputs[t].dtype}, expected float32"
+        assert dec_states[t].shape == (1, N, D), \
+            f"T = {T}: the state passed at step {t + 1} has shape {dec_states[t].shape}, expected (1, N, D) = {(1, N, D)}"
+        assert np.allclose(dec_states[t], states[t], atol=1e-6), \
             f"T = {T}: step {t + 1} must start from the state returned by the step before (the encoder's last state at step 1)"
     assert y.shape == (T, N, 12) and np.allclose(y.data, scores, atol=1e-5), \
         f"T = {T}, N = {N}: expected the decoder's scores y_1, ..., y_T as a {(T, N, 12)} tensor, got shape {y.shape}"
@@ -535,42 +548,52 @@ np.random.seed(0)
 model = Seq2Seq(12, 6, 12)
 x = np.eye(12, dtype=np.float32)[np.random.default_rng(0).integers(0, 12, size=(7, 4))]
 y = model(x)
+reference = reference_seq2seq(model, x)
 assert isinstance(y, mg.Tensor), f"return a MyGrad tensor, not {type(y)}"
 assert y.shape == (7, 4, 12), f"scores of shape {y.shape}, expected (T, N, K) = (7, 4, 12)"
 assert y.dtype == np.float32, f"scores are {y.dtype}, expected float32"
-assert np.allclose(y.data, reference_seq2seq(model, x), atol=1e-5), "scores differ from the reference"
+assert np.allclose(y.data, reference, atol=1e-5), "scores differ from the reference"
 params = model.parameters
 assert isinstance(params, tuple), "parameters must be a tuple (a property, not a method)"
 ids = {id(p) for p in params}
-assert {id(p) for p in model.encoder.parameters} <= ids, "parameters must include the encoder's"
-assert {id(p) for p in model.decoder.parameters} <= ids, "parameters must include the decoder's"
+encoder_ids = {id(p) for p in model.encoder.parameters}
+decoder_ids = {id(p) for p in model.decoder.parameters}
+assert encoder_ids <= ids, "parameters must include the encoder's"
+assert decoder_ids <= ids, "parameters must include the decoder's"
 ### BEGIN HIDDEN TESTS
-shared = {id(p) for p in model.encoder.parameters} & {id(p) for p in model.decoder.parameters}
-assert model.decoder is not model.encoder and not shared, \
+decoder_is_encoder = model.decoder is model.encoder
+sizes = [len(params), len(model.encoder.parameters), len(model.decoder.parameters)]
+assert not decoder_is_encoder and not encoder_ids & decoder_ids, \
     "the decoder shares weights with the encoder: create two RNNs, each with its own weights"
-assert len(params) == len(ids) == len(model.encoder.parameters) + len(model.decoder.parameters), \
-    f"parameters must list every tensor of both RNNs exactly once; it holds {len(params)} entries, {len(ids)} distinct"
+assert sizes[0] == len(ids) == sizes[1] + sizes[2], \
+    f"parameters must list every tensor of both RNNs exactly once; it holds {sizes[0]} entries, {len(ids)} distinct"
 y.sum().backward()
-assert model.encoder.parameters[0].grad is not None and np.any(model.encoder.parameters[0].grad != 0), \
+encoder_grad = model.encoder.parameters[0].grad
+assert encoder_grad is not None and np.any(encoder_grad != 0), \
     "no gradient reaches the encoder: pass its state to the decoder as a tensor"
-for T, N in [(1, 3), (15, 2)]:
-    x = np.eye(12, dtype=np.float32)[np.random.default_rng(T).integers(0, 12, size=(T, N))]
-    y = model(mg.tensor(x))
+cases = [(1, 3), (15, 2)]  # T, N
+sources = [np.eye(12, dtype=np.float32)[np.random.default_rng(T).integers(0, 12, size=(T, N))] for T, N in cases]
+outputs = [(model(mg.tensor(x)), reference_seq2seq(model, x)) for x in sources]
+for (T, N), (y, reference) in zip(cases, outputs, strict=True):
     assert y.shape == (T, N, 12), f"for T = {T}, N = {N} the scores have shape {y.shape}, expected {(T, N, 12)}"
-    assert np.allclose(y.data, reference_seq2seq(model, x), atol=1e-5), f"for T = {T}, N = {N} the scores differ from the reference"
+    assert np.allclose(y.data, reference, atol=1e-5), f"for T = {T}, N = {N} the scores differ from the reference"
 # inputs of another size than the classes: C = 7, K = 12
 np.random.seed(2)
 model = Seq2Seq(7, 6, 12)
 x = np.eye(7, dtype=np.float32)[np.random.default_rng(5).integers(0, 7, size=(5, 3))]
 try:
     y = model(x)
+    reference = reference_seq2seq(model, x)
+    failure = None
 except Exception as err:
-    raise AssertionError(
-        f"Seq2Seq(7, 6, 12) fails on inputs with C = 7 ({type(err).__name__}): the encoder is RNN(C, D, K), "
-        "the decoder RNN(K, D, K)"
-    ) from None
+    y = reference = None
+    failure = type(err).__name__
+assert failure is None, (
+    f"Seq2Seq(7, 6, 12) fails on inputs with C = 7 ({failure}): the encoder is RNN(C, D, K), "
+    "the decoder RNN(K, D, K)"
+)
 assert y.shape == (5, 3, 12), f"with C = 7 and K = 12 the scores have shape {y.shape}, expected (T, N, K) = (5, 3, 12)"
-assert np.allclose(y.data, reference_seq2seq(model, x), atol=1e-5), "with C = 7 and K = 12 the scores differ from the reference"
+assert np.allclose(y.data, reference, atol=1e-5), "with C = 7 and K = 12 the scores differ from the reference"
 ### END HIDDEN TESTS
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "training_text", "locked": true, "schema_version": 3, "solution": false}
@@ -806,8 +829,8 @@ assert np.allclose(log_prob, np.log(0.4 * 0.9 * 0.9), atol=1e-4), \
     f"width 2: log-probability {log_prob}, expected log(0.4 * 0.9 * 0.9) = {np.log(0.4 * 0.9 * 0.9):.4f}"
 assert np.issubdtype(np.asarray(tokens).dtype, np.integer), f"tokens of dtype {np.asarray(tokens).dtype}; return integers"
 ### BEGIN HIDDEN TESTS
-for width in (3, 5, 12):
-    tokens, log_prob = beam_search(trap, x, width)
+wide = [beam_search(trap, x, 3), beam_search(trap, x, 5), beam_search(trap, x, 12)]
+for width, (tokens, log_prob) in zip((3, 5, 12), wide, strict=True):
     assert np.shape(tokens) == (3, 2) and np.array_equal(tokens[:, 1], [2, 3, 11]), \
         f"width {width} lost the best output that width 2 finds: keep the `width` best candidates of ALL beams"
     assert np.allclose(log_prob, np.log(0.4 * 0.9 * 0.9), atol=1e-4), \
@@ -846,12 +869,18 @@ assert np.array_equal(tokens, expected_tokens), "with width 1, beam search must 
 assert np.allclose(log_prob, expected_log_prob, atol=1e-4), \
     "with width 1, the log-probability must be the sum of log-softmax scores of the greedy tokens"
 ### BEGIN HIDDEN TESTS
-for T, N, D, seed in [(1, 2, 5, 1), (11, 4, 6, 2), (20, 1, 3, 3)]:
+def width_one_and_greedy(T, N, D, seed):
+    # a new model and source: what beam search of width 1 returns, and what greedy decoding writes
     np.random.seed(seed)
     seq_model = Seq2Seq(12, D, 12)
     x = np.eye(12, dtype=np.float32)[np.random.default_rng(seed).integers(0, 12, size=(T, N))]
-    tokens, log_prob = beam_search(seq_model, mg.tensor(x), 1)
-    expected_tokens, expected_log_prob = greedy_reference(seq_model, x)
+    return beam_search(seq_model, mg.tensor(x), 1), greedy_reference(seq_model, x)
+
+
+cases = [(1, 2, 5, 1), (11, 4, 6, 2), (20, 1, 3, 3)]  # T, N, D, seed
+shapes = [(T, N) for T, N, D, seed in cases]
+runs = [width_one_and_greedy(*case) for case in cases]
+for (T, N), ((tokens, log_prob), (expected_tokens, expected_log_prob)) in zip(shapes, runs, strict=True):
     assert np.shape(tokens) == (T, N) and np.shape(log_prob) == (N,), \
         f"T = {T}, N = {N}: shapes {np.shape(tokens)} and {np.shape(log_prob)}, expected (T, N) and (N,): one output per sequence, T tokens long"
     assert np.array_equal(tokens, expected_tokens), \
@@ -881,12 +910,12 @@ seq_model = Seq2Seq(12, 6, 12)
 x = np.eye(12, dtype=np.float32)[np.random.default_rng(7).integers(0, 12, size=(3, 2))]  # T = 3, N = 2
 every = np.stack(np.meshgrid(*[np.arange(12)] * 3, indexing="ij")).reshape(3, -1)  # all 12^3 outputs
 tokens, log_prob = beam_search(seq_model, x, 144)  # 144 = 12^2: no prefix is ever pruned
+totals = [log_prob_of(seq_model, np.repeat(x[:, n : n + 1], every.shape[1], axis=1), every) for n in range(2)]
 for n in range(2):
-    totals = log_prob_of(seq_model, np.repeat(x[:, n : n + 1], every.shape[1], axis=1), every)
-    best = every[:, totals.argmax()]
+    best = every[:, totals[n].argmax()]
     assert np.array_equal(tokens[:, n], best), \
         f"sequence {n}: a beam of width 144 keeps every prefix, so it must find the most likely of all 1728 outputs"
-    assert np.isclose(log_prob[n], totals.max(), atol=1e-3), f"sequence {n}: the log-probability of the best output is off"
+    assert np.isclose(log_prob[n], totals[n].max(), atol=1e-3), f"sequence {n}: the log-probability of the best output is off"
 ### BEGIN HIDDEN TESTS
 # T = 2 and width 12 keep every prefix too
 np.random.seed(9)
@@ -894,20 +923,30 @@ seq_model = Seq2Seq(12, 5, 12)
 x = np.eye(12, dtype=np.float32)[np.random.default_rng(9).integers(0, 12, size=(2, 3))]
 every = np.stack(np.meshgrid(*[np.arange(12)] * 2, indexing="ij")).reshape(2, -1)
 tokens, log_prob = beam_search(seq_model, x, 12)
+totals = [log_prob_of(seq_model, np.repeat(x[:, n : n + 1], every.shape[1], axis=1), every) for n in range(3)]
 for n in range(3):
-    totals = log_prob_of(seq_model, np.repeat(x[:, n : n + 1], every.shape[1], axis=1), every)
-    assert np.array_equal(np.asarray(tokens)[:, n], every[:, totals.argmax()]),         f"T = 2, width 12: sequence {n} is not the most likely output; rank by the SUM of log-probabilities over all beams"
-for T, N, D, width, seed in [(5, 3, 6, 3, 11), (4, 2, 4, 5, 12)]:
+    assert np.array_equal(np.asarray(tokens)[:, n], every[:, totals[n].argmax()]), \
+        f"T = 2, width 12: sequence {n} is not the most likely output; rank by the SUM of log-probabilities over all beams"
+def batch_and_alone(T, N, D, width, seed):
+    # a new model and source: beam search on the batch, the log-probability of what it wrote, each sequence alone
     np.random.seed(seed)
     seq_model = Seq2Seq(12, D, 12)
     x = np.eye(12, dtype=np.float32)[np.random.default_rng(seed).integers(0, 12, size=(T, N))]
     tokens, log_prob = beam_search(seq_model, x, width)
+    rescored = log_prob_of(seq_model, x, np.asarray(tokens)) if np.shape(tokens) == (T, N) else None
+    alone = [beam_search(seq_model, x[:, n : n + 1], width)[0] for n in range(N)]
+    return tokens, log_prob, rescored, alone
+
+
+cases = [(5, 3, 6, 3, 11), (4, 2, 4, 5, 12)]  # T, N, D, width, seed
+checked = [(T, N, width) for T, N, D, width, seed in cases]
+runs = [batch_and_alone(*case) for case in cases]
+for (T, N, width), (tokens, log_prob, rescored, alone) in zip(checked, runs, strict=True):
     assert np.shape(tokens) == (T, N), f"T = {T}, N = {N}, width {width}: tokens of shape {np.shape(tokens)}"
-    assert np.allclose(log_prob, log_prob_of(seq_model, x, np.asarray(tokens)), atol=1e-3), \
+    assert np.allclose(log_prob, rescored, atol=1e-3), \
         f"width {width}: the returned log-probability is not that of the returned tokens (reorder the kept histories and states with their beams)"
     for n in range(N):
-        alone, alone_log_prob = beam_search(seq_model, x[:, n : n + 1], width)
-        assert np.array_equal(np.asarray(alone)[:, 0], np.asarray(tokens)[:, n]), \
+        assert np.array_equal(np.asarray(alone[n])[:, 0], np.asarray(tokens)[:, n]), \
             f"width {width}: sequence {n} decoded alone differs from the same sequence in a batch: choose the beams of each sequence separately"
 ### END HIDDEN TESTS
 

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from instructor.cli.options import add_course_dir, add_db, add_root, names
 from instructor.coursedir import directory
+from instructor.grading.checks.report import summary as checks_summary
 from instructor.reporting.table import format_table, grades
 from instructor.sandbox import Limits
 from instructor.scheduling.grade_course import GradeRequest, grade_course
@@ -92,7 +93,9 @@ def run(args) -> int:
         jobs=args.jobs, scheduler=args.scheduler, db=args.db, force=args.force, unsafe=args.unsafe,
     )
     run, isolation = grade_course(request, log=lambda line: print(line, flush=True))
-    print(format_table(grades(request.course_dir, request.assignments, request.students, db=args.db), isolation.detail))
+    rows = grades(request.course_dir, request.assignments, request.students, db=args.db)
+    print(format_table(rows, isolation.detail))
+    print("\n".join(checks_summary(request.course_dir, sorted({r.assignment for r in rows}))))
     counts = run.counts()
     print(f"{counts['graded']} graded, {counts['flagged']} flagged for review, {counts['not graded']} not graded "
           f"(reasons above; logs in {request.course_dir / 'logs'})")

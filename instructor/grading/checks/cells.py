@@ -17,8 +17,9 @@ from instructor.cells import is_graded_test
 from instructor.grading.checks.judge import Verdict, imported_names, judge, trusted_imports
 from instructor.grading.checks.split import Plan, plan
 
-#: what IPython writes before a frame of a cell: ``Cell In[12], line 7``
-_FRAME = re.compile(r"(Cell In\[\d*\], line )(\d+)")
+#: what IPython writes before a frame of a cell: ``Cell In[12], line 7`` (with colour codes between the words)
+_ANSI = r"(?:\x1b\[[0-9;]*[A-Za-z])*"
+_FRAME = re.compile(rf"(Cell {_ANSI}In\[\d*\], line {_ANSI})(\d+)")
 
 
 def notebook_imports(nb) -> dict:

@@ -20,9 +20,13 @@ from instructor.grading.checks.split import JUDGED, KERNEL_ASSERT, plan
 from instructor.paths import SOLUTIONS, notebook_path
 
 
-def static_report(assignment: str) -> tuple[int, int, list[str]]:
+def static_report(assignment: str, solutions=SOLUTIONS) -> tuple[int, int, list[str]]:
     """(checks judged outside, kernel asserts, lines naming each kernel assert) of ``assignment``'s source."""
-    nb = read(notebook_path(assignment, SOLUTIONS))
+    return where_judged(read(notebook_path(assignment, solutions)))
+
+
+def where_judged(nb) -> tuple[int, int, list[str]]:
+    """(checks judged outside, kernel asserts, lines naming each kernel assert) of the source notebook ``nb``."""
     names = imported_names(notebook_imports(nb))
     judged = kernel = 0
     lines = []
@@ -35,6 +39,19 @@ def static_report(assignment: str) -> tuple[int, int, list[str]]:
         lines += [f"  {found.cell} line {st.line}: {st.source.splitlines()[0][:100]}"
                   for st in found.statements if st.kind == KERNEL_ASSERT]
     return judged, kernel, lines
+
+
+def summary(course_dir, assignments) -> list[str]:
+    """One line per assignment for the grade report: how many checks the grader judged outside the kernel."""
+    lines = []
+    for assignment in assignments:
+        path = notebook_path(assignment, course_dir / "source")
+        if not path.is_file():
+            continue
+        judged, kernel, named = where_judged(read(path))
+        where = f"; in the kernel: {', '.join(n.strip() for n in named)}" if named else ""
+        lines.append(f"{assignment}: {judged} checks judged by the grader outside the kernel, {kernel} in it{where}")
+    return lines
 
 
 def run_reference(assignment: str) -> list[str]:

@@ -12,7 +12,7 @@
 # `C` entries in an input one-hot vector, `D` entries in the hidden state, `K` output classes.
 # Time is always axis 0 and the batch axis 1.
 
-# %% tags=["library"]
+# %% tags=["library"] nbgrader={"grade": false, "grade_id": "setup", "locked": true, "schema_version": 3, "solution": false}
 import numpy as np
 import mygrad as mg
 import matplotlib.pyplot as plt
@@ -317,12 +317,14 @@ y, h = model(mg.tensor(x), h0)
 assert y.dtype == np.float32 and h.dtype == np.float32, \
     f"with a float32 tensor as h_0 the outputs are {y.dtype} and {h.dtype}, expected float32"
 (y.sum() + h.sum()).backward()
-for p in model.parameters:
+params = model.parameters
+for p in params:
     assert p.grad is not None and np.any(p.grad != 0), f"no gradient reaches the parameter of shape {p.shape}"
 assert h0.grad is not None and np.any(h0.grad != 0), "the initial state must feed the first step"
 # the weights start as glorot_normal: mean 0, standard deviation sqrt(2 / (fan_in + fan_out))
 np.random.seed(3)
-for p in RNN(40, 60, 30).parameters:
+params = RNN(40, 60, 30).parameters
+for p in params:
     if p.ndim == 2 and min(p.shape) > 1:  # the three weight matrices, not the biases
         mean, std, want = float(p.data.mean()), float(p.data.std()), float(np.sqrt(2 / sum(p.shape)))
         assert abs(mean) < 0.02 and 0.85 * want < std < 1.15 * want, (
@@ -333,24 +335,31 @@ for p in RNN(40, 60, 30).parameters:
 
 # %% course={"task": "rnn"} jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "rnn__matches_numpy", "locked": true, "points": 2, "schema_version": 3, "solution": false}
 # Check that RNN computes the same scores and states as a NumPy version of the recurrence
-def fill_and_get_weights(model, rng, C=3, D=4, K=5):
-    # put random numbers into every parameter; return them by their role
-    found = {"b": np.zeros(D, np.float32), "b_y": np.zeros(K, np.float32)}
-    for p in model.parameters:
-        p.data[...] = rng.normal(scale=0.7, size=p.shape).astype(np.float32)
-        if p.shape == (C, D):
-            found["W_xh"] = p.data
-        elif p.shape == (D, D):
-            found["W_hh"] = p.data
-        elif p.shape == (D, K):
-            found["W_hy"] = p.data
-        elif p.size == D:
-            found["b"] = found["b"] + p.data.reshape(D)
-        elif p.size == K:
-            found["b_y"] = found["b_y"] + p.data.reshape(K)
+def random_weights(rng, C=3, D=4, K=5):
+    # random numbers for the five parameters, by their role
+    shapes = {"W_xh": (C, D), "W_hh": (D, D), "b": (D,), "W_hy": (D, K), "b_y": (K,)}
+    return {name: rng.normal(scale=0.7, size=shape).astype(np.float32) for name, shape in shapes.items()}
+
+
+def load_weights(model, w):
+    # put the weights w into the model's parameters, each found by its shape (a bias held twice is split in two);
+    # return the biases the model lists among its parameters: ("b", "b_y") if it lists both
+    (C, D), K = w["W_xh"].shape, w["b_y"].size
+    roles = {(C, D): "W_xh", (D, D): "W_hh", (D, K): "W_hy"}
+    params = model.parameters
     for name in ["W_xh", "W_hh", "W_hy"]:
-        assert name in found, f"no parameter of the shape of {name}"
-    return found
+        assert w[name].shape in [p.shape for p in params], f"no parameter of the shape of {name}"
+    for p in params:
+        if p.shape in roles:
+            p.data[...] = w[roles[p.shape]]
+    listed = []
+    for name, size in [("b", D), ("b_y", K)]:
+        biases = [p for p in params if p.shape not in roles and p.size == size]
+        for p in biases:
+            p.data[...] = (w[name] / len(biases)).reshape(p.shape)
+        if biases:
+            listed.append(name)
+    return tuple(listed)
 
 
 def numpy_rnn(x, h0, W_xh, W_hh, b, W_hy, b_y):
@@ -362,28 +371,41 @@ def numpy_rnn(x, h0, W_xh, W_hh, b, W_hy, b_y):
     return states @ W_hy + b_y, states
 
 
-rng = np.random.default_rng(1)
-model = RNN(3, 4, 5)
-w = fill_and_get_weights(model, rng)
-x = rng.normal(size=(5, 3, 3)).astype(np.float32)  # T = 5, N = 3, C = 3
-y, h = model(x)
-y_ref, h_ref = numpy_rnn(x, np.zeros((1, 3, 4), np.float32), **w)
-assert np.allclose(h.data, h_ref, atol=1e-5), "the states h_1..h_T differ from tanh(x_t W_xh + h_(t-1) W_hh + b)"
-assert np.allclose(y.data, y_ref, atol=1e-5), "the scores differ from h_t W_hy + b_y"
+def references(x, h0, w):
+    # the NumPy scores and states, by the biases the model lists (a bias it does not list stays at zero)
+    y_refs, h_refs = {}, {}
+    for listed in [("b", "b_y"), ("b",), ("b_y",), ()]:
+        kept = {name: value if name.startswith("W") or name in listed else 0 * value for name, value in w.items()}
+        y_refs[listed], h_refs[listed] = numpy_rnn(x, h0, **kept)
+    return y_refs, h_refs
 
+
+rng = np.random.default_rng(1)
+w = random_weights(rng)
+x = rng.normal(size=(5, 3, 3)).astype(np.float32)  # T = 5, N = 3, C = 3
 h0 = rng.normal(size=(1, 3, 4)).astype(np.float32)
-y, h = model(x, h0)
-y_ref, h_ref = numpy_rnn(x, h0, **w)
-assert np.allclose(h.data, h_ref, atol=1e-5), "with a given h_0, the states are wrong: does h_0 feed step 1?"
-assert np.allclose(y.data, y_ref, atol=1e-5), "with a given h_0, the scores differ from h_t W_hy + b_y"
-### BEGIN HIDDEN TESTS
+y_refs, h_refs = references(x, np.zeros((1, 3, 4), np.float32), w)  # starting from zeros
+y0_refs, h0_refs = references(x, h0, w)  # starting from h0
+
 model = RNN(3, 4, 5)
-w = fill_and_get_weights(model, np.random.default_rng(2))
+listed = load_weights(model, w)
+y, h = model(x)
+assert np.allclose(h.data, h_refs[listed], atol=1e-5), "the states h_1..h_T differ from tanh(x_t W_xh + h_(t-1) W_hh + b)"
+assert np.allclose(y.data, y_refs[listed], atol=1e-5), "the scores differ from h_t W_hy + b_y"
+
+y, h = model(x, h0)
+assert np.allclose(h.data, h0_refs[listed], atol=1e-5), "with a given h_0, the states are wrong: does h_0 feed step 1?"
+assert np.allclose(y.data, y0_refs[listed], atol=1e-5), "with a given h_0, the scores differ from h_t W_hy + b_y"
+### BEGIN HIDDEN TESTS
+w = random_weights(np.random.default_rng(2))
 x = np.eye(3, dtype=np.float32)[np.random.default_rng(3).integers(0, 3, size=(9, 7))]  # one-hot, T = 9, N = 7
 h0 = np.random.default_rng(4).normal(size=(1, 7, 4)).astype(np.float32)
-y_ref, h_ref = numpy_rnn(x, h0, **w)
+y_refs, h_refs = references(x, h0, w)
+h1_refs = references(x[:1], np.zeros((1, 7, 4), np.float32), w)[1]  # T = 1, from zeros
+model = RNN(3, 4, 5)
+listed = load_weights(model, w)
 y, h = model(mg.tensor(x), mg.tensor(h0))
-assert np.allclose(h.data, h_ref, atol=1e-5) and np.allclose(y.data, y_ref, atol=1e-5), \
+assert np.allclose(h.data, h_refs[listed], atol=1e-5) and np.allclose(y.data, y_refs[listed], atol=1e-5), \
     "on a one-hot batch (T = 9, N = 7) with a given h_0, the states or scores differ from the NumPy recurrence"
 # one step at a time, passing the state along, gives the same result
 state, ys = mg.tensor(h0), []
@@ -391,10 +413,10 @@ for t in range(9):
     y_t, h_t = model(x[t : t + 1], state)
     state = h_t[-1:]
     ys.append(y_t.data)
-assert np.allclose(np.concatenate(ys), y_ref, atol=1e-5), \
+assert np.allclose(np.concatenate(ys), y_refs[listed], atol=1e-5), \
     "one step at a time, passing the last state along, must give the same scores as one call over all T steps"
 y, h = model(x[:1])
-assert np.allclose(h.data, numpy_rnn(x[:1], np.zeros((1, 7, 4), np.float32), **w)[1], atol=1e-5), \
+assert np.allclose(h.data, h1_refs[listed], atol=1e-5), \
     "with T = 1 and no h_0 given, the state must be tanh(x_1 W_xh + b): h_0 is zeros"
 ### END HIDDEN TESTS
 
@@ -464,11 +486,12 @@ print(f"loss {loss_demo.item():.3f}, accuracy {accuracy_demo:.3f}")
 rng = np.random.default_rng(0)
 scores_np = rng.normal(size=(3, 4, 5)).astype(np.float32)  # T = 3, N = 4, K = 5
 target = rng.integers(0, 5, size=(3, 4))
-scores = mg.tensor(scores_np)
-loss, acc = loss_and_accuracy(scores, target)
 shifted = scores_np - scores_np.max(axis=-1, keepdims=True)
 log_p = shifted - np.log(np.exp(shifted).sum(axis=-1, keepdims=True))
-expected = -np.take_along_axis(log_p, target[..., None], axis=-1).mean()
+onehot = np.eye(5, dtype=np.float32)[target]
+expected = -(log_p * onehot).sum(axis=-1).mean()
+scores = mg.tensor(scores_np)
+loss, acc = loss_and_accuracy(scores, target)
 assert isinstance(loss, mg.Tensor), "return the loss as a MyGrad tensor, so that it can be backpropagated"
 assert loss.ndim == 0, f"the loss must be a scalar, got shape {loss.shape}"
 assert np.isclose(loss.item(), expected, atol=1e-5), f"loss {loss.item():.5f}, expected {expected:.5f}"
@@ -476,15 +499,15 @@ loss.backward()
 assert scores.grad is not None and scores.grad.shape == (3, 4, 5), "no gradient reaches the scores"
 ### BEGIN HIDDEN TESTS
 probs = np.exp(log_p)
-onehot = np.eye(5, dtype=np.float32)[target]
 assert np.allclose(scores.grad, (probs - onehot) / 12, atol=1e-5), \
     "the gradient differs from (softmax - one-hot) / (T N): is the loss the mean over all T N tokens?"
 scores_np = rng.normal(size=(6, 2, 7)).astype(np.float32)  # T = 6, N = 2, K = 7
 target = rng.integers(0, 7, size=(6, 2))
-loss, acc = loss_and_accuracy(mg.tensor(scores_np), target)
 shifted = scores_np - scores_np.max(axis=-1, keepdims=True)
 log_p = shifted - np.log(np.exp(shifted).sum(axis=-1, keepdims=True))
-assert np.isclose(loss.item(), -np.take_along_axis(log_p, target[..., None], axis=-1).mean(), atol=1e-5), \
+expected = -np.take_along_axis(log_p, target[..., None], axis=-1).mean()
+loss, acc = loss_and_accuracy(mg.tensor(scores_np), target)
+assert np.isclose(loss.item(), expected, atol=1e-5), \
     "for T = 6, N = 2, K = 7 the loss differs from the mean cross-entropy over all T N tokens"
 ### END HIDDEN TESTS
 

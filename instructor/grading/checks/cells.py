@@ -17,9 +17,9 @@ from instructor.cells import is_graded_test
 from instructor.grading.checks.judge import Verdict, imported_names, judge, trusted_imports
 from instructor.grading.checks.split import Plan, plan
 
-#: what IPython writes before a frame of a cell: ``Cell In[12], line 7`` (with colour codes between the words)
+#: what IPython writes before a frame of a cell: ``Cell In[12], line 7`` (colour codes between any two words)
 _ANSI = r"(?:\x1b\[[0-9;]*[A-Za-z])*"
-_FRAME = re.compile(rf"(Cell {_ANSI}In\[\d*\], line {_ANSI})(\d+)")
+_FRAME = re.compile(rf"(Cell{_ANSI} {_ANSI}In\[)(\d*)(\]{_ANSI}, line {_ANSI})(\d+)")
 
 
 def notebook_imports(nb) -> dict:
@@ -79,14 +79,25 @@ def records(cell, name: str) -> tuple[dict[int, dict], bool]:
 
 
 def _map_lines(cell, origin: list[int]) -> None:
-    """Tracebacks of the kernel part point at the cell's own lines again."""
-    def back(m):
-        n = int(m.group(2))
-        return m.group(1) + str(origin[n - 1] if 0 < n <= len(origin) else 0)
+    """Tracebacks of the kernel part point at the cell's own lines again.
+
+    Only the frames of this cell (``In[<its execution count>]``, or the first
+    frame when it has none) are renumbered: the student's cells keep theirs.
+    """
+    count = cell.get("execution_count")
+
+    def back(m, first: list[bool]):
+        ours = str(m.group(2)) == str(count) if count is not None else first[0]
+        first[0] = False
+        if not ours:
+            return m.group(0)
+        n = int(m.group(4))
+        return m.group(1) + m.group(2) + m.group(3) + str(origin[n - 1] if 0 < n <= len(origin) else 0)
 
     for out in cell.outputs:
         if out.get("output_type") == "error":
-            out["traceback"] = [_FRAME.sub(back, str(line)) for line in out.get("traceback") or []]
+            state = [True]
+            out["traceback"] = [_FRAME.sub(lambda m: back(m, state), str(line)) for line in out.get("traceback") or []]
 
 
 def judge_cell(cell, found: Plan, original: str, origin: list[int], imports: dict) -> Verdict:

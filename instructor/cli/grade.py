@@ -19,7 +19,7 @@ steps (one submission = one run of 2-4; a bad one never stops the rest):
      `not graded: <reason>` (also students not on --roster);
   2. prepare: restore locked and test cells from the release, report
      tampering, match a notebook without nbgrader metadata to the release;
-  3. execute in the sandbox (bubblewrap: uid 65534, no network, private
+  3. execute in the sandbox (bubblewrap: executor uid 65534, kernel 65533, no network, private
      filesystem, memory/process/time/output limits) in quick mode;
   4. score outside the sandbox; flag code that reaches into the tests;
   5. record grades (late penalties and due dates of the course directory's

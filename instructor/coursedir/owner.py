@@ -1,6 +1,6 @@
 """What root writes in a course directory belongs to the instructor who owns it.
 
-Grading needs root (the sandbox switches to uid 65534 and makes cgroups);
+Grading needs root (the sandbox switches to uids 65534 and 65533 and makes cgroups);
 nothing else does. After ``sudo course grade`` (or ``feedback``, ``unflag``),
 the files the grader wrote go back to the owner of the course directory, so
 the formgrader, exports and hand grading run as that instructor, without

@@ -2,26 +2,33 @@
 
 The sandbox (bubblewrap, as root) is a private filesystem that holds only
 
-    /sandbox/work   the prepared notebook and the files the release ships (read-write)
-    /sandbox/out    where the executor marks that it started (its result comes down a pipe)
-    /sandbox/home   a scratch home (matplotlib's font cache copied in)
+    /sandbox/work   the files the release ships; the notebook's cwd (the kernel's, read-write)
+    /sandbox/out    the job, the prepared notebook (the executor's alone, deleted before any
+                    cell runs) and the executor's "started" mark (the executor's, read-only
+                    to the kernel; the result comes down a pipe)
+    /sandbox/home   a scratch home (the kernel's; matplotlib's font cache copied in)
     /tmp            a small tmpfs
 
 (work and home share one size-limited tmpfs on the host, out has a small one
-of its own; both are private to root and the sandbox's uid and removed
+of its own; both are private to root and the sandbox's uids and removed
 afterwards; a killed grader's are removed by the next one)
 
-The executed notebook comes back down a pipe: the grader holds the reading
-end, the executor the only writing end (not inherited by the kernel; the
-executor is undumpable, so the kernel cannot reach it through ``/proc``), and
-the grader takes the result only from an executor that exited normally.
+The executor and the kernel are two users: the executor (uid 65534) starts
+with CAP_SETUID, CAP_SETGID, CAP_SETPCAP and CAP_KILL only, starts the kernel
+through ``setpriv`` as :data:`KERNEL_UID` with no capabilities at all (over
+loopback TCP), then keeps only CAP_KILL (to interrupt and stop the kernel).
+So the kernel can neither signal, trace nor read the executor (nor its
+``/proc`` files), nor write its files. The executed notebook comes back down
+a pipe: the grader holds the reading end, the executor the only writing end
+(not inherited by the kernel, unreachable through ``/proc``), and the grader
+takes the result only from an executor that exited normally.
 
 plus, read-only, ``/usr``, ``/etc``, the interpreter, the venv, the package
 the notebooks import (``course``) and the executor script. Not visible: the
 course directory (source/, gradebook, other students), ``solutions/``,
 ``tests/``, the grader's own code (``instructor``, also where the venv holds
-it), ``/root``, the grader's environment. Inside, every process runs
-as uid 65534 with no capabilities, no network (loopback only), its own PID
+it), ``/root``, the grader's environment. Inside, student code runs
+as uid 65533 with no capabilities, no network (loopback only), its own PID
 namespace (it cannot see or signal the grader), a memory, a pids and a cpu
 cgroup of its own (an equal share of the CPUs with every other sandbox), and
 rlimits on CPU time and file size. When the executor ends, the
@@ -52,7 +59,18 @@ from instructor.sandbox.limits import Limits
 
 __all__ = ["Isolation", "Execution", "Limits", "detect", "unsafe", "execute"]
 
+#: the executor's uid in the sandbox
 NOBODY = 65534
+#: the kernel's uid (student code), not the executor's: it cannot signal, trace or replace the
+#: executor, nor write its files (65533: unused by the distributions; no name needed, none looked up)
+KERNEL_UID = 65533
+#: what the executor may do besides what uid 65534 may: start the kernel under KERNEL_UID with no
+#: capabilities (setuid, setgid, setpcap: dropped once it runs) and signal it (kill: kept)
+EXECUTOR_CAPS = "setuid,setgid,setpcap,kill"
+#: the prefix of the kernel's command in the sandbox (the executor runs it): KERNEL_UID, every capability
+#: set empty, no way to gain one back
+KERNEL_LAUNCH = ["setpriv", f"--reuid={KERNEL_UID}", f"--regid={KERNEL_UID}", "--clear-groups", "--no-new-privs",
+                 "--bounding-set=-all", "--inh-caps=-all", "--ambient-caps=-all", "--"]
 #: a result larger than this is not read (the executor caps outputs far below)
 MAX_RESULT_BYTES = 64 * 2**20
 
@@ -82,19 +100,23 @@ def detect() -> Isolation:
     if not bwrap:
         return unsafe("bubblewrap is not installed: scripts/install-system-packages.sh installs it")
     if os.geteuid() != 0:
-        return unsafe("the sandbox needs root to switch to uid 65534 and create cgroups")
+        return unsafe(f"the sandbox needs root to switch to uids {NOBODY} and {KERNEL_UID} and create cgroups")
     why = probe()
     if why:
         return unsafe(f"bubblewrap does not start here: {why}")
     limits = "memory and process limits per sandbox (cgroup v1)" if cgroup.available() else "no cgroups: memory by rlimit, processes unlimited"
-    return Isolation("bubblewrap", f"bubblewrap: uid {NOBODY}, no network, private filesystem, {limits}", True)
+    return Isolation("bubblewrap", f"bubblewrap: uid {KERNEL_UID} (executor {NOBODY}), no network, private filesystem, "
+                                   f"{limits}", True)
 
 
-#: what the probe runs inside: the interpreter, the executor's imports and the student package, as a run needs them
+#: what the probe runs inside: the interpreter, the executor's imports and the student package, as a run needs
+#: them, and the switch to the kernel's uid
 PROBE = ("import sys; sys.modules.setdefault('rfc3987_syntax', None); "  # as the executor does: 1.5 s less
-         "import importlib.util as u, nbclient, nbformat; "
+         "import importlib.util as u, nbclient, nbformat, subprocess; "
          "missing = [m for m in ('ipykernel', 'course') if not u.find_spec(m)]; "
-         "assert not missing, f'{missing} cannot be imported'")
+         "assert not missing, f'{missing} cannot be imported'; "
+         f"assert subprocess.run({KERNEL_LAUNCH!r} + ['true']).returncode == 0, "
+         "'the kernel cannot be started under a uid of its own (setpriv)'")
 
 
 def probe() -> str:
@@ -191,8 +213,9 @@ def _bwrap_args(roots: list[str], binds: dict[str, str], tmp_mb: int = 64,
         args += ["--ro-bind", host, inside]
     for key, value in (env or {}).items():
         args += ["--setenv", key, value]
-    return args + ["--", "setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups",
-                   "--no-new-privs", "--bounding-set=-all", "--inh-caps=-all"]
+    caps = ",".join(f"+{cap}" for cap in EXECUTOR_CAPS.split(","))
+    return args + ["--", "setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", "--no-new-privs",
+                   f"--bounding-set=-all,{caps}", f"--inh-caps=-all,{caps}", f"--ambient-caps=-all,{caps}"]
 
 
 def _environment(prefix: str, home: str) -> dict[str, str]:
@@ -256,18 +279,23 @@ def execute(nb, files: list[Path], limits: Limits, isolation: Isolation) -> Exec
         inside = {"work": "/sandbox/work", "out": "/sandbox/out", "home": "/sandbox/home"} if sandboxed else \
             {"work": str(work), "out": str(out), "home": str(home)}
         name = "notebook.ipynb"
-        nbformat.write(nb, str(work / name))
+        nbformat.write(nb, str(out / name))
         channel, result_fd = os.pipe()  # the result's way out: the grader reads, only the executor writes
-        job = {"notebook": f"{inside['work']}/{name}", "out": inside["out"], "result_fd": result_fd,
+        job = {"notebook": f"{inside['out']}/{name}", "work": inside["work"], "out": inside["out"],
+               "result_fd": result_fd, "kernel_prefix": KERNEL_LAUNCH if sandboxed else [],
                "limits": limits.as_dict()}
-        (out / "job.json").write_text(json.dumps(job))
+        (out / "job.json").write_text(json.dumps(job))  # root's: read-only to both
         # -I: no user site, no PYTHON* variables, and the script's folder not on sys.path
         script = EXECUTOR_INSIDE if sandboxed else str(EXECUTOR)
         command = [sys.executable, "-I", script, f"{inside['out']}/job.json"]
         env = _environment(sys.prefix, inside["home"])
         if sandboxed:
-            for path in [box, work, out, home, *home.rglob("*"), *work.rglob("*"), *out.rglob("*")]:
-                os.chown(path, NOBODY, NOBODY)
+            for path in [work, home, *home.rglob("*"), *work.rglob("*")]:
+                os.chown(path, KERNEL_UID, KERNEL_UID)
+            os.chown(out, NOBODY, NOBODY)
+            out.chmod(0o755)
+            os.chown(out / name, NOBODY, NOBODY)
+            (out / name).chmod(0o600)
             binds = {str(work): inside["work"], str(out): inside["out"], str(home): inside["home"]}
             files = {str(EXECUTOR): EXECUTOR_INSIDE}
             command = [*_bwrap_args(_readonly_roots(), binds, limits.tmp_mb, env, inside["work"], files), *command]

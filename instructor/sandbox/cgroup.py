@@ -1,7 +1,7 @@
 """One cgroup (v1: memory, pids and, where the kernel has it, cpu) per sandbox: limits, a kill switch, OOM evidence.
 
 A per-sandbox pids limit, unlike a per-uid ``RLIMIT_NPROC``, keeps parallel
-sandboxes (all uid 65534) from starving each other; so does the cpu cgroup:
+sandboxes (all uids 65534 and 65533) from starving each other; so does the cpu cgroup:
 the kernel shares CPU time equally between sibling cgroups, so forty busy
 processes in one sandbox share that sandbox's half of the machine, and the
 student graded beside it keeps the other half (an optional CFS quota caps a

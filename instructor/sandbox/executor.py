@@ -3,18 +3,21 @@
     python -I /sandbox/executor.py JOB.json
 
 A script, not a module of the grader: the sandbox binds this one file, and it
-imports nothing but nbclient, nbformat and traitlets from the venv.
+imports nothing but nbclient, jupyter_client, nbformat and traitlets from the venv.
 
-``JOB.json`` names the notebook (in the sandbox's work folder), where to
-write the result and the limits. The executor reads the notebook, deletes
-it from disk (so student code cannot read the hidden tests before they run),
-makes itself undumpable (so the kernel, same uid, cannot read its memory),
-then runs every code cell in a kernel it starts, with:
+``JOB.json`` names the notebook (beside it, readable by the executor alone),
+the work folder, the command prefix that starts the kernel under a uid of its
+own (``kernel_prefix``; empty without a sandbox) and the limits. The executor
+reads the notebook, deletes it from disk (so student code cannot read the
+hidden tests before they run), makes itself undumpable, starts the kernel
+(in the sandbox: another uid, no capabilities, talking over loopback TCP),
+drops all its own capabilities but CAP_KILL (it interrupts and stops the
+kernel), then runs every code cell, with:
 
 - a per-cell timeout (the cell is interrupted, grading goes on);
 - a budget for the whole notebook (the rest is not run);
-- caps on output bytes per cell and per notebook, text and figures each
-  within a budget of their own (the rest is cut);
+- caps on output bytes per cell and per notebook, text, figures and value
+  records (``VALUES_MIME``) each within a budget of their own (the rest is cut);
 
 and writes its result (the executed notebook plus what happened, as data)
 down the pipe ``JOB["result_fd"]``, whose other end the grader holds.
@@ -23,26 +26,39 @@ The grader outside trusts nothing in it beyond its shape.
 
 from __future__ import annotations
 
+import asyncio
 import ctypes
 import json
 import os
 import sys
 import time
+import warnings
 
 # jsonschema (under nbformat) imports rfc3987_syntax when it is installed
 # (jupyter-events pulls it in); building its grammar costs about 2.4 s in every
 # executor process, for an IRI format check that notebook validation never uses.
 sys.modules.setdefault("rfc3987_syntax", None)
+# the home is the kernel's (another uid in the sandbox): jupyter_client looks in IPython's folder there for
+# kernel specs only, and IPython warns that it cannot write it
+warnings.filterwarnings("ignore", message="IPython parent", category=UserWarning)
 
-import nbformat  # noqa: E402  (after the line above)
+import nbformat  # noqa: E402  (after the lines above)
+from jupyter_client.manager import AsyncKernelManager
 from nbclient import NotebookClient  # noqa: E402
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbformat.v4 import new_output, output_from_msg
+from traitlets import List, Unicode
 from traitlets.config import Config
 
 PR_SET_DUMPABLE = 4
-#: written beside the result before any student code runs
+#: written beside the job before any student code runs
 STARTED = "started"
+#: the one MIME type of a value record (what a check computed, for the grader): a byte budget of its own
+VALUES_MIME = "application/vnd.course.values+json"
+#: capabilities (linux/capability.h): the executor keeps only CAP_KILL once the kernel runs
+CAP_KILL, CAP_SETGID, CAP_SETUID, CAP_SETPCAP = 5, 6, 7, 8
+PR_CAPBSET_DROP, PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL = 24, 47, 4
+LINUX_CAPABILITY_VERSION_3 = 0x20080522
 
 
 def _undumpable() -> None:
@@ -51,6 +67,67 @@ def _undumpable() -> None:
         ctypes.CDLL(None, use_errno=True).prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
     except (OSError, AttributeError):  # pragma: no cover - not Linux
         pass
+
+
+def _keep_only_kill() -> str:
+    """Drop every capability but CAP_KILL from all sets; "" if done, else why not.
+
+    The sandbox starts the executor with CAP_SETUID, CAP_SETGID and CAP_SETPCAP
+    (to start the kernel under its own uid with no capabilities at all) and
+    CAP_KILL: signalling a process of another uid needs it, and the executor
+    interrupts a cell at its time limit and kills the kernel at the end. Its
+    PID namespace holds only the sandbox's processes.
+    """
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        for cap in (CAP_SETUID, CAP_SETGID, CAP_SETPCAP):  # CAP_SETPCAP last: dropping needs it
+            if libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0:
+                return f"bounding set: {os.strerror(ctypes.get_errno())}"
+        if libc.prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0:
+            return f"ambient set: {os.strerror(ctypes.get_errno())}"
+        header = (ctypes.c_uint32 * 2)(LINUX_CAPABILITY_VERSION_3, 0)
+        kill = 1 << CAP_KILL
+        data = (ctypes.c_uint32 * 6)(kill, kill, 0, 0, 0, 0)  # (effective, permitted, inheritable) x 2 words
+        if libc.capset(header, data) != 0:
+            return f"capset: {os.strerror(ctypes.get_errno())}"
+    except (OSError, AttributeError) as err:  # pragma: no cover - not Linux/glibc
+        return str(err)
+    return ""
+
+
+def _skip_undecodable(channel) -> None:
+    """Make ``channel.get_msg`` pass over a message that does not decode (bad signature, missing parts).
+
+    One such message from the kernel would otherwise end the executor without a
+    result: a kernel may send it on purpose, and one whose process limit is full
+    sends a half message when its zmq cannot start a thread.
+    """
+    get = channel.get_msg
+
+    async def get_msg(timeout=None):
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            left = None if deadline is None else max(0.0, deadline - time.monotonic())
+            try:
+                return await get(timeout=left)
+            except (ValueError, TypeError, KeyError, IndexError):  # what Session.deserialize raises
+                await asyncio.sleep(0)  # a flood of them does not starve the timeouts
+
+    channel.get_msg = get_msg
+
+
+class KernelManager(AsyncKernelManager):
+    """Starts the kernel behind ``launch_prefix`` (in the sandbox: ``setpriv`` to the kernel's own uid)."""
+
+    launch_prefix = List(Unicode(), config=True)
+
+    def format_kernel_cmd(self, extra_arguments=None):
+        return [*self.launch_prefix, *super().format_kernel_cmd(extra_arguments)]
+
+    def write_connection_file(self, **kwargs):
+        super().write_connection_file(**kwargs)
+        if self.launch_prefix:  # written 0600; the kernel (another uid, the only one here) must read it
+            os.chmod(self.connection_file, 0o644)
 
 
 def _is_verdict(msg) -> bool:
@@ -81,15 +158,23 @@ def _shorten(content: dict, chars: int) -> None:
         content["traceback"] = [str(line)[:chars] for line in (content.get("traceback") or [])[-3:]]
 
 
-class CappedClient(NotebookClient):
-    """An nbclient that keeps at most ``caps[is_figure]`` = (per cell, per notebook) bytes of output."""
+def _budget(content: dict) -> str:
+    """Which byte budget an output counts against: "values", "image" or "text"."""
+    data = content.get("data") or {}
+    if isinstance(data, dict) and list(data) == [VALUES_MIME]:
+        return "values"
+    return "image" if any(str(kind).startswith("image/") for kind in data) else "text"
 
-    def __init__(self, nb, caps: dict[bool, tuple[int, int]], verdict_chars: int, **kw):
+
+class CappedClient(NotebookClient):
+    """An nbclient that keeps at most ``caps[budget]`` = (per cell, per notebook) bytes of output."""
+
+    def __init__(self, nb, caps: dict[str, tuple[int, int]], verdict_chars: int, **kw):
         super().__init__(nb, **kw)
-        self.caps = caps  # is a figure -> (bytes per cell, bytes per notebook)
+        self.caps = caps  # "text", "image" or "values" -> (bytes per cell, bytes per notebook)
         self.verdict_chars = verdict_chars
-        self.used_cell: dict[tuple[int, bool], int] = {}
-        self.used_total = {False: 0, True: 0}
+        self.used_cell: dict[tuple[int, str], int] = {}
+        self.used_total = dict.fromkeys(caps, 0)
         self.cut: set[int] = set()
 
     timed_out_now = False
@@ -127,10 +212,10 @@ class CappedClient(NotebookClient):
     def _capped_output(self, outs, msg, display_id, cell_index):
         content = msg.get("content", {})
         size = len(json.dumps(content))
-        image = any(str(kind).startswith("image/") for kind in (content.get("data") or {}))
-        per_cell, per_notebook = self.caps[image]
-        used = self.used_cell.get((cell_index, image), 0)
-        if used + size > per_cell or self.used_total[image] + size > per_notebook:
+        budget = _budget(content)
+        per_cell, per_notebook = self.caps[budget]
+        used = self.used_cell.get((cell_index, budget), 0)
+        if used + size > per_cell or self.used_total[budget] + size > per_notebook:
             if _is_verdict(msg) and not any(_fails(o) for o in outs):
                 # an error (or stderr) fails a test cell: the first is never cut, only shortened, so
                 # output padded up to the cap cannot drop the one line that says "failed"
@@ -140,8 +225,8 @@ class CappedClient(NotebookClient):
                 self.cut.add(cell_index)
                 outs.append(new_output("stream", name="stdout", text="\n[output cut: over the grader's byte limit]\n"))
             return None
-        self.used_cell[(cell_index, image)] = used + size
-        self.used_total[image] += size
+        self.used_cell[(cell_index, budget)] = used + size
+        self.used_total[budget] += size
         return super().output(outs, msg, display_id, cell_index)
 
 
@@ -164,18 +249,25 @@ def run(job: dict) -> dict:
     os.remove(path)
     _undumpable()
     limits = job["limits"]
+    prefix = list(job.get("kernel_prefix") or [])
     cfg = Config()
-    cfg.KernelManager.transport = "ipc"
-    cfg.KernelManager.ip = "/tmp/kernel-ipc"
+    cfg.KernelManager.launch_prefix = prefix
+    if prefix:  # the kernel is another uid: its ipc socket files would be its own (mode 0755), so loopback
+        cfg.KernelManager.transport = "tcp"  # TCP, in the sandbox's own network namespace
+        cfg.KernelManager.ip = "127.0.0.1"
+    else:
+        cfg.KernelManager.transport = "ipc"
+        cfg.KernelManager.ip = "/tmp/kernel-ipc"
     timeout_msg = f"the cell ran longer than the {limits['cell_timeout']:g} s limit and was interrupted"
     client = CappedClient(
-        nb, {False: (limits["cell_output_bytes"], limits["notebook_output_bytes"]),
-             True: (limits["cell_image_bytes"], limits["notebook_image_bytes"])},
+        nb, {"text": (limits["cell_output_bytes"], limits["notebook_output_bytes"]),
+             "image": (limits["cell_image_bytes"], limits["notebook_image_bytes"]),
+             "values": (limits["cell_values_bytes"], limits["notebook_values_bytes"])},
         limits["verdict_chars"],
         timeout=int(limits["cell_timeout"]), kernel_name="python3", allow_errors=True,
-        interrupt_on_timeout=True, iopub_timeout=4,
+        interrupt_on_timeout=True, iopub_timeout=4, kernel_manager_class=KernelManager,
         error_on_timeout={"ename": "TimeoutError", "evalue": timeout_msg, "traceback": [f"TimeoutError: {timeout_msg}"]},
-        record_timing=False, config=cfg, resources={"metadata": {"path": os.path.dirname(path)}},
+        record_timing=False, config=cfg, resources={"metadata": {"path": job["work"]}},
     )
     client.timeout_text = timeout_msg
     start = time.monotonic()
@@ -183,6 +275,13 @@ def run(job: dict) -> dict:
     status, detail, stopped_at, timed_out = "ok", "", None, []
     try:
         with client.setup_kernel():
+            _skip_undecodable(client.kc.iopub_channel)
+            _skip_undecodable(client.kc.shell_channel)
+            if prefix:  # the kernel runs: setuid and friends are no longer needed
+                why = _keep_only_kill()
+                if why:
+                    print(f"executor: capabilities not dropped ({why})", file=sys.stderr, flush=True)
+                _undumpable()
             for index, cell in enumerate(nb.cells):
                 if cell.cell_type != "code":
                     continue
@@ -218,8 +317,8 @@ def run(job: dict) -> dict:
 def main(argv: list[str]) -> int:
     with open(argv[1], encoding="utf-8") as f:
         job = json.load(f)
-    # the result goes down a pipe the grader holds the other end of; no child (the kernel) inherits it,
-    # and this process is undumpable, so the kernel (same uid) can neither write to it nor reach it in /proc
+    # the result goes down a pipe the grader holds the other end of; no child (the kernel) inherits it, and
+    # the kernel (another uid in the sandbox; this process is undumpable too) cannot reach it in /proc
     channel = int(job["result_fd"])
     os.set_inheritable(channel, False)
     # the grader's sign that the sandbox started: no result without it is the grader's failure, not the student's

@@ -130,11 +130,11 @@ def test_reference_keeps_full_marks_and_no_flag(corpus):
 
 
 def test_no_cheat_pays(corpus):
-    """Does every cheat in the kernel score 0 or get flagged for review?"""
+    """Does every cheat in the kernel score 0, flagged or not? (Checks are judged outside the kernel.)"""
     for case in corpus["cases"]:
         if case.class_ == "cheat in the kernel":
             o = corpus["outcomes"][case.name]
-            assert o.status.shown in ("flagged", "not graded") or o.score == 0, case.name
+            assert o.status.shown == "not graded" or o.score == 0, case.name
 
 
 def test_attacks_change_nothing_outside(corpus):
@@ -143,9 +143,9 @@ def test_attacks_change_nothing_outside(corpus):
     assert (corpus["course_dir"] / "gradebook.db").read_bytes()[:16] == b"SQLite format 3\x00"
     # other tests may be grading at the same moment (pytest-xdist): look at this process's sandboxes only
     mine = f"{cgroup.PARENT}/{cgroup.prefix()}"
-    left = [pid for pid in subprocess.run(["pgrep", "-u", str(sandbox.NOBODY)], capture_output=True, text=True).stdout.split()
+    left = [pid for pid in subprocess.run(["pgrep", "-u", f"{sandbox.NOBODY},{sandbox.KERNEL_UID}"], capture_output=True, text=True).stdout.split()
             if _cgroups_of(pid) is not None and (mine in _cgroups_of(pid) or cgroup.PARENT not in _cgroups_of(pid))]
-    assert not left, f"processes of uid {sandbox.NOBODY} outlived grading: {left}"
+    assert not left, f"processes of uid {sandbox.NOBODY} or {sandbox.KERNEL_UID} outlived grading: {left}"
     assert not list((cgroup.ROOT / "pids" / cgroup.PARENT).glob(f"{cgroup.prefix()}*"))
 
 

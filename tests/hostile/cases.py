@@ -228,13 +228,15 @@ CASES = [
     Case("os_exit", "exits and crashes", ("not graded", "kernel died"), patched(reference, "import os\nos._exit(1)")),
     Case("segfault", "exits and crashes", ("not graded", "kernel died"), patched(reference, "import ctypes\nctypes.string_at(0)")),
     Case("sys_exit", "exits and crashes", ("graded", FULL), patched(reference, "import sys\nsys.exit(3)")),
-    Case("kills_its_parent", "attack on the grader", ("not graded", "without returning a result"),
+    # the kernel runs under another uid than the executor: neither signal reaches it, the run goes on
+    Case("kills_its_parent", "attack on the grader", ("flagged", "processes or signals"),
          patched(reference, "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)")),
-    Case("kills_everything", "attack on the grader", ("not graded", "without returning a result"),
+    Case("kills_everything", "attack on the grader", ("flagged", "processes or signals"),
          patched(reference, "import os, signal\nos.kill(-1, signal.SIGKILL)")),
     # the kernel writes the executor's result itself (a made-up graded cell worth 800 points), then kills it
-    # (the result comes down a pipe the kernel cannot reach, and only from an executor that ended normally)
-    Case("forged_result", "attack on the grader", ("not graded", "without returning a result"), patched(blank, FORGED_RESULT)),
+    # (the result comes down a pipe the kernel cannot reach, its uid may neither write the executor's folder
+    # nor signal it): the blank notebook's 0, flagged for the attempt
+    Case("forged_result", "attack on the grader", ("flagged", "processes or signals"), patched(blank, FORGED_RESULT)),
     Case("deep_metadata", "broken file", ("not graded", "levels deep"), edit(reference, _deep_metadata)),
     # ---- cheats inside the kernel
     Case("input_transformer", "cheat in the kernel", ("flagged", "IPython's machinery"),

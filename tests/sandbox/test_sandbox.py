@@ -28,15 +28,16 @@ except OSError:
 """
 
 
-def test_kernel_runs_as_nobody_without_network_files_or_secrets(monkeypatch):
-    """Does a kernel in the sandbox run as uid 65534, without network, solutions, /root or the grader's environment?"""
+def test_kernel_runs_as_its_own_user_without_network_files_or_secrets(monkeypatch):
+    """Does a kernel in the sandbox run as its own uid (65533), without network, solutions, /root or the grader's
+    environment?"""
     isolation = require_sandbox()
     monkeypatch.setenv("COURSE_SANDBOX_PROBE_SECRET", "do-not-show")
     nb = new_notebook(cells=[new_code_cell(PROBE)], metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}})
     run = sandbox.execute(nb, [], sandbox.Limits(cell_timeout=20, notebook_budget=60), isolation)
     assert run.status == "ok", run.log
     text = "".join(o.get("text", "") for o in run.notebook.cells[0].outputs)
-    assert "uid 65534" in text
+    assert f"uid {sandbox.KERNEL_UID}\n" in text and sandbox.KERNEL_UID != sandbox.NOBODY
     assert "solutions False" in text and "repo tests False" in text and "root home False" in text
     assert "secret None" in text
     assert "network no" in text
@@ -412,3 +413,111 @@ def test_the_kernel_cannot_write_the_result(monkeypatch):
     text = "".join(o.get("text", "") for o in run.notebook.cells[0].outputs)
     assert channels, "sandbox.execute made no pipe: this test no longer follows the channel"
     assert not any(f"wrote to pipe {inode}\n" in text for inode in channels) and "unreachable" in text, text
+
+
+EXECUTOR = """
+import errno, os
+def status(pid):
+    return dict(line.split(':', 1) for line in open(f'/proc/{pid}/status').read().splitlines())
+def tried(what, action):
+    try:
+        action()
+        print(what, 'done')
+    except OSError as err:
+        print(what, errno.errorcode.get(err.errno, err.errno))
+me = status('self')
+print('kernel uid', os.getuid(), 'gid', os.getgid(), 'groups', os.getgroups())
+print('kernel caps', *(int(me[k], 16) for k in ('CapInh', 'CapPrm', 'CapEff', 'CapBnd', 'CapAmb')), 'nnp', me['NoNewPrivs'].strip())
+pid = os.getppid()  # the kernel's parent: the executor (setpriv exec'd the kernel)
+assert b'executor.py' in open(f'/proc/{pid}/cmdline', 'rb').read()
+it = status(pid)
+print('executor uid', it['Uid'].split()[0], 'caps', int(it['CapEff'], 16), int(it['CapPrm'], 16),
+      int(it['CapBnd'], 16), int(it['CapAmb'], 16), int(it['CapInh'], 16))
+tried('signal', lambda: os.kill(pid, 0))
+tried('fd list', lambda: os.listdir(f'/proc/{pid}/fd'))
+for fd in range(12):
+    tried(f'fd {fd}', lambda: os.close(os.open(f'/proc/{pid}/fd/{fd}', os.O_RDONLY)))
+tried('mem', lambda: os.close(os.open(f'/proc/{pid}/mem', os.O_RDONLY)))
+tried('environ', lambda: open(f'/proc/{pid}/environ').read())
+tried('new file', lambda: open('/sandbox/out/forged.json', 'w').close())
+tried('started', lambda: open('/sandbox/out/started', 'a').close())
+tried('job', lambda: open('/sandbox/out/job.json', 'a').close())
+tried('replace', lambda: os.rename('/sandbox/out/job.json', '/sandbox/out/old.json'))
+tried('delete', lambda: os.unlink('/sandbox/out/started'))
+tried('chmod', lambda: os.chmod('/sandbox/out', 0o777))
+tried('notebook', lambda: open('/sandbox/out/notebook.ipynb').read())
+tried('work', lambda: open('/sandbox/work/mine.txt', 'w').write('x'))
+tried('home', lambda: open(os.path.expanduser('~/mine.txt'), 'w').write('x'))
+"""
+
+
+def test_the_kernel_cannot_reach_the_executor():
+    """Does the kernel run as another uid than the executor, with no capability, unable to signal it, open its
+    /proc files (fds, memory, environment) or write where its files are, while its own folders stay writable;
+    and does the executor keep only CAP_KILL once the kernel runs?"""
+    isolation = require_sandbox()
+    nb = new_notebook(cells=[new_code_cell(EXECUTOR)], metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}})
+    run = sandbox.execute(nb, [], sandbox.Limits(cell_timeout=20, notebook_budget=60), isolation)
+    assert run.status == "ok", run.log
+    outputs = run.notebook.cells[0].outputs
+    assert not any(o.output_type == "error" for o in outputs), outputs
+    lines = "".join(o.get("text", "") for o in outputs).splitlines()
+    said = dict(line.rsplit(" ", 1) for line in lines)  # what was tried -> "done" or the error's name
+    assert f"kernel uid {sandbox.KERNEL_UID} gid {sandbox.KERNEL_UID} groups []" in lines
+    assert "kernel caps 0 0 0 0 0 nnp 1" in lines
+    assert f"executor uid {sandbox.NOBODY} caps 32 32 32 0 0" in lines  # 1 << CAP_KILL: all it kept
+    assert said["signal"] == "EPERM"
+    assert said["fd list"] == "EACCES" and all(said[f"fd {n}"] in ("EACCES", "ENOENT") for n in range(12))
+    assert said["mem"] == "EACCES" and said["environ"] == "EACCES"
+    for what in ("new file", "started", "job", "replace", "delete", "chmod", "notebook"):
+        assert said[what] in ("EACCES", "EPERM", "ENOENT"), (what, said[what])
+    assert said["notebook"] == "ENOENT"  # deleted before any cell ran (and the executor's alone before that)
+    assert said["work"] == "done" and said["home"] == "done"
+
+
+VALUES = """
+from IPython.display import display
+display({"application/vnd.course.values+json": {"x": "v" * 300_000}}, raw=True)
+display({"application/vnd.course.values+json": {"x": "w" * 300_000}, "text/plain": "also text"}, raw=True)
+"""
+
+
+def test_value_records_have_a_budget_of_their_own():
+    """Are value records (a display output whose one MIME type is the course's values) kept past the text
+    cap (64 kB a cell) within their own budget, and cut past it, while an output that merely includes
+    that MIME type counts as text?"""
+    isolation = require_sandbox()
+    kernel = {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}}
+    nb = new_notebook(cells=[new_code_cell(VALUES), new_code_cell(VALUES), new_code_cell("print('still here')")],
+                      metadata=kernel)
+    limits = sandbox.Limits(cell_timeout=20, notebook_budget=60, cell_values_bytes=400_000, notebook_values_bytes=600_000)
+    run = sandbox.execute(nb, [], limits, isolation)
+    assert run.status == "ok", run.log
+    first, second, third = (c.outputs for c in run.notebook.cells)
+    assert [o.output_type for o in first] == ["display_data", "stream"], first  # the mixed one: text, cut
+    assert len(first[0]["data"]["application/vnd.course.values+json"]["x"]) == 300_000
+    assert "output cut" in first[1]["text"]
+    assert [o.output_type for o in second] == ["stream"] and "output cut" in second[0]["text"]  # 600 kB a notebook
+    assert run.output_cut == [0, 1]
+    assert third[0]["text"] == "still here\n"
+
+
+UNDECODABLE = """
+kernel = get_ipython().kernel
+kernel.iopub_socket.send_multipart([b'x', b'<IDS|MSG>', b'0' * 64, b'{}', b'{}', b'{}', b'{}'])  # a bad signature
+kernel.iopub_socket.send_multipart([b'<IDS|MSG>', b'0' * 64])  # too few parts
+import time
+time.sleep(0.5)
+print('after')
+"""
+
+
+def test_a_message_that_does_not_decode_does_not_end_the_run():
+    """Does the executor pass over a message from the kernel that does not decode (forged, or half sent by a
+    kernel at its process limit), instead of ending without a result?"""
+    isolation = require_sandbox()
+    nb = new_notebook(cells=[new_code_cell(UNDECODABLE), new_code_cell("print('next')")],
+                      metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}})
+    run = sandbox.execute(nb, [], sandbox.Limits(cell_timeout=20, notebook_budget=60), isolation)
+    assert run.status == "ok", run.log
+    assert [[o.get("text") for o in c.outputs] for c in run.notebook.cells] == [["after\n"], ["next\n"]]

@@ -13,7 +13,7 @@ from nbformat.v4 import new_output
 import json
 
 from course.values import MIME
-from instructor.cells import is_graded_test
+from instructor.cells import grade_id, is_graded_test
 from instructor.grading.checks.judge import Verdict, imported_names, judge, trusted_imports
 from instructor.grading.checks.split import Plan, plan
 
@@ -34,11 +34,11 @@ def split_cell(cell, imported: set[str]) -> tuple[Plan, list[int]] | None:
     if not is_graded_test(cell):
         return None
     try:
-        found = plan(cell.metadata.nbgrader.grade_id, cell.source, imported)
+        found = plan(grade_id(cell), cell["source"], imported)
     except SyntaxError:
         return None  # run as it is; nbgrader's rule (an error fails it) decides
     code, origin = found.kernel_code()
-    cell.source = code
+    cell["source"] = code
     return found, origin
 
 
@@ -53,10 +53,10 @@ def split_notebook(nb, release=None) -> tuple[dict, dict]:
     names = imported_names(imports)
     plans = {}
     for cell in nb.cells:
-        original = cell.source
+        original = cell.get("source", "")
         done = split_cell(cell, names)
         if done:
-            plans[cell.metadata.nbgrader.grade_id] = (done[0], original, done[1])
+            plans[grade_id(cell)] = (done[0], original, done[1])
     return plans, imports
 
 
@@ -74,7 +74,7 @@ def records(cell, name: str) -> tuple[dict[int, dict], bool]:
                 found[sent["check"]] = json.loads(json.dumps(sent["values"]))  # plain dicts, as the kernel sent them
             continue
         kept.append(out)
-    cell.outputs = kept
+    cell["outputs"] = kept
     return found, twice
 
 
@@ -94,7 +94,7 @@ def _map_lines(cell, origin: list[int]) -> None:
         n = int(m.group(4))
         return m.group(1) + m.group(2) + m.group(3) + str(origin[n - 1] if 0 < n <= len(origin) else 0)
 
-    for out in cell.outputs:
+    for out in cell.get("outputs", []):
         if out.get("output_type") == "error":
             state = [True]
             out["traceback"] = [_FRAME.sub(lambda m: back(m, state), str(line)) for line in out.get("traceback") or []]
@@ -104,16 +104,16 @@ def judge_cell(cell, found: Plan, original: str, origin: list[int], imports: dic
     """Judge executed test ``cell`` outside; its source is the release's again, a failure is an error output."""
     name = found.cell
     sent, twice = records(cell, name)
-    cell.source = original
+    cell["source"] = original
     _map_lines(cell, origin)
     if twice:
         verdict = Verdict(False, 1, "ForgedValues", "the kernel sent the values of one check twice", missing=True)
     else:
         verdict = judge(found, imports, sent)
-    kernel_failed = any(o.get("output_type") == "error" for o in cell.outputs)
+    kernel_failed = any(o.get("output_type") == "error" for o in cell["outputs"])
     if not verdict.passed and not (verdict.missing and kernel_failed):
         # the grader's own words; the traceback's frame names the check (instructor.reporting.failures reads it)
-        cell.outputs.append(new_output("error", ename=verdict.exception, evalue=verdict.message, traceback=[
+        cell["outputs"].append(new_output("error", ename=verdict.exception, evalue=verdict.message, traceback=[
             f"Judged by the grader, outside your kernel: Cell In[{cell.get('execution_count') or ''}], line {verdict.line}",
             f"{verdict.exception}: {verdict.message}"]))
     return verdict

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import sys
 
-from instructor.cells import is_graded_test, read, tags
+from instructor.cells import grade_id, is_graded_test, read, tags
 from instructor.grading.checks.cells import judge_cell, notebook_imports, split_notebook
 from instructor.grading.checks.judge import imported_names
 from instructor.grading.checks.split import JUDGED, KERNEL_ASSERT, plan
@@ -33,7 +33,7 @@ def where_judged(nb) -> tuple[int, int, list[str]]:
     for cell in nb.cells:
         if not is_graded_test(cell):
             continue
-        found = plan(cell.metadata.nbgrader.grade_id, cell.source, names)
+        found = plan(grade_id(cell), cell.source, names)
         judged += found.count(JUDGED)
         kernel += found.count(KERNEL_ASSERT)
         lines += [f"  {found.cell} line {st.line}: {st.source.splitlines()[0][:100]}"
@@ -79,7 +79,7 @@ def run_reference(assignment: str) -> list[str]:
     failed = []
     for cell in nb.cells:
         if is_graded_test(cell):
-            found, original, origin = plans[cell.metadata.nbgrader.grade_id]
+            found, original, origin = plans[grade_id(cell)]
             verdict = judge_cell(cell, found, original, origin, imports)
             errors = [o for o in cell.outputs if o.get("output_type") == "error"]
             if not verdict.passed or errors:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import functools
 import threading
 from dataclasses import dataclass
 
@@ -41,9 +42,15 @@ class Verdict:
 def trusted_imports(sources: list[str]) -> dict:
     """The namespace the notebook's imports of trusted modules give (``import numpy as np`` ...).
 
-    ``sources`` are the notebook's locked cells; anything but an import of one
+    ``sources`` are the release's set-up cells; anything but an import of one
     of :data:`~instructor.grading.checks.split.TRUSTED_MODULES` is left out.
+    The namespace is shared (one per release and process): :func:`judge` works on a copy.
     """
+    return _imports(tuple(sources))
+
+
+@functools.lru_cache(maxsize=64)
+def _imports(sources: tuple[str, ...]) -> dict:
     namespace: dict = {"__builtins__": builtins}
     for source in sources:
         try:

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import functools
 from dataclasses import dataclass, field
 
 PROBE, GIVEN, JUDGED, KERNEL_ASSERT = "probe", "given", "judged", "kernel assert"
@@ -104,7 +105,8 @@ def _names(node: ast.AST) -> tuple[set[str], set[str]]:
             reads.add(sub.target.id)
         elif isinstance(sub, ast.Attribute) and _is_global_random(sub):
             reads.add(GLOBAL_RANDOM)
-    return reads - _local_names(node), binds - _local_names(node)
+    local = _local_names(node)
+    return reads - local, binds - local
 
 
 def _local_names(node: ast.AST) -> set[str]:
@@ -171,9 +173,16 @@ def plan(cell: str, source: str, imported: set[str]) -> Plan:
 
     ``imported`` are the names the notebook binds by importing a trusted
     module (:data:`TRUSTED_MODULES`); the grader binds them outside itself.
-    Raises SyntaxError if the source does not parse.
+    Raises SyntaxError if the source does not parse. Every submission of a
+    release has the same test cells: a plan is made once per process.
     """
+    return _plan(cell, source, frozenset(imported))
+
+
+@functools.lru_cache(maxsize=1024)
+def _plan(cell: str, source: str, imported: frozenset[str]) -> Plan:
     tree = ast.parse(source)
+    lines = source.splitlines()
     cell_bound: set[str] = set()  # bound by a given statement of this cell: the grader has its own value
     kernel: set[str] = set()  # kernel values: bound or touched by a probe
     definitions: dict[str, set[str]] = {}  # a function defined in the cell -> the cell's names it reads
@@ -181,7 +190,7 @@ def plan(cell: str, source: str, imported: set[str]) -> Plan:
     probe_ran = False
     statements = []
     for node in tree.body:
-        text = ast.get_source_segment(source, node, padded=True) or ""
+        text = _segment(lines, node)
         reads, binds = _names(node)
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             reads = _free_names(node)
@@ -220,6 +229,16 @@ def plan(cell: str, source: str, imported: set[str]) -> Plan:
         statements.append(st)
     _slice_givens(statements)
     return Plan(cell, statements)
+
+
+def _segment(lines: list[str], node: ast.stmt) -> str:
+    """The source of top-level statement ``node`` (what ``ast.get_source_segment`` gives, without
+    splitting the cell's source again for every statement)."""
+    first, last = node.lineno - 1, node.end_lineno - 1
+    head, tail = lines[first].encode(), lines[last].encode()  # the offsets count UTF-8 bytes
+    if first == last:
+        return head[node.col_offset:node.end_col_offset].decode()
+    return "\n".join([head[node.col_offset:].decode(), *lines[first + 1:last], tail[:node.end_col_offset].decode()])
 
 
 def _slice_givens(statements: list[Statement]) -> None:

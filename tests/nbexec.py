@@ -77,7 +77,7 @@ class MistakeRunner:
         (:mod:`instructor.grading.checks`).
         """
         nb = apply_mistake(self.source, mistake)
-        plans, imports = split_notebook(nb)
+        plans, setup = split_notebook(nb)
         reset = new_code_cell("%reset -f\nimport matplotlib.pyplot as _plt\n_plt.close('all')\ndel _plt")
         self._client.execute_cell(reset, 0, store_history=False)
         kept = [i for i, c in enumerate(nb.cells) if "slow" not in tags(c)]
@@ -89,7 +89,7 @@ class MistakeRunner:
             self._client.execute_cell(cell, i, store_history=False)
             if is_graded_test(cell) and grade_id(cell) in plans:
                 found, original, origin = plans[grade_id(cell)]
-                judge_cell(cell, found, original, origin, imports)
+                judge_cell(cell, found, original, origin, setup)
             run.cells.append(result_of(i, cell))
         return run
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import io
 import json
 
 import mygrad as mg
@@ -9,10 +11,11 @@ import numpy as np
 import pytest
 from nbformat.v4 import new_code_cell, new_output
 
-from course.values import MIME, Opaque, decode, encode
+from course.values import MAX_ELEMENTS, MIME, Opaque, decode, encode
 from instructor.cells import hidden_lines, is_graded_test, read
+from instructor.grading.checks import worker
 from instructor.grading.checks.cells import judge_cell, notebook_imports, split_notebook
-from instructor.grading.checks.judge import imported_names
+from instructor.grading.checks.judge import imported_names, trusted_imports
 from instructor.grading.checks.report import run_reference, static_report
 from instructor.grading.checks.split import GIVEN, JUDGED, KERNEL_ASSERT, PROBE, plan
 from instructor.paths import SOLUTIONS, existing_assignments, notebook_path
@@ -87,7 +90,7 @@ def test_values_travel_as_data_only():
             decode(bad)
 
 
-def _executed(source: str, records: list[dict], error: dict | None = None):
+def _executed(source: str, records: list, error: dict | None = None):
     """A split test cell as the kernel would return it, with ``records`` (check index -> values) shown."""
     cell = new_code_cell(source, metadata={"nbgrader": {"grade": True, "grade_id": "c", "points": 1,
                                                          "solution": False, "locked": True}})
@@ -103,8 +106,7 @@ def _executed(source: str, records: list[dict], error: dict | None = None):
 
 def _verdict(records, error=None):
     cell, found, origin = _executed(CELL, records, error)
-    imports = {"np": np, "mg": mg, "__builtins__": __builtins__}
-    return judge_cell(cell, found, CELL, origin, imports), cell
+    return judge_cell(cell, found, CELL, origin, ("import numpy as np\nimport mygrad as mg",)), cell
 
 
 def _right():
@@ -180,5 +182,39 @@ def test_a_students_set_up_cell_does_not_choose_the_graders_names():
     for cell in student.cells:
         if cell.cell_type == "code" and "import numpy as np" in cell.source:
             cell.source = cell.source.replace("import numpy as np", "import numpy.ma as np")
-    _, imports = split_notebook(student, release)
-    assert imports["np"] is np
+    _, setup = split_notebook(student, release)
+    assert "numpy.ma" not in "\n".join(setup) and trusted_imports(list(setup))["np"] is np
+
+
+def _judged(source: str, records: list) -> tuple:
+    cell, found, origin = _executed(source, records)
+    return judge_cell(cell, found, source, origin, ("import numpy as np",)), cell
+
+
+COSTLY = "x = np.ones((9, 7, 4))\ny = f(x.copy())\nassert np.allclose(y, x), 'y must equal x'\n"
+
+
+def test_values_that_cost_stop_the_judge_not_the_grader(monkeypatch):
+    """Values made to cost (a broadcast of millions of rows, a set whose items all hash alike) fail their
+    cell in the judge's own process, under its memory and time limits; the grader goes on judging."""
+    raw = io.BytesIO()  # written by hand, as a forger would: the kernel's own encoder refuses such sizes
+    np.save(raw, np.zeros((MAX_ELEMENTS, 1, 1, 1), dtype=bool))  # broadcast against (9, 7, 4): 8 GB of floats
+    wide = {"t": "array", "v": base64.b64encode(raw.getvalue()).decode()}
+    verdict, _ = _judged(COSTLY, [(2, {"y": wide})])
+    assert not verdict.passed and "MemoryError" in verdict.exception + verdict.message
+    monkeypatch.setattr(worker, "SECONDS", 1.0)
+    flood = {"t": "set", "v": [{"t": "int", "v": format(k * (2**61 - 1), "x")} for k in range(40_000)]}
+    verdict, _ = _judged(COSTLY, [(2, {"y": flood})])
+    assert not verdict.passed and verdict.exception == "JudgeStopped" and "1 s" in verdict.message
+    monkeypatch.setattr(worker, "SECONDS", 20.0)
+    verdict, _ = _judged(COSTLY, [(2, {"y": encode(np.ones((9, 7, 4)))})])  # a new worker, right values
+    assert verdict.passed
+
+
+def test_an_array_is_what_its_header_says():
+    """An .npy whose header claims more than its bytes, or a zip, is refused."""
+    raw = io.BytesIO()
+    np.save(raw, np.zeros(3))
+    for payload in (raw.getvalue().replace(b"(3,)", b"(10000000000,)"), b"PK\x03\x04" + b"0" * 60):
+        with pytest.raises(ValueError):
+            decode({"t": "array", "v": base64.b64encode(payload).decode()})

@@ -14,7 +14,8 @@ import json
 
 from course.values import MIME
 from instructor.cells import grade_id, is_graded_test
-from instructor.grading.checks.judge import Verdict, imported_names, judge, trusted_imports
+from instructor.grading.checks.judge import Verdict, imported_names, trusted_imports
+from instructor.grading.checks.worker import judge_isolated
 from instructor.grading.checks.split import Plan, plan
 
 #: what IPython writes before a frame of a cell: ``Cell In[12], line 7`` (colour codes between any two words)
@@ -22,11 +23,17 @@ _ANSI = r"(?:\x1b\[[0-9;]*[A-Za-z])*"
 _FRAME = re.compile(rf"(Cell{_ANSI} {_ANSI}In\[)(\d*)(\]{_ANSI}, line {_ANSI})(\d+)")
 
 
-def notebook_imports(nb) -> dict:
-    """The trusted imports of the set-up cells of ``nb`` (a release or source notebook: the author's), run in the grader."""
+def setup_sources(nb) -> tuple[str, ...]:
+    """The code of the set-up cells of ``nb`` (a release or source notebook: the author's), whose imports of
+    trusted modules the grader makes itself (:func:`~instructor.grading.checks.judge.trusted_imports`)."""
     meta = lambda c: c.get("metadata", {}).get("nbgrader", {})  # noqa: E731
-    return trusted_imports([c.source for c in nb.cells if c.cell_type == "code"
-                            and not meta(c).get("grade") and not meta(c).get("solution")])
+    return tuple(c.source for c in nb.cells if c.cell_type == "code"
+                 and not meta(c).get("grade") and not meta(c).get("solution"))
+
+
+def notebook_imports(nb) -> dict:
+    """The namespace the trusted imports of ``nb``'s set-up cells give."""
+    return trusted_imports(list(setup_sources(nb)))
 
 
 def split_cell(cell, imported: set[str]) -> tuple[Plan, list[int]] | None:
@@ -42,22 +49,22 @@ def split_cell(cell, imported: set[str]) -> tuple[Plan, list[int]] | None:
     return found, origin
 
 
-def split_notebook(nb, release=None) -> tuple[dict, dict]:
-    """Split every graded test cell of ``nb`` in place; (grade_id -> (plan, original source, line map), imports).
+def split_notebook(nb, release=None) -> tuple[dict, tuple[str, ...]]:
+    """Split every graded test cell of ``nb`` in place; (grade_id -> (plan, original source, line map), set-up code).
 
     The imports come from ``release`` (default: ``nb`` itself, for a notebook
     of the author's): a student's edits to a set-up cell never say what the
     grader binds.
     """
-    imports = notebook_imports(release if release is not None else nb)
-    names = imported_names(imports)
+    setup = setup_sources(release if release is not None else nb)
+    names = imported_names(trusted_imports(list(setup)))
     plans = {}
     for cell in nb.cells:
         original = cell.get("source", "")
         done = split_cell(cell, names)
         if done:
             plans[grade_id(cell)] = (done[0], original, done[1])
-    return plans, imports
+    return plans, setup
 
 
 def records(cell, name: str) -> tuple[dict[int, dict], bool]:
@@ -100,7 +107,7 @@ def _map_lines(cell, origin: list[int]) -> None:
             out["traceback"] = [_FRAME.sub(lambda m: back(m, state), str(line)) for line in out.get("traceback") or []]
 
 
-def judge_cell(cell, found: Plan, original: str, origin: list[int], imports: dict) -> Verdict:
+def judge_cell(cell, found: Plan, original: str, origin: list[int], setup: tuple[str, ...]) -> Verdict:
     """Judge executed test ``cell`` outside; its source is the release's again, a failure is an error output."""
     name = found.cell
     sent, twice = records(cell, name)
@@ -109,7 +116,7 @@ def judge_cell(cell, found: Plan, original: str, origin: list[int], imports: dic
     if twice:
         verdict = Verdict(False, 1, "ForgedValues", "the kernel sent the values of one check twice", missing=True)
     else:
-        verdict = judge(found, imports, sent)
+        verdict = judge_isolated(found, setup, sent)
     kernel_failed = any(o.get("output_type") == "error" for o in cell["outputs"])
     if not verdict.passed and not (verdict.missing and kernel_failed):
         # the grader's own words; the traceback's frame names the check (instructor.reporting.failures reads it)

@@ -109,7 +109,9 @@ def _judge(plan: Plan, namespace: dict, records: dict[int, dict]) -> Verdict:
                 return Verdict(False, st.line, "MissingValues", MISSING, missing=True)
             try:
                 namespace.update({name: decode(sent[name]) for name in st.kernel_values})
-            except (KeyError, ValueError, TypeError) as err:
+            except MemoryError:
+                raise
+            except Exception as err:  # noqa: BLE001 - whatever the kernel sent, a value that does not decode fails
                 return Verdict(False, st.line, "MalformedValues", f"the values this check needs came back malformed ({err})")
         try:
             exec(_compiled(st.source, st.line), namespace)

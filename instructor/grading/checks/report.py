@@ -67,7 +67,7 @@ def run_reference(assignment: str) -> list[str]:
     path = notebook_path(assignment, SOLUTIONS)
     nb = read(path)
     nb.cells = [c for c in nb.cells if "slow" not in tags(c)]
-    plans, imports = split_notebook(nb)
+    plans, setup = split_notebook(nb)
     saved = dict(os.environ)
     os.environ.update(QUICK_ENV)
     try:
@@ -80,7 +80,7 @@ def run_reference(assignment: str) -> list[str]:
     for cell in nb.cells:
         if is_graded_test(cell):
             found, original, origin = plans[grade_id(cell)]
-            verdict = judge_cell(cell, found, original, origin, imports)
+            verdict = judge_cell(cell, found, original, origin, setup)
             errors = [o for o in cell.outputs if o.get("output_type") == "error"]
             if not verdict.passed or errors:
                 shown = verdict.message if not verdict.passed else f"{errors[0].get('ename')}: {errors[0].get('evalue')}"

@@ -69,6 +69,7 @@ class Plan:
 
     cell: str
     statements: list[Statement]
+    source: str = ""  # the cell's code as the release has it
 
     def kernel_code(self) -> tuple[str, list[int]]:
         """The code that runs in the kernel in the cell's place (probes, the givens they need, records),
@@ -193,7 +194,7 @@ def _plan(cell: str, source: str, imported: frozenset[str]) -> Plan:
         text = _segment(lines, node)
         reads, binds = _names(node)
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            reads = _free_names(node)
+            reads, binds = _free_names(node), {node.name}  # its locals are its own, not the cell's
         elif isinstance(node, _BLOCKS):
             reads = reads - binds  # a loop's own variables (a name it reads before binding would fail the reference)
         # calling a function of the cell reads what it reads
@@ -228,7 +229,7 @@ def _plan(cell: str, source: str, imported: frozenset[str]) -> Plan:
             kernel -= binds
         statements.append(st)
     _slice_givens(statements)
-    return Plan(cell, statements)
+    return Plan(cell, statements, source)
 
 
 def _segment(lines: list[str], node: ast.stmt) -> str:

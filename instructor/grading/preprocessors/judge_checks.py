@@ -8,8 +8,8 @@ from traitlets import Bool
 from instructor.cells import grade_id, is_graded_test
 from nbgrader.api import Gradebook
 
-from instructor.grading.checks.cells import judge_cell, notebook_imports
-from instructor.grading.checks.judge import imported_names
+from instructor.grading.checks.cells import judge_cell, setup_sources
+from instructor.grading.checks.judge import imported_names, trusted_imports
 from instructor.grading.checks.split import RECORD, plan
 from instructor.grading.preprocessors.release_notebook import release_notebook
 from instructor.grading.preprocessors.split_checks import KEY
@@ -31,14 +31,16 @@ class JudgeChecks(Preprocessor):
     enabled = Bool(True).tag(config=True)
 
     def preprocess(self, nb, resources):
-        plans, imports = resources.get(KEY) or _from_gradebook(nb, resources, self.config)
+        plans, setup = resources.get(KEY) or _from_gradebook(nb, resources, self.config)
         sub = carried(resources)
         for cell in nb.cells:
             if not is_graded_test(cell) or grade_id(cell) not in plans:
                 continue
             found, original, origin = plans[grade_id(cell)]
-            verdict = judge_cell(cell, found, original, origin, imports)
-            if verdict.broken:
+            verdict = judge_cell(cell, found, original, origin, setup)
+            if verdict.exception == "JudgeStopped":
+                sub.flag(f"test cell {grade_id(cell)!r}: {verdict.message} (scored 0)")
+            elif verdict.broken:
                 sub.flag(f"the grader could not run the release's own code of test cell {grade_id(cell)!r}: "
                          f"{verdict.message[:200]}")
             elif verdict.exception == "ForgedValues":
@@ -57,11 +59,11 @@ def _from_gradebook(nb, resources, config) -> tuple[dict, dict]:
     release = release_notebook(config, resources)
     if release is None:
         return {}, {}
-    imports = notebook_imports(release)
-    names = imported_names(imports)
+    setup = setup_sources(release)
+    names = imported_names(trusted_imports(list(setup)))
     plans = {}
     for cell in nb.cells:
         if is_graded_test(cell) and grade_id(cell) in sources:
             found = plan(grade_id(cell), sources[grade_id(cell)], names)
             plans[grade_id(cell)] = (found, sources[grade_id(cell)], found.kernel_code()[1])
-    return plans, imports
+    return plans, setup

@@ -1,0 +1,137 @@
+"""The judge runs in a process of its own, with a memory limit and a time limit per cell.
+
+The values a kernel sends are data, but data can still be made to cost: an
+array of shape ``(10**6, 1, 1, 1)`` broadcast against a reference, a set
+whose items all hash alike. So the grader's process never decodes or judges
+them itself: one worker process per grader process (started on first use,
+reused, started again after a failure) does, under ``RLIMIT_AS`` and with a
+deadline per cell. A cell it could not judge in time or memory fails, and
+the submission is flagged.
+
+    python -m instructor.grading.checks.worker     # reads requests on stdin, one JSON line each
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import os
+import resource
+import select
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import asdict
+
+from instructor.grading.checks.judge import Verdict, imported_names, judge, trusted_imports
+from instructor.grading.checks.split import Plan, plan
+
+#: the worker's address space (numpy, MyGrad and the course's modules take about 300 MB of it)
+MEMORY_MB = 1536
+#: seconds to judge one cell (the course's cells take milliseconds)
+SECONDS = 20.0
+#: seconds for the worker to start (imports)
+START_SECONDS = 60.0
+
+
+class Worker:
+    """One judge process, shared by the threads of a grader process (one request at a time)."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._proc: subprocess.Popen | None = None
+
+    def _start(self) -> subprocess.Popen:
+        env = {**os.environ, "COURSE_JUDGE_MEMORY_MB": str(MEMORY_MB)}
+        proc = subprocess.Popen([sys.executable, "-m", "instructor.grading.checks.worker"], stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+        if self._read(proc, START_SECONDS) != {"ready": True}:
+            self._stop(proc)
+            raise RuntimeError("the judge process did not start")
+        return proc
+
+    @staticmethod
+    def _read(proc: subprocess.Popen, seconds: float):
+        """One JSON line from ``proc`` within ``seconds``, or None (late, dead or garbled)."""
+        ready, _, _ = select.select([proc.stdout], [], [], seconds)
+        if not ready:
+            return None
+        line = proc.stdout.readline()
+        try:
+            return json.loads(line) if line else None
+        except ValueError:
+            return None
+
+    @staticmethod
+    def _stop(proc: subprocess.Popen | None) -> None:
+        if proc is not None and proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+    def judge(self, found: Plan, setup: tuple[str, ...], records: dict[int, dict]) -> Verdict:
+        """The verdict on ``found``'s cell, judged in the worker; a failed verdict if the worker gave none."""
+        request = json.dumps({"cell": found.cell, "source": found.source, "setup": list(setup),
+                              "records": {str(k): v for k, v in records.items()}}) + "\n"
+        with self._lock:
+            if self._proc is None or self._proc.poll() is not None:
+                self._proc = self._start()
+            start = time.monotonic()
+            try:
+                self._proc.stdin.write(request.encode())
+                self._proc.stdin.flush()
+                answer = self._read(self._proc, SECONDS)
+            except (BrokenPipeError, OSError):
+                answer = None
+            if answer is None or "verdict" not in answer:
+                late = time.monotonic() - start >= SECONDS
+                self._stop(self._proc)
+                self._proc = None
+                why = (f"took more than {SECONDS:g} s" if late else f"needed more than {MEMORY_MB} MB or failed")
+                return Verdict(False, 1, "JudgeStopped", f"the grader stopped judging this cell: its values {why}",
+                               broken=True)
+        return Verdict(**answer["verdict"])
+
+    def close(self) -> None:
+        with self._lock:
+            self._stop(self._proc)
+            self._proc = None
+
+
+_WORKER = Worker()
+atexit.register(_WORKER.close)
+
+
+def judge_isolated(found: Plan, setup: tuple[str, ...], records: dict[int, dict]) -> Verdict:
+    """:func:`~instructor.grading.checks.judge.judge`, in the worker process (see the module doc)."""
+    return _WORKER.judge(found, setup, records)
+
+
+def serve() -> int:
+    """The worker's loop: a request per line in, a verdict per line out."""
+    limit = int(os.environ.get("COURSE_JUDGE_MEMORY_MB", MEMORY_MB)) * 2**20
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    out = sys.stdout
+    sys.stdout = sys.stderr  # a print in a test's own code must not garble the answers
+    out.write(json.dumps({"ready": True}) + "\n")
+    out.flush()
+    for line in sys.stdin:
+        try:
+            request = json.loads(line)
+            setup = tuple(request["setup"])
+            found = plan(request["cell"], request["source"], imported_names(trusted_imports(list(setup))))
+            records = {int(k): v for k, v in request["records"].items()}
+            verdict = judge(found, trusted_imports(list(setup)), records)
+        except MemoryError:
+            verdict = Verdict(False, 1, "JudgeStopped", f"the grader stopped judging this cell: its values needed "
+                                                          f"more than {limit // 2**20} MB", broken=True)
+        except Exception as err:  # a request the worker cannot read is a cell it cannot judge
+            verdict = Verdict(False, 1, "JudgeStopped", f"the grader could not judge this cell ({type(err).__name__})",
+                              broken=True)
+        out.write(json.dumps({"verdict": asdict(verdict)}) + "\n")
+        out.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(serve())

@@ -126,7 +126,10 @@ def test_the_grader_judges_the_values_the_kernel_sent():
     assert not verdict.passed and verdict.missing
     verdict, _ = _verdict([(3, {"y": right}), (3, {"y": right}), (5, {"y": right})])
     assert not verdict.passed and verdict.exception == "ForgedValues"
-    verdict, _ = _verdict([(3, {"y": {"t": "opaque", "type": "AlwaysEqual"}}), (5, {"y": right})])
+    # one result, two checks: a value made up for each check alone (the right shape, then the right numbers)
+    verdict, _ = _verdict([(3, {"y": encode(np.zeros((4, 3)))}), (5, {"y": right})])
+    assert not verdict.passed and verdict.exception == "ForgedValues"
+    verdict, _ = _verdict([(3, {"y": {"t": "opaque", "type": "AlwaysEqual"}}), (5, {"y": {"t": "opaque", "type": "AlwaysEqual"}})])
     assert not verdict.passed and "cannot be judged outside" in verdict.message
     # an error the kernel showed (the student's code crashed) stays the cell's failure, its line the cell's own
     verdict, cell = _verdict([], {"ename": "NotImplementedError", "evalue": "", "traceback": ["Cell In[3], line 3"]})

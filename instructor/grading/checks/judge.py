@@ -100,13 +100,21 @@ def judge(plan: Plan, imports: dict, records: dict[int, dict]) -> Verdict:
 
 
 def _judge(plan: Plan, namespace: dict, records: dict[int, dict]) -> Verdict:
+    since_probe: dict[str, object] = {}  # what the kernel sent of each value since its code last ran
     for index, st in enumerate(plan.statements):
         if st.kind not in (GIVEN, JUDGED):
+            since_probe.clear()
             continue
         if st.kind == JUDGED:
             sent = records.get(index)
             if sent is None:
                 return Verdict(False, st.line, "MissingValues", MISSING, missing=True)
+            # between two runs of the student's code nothing changes a kernel value: one value per name,
+            # so checks on one result cannot be answered each with a value made up for it alone
+            changed = [n for n in st.kernel_values if n in sent and since_probe.setdefault(n, sent[n]) != sent[n]]
+            if changed:
+                return Verdict(False, st.line, "ForgedValues", f"the kernel sent two different values of {changed[0]} "
+                                                               "for checks of one result")
             try:
                 namespace.update({name: decode(sent[name]) for name in st.kernel_values})
             except MemoryError:

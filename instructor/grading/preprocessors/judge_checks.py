@@ -44,7 +44,7 @@ class JudgeChecks(Preprocessor):
                 sub.flag(f"the grader could not run the release's own code of test cell {grade_id(cell)!r}: "
                          f"{verdict.message[:200]}")
             elif verdict.exception == "ForgedValues":
-                sub.flag(f"the kernel sent the values of a check of {grade_id(cell)!r} twice (scored 0)")
+                sub.flag(f"test cell {grade_id(cell)!r}: {verdict.message} (scored 0)")
         return nb, resources
 
 

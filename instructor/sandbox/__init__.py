@@ -407,7 +407,8 @@ def _run(command: list[str], env: dict, scratch: Path, out: Path, work: Path, li
 
 
 def _read_result(raw: bytes):
-    """The executor's result, or None if empty, oversized or malformed."""
+    """The executor's result, or None if empty, oversized or malformed (whatever decoding it raises,
+    RecursionError included: a result nested too deep for json or nbformat is malformed, not the grader's crash)."""
     import nbformat
 
     try:
@@ -422,5 +423,5 @@ def _read_result(raw: bytes):
         data["output_cut"] = [int(i) for i in data["output_cut"]]
         data["detail"] = str(data["detail"])[:300]
         return data
-    except (OSError, ValueError, KeyError, TypeError, AttributeError, nbformat.ValidationError):
+    except Exception:  # noqa: BLE001 - RecursionError (nested too deep) and any other: a malformed result
         return None

@@ -18,6 +18,9 @@ kernel), then runs every code cell, with:
 - a budget for the whole notebook (the rest is not run);
 - caps on output bytes per cell and per notebook, text, figures and value
   records (``VALUES_MIME``) each within a budget of their own (the rest is cut);
+- an output nested deeper than ``MAX_DEPTH`` (or one that does not become an
+  output) replaced by a note, an error or stderr by its strings: it costs
+  itself, never the run;
 
 and writes its result (the executed notebook plus what happened, as data)
 down the pipe ``JOB["result_fd"]``, whose other end the grader holds.
@@ -45,7 +48,7 @@ warnings.filterwarnings("ignore", message="IPython parent", category=UserWarning
 import nbformat  # noqa: E402  (after the lines above)
 from jupyter_client.manager import AsyncKernelManager
 from nbclient import NotebookClient  # noqa: E402
-from nbclient.exceptions import CellTimeoutError, DeadKernelError
+from nbclient.exceptions import CellExecutionComplete, CellTimeoutError, DeadKernelError
 from nbformat.v4 import new_output, output_from_msg
 from traitlets import List, Unicode
 from traitlets.config import Config
@@ -59,6 +62,13 @@ VALUES_MIME = "application/vnd.course.values+json"
 CAP_KILL, CAP_SETGID, CAP_SETUID, CAP_SETPCAP = 5, 6, 7, 8
 PR_CAPBSET_DROP, PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL = 24, 47, 4
 LINUX_CAPABILITY_VERSION_3 = 0x20080522
+#: how deep a message's content may nest (dicts and lists): nbformat and json read it recursively, and
+#: a kernel's output nested some hundreds deep would end the executor in a RecursionError
+MAX_DEPTH = 64
+#: the output kinds a cell keeps (update_display_data rewrites one already kept)
+OUTPUT_KINDS = {"stream", "display_data", "execute_result", "error", "update_display_data"}
+DEEP_NOTE = "\n[output dropped: nested deeper than the grader reads]\n"
+UNREADABLE_NOTE = "\n[output dropped: the grader could not read it]\n"
 
 
 def _undumpable() -> None:
@@ -110,7 +120,7 @@ def _skip_undecodable(channel) -> None:
             left = None if deadline is None else max(0.0, deadline - time.monotonic())
             try:
                 return await get(timeout=left)
-            except (ValueError, TypeError, KeyError, IndexError):  # what Session.deserialize raises
+            except (ValueError, TypeError, KeyError, IndexError, RecursionError):  # what Session.deserialize raises
                 await asyncio.sleep(0)  # a flood of them does not starve the timeouts
 
     channel.get_msg = get_msg
@@ -158,6 +168,48 @@ def _shorten(content: dict, chars: int) -> None:
         content["traceback"] = [str(line)[:chars] for line in (content.get("traceback") or [])[-3:]]
 
 
+def _too_deep(value, limit: int = MAX_DEPTH) -> bool:
+    """Does ``value`` nest dicts and lists deeper than ``limit``? Measured with a stack of its own, not recursion."""
+    stack = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            children = item.values()
+        elif isinstance(item, (list, tuple)):
+            children = item
+        else:
+            continue
+        if depth >= limit:
+            return True
+        stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list, tuple)))
+    return False
+
+
+def _text(value, chars: int) -> str:
+    """``value`` cut to ``chars`` if a string, else "" (never its repr: that recurses)."""
+    return value[:chars] if isinstance(value, str) else ""
+
+
+def _stand_in(msg, note: str, chars: int) -> dict:
+    """A message to handle instead of ``msg``, an output the grader could not read: its strings if it fails
+    a test cell (an error's name, value and traceback lines; stderr's text), else a note on stdout."""
+    content = msg.get("content")
+    content = content if isinstance(content, dict) else {}
+    kind = _kind(msg)
+    if kind == "error":
+        lines = content.get("traceback")
+        lines = [_text(line, chars) for line in lines[-3:] if isinstance(line, str)] if isinstance(lines, list) else []
+        new = {"ename": _text(content.get("ename"), 100) or "Error",
+               "evalue": _text(content.get("evalue"), chars) or note.strip(), "traceback": lines}
+    elif kind == "stream" and content.get("name") == "stderr":
+        kind, new = "stream", {"name": "stderr", "text": _text(content.get("text"), chars) or note}
+    else:
+        kind, new = "stream", {"name": "stdout", "text": note}
+    header = msg.get("header")
+    header = dict(header, msg_type=kind) if isinstance(header, dict) else {"msg_type": kind}
+    return {**msg, "msg_type": kind, "header": header, "content": new}
+
+
 def _budget(content: dict) -> str:
     """Which byte budget an output counts against: "values", "image" or "text"."""
     data = content.get("data") or {}
@@ -188,6 +240,42 @@ class CappedClient(NotebookClient):
             cell.outputs.append(new_output("error", ename="TimeoutError", evalue=self.timeout_text,
                                            traceback=[f"TimeoutError: {self.timeout_text}"]))
         return await super()._async_handle_timeout(timeout, cell)
+
+    def process_message(self, msg, cell, cell_index):
+        """nbclient's, but a message nested too deep, or one that fails to become an output, costs only itself.
+
+        An output is replaced by a note (its cell is in ``cut``), an error or stderr
+        by its strings (it fails a test cell); any other such message is passed over.
+        """
+        kind = _kind(msg)
+        if _too_deep(msg.get("content")):
+            content = msg.get("content")
+            if kind == "status" and isinstance(content, dict) and content.get("execution_state") == "idle":
+                raise CellExecutionComplete()
+            if kind not in OUTPUT_KINDS:
+                return None
+            return self._handle_stand_in(msg, cell, cell_index, DEEP_NOTE)
+        try:
+            return super().process_message(msg, cell, cell_index)
+        except CellExecutionComplete:
+            raise
+        except Exception:  # noqa: BLE001 - whatever one message breaks, the run goes on
+            if kind not in OUTPUT_KINDS:
+                return None
+            return self._handle_stand_in(msg, cell, cell_index, UNREADABLE_NOTE)
+
+    def _handle_stand_in(self, msg, cell, cell_index, note: str):
+        self.cut.add(cell_index)
+        stand_in = _stand_in(msg, note, self.verdict_chars)
+        try:
+            return super().process_message(stand_in, cell, cell_index)
+        except CellExecutionComplete:
+            raise
+        except Exception:  # noqa: BLE001 - the stand-in is plain strings; keep the note whatever happens
+            out = new_output("error", ename="Error", evalue=note.strip(), traceback=[]) if _is_verdict(stand_in) else \
+                new_output("stream", name="stdout", text=note)
+            cell.outputs.append(out)
+            return out
 
     def output(self, outs, msg, display_id, cell_index):
         verdicts = [o for o in outs if _fails(o)]

@@ -521,3 +521,48 @@ def test_a_message_that_does_not_decode_does_not_end_the_run():
     run = sandbox.execute(nb, [], sandbox.Limits(cell_timeout=20, notebook_budget=60), isolation)
     assert run.status == "ok", run.log
     assert [[o.get("text") for o in c.outputs] for c in run.notebook.cells] == [["after\n"], ["next\n"]]
+
+
+DEEP = """
+from IPython.display import publish_display_data
+x = []
+for _ in range(600):
+    x = [x]
+publish_display_data({"application/json": x, "text/plain": "deep"})
+print('before the deep error', flush=True)
+"""
+
+#: an error and a stderr whose content nests 600 deep: they fail the cell, so their strings are kept
+DEEP_VERDICTS = """
+kernel = get_ipython().kernel
+x = "[" * 600 + "]" * 600  # sent packed: the kernel's own json would recurse
+parent = kernel.get_parent("shell")
+kernel.session.send(kernel.iopub_socket, "error", ('{"ename": "AssertionError", "evalue": "the test failed", '
+                    f'"traceback": [{x}, "AssertionError: the test failed"]}}').encode(), parent=parent)
+kernel.session.send(kernel.iopub_socket, "stream", f'{{"name": "stderr", "text": {x}}}'.encode(), parent=parent);
+"""
+
+
+def test_a_deeply_nested_output_is_dropped_not_the_run():
+    """Is an output nested 600 deep (deeper than nbformat reads without a RecursionError) replaced by a note,
+    while the run goes on and the next cell's output is kept?"""
+    isolation = require_sandbox()
+    cells = [new_code_cell(DEEP), new_code_cell(DEEP_VERDICTS), new_code_cell("print('still here')")]
+    nb = new_notebook(cells=cells,
+                      metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}})
+    run = sandbox.execute(nb, [], sandbox.Limits(cell_timeout=20, notebook_budget=60), isolation)
+    assert run.status == "ok", run.log
+    first, verdicts, last = (c.outputs for c in run.notebook.cells)
+    assert [(o.output_type, o.get("name")) for o in first] == [("stream", "stdout")] * 2, first
+    assert "[output dropped: nested deeper than the grader reads]" in first[0]["text"]
+    assert first[1]["text"] == "before the deep error\n"
+    # the error keeps its name, value and string lines; stderr stays stderr (a note for its text)
+    assert [(o.output_type, o.get("name")) for o in verdicts] == [("error", None), ("stream", "stderr")], verdicts
+    assert (verdicts[0]["ename"], verdicts[0]["evalue"]) == ("AssertionError", "the test failed")
+    assert verdicts[0]["traceback"] == ["AssertionError: the test failed"]
+    assert "nested deeper" in verdicts[1]["text"]
+    assert run.output_cut == [0, 1]
+    assert [o.get("text") for o in last] == ["still here\n"]
+    # a result nested too deep for json or nbformat is malformed: no result, not a crash of the grader
+    deep = "[" * 100_000 + "]" * 100_000
+    assert sandbox._read_result(f'{{"status": "ok", "notebook": {deep}}}'.encode()) is None

@@ -153,11 +153,15 @@ assert np.all(x[:-1, :, 10:] == 0), "the end token appears only in the last posi
 # Check that the one-hot input encodes the digits and the target holds them reversed
 np.random.seed(1)
 x, target, digits = generate_batch(6, 6, 5)
+assert x.shape == (7, 5, 12) and target.shape == (7, 5) and digits.shape == (6, 5), \
+    f"generate_batch(6, 6, 5) gave shapes {x.shape}, {target.shape}, {digits.shape}; expected (7, 5, 12), (7, 5), (6, 5)"
 assert np.array_equal(x[:-1].argmax(axis=-1), digits), "x[t] must be the one-hot vector of digits[t]"
 assert np.array_equal(target[:-1], digits[::-1]), "target[:-1] must be the digits in reverse (time) order"
 assert np.all(target[-1] == 11), "the target must end with the end token 11"
 ### BEGIN HIDDEN TESTS
 x, target, digits = generate_batch(20, 20, 100)
+assert x.shape == (21, 100, 12) and target.shape == (21, 100) and digits.shape == (20, 100), \
+    f"generate_batch(20, 20, 100) gave shapes {x.shape}, {target.shape}, {digits.shape}; expected (21, 100, 12), (21, 100), (20, 100)"
 assert not np.all(digits == digits[:, :1]), \
     "all 100 sequences of the batch hold the same digits: draw digits of shape (T - 1, N), one for each sequence"
 assert not np.all(digits == digits[:1]), \
@@ -170,6 +174,8 @@ assert np.array_equal(target[:-1], digits[::-1]) and np.all(target[-1] == 11), \
     "for 100 sequences of 20 digits, the target must be the digits reversed in time, then 11"
 assert np.array_equal(x[:-1].argmax(axis=-1), digits), "for 100 sequences of 20 digits, x[t] must be the one-hot vector of digits[t]"
 x, target, digits = generate_batch(1, 1, 8)
+assert target.shape == (2, 8) and digits.shape == (1, 8), \
+    f"generate_batch(1, 1, 8) gave target and digits of shapes {target.shape} and {digits.shape}; expected (2, 8) and (1, 8)"
 assert np.array_equal(target, np.concatenate([digits, np.full((1, 8), 11)])), \
     "with one digit per sequence, the target is that digit, then 11"
 np.random.seed(5)
@@ -390,10 +396,14 @@ y0_refs, h0_refs = references(x, h0, w)  # starting from h0
 model = RNN(3, 4, 5)
 listed = load_weights(model, w)
 y, h = model(x)
+assert y.shape == (5, 3, 5) and h.shape == (5, 3, 4), \
+    f"scores and states have shapes {y.shape} and {h.shape}, expected (T, N, K) = (5, 3, 5) and (T, N, D) = (5, 3, 4)"
 assert np.allclose(h.data, h_refs[listed], atol=1e-5), "the states h_1..h_T differ from tanh(x_t W_xh + h_(t-1) W_hh + b)"
 assert np.allclose(y.data, y_refs[listed], atol=1e-5), "the scores differ from h_t W_hy + b_y"
 
 y, h = model(x, h0)
+assert y.shape == (5, 3, 5) and h.shape == (5, 3, 4), \
+    f"with a given h_0, scores and states have shapes {y.shape} and {h.shape}, expected (5, 3, 5) and (5, 3, 4)"
 assert np.allclose(h.data, h0_refs[listed], atol=1e-5), "with a given h_0, the states are wrong: does h_0 feed step 1?"
 assert np.allclose(y.data, y0_refs[listed], atol=1e-5), "with a given h_0, the scores differ from h_t W_hy + b_y"
 ### BEGIN HIDDEN TESTS
@@ -405,6 +415,8 @@ h1_refs = references(x[:1], np.zeros((1, 7, 4), np.float32), w)[1]  # T = 1, fro
 model = RNN(3, 4, 5)
 listed = load_weights(model, w)
 y, h = model(mg.tensor(x), mg.tensor(h0))
+assert y.shape == (9, 7, 5) and h.shape == (9, 7, 4), \
+    f"on a one-hot batch (T = 9, N = 7) scores and states have shapes {y.shape} and {h.shape}, expected (9, 7, 5) and (9, 7, 4)"
 assert np.allclose(h.data, h_refs[listed], atol=1e-5) and np.allclose(y.data, y_refs[listed], atol=1e-5), \
     "on a one-hot batch (T = 9, N = 7) with a given h_0, the states or scores differ from the NumPy recurrence"
 # one step at a time, passing the state along, gives the same result
@@ -413,9 +425,12 @@ for t in range(9):
     y_t, h_t = model(x[t : t + 1], state)
     state = h_t[-1:]
     ys.append(y_t.data)
+assert np.shape(np.concatenate(ys)) == (9, 7, 5), \
+    f"one step at a time, the scores of the 9 steps join to shape {np.shape(np.concatenate(ys))}, expected (T, N, K) = (9, 7, 5)"
 assert np.allclose(np.concatenate(ys), y_refs[listed], atol=1e-5), \
     "one step at a time, passing the last state along, must give the same scores as one call over all T steps"
 y, h = model(x[:1])
+assert h.shape == (1, 7, 4), f"with T = 1 the states have shape {h.shape}, expected (T, N, D) = (1, 7, 4)"
 assert np.allclose(h.data, h1_refs[listed], atol=1e-5), \
     "with T = 1 and no h_0 given, the state must be tanh(x_1 W_xh + b): h_0 is zeros"
 ### END HIDDEN TESTS
@@ -499,6 +514,7 @@ loss.backward()
 assert scores.grad is not None and scores.grad.shape == (3, 4, 5), "no gradient reaches the scores"
 ### BEGIN HIDDEN TESTS
 probs = np.exp(log_p)
+assert np.shape(scores.grad) == (3, 4, 5), f"the gradient of the scores has shape {np.shape(scores.grad)}, expected (3, 4, 5)"
 assert np.allclose(scores.grad, (probs - onehot) / 12, atol=1e-5), \
     "the gradient differs from (softmax - one-hot) / (T N): is the loss the mean over all T N tokens?"
 scores_np = rng.normal(size=(6, 2, 7)).astype(np.float32)  # T = 6, N = 2, K = 7
@@ -507,6 +523,7 @@ shifted = scores_np - scores_np.max(axis=-1, keepdims=True)
 log_p = shifted - np.log(np.exp(shifted).sum(axis=-1, keepdims=True))
 expected = -np.take_along_axis(log_p, target[..., None], axis=-1).mean()
 loss, acc = loss_and_accuracy(mg.tensor(scores_np), target)
+assert np.shape(loss) == (), f"for T = 6, N = 2, K = 7 the loss must be a scalar, got shape {np.shape(loss)}"
 assert np.isclose(loss.item(), expected, atol=1e-5), \
     "for T = 6, N = 2, K = 7 the loss differs from the mean cross-entropy over all T N tokens"
 ### END HIDDEN TESTS
@@ -522,6 +539,7 @@ scores[0, 1] = np.eye(5)[0]  # sequence 1 goes wrong at t = 1
 scores[2, 1] = np.eye(5)[0]  # ... and at t = 3
 scores[1, 2] = np.eye(5)[4]  # sequence 2 goes wrong at t = 2
 loss, acc = loss_and_accuracy(mg.tensor(scores), target)
+assert isinstance(acc, float), f"return the accuracy as a Python float, not {type(acc)}"
 assert np.isclose(acc, 0.5), f"sequences 0 and 3 are right, 1 and 2 are not: expected 0.5, got {acc}"
 ### BEGIN HIDDEN TESTS
 rng = np.random.default_rng(7)
@@ -530,8 +548,10 @@ scores = np.eye(6, dtype=np.float32)[target] + 0.1 * rng.random((5, 8, 6)).astyp
 wrong = np.array([0, 3, 4])
 scores[rng.integers(0, 5, size=3), wrong] *= -1  # flip one step of three sequences
 loss, acc = loss_and_accuracy(mg.tensor(scores), target)
+assert isinstance(acc, float), f"return the accuracy as a Python float, not {type(acc)}"
 assert np.isclose(acc, 5 / 8), f"3 of 8 sequences have one wrong step: expected accuracy 5/8, got {acc}"
 loss, acc = loss_and_accuracy(mg.tensor(-np.eye(6, dtype=np.float32)[target]), target)
+assert isinstance(acc, float), f"return the accuracy as a Python float, not {type(acc)}"
 assert acc == 0.0, f"every prediction is wrong, so the accuracy must be 0.0, got {acc}"
 ### END HIDDEN TESTS
 
@@ -639,8 +659,10 @@ def first_sequence_wrong(x):
 
 np.random.seed(1)
 acc = accuracy_by_length(digits_wrong, 1, 4, n_per_length=10)
+assert np.shape(acc) == (4,), f"lengths 1..4 give 4 accuracies, got shape {np.shape(acc)}"
 assert np.allclose(acc, 0.0), f"every sequence has wrong digits, so every accuracy is 0; got {acc}"
 acc = accuracy_by_length(first_sequence_wrong, 1, 4, n_per_length=10)
+assert np.shape(acc) == (4,), f"lengths 1..4 give 4 accuracies, got shape {np.shape(acc)}"
 assert np.allclose(acc, 0.9), f"one sequence in ten is wrong at every length: expected 0.9, got {acc}"
 ### BEGIN HIDDEN TESTS
 def right_when_even(x):
@@ -649,9 +671,11 @@ def right_when_even(x):
 
 
 acc = accuracy_by_length(right_when_even, 3, 10, n_per_length=4)
+assert np.shape(acc) == (8,), f"lengths 3..10 give 8 accuracies, got shape {np.shape(acc)}"
 assert np.allclose(acc, [L % 2 == 0 for L in range(3, 11)]), \
     f"a predictor that is right on even lengths only should score 0, 1, 0, 1, ... on lengths 3..10, got {acc}"
 acc = accuracy_by_length(lambda x: mg.tensor(first_sequence_wrong(x)), 5, 6, n_per_length=4)
+assert np.shape(acc) == (2,), f"lengths 5..6 give 2 accuracies, got shape {np.shape(acc)}"
 assert np.allclose(acc, 0.75), f"one sequence in four is wrong: expected 0.75, got {acc}"
 ### END HIDDEN TESTS
 

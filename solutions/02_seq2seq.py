@@ -552,6 +552,8 @@ reference = reference_seq2seq(model, x)
 assert isinstance(y, mg.Tensor), f"return a MyGrad tensor, not {type(y)}"
 assert y.shape == (7, 4, 12), f"scores of shape {y.shape}, expected (T, N, K) = (7, 4, 12)"
 assert y.dtype == np.float32, f"scores are {y.dtype}, expected float32"
+assert reference.shape == (7, 4, 12), \
+    f"the reference, run on your model's decoder, gives scores of shape {reference.shape}, expected (T, N, K) = (7, 4, 12)"
 assert np.allclose(y.data, reference, atol=1e-5), "scores differ from the reference"
 params = model.parameters
 assert isinstance(params, tuple), "parameters must be a tuple (a property, not a method)"
@@ -576,6 +578,8 @@ sources = [np.eye(12, dtype=np.float32)[np.random.default_rng(T).integers(0, 12,
 outputs = [(model(mg.tensor(x)), reference_seq2seq(model, x)) for x in sources]
 for (T, N), (y, reference) in zip(cases, outputs, strict=True):
     assert y.shape == (T, N, 12), f"for T = {T}, N = {N} the scores have shape {y.shape}, expected {(T, N, 12)}"
+    assert reference.shape == (T, N, 12), \
+        f"for T = {T}, N = {N} the reference, run on your model's decoder, gives scores of shape {reference.shape}"
     assert np.allclose(y.data, reference, atol=1e-5), f"for T = {T}, N = {N} the scores differ from the reference"
 # inputs of another size than the classes: C = 7, K = 12
 np.random.seed(2)
@@ -593,6 +597,8 @@ assert failure is None, (
     "the decoder RNN(K, D, K)"
 )
 assert y.shape == (5, 3, 12), f"with C = 7 and K = 12 the scores have shape {y.shape}, expected (T, N, K) = (5, 3, 12)"
+assert reference.shape == (5, 3, 12), \
+    f"with C = 7 and K = 12 the reference, run on your model's decoder, gives scores of shape {reference.shape}"
 assert np.allclose(y.data, reference, atol=1e-5), "with C = 7 and K = 12 the scores differ from the reference"
 ### END HIDDEN TESTS
 
@@ -823,6 +829,8 @@ assert np.allclose(log_prob, np.log(0.5 * 0.25 * 0.9), atol=1e-4), \
     f"width 1: log-probability {log_prob}, expected log(0.5 * 0.25 * 0.9) = {np.log(0.5 * 0.25 * 0.9):.4f}"
 tokens, log_prob = beam_search(trap, x, 2)
 tokens = np.asarray(tokens)
+assert np.shape(tokens) == (3, 2) and np.shape(log_prob) == (2,), \
+    f"width 2: shapes {np.shape(tokens)} and {np.shape(log_prob)}, expected (T, N) = (3, 2) and (N,) = (2,)"
 assert np.array_equal(tokens[:, 0], [2, 3, 11]), \
     f"width 2 wrote {tokens[:, 0]}, expected 2 3 11 (probability 0.4 * 0.9 * 0.9 beats greedy's 0.5 * 0.25 * 0.9)"
 assert np.allclose(log_prob, np.log(0.4 * 0.9 * 0.9), atol=1e-4), \
@@ -833,6 +841,7 @@ wide = [beam_search(trap, x, 3), beam_search(trap, x, 5), beam_search(trap, x, 1
 for width, (tokens, log_prob) in zip((3, 5, 12), wide, strict=True):
     assert np.shape(tokens) == (3, 2) and np.array_equal(tokens[:, 1], [2, 3, 11]), \
         f"width {width} lost the best output that width 2 finds: keep the `width` best candidates of ALL beams"
+    assert np.shape(log_prob) == (2,), f"width {width}: log-probabilities of shape {np.shape(log_prob)}, expected (N,) = (2,)"
     assert np.allclose(log_prob, np.log(0.4 * 0.9 * 0.9), atol=1e-4), \
         f"width {width}: the returned log-probability is not the sum of log p over the T tokens of the best output"
 tokens, log_prob = beam_search(trap, np.zeros((1, 3, 12), np.float32), 2)
@@ -865,6 +874,7 @@ x = np.eye(12, dtype=np.float32)[np.random.default_rng(5).integers(0, 12, size=(
 tokens, log_prob = beam_search(seq_model, x, 1)
 expected_tokens, expected_log_prob = greedy_reference(seq_model, x)
 assert np.shape(tokens) == (6, 3), f"tokens of shape {np.shape(tokens)}, expected (T, N) = (6, 3)"
+assert np.shape(log_prob) == (3,), f"log-probabilities of shape {np.shape(log_prob)}, expected (N,) = (3,)"
 assert np.array_equal(tokens, expected_tokens), "with width 1, beam search must write what greedy decoding writes"
 assert np.allclose(log_prob, expected_log_prob, atol=1e-4), \
     "with width 1, the log-probability must be the sum of log-softmax scores of the greedy tokens"
@@ -910,6 +920,8 @@ seq_model = Seq2Seq(12, 6, 12)
 x = np.eye(12, dtype=np.float32)[np.random.default_rng(7).integers(0, 12, size=(3, 2))]  # T = 3, N = 2
 every = np.stack(np.meshgrid(*[np.arange(12)] * 3, indexing="ij")).reshape(3, -1)  # all 12^3 outputs
 tokens, log_prob = beam_search(seq_model, x, 144)  # 144 = 12^2: no prefix is ever pruned
+assert np.shape(tokens) == (3, 2) and np.shape(log_prob) == (2,), \
+    f"shapes {np.shape(tokens)} and {np.shape(log_prob)}, expected (T, N) = (3, 2) and (N,) = (2,)"
 totals = [log_prob_of(seq_model, np.repeat(x[:, n : n + 1], every.shape[1], axis=1), every) for n in range(2)]
 for n in range(2):
     best = every[:, totals[n].argmax()]
@@ -943,6 +955,8 @@ checked = [(T, N, width) for T, N, D, width, seed in cases]
 runs = [batch_and_alone(*case) for case in cases]
 for (T, N, width), (tokens, log_prob, rescored, alone) in zip(checked, runs, strict=True):
     assert np.shape(tokens) == (T, N), f"T = {T}, N = {N}, width {width}: tokens of shape {np.shape(tokens)}"
+    assert np.shape(log_prob) == (N,) and np.shape(rescored) == (N,), \
+        f"T = {T}, N = {N}, width {width}: log-probabilities of shape {np.shape(log_prob)}, expected (N,) = {(N,)}"
     assert np.allclose(log_prob, rescored, atol=1e-3), \
         f"width {width}: the returned log-probability is not that of the returned tokens (reorder the kept histories and states with their beams)"
     for n in range(N):

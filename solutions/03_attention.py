@@ -392,12 +392,16 @@ assert np.allclose(mg.asarray(c), c_expected, atol=1e-5), f"context\n{mg.asarray
 # one encoder step: the weight is 1 and the context is that state
 enc_proj_1, enc_h_1 = enc_proj[:1], enc_h[:1]
 c, a = attend(mg.tensor(enc_proj_1), mg.tensor(enc_h_1), mg.tensor(h_t))
+assert a.shape == (1, 2) and c.shape == (1, 2, 2), \
+    f"with T = 1: shapes {a.shape} and {c.shape}, expected (T, N) = (1, 2) and (1, N, D) = (1, 2, 2)"
 assert np.allclose(mg.asarray(a), 1.0) and np.allclose(mg.asarray(c), enc_h_1), \
     "with a single encoder step (T = 1), its weight must be 1 and the context that encoder state"
 # a dominant score puts (almost) all the weight on its position
 enc_proj_big = np.zeros((3, 2, 2), dtype=np.float32)
 enc_proj_big[1, :, 0] = 40.0
 c, a = attend(mg.tensor(enc_proj_big), mg.tensor(enc_h), mg.tensor(np.ones((1, 2, 2), np.float32)))
+assert a.shape == (3, 2) and c.shape == (1, 2, 2), \
+    f"shapes {a.shape} and {c.shape}, expected (T, N) = (3, 2) and (1, N, D) = (1, 2, 2)"
 assert np.all(np.isfinite(mg.asarray(a))) and np.allclose(mg.asarray(a)[1], 1.0, atol=1e-6), \
     "a score of 40 at encoder step 2 must take (almost) all the weight, without overflow: use mg.nnet.softmax"
 assert np.allclose(mg.asarray(c)[0], enc_h[1], atol=1e-5), \
@@ -432,6 +436,7 @@ enc_h2[:, 2] += 5
 enc_proj2 = enc_proj.copy()
 enc_proj2[:, 2] *= -3
 c2, a2 = attend(mg.tensor(enc_proj2), mg.tensor(enc_h2), mg.tensor(h_t))
+assert a2.shape == (5, 4) and c2.shape == (1, 4, 3), f"shapes {a2.shape} and {c2.shape}, expected (5, 4) and (1, 4, 3)"
 keep = [0, 1, 3]
 assert np.allclose(c2.data[:, keep], c.data[:, keep], atol=1e-6) and np.allclose(a2.data[:, keep], a.data[:, keep], atol=1e-6), \
     "changing sequence 2 changed the weights or context of other sequences: keep the batch axis apart"
@@ -453,6 +458,8 @@ for k, arr in enumerate([enc_proj, enc_h, h_t]):
     plus[k][idx] += 1e-4
     minus[k][idx] -= 1e-4
     numeric = (objective(*plus) - objective(*minus)) / 2e-4
+    assert np.shape(tensors[k].grad) == arr.shape, \
+        f"the gradient with respect to {['enc_proj', 'enc_h', 'h_t'][k]} has shape {np.shape(tensors[k].grad)}, expected {arr.shape}"
     assert np.isclose(tensors[k].grad[idx], numeric, atol=1e-3), \
         f"the gradient with respect to {['enc_proj', 'enc_h', 'h_t'][k]} differs from finite differences"
 # larger T, N, D
@@ -460,6 +467,8 @@ enc_proj, enc_h = rng.normal(size=(2, 21, 7, 6)).astype(np.float32)
 h_t = rng.normal(size=(1, 7, 6)).astype(np.float32)
 c, a = attend(mg.tensor(enc_proj), mg.tensor(enc_h), mg.tensor(h_t))
 c_ref, a_ref = numpy_attend(enc_proj, enc_h, h_t)
+assert a.shape == (21, 7) and c.shape == (1, 7, 6), \
+    f"for T = 21, N = 7, D = 6: shapes {a.shape} and {c.shape}, expected (21, 7) and (1, 7, 6)"
 assert np.allclose(a.data, a_ref, atol=1e-5) and np.allclose(c.data, c_ref, atol=1e-5), \
     "for T = 21, N = 7, D = 6 the weights or the context differ from the NumPy version"
 ### END HIDDEN TESTS
@@ -712,6 +721,8 @@ calls, decoder_inputs, decoder_states = model.W_alpha.calls, model.decoder.input
 assert calls <= 1, f"W_alpha was called {calls} times: apply it once, to all encoder states"
 assert len(decoder_inputs) == 6, f"the decoder ran {len(decoder_inputs)} steps, expected T = 6"
 assert np.array_equal(decoder_inputs[0], inputs[0]), "the first decoder input must be one-hot <S> (index 10)"
+assert decoder_states[0].shape == (1, 3, 4), \
+    f"start state of shape {decoder_states[0].shape}, expected (1, N, D) = (1, 3, 4)"
 assert np.allclose(decoder_states[0], states[0]), "the decoder must start from the encoder's last state"
 assert isinstance(y, mg.Tensor) and y.shape == (6, 3, 12), "return the scores as a (T, N, K) tensor"
 assert isinstance(a_ij, np.ndarray) and not isinstance(a_ij, mg.Tensor), "return the weights as a NumPy array"
@@ -742,6 +753,8 @@ for (T, N, D, seed), (inputs, states, scores, weights), (y, a_ij, calls, decoder
     for t in range(T):
         assert np.array_equal(decoder_inputs[t], inputs[t]), \
             f"T = {T}: decoder input at step {t + 1} must be <S> at step 1, then the one-hot of the previous best final score"
+        assert decoder_states[t].shape == (1, N, D), \
+            f"T = {T}: the state passed at step {t + 1} has shape {decoder_states[t].shape}, expected (1, N, D) = {(1, N, D)}"
         assert np.allclose(decoder_states[t], states[t], atol=1e-5), \
             f"T = {T}: step {t + 1} must start from the state returned by the step before (the encoder's last state at step 1)"
     assert a_ij.shape == (T, T, N) and np.allclose(a_ij, weights, atol=1e-5), \
@@ -802,6 +815,8 @@ assert isinstance(y, mg.Tensor) and y.shape == (7, 4, 12) and y.dtype == np.floa
     "return float32 scores as a (T, N, K) tensor"
 assert isinstance(a_ij, np.ndarray) and a_ij.shape == (7, 7, 4), "return the weights as a (T, T, N) NumPy array"
 assert np.allclose(a_ij.sum(axis=1), 1.0, atol=1e-5), "the weights of each step must sum to 1 over the encoder steps"
+assert [np.shape(r) for r in reference_attention(weights_used, x)] == [(7, 4, 12), (7, 7, 4)], \
+    "the reference, run on your model's weights, gives scores and weights of other shapes than (T, N, K) and (T, T, N)"
 assert np.allclose(a_ij, reference_attention(weights_used, x)[1], atol=1e-5), "attention weights differ from the reference"
 assert np.allclose(y.data, reference_attention(weights_used, x)[0], atol=1e-5), "scores differ from the reference"
 ### BEGIN HIDDEN TESTS
@@ -820,6 +835,8 @@ model_inputs = [mg.tensor(x) for x in xs]
 runs = [model(x) for x in model_inputs]
 for (T, N), x, (y, a_ij) in zip(sizes, xs, runs):
     scores, weights = reference_attention(weights_used, x)
+    assert scores.shape == (T, N, 12) and weights.shape == (T, T, N), \
+        f"for T = {T}, N = {N} the reference, run on your model's weights, has shapes {scores.shape} and {weights.shape}"
     assert y.shape == (T, N, 12) and a_ij.shape == (T, T, N), \
         f"for T = {T}, N = {N} got shapes {y.shape} and {a_ij.shape}, expected {(T, N, 12)} and {(T, T, N)}"
     assert np.allclose(y.data, scores, atol=1e-5) and np.allclose(a_ij, weights, atol=1e-5), \
@@ -840,6 +857,8 @@ assert error is None, (
 )
 weights_used = layer_weights(model)
 assert y.shape == (5, 3, 12), f"with C = 7 and K = 12 the scores have shape {y.shape}, expected (T, N, K) = (5, 3, 12)"
+assert reference_attention(weights_used, x)[0].shape == (5, 3, 12), \
+    "with C = 7 and K = 12 the reference, run on your model's weights, gives scores of another shape than (5, 3, 12)"
 assert np.allclose(y.data, reference_attention(weights_used, x)[0], atol=1e-5), \
     "with C = 7 and K = 12 the scores differ from the reference"
 ### END HIDDEN TESTS

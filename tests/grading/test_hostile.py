@@ -265,6 +265,29 @@ def test_the_input_history_is_what_the_code_did_not_bind_itself(code, reads):
     assert any("input history" in f for f in resources["course"].flags) == reads, resources["course"].flags
 
 
+@pytest.mark.parametrize("code, flagged", [
+    ("from course.values import record\nrecord('rnn__matches_numpy', 0)", True),
+    ("from course.values import encode as enc", True), ("import course.values", True),
+    ("import course . values as v", True), ("from course import runtime, values", True),
+    ("m = __name__ and 'course.values'", True),
+    ("from IPython.display import publish_display_data\npublish_display_data({'text/plain': 'ok'})", True),
+    ("shell.display_pub.publish({})", True),
+    ("display({'application/vnd.course.values+json': {}}, raw=True)", True),
+    ("kind = 'application/' + 'vnd.course' + '.values+json'", True),
+    ("from course.runtime import pick\nfrom course.plotting import setup_backend", False),
+    ("values = [1, 2]\nrecord = {}\nencode = str.encode", False), ("# course.values is the grader's", False),
+])
+def test_the_graders_value_channel_is_flagged(code, flagged):
+    """Is student code that names the channel the kernel sends values by (course.values, display data) flagged?"""
+    from nbformat.v4 import new_code_cell, new_notebook
+
+    from instructor.grading.preprocessors.flag_test_machinery import FlagTestMachinery
+
+    nb = new_notebook(cells=[new_code_cell(code)])
+    _, resources = FlagTestMachinery()(nb, {})
+    assert any("value channel" in f for f in resources["course"].flags) == flagged, resources["course"].flags
+
+
 @pytest.mark.parametrize("assignment", ["01_rnn", "02_seq2seq", "03_attention", "04_transformer"])
 @pytest.mark.parametrize("folder", ["solutions", "notebooks"])
 def test_honest_notebooks_are_not_called_tampered(assignment, folder):

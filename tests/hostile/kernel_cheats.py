@@ -596,6 +596,42 @@ fig.text(0, 1, text, va="top", family="monospace", fontsize=6)  # the hidden tes
 plt.show()
 '''
 
+
+# --------------------------------------------------------------------------- 11. empty values
+
+# No lie and no machinery: results of size zero. np.allclose(empty, reference) broadcasts to an empty array and
+# holds, and so does np.all(empty == 1) or np.array_equal(empty, empty); only a check of the shape fails them.
+EMPTY_BATCH = """import numpy as _np
+def generate_batch(seq_len_min=1, seq_len_max=20, batch_size=10):
+    return _np.zeros((1, 0, 12), _np.float32), _np.zeros((1, 0), int), _np.zeros((0, 0), int)
+"""
+EMPTY_RNN = """import numpy as _np, mygrad as _mg
+class RNN:  # parameters of the right shapes, outputs of size zero
+    def __init__(self, C, D, K):
+        self._p = tuple(_mg.tensor(_np.zeros(s, _np.float32)) for s in [(C, D), (D, D), (D,), (D, K), (K,)])
+    @property
+    def parameters(self):
+        return self._p
+    def __call__(self, x, h=None):
+        e = _mg.tensor(_np.zeros((0, 1, 1, 1), _np.float32))
+        return e, e
+"""
+EMPTY_LOSS = """import numpy as _np, mygrad as _mg
+def loss_and_accuracy(scores, target):  # a loss and an accuracy of size zero
+    return _mg.tensor(_np.zeros((0,), _np.float32)), _np.zeros((0, 1))
+"""
+SCALAR_LOSS = """import numpy as _np, mygrad as _mg
+def loss_and_accuracy(scores, target):  # arrays of one entry where scalars are expected
+    return _mg.tensor(_np.zeros((1, 1), _np.float32)), _np.ones((1,))
+"""
+EMPTY_ACCURACY = """import numpy as _np
+def accuracy_by_length(predict, seq_len_min=1, seq_len_max=20, n_per_length=1000):
+    return _np.zeros((0, 1))
+"""
+SCALAR_ACCURACY = """def accuracy_by_length(predict, seq_len_min=1, seq_len_max=20, n_per_length=1000):
+    return 0.0  # a number where an array of accuracies is expected
+"""
+
 # --------------------------------------------------------------------------- the corpus
 
 CHEATS = [
@@ -657,6 +693,15 @@ CHEATS = [
     Case("leak_pieces", "encoded leaks", ZERO, cheat(LEAK_PIECES, after=LAST_TEST)),  # the history in 7-char pieces
     Case("leak_rot13_manager", "encoded leaks", ZERO, cheat(LEAK_MANAGER, after=LAST_TEST)),  # history_manager in rot13
     Case("leak_png", "encoded leaks", ZERO, cheat(LEAK_PNG, after=LAST_TEST)),  # the history drawn into a PNG
+    # 11. empty values
+    Case("empty_batch", "empty values", ZERO, edit(blank, answers(EMPTY_BATCH))),  # arrays of size zero
+    Case("empty_rnn", "empty values", ZERO, edit(blank, answers(None, EMPTY_RNN))),  # red team's V1: outputs of shape (0, 1, 1, 1)
+    Case("empty_loss", "empty values", ZERO, edit(blank, answers(None, None, EMPTY_LOSS))),  # loss and accuracy of size zero
+    Case("scalar_loss", "empty values", ZERO, edit(blank, answers(None, None, SCALAR_LOSS))),  # (1, 1) and (1,) for scalars
+    Case("empty_accuracy", "empty values", ZERO, edit(blank, answers(None, None, None, EMPTY_ACCURACY))),  # V1: shape (0, 1)
+    Case("scalar_accuracy", "empty values", ZERO, edit(blank, answers(None, None, None, SCALAR_ACCURACY))),  # 0.0, no array
+    Case("empty_everywhere", "empty values", ZERO,
+         edit(blank, answers(EMPTY_BATCH, EMPTY_RNN, EMPTY_LOSS, EMPTY_ACCURACY))),  # all four at once
 ]
 
 CONTROLS = [

@@ -24,9 +24,14 @@ PATTERNS = [
     ("processes or signals", r"\bos\s*\.\s*(kill|killpg|system|fork|forkpty|exec\w*|spawn\w*|setsid|_exit|popen)\b|\bsubprocess\b|\bmultiprocessing\b|\bsignal\b|\bthreading\b|\bPopen\b"),
     ("files outside the notebook's folder, or the environment", r"['\"]/(etc|proc|sys|root|work|home|tmp|dev)\b|\bos\s*\.\s*(environ|getenv)\b|\bsocket\b|\burllib\b|\brequests\b"),
     ("dynamic code", r"(?<![\w.])(eval|exec|compile)\s*\("),
+    # the kernel sends the values a check reads to the grader as display data of its own MIME type (course.values)
+    ("the grader's value channel", r"\bcourse\s*\.\s*values\b|\bfrom\s+course\s+import\b[^\n]*\bvalues\b|"
+     r"\bpublish_display_data\b|\bdisplay_pub\b|\bvnd\s*\.\s*course\b"),
 ]
 _COMPILED = [(what, re.compile(p)) for what, p in PATTERNS]
 HISTORY = "the input history"
+#: what is matched against the code with its strings (paths, module and MIME names live in strings)
+_IN_STRINGS = ("files outside the notebook's folder, or the environment", "the grader's value channel")
 #: IPython's names for the input and output history
 _HISTORY_NAME = re.compile(r"_ih|_oh|_dh|_i\d*|_ii+|In|Out")
 
@@ -120,7 +125,7 @@ class FlagTestMachinery(Preprocessor):
                 if what == HISTORY:
                     hit = reads_history(cell.source)
                 else:  # paths live in strings; every other pattern is about names
-                    hit = bool(pattern.search(code if what.startswith("files") else names))
+                    hit = bool(pattern.search(code if what in _IN_STRINGS else names))
                 if hit:
                     found.setdefault(what, []).append(where)
             if magics(cell.source):

@@ -282,6 +282,10 @@ empty = one_hot_encode("", start=True)
 c_end = one_hot_encode("c", end=True)
 ba_start = one_hot_encode("ba", start=True)
 both = one_hot_encode("hello world", True, True)
+assert empty.shape == (1, 29) and c_end.shape == (2, 29) and ba_start.shape == (3, 29) and both.shape == (13, 29), (
+    f"'' with START, 'c' with END, 'ba' with START and 'hello world' with both gave shapes {empty.shape}, "
+    f"{c_end.shape}, {ba_start.shape} and {both.shape}, expected (1, 29), (2, 29), (3, 29) and (13, 29)"
+)
 assert np.array_equal(empty, np.eye(29, dtype=np.float32)[[27]]), "'' with START"
 assert np.array_equal(c_end.argmax(axis=1), [2, 28]), "'c' with END"
 assert np.array_equal(ba_start.argmax(axis=1), [27, 1, 0]), "'ba' with START"
@@ -571,6 +575,8 @@ head0 = w0 @ kv[:, 0, :2]  # the weighted values of head 0
 head1 = w1 @ kv[:, 0, 2:]
 out = mha(q, kv, kv)
 a = np.asarray(mha.a_ij)
+assert out.shape == (1, 1, 4), f"output shape {out.shape}, expected (t, N, d) = (1, 1, 4)"
+assert a.shape == (1, 1, 2, 3), f"a_ij has shape {a.shape}, expected (t, N, h, T) = (1, 1, 2, 3)"
 too_flat = np.exp(np.array([1, 0, 2]) / 2)  # head 0's scores divided by 2 = sqrt(d) instead of sqrt(d_k)
 assert not np.allclose(a[0, 0, 0], too_flat / too_flat.sum(), atol=1e-6), (
     "head 0's weights are those of scores divided by 2 = sqrt(d), the root of the model width d = 4; "
@@ -606,6 +612,7 @@ want = [reference(Q, K, V, Wq, Wk, Wv, Wo, m) for m in (None, mask)]
 mha = MultiheadAttention(dim=6, n_head=3)
 mha.Wq, mha.Wk, mha.Wv, mha.Wo.weight = mg.tensor(Wq), mg.tensor(Wk), mg.tensor(Wv), mg.tensor(Wo)
 got = [mha(Q, K, V, mask=m).data for m in (None, mask)]
+assert np.shape(got) == (2, 4, 2, 6), f"outputs of shape {[np.shape(g) for g in got]}, expected (t, N, d) = (4, 2, 6)"
 for masked, g, w in zip((False, True), got, want):
     assert np.allclose(g, w, atol=1e-4), f"output differs from a loop over sequences and heads (mask {masked})"
 ### END HIDDEN TESTS
@@ -631,9 +638,12 @@ assert np.allclose(a.sum(axis=-1), 1, atol=1e-5), "rows should sum to one: mask 
 ### BEGIN HIDDEN TESTS
 # query 0 of sequence 0 sees only key 0, so its output is what a one-key attention gives
 alone = mha(x[:1, :1], x[:1, :1], x[:1, :1]).data
+assert out.shape == (3, 2, 6), f"output shape {out.shape}, expected (t, N, d) = (3, 2, 6)"
+assert alone.shape == (1, 1, 6), f"one query on one key: output shape {alone.shape}, expected (t, N, d) = (1, 1, 6)"
 assert np.allclose(out.data[0, 0], alone[0, 0], atol=1e-5), "a query that reads one key should return that key's value"
 # sequence 1 of a batch with a mask that allows everything gives the unmasked result
 full = mha(x, x, x).data
+assert full.shape == (3, 2, 6), f"without a mask: output shape {full.shape}, expected (t, N, d) = (3, 2, 6)"
 assert np.allclose(out.data[:2, 1], full[:2, 1], atol=1e-5), "an all-True row of the mask should change nothing"
 ### END HIDDEN TESTS
 
@@ -835,6 +845,7 @@ assert gain.shape == (4,) and bias.shape == (4,), "gain and bias should have sha
 x_old = np.array([[1, 2, 3, 4]], dtype=np.float32)
 x_new = mg.tensor(np.array([[1, 0, -1, 2]], dtype=np.float32))
 out = norm(x_old, x_new)
+assert out.shape == (1, 4), f"output shape {out.shape}, expected the inputs' shape (1, 4)"
 assert out.dtype == np.float32, f"output dtype {out.dtype}: use float32 constants"
 assert np.allclose(out.data, np.array([[-1, -1, -1, 3]]) / np.sqrt(3), atol=1e-4), out
 ### BEGIN HIDDEN TESTS
@@ -842,6 +853,7 @@ norm.gain = mg.tensor(np.array([1, 2, 3, 4], dtype=np.float32))
 norm.bias = mg.tensor(np.array([0, 1, 0, 1], dtype=np.float32))
 want = np.array([[-1, -1, -1, 3]]) / np.sqrt(3) * np.array([1, 2, 3, 4]) + np.array([0, 1, 0, 1])
 scaled = norm(x_old, x_new).data
+assert scaled.shape == (1, 4), f"with a gain and a bias: output shape {scaled.shape}, expected (1, 4)"
 params = norm.parameters
 assert np.allclose(scaled, want, atol=1e-4), "the gain should scale and the bias shift the result"
 assert len(params) == 2, "parameters should be (gain, bias)"
@@ -858,6 +870,9 @@ assert np.allclose(out.data.mean(axis=-1), 0, atol=1e-4), "each vector should ha
 assert np.allclose(out.data.std(axis=-1), 1, atol=1e-3), "each vector should have standard deviation 1"
 ### BEGIN HIDDEN TESTS
 same = ResidualConnectionAndLayerNorm(10)(x_old + x_new.data, np.zeros_like(x_old))
+assert out.shape == (6, 3, 10) and np.shape(same) == (6, 3, 10), (
+    f"output shapes {out.shape} and {np.shape(same)}, expected (6, 3, 10)"
+)
 assert np.allclose(out.data, np.asarray(same), atol=1e-5), "only the sum x_old + x_new should matter"
 ### END HIDDEN TESTS
 
@@ -866,10 +881,12 @@ assert np.allclose(out.data, np.asarray(same), atol=1e-5), "only the sum x_old +
 norm = ResidualConnectionAndLayerNorm(4)
 norm.bias = mg.tensor(np.array([0.5, -1, 2, 0], dtype=np.float32))
 flat = norm(np.full((2, 4), 3, dtype=np.float32), mg.zeros((2, 4), dtype=np.float32)).data
+assert flat.shape == (2, 4), f"a constant (2, 4) input gave an output of shape {flat.shape}, expected (2, 4)"
 assert np.all(np.isfinite(flat)), f"a constant vector (variance 0) gave {flat[0]}: is epsilon added to the variance?"
 assert np.allclose(flat, [0.5, -1, 2, 0], atol=1e-6), "a constant vector normalises to 0, so the output is the bias"
 r = np.sqrt(np.float32(1e-5))  # entries -r and +r: variance r**2 = epsilon, so sqrt(variance + epsilon) = sqrt(2) * r
 small = ResidualConnectionAndLayerNorm(4)(np.array([[-r, -r, r, r]], dtype=np.float32), mg.zeros((1, 4), dtype=np.float32)).data
+assert small.shape == (1, 4), f"a (1, 4) input gave an output of shape {small.shape}, expected (1, 4)"
 assert np.allclose(small, np.array([[-1, -1, 1, 1]]) / np.sqrt(2), atol=1e-3), (
     f"entries of plus or minus sqrt(epsilon) gave {np.round(small[0], 3)}, expected plus or minus 1/sqrt(2) = 0.707: "
     "epsilon goes inside the square root, added to the variance, not to the standard deviation"
@@ -881,6 +898,7 @@ tiny = np.array([[0, 0, 0, a]], dtype=np.float32)  # variance 3 a^2 / 16 = 1e-5
 centred = tiny - tiny.mean()
 want = centred / np.sqrt(centred.var() + 1e-5)
 got = ResidualConnectionAndLayerNorm(4)(tiny, mg.zeros((1, 4), dtype=np.float32)).data
+assert got.shape == (1, 4), f"a (1, 4) input gave an output of shape {got.shape}, expected (1, 4)"
 assert np.allclose(got, want, atol=1e-3), f"got {got}, expected {want}: epsilon belongs under the square root"
 ### END HIDDEN TESTS
 
@@ -1086,13 +1104,18 @@ rng = np.random.default_rng(15)
 enc = TransformerEncoder(dim=8, h_dim=16, n_head=2)
 short = rng.normal(size=(3, 1, 8)).astype(np.float32)  # one sequence of 3 real positions
 alone = enc(short, padding_mask([3], 3, 3)).data
+assert alone.shape == (3, 1, 8), f"output shape {alone.shape}, expected (T, N, d) = (3, 1, 8)"
 padded = [np.concatenate([short, rng.normal(size=(pad, 1, 8)).astype(np.float32)]) for pad in (1, 4)]  # junk after the end
 outs = [enc(x, padding_mask([3], len(x), len(x))).data for x in padded]
 for pad, out in zip((1, 4), outs):
+    assert out.shape == (3 + pad, 1, 8), f"with {pad} padded position(s): output shape {out.shape}, expected {(3 + pad, 1, 8)}"
     assert np.allclose(out[:3], alone, atol=1e-5), f"{pad} padded position(s) changed the outputs at real positions"
 ### BEGIN HIDDEN TESTS
 batch = np.concatenate([np.concatenate([short, np.zeros((2, 1, 8), np.float32)]), rng.normal(size=(5, 1, 8)).astype(np.float32)], axis=1)
 out = enc(batch, padding_mask([3, 5], 5, 5)).data
+assert out.shape == (5, 2, 8) and alone.shape == (3, 1, 8), (
+    f"output shapes {out.shape} for the batch and {alone.shape} alone, expected (5, 2, 8) and (3, 1, 8)"
+)
 assert np.allclose(out[:3, 0], alone[:, 0], atol=1e-5), "in a batch, a padded sequence should give its unpadded outputs"
 ### END HIDDEN TESTS
 
@@ -1205,6 +1228,7 @@ dec = TransformerDecoder(dim=8, h_dim=16, n_head=2)
 enc_out = mg.tensor(rng.normal(size=(7, 2, 8)).astype(np.float32))
 tgt = rng.normal(size=(5, 2, 8)).astype(np.float32)
 out = dec(enc_out, tgt).data
+assert out.shape == (5, 2, 8), f"output shape {out.shape}, expected (t, N, d) = (5, 2, 8)"
 a = np.asarray(dec.self_attn.a_ij)
 assert a.shape == (5, 2, 2, 5), f"self-attention weights have shape {a.shape}, expected (t, N, h, t)"
 allowed = np.tril(np.ones((5, 5), dtype=bool))
@@ -1214,6 +1238,7 @@ assert np.all(by_pair[allowed] > 0), "a target position could not attend to itse
 changed = tgt.copy()
 changed[3:] += 1  # change the last two inputs
 out2 = dec(enc_out, changed).data
+assert out2.shape == (5, 2, 8), f"output shape {out2.shape}, expected (t, N, d) = (5, 2, 8)"
 assert np.allclose(out2[:3], out[:3], atol=1e-5), "changing inputs 3 and 4 changed the outputs at positions 0-2"
 assert not np.allclose(out2[3:], out[3:]), "changing inputs 3 and 4 should change the outputs at positions 3-4"
 
@@ -1246,13 +1271,18 @@ enc_out = mg.tensor(rng.normal(size=(6, 2, 8)).astype(np.float32))  # real lengt
 tgt = rng.normal(size=(5, 2, 8)).astype(np.float32)  # real lengths 5 and 3
 out = dec(enc_out, tgt, causal_mask([5, 3], 5), padding_mask([6, 4], 5, 6)).data
 cross = np.asarray(dec.enc_dec_attn.a_ij)
+assert out.shape == (5, 2, 8), f"output shape {out.shape}, expected (t, N, d) = (5, 2, 8)"
+assert cross.shape == (5, 2, 2, 6), f"cross-attention weights have shape {cross.shape}, expected (t, N, h, T) = (5, 2, 2, 6)"
 assert np.all(cross[:, 1, :, 4:] == 0), "sequence 1: a padded encoder position got cross-attention weight"
 junk = enc_out.data.copy()
 junk[4:, 1] = 100  # change sequence 1's padded encoder positions
 out2 = dec(mg.tensor(junk), tgt, causal_mask([5, 3], 5), padding_mask([6, 4], 5, 6)).data
+assert out2.shape == (5, 2, 8), f"output shape {out2.shape}, expected (t, N, d) = (5, 2, 8)"
 assert np.allclose(out2[:3, 1], out[:3, 1], atol=1e-5), "padded encoder positions changed sequence 1's real outputs"
 ### BEGIN HIDDEN TESTS
 selfw = np.asarray(dec.self_attn.a_ij)
+assert selfw.shape == (5, 2, 2, 5), f"self-attention weights have shape {selfw.shape}, expected (t, N, h, t) = (5, 2, 2, 5)"
+assert out.shape == (5, 2, 8) and out2.shape == (5, 2, 8), f"output shapes {out.shape} and {out2.shape}, expected (5, 2, 8)"
 assert np.all(selfw[:, 1, :, 3:] == 0), "sequence 1: a padded decoder position got self-attention weight"
 assert np.allclose(out2[:, 0], out[:, 0], atol=1e-5), "sequence 0 has no padding; its outputs should not change"
 ### END HIDDEN TESTS
@@ -1368,6 +1398,7 @@ for pos in range(T):
 want_angles = np.arange(T)[:, None] / 10000 ** (np.arange(0, d, 2) / d)
 got = PositionalEncoder(d)(T)
 angles = PositionalEncoder(d).angles(T)
+assert angles.shape == (49, 15), f"angles(49) for d = 29 has shape {angles.shape}, expected (T, ceil(d / 2)) = (49, 15)"
 assert got.shape == (49, 1, 29) and got.dtype == np.float32, f"PositionalEncoder(29)(49): shape {got.shape}, dtype {got.dtype}"
 assert np.allclose(got[:, 0], want, atol=1e-4), (
     "PositionalEncoder(29)(49) differs from the formula: check the base 10000, the exponent 2i/d and positions from 0"
@@ -1383,6 +1414,7 @@ class Frozen(PositionalEncoder):
 
 
 frozen = Frozen(6)(3)
+assert frozen.shape == (3, 1, 6), f"a subclass with its own angles: shape {frozen.shape}, expected (T, 1, d) = (3, 1, 6)"
 assert np.allclose(frozen[:, 0], np.tile([0, 1], (3, 3)), atol=1e-6), (
     "__call__ should take its angles from self.angles, so that a subclass that changes the angles changes the encoding"
 )
@@ -1599,6 +1631,12 @@ assert np.allclose(scores.data, expected.data, atol=1e-5), "the model does not f
 ### BEGIN HIDDEN TESTS
 encoded = model.encode(src)
 decoded = model.decode(x, tgt)
+assert encoded.shape == (6, 3, 8) and x.shape == (6, 3, 8), (
+    f"encode gave shape {encoded.shape} and the encoder layers {x.shape}, expected (T, N, d) = (6, 3, 8)"
+)
+assert decoded.shape == (4, 3, 8) and scores.shape == (4, 3, 8), (
+    f"decode gave shape {decoded.shape} and the model {scores.shape}, expected (t, N, d) = (4, 3, 8)"
+)
 assert np.allclose(encoded.data, x.data, atol=1e-5), "encode should run the positional encoding and the encoder layers"
 assert np.allclose(decoded.data, scores.data, atol=1e-5), "decode should run the decoder layers and the output layer"
 one = Transformer(dim=5, h_dim=3, n_enc=1, n_dec=3, n_head=1)
@@ -1638,6 +1676,7 @@ rng = np.random.default_rng(17)
 model = Transformer(dim=8, h_dim=12, n_enc=2, n_dec=2, n_head=2)
 src, tgt = rng.normal(size=(4, 1, 8)).astype(np.float32), rng.normal(size=(3, 1, 8)).astype(np.float32)
 alone = model(src, tgt).data  # one sequence: 4 source and 3 decoder positions, no padding
+assert alone.shape == (3, 1, 8), f"scores of shape {alone.shape}, expected (t, N, d) = (3, 1, 8)"
 padded = [
     (np.concatenate([src, rng.normal(size=(pad, 1, 8)).astype(np.float32)]),
      np.concatenate([tgt, rng.normal(size=(pad + 2, 1, 8)).astype(np.float32)]))
@@ -1654,6 +1693,12 @@ batch_tgt = np.concatenate([np.concatenate([tgt, np.ones((2, 1, 8), np.float32)]
 scores = model(batch_src, batch_tgt, [4, 7], [3, 5]).data
 enc = model.encode(batch_src, [4, 7]).data
 enc_alone = model.encode(src).data
+assert scores.shape == (5, 2, 8) and alone.shape == (3, 1, 8), (
+    f"scores of shape {scores.shape} for the batch and {alone.shape} alone, expected (5, 2, 8) and (3, 1, 8)"
+)
+assert enc.shape == (7, 2, 8) and enc_alone.shape == (4, 1, 8), (
+    f"encode gave shape {enc.shape} for the batch and {enc_alone.shape} alone, expected (7, 2, 8) and (4, 1, 8)"
+)
 assert np.allclose(scores[:3, 0], alone[:, 0], atol=1e-5), "in a batch, src_lengths and tgt_lengths should hide each sequence's padding"
 assert np.allclose(enc[:4, 0], enc_alone[:, 0], atol=1e-5), "encode should hide the padding given src lengths"
 ### END HIDDEN TESTS
@@ -1721,6 +1766,9 @@ assert np.isclose(loss.item(), want, atol=1e-5), f"loss {loss.item():.4f}, expec
 ### BEGIN HIDDEN TESTS
 no_padding = masked_loss(scores, target, [2, 2]).item()
 first_only = masked_loss(scores, target, [1, 1]).item()
+assert np.shape(no_padding) == () and np.shape(first_only) == (), (
+    f"losses of shapes {np.shape(no_padding)} and {np.shape(first_only)}, expected scalars ()"
+)
 assert np.isclose(no_padding, -np.log([0.5, 0.5, 0.5, 0.1]).mean(), atol=1e-5), "with no padding every position counts"
 assert np.isclose(first_only, -np.log(0.5), atol=1e-5), "lengths [1, 1]: only position 0 counts"
 ### END HIDDEN TESTS
@@ -1749,6 +1797,7 @@ fresh.normal(size=(5, 3, 29))
 truth = fresh.integers(0, 29, size=(5, 3))
 logp = values - np.log(np.exp(values).sum(axis=-1, keepdims=True))
 want = -logp[real, truth[real]].mean()
+assert np.shape(loss) == (), f"the loss has shape {np.shape(loss)}, expected a scalar ()"
 assert np.isclose(loss.item(), want, atol=1e-4), f"loss {loss.item():.4f}, expected the mean over real positions {want:.4f}"
 assert loss.dtype == np.float32, f"loss dtype {loss.dtype}, expected float32"
 ### END HIDDEN TESTS
@@ -1898,6 +1947,7 @@ best = []  # the model's best symbols at each step, given its best symbols befor
 for i in range(6):
     best.append(model(source, decoder_input).data[-1, :, :27].argmax(axis=-1))
     decoder_input = np.concatenate([decoder_input, np.eye(N_SYMBOLS, dtype=np.float32)[best[i]][None]])
+assert np.shape(best) == (6, 4), f"your model's best symbols, step by step, have shape {np.shape(best)}, expected (T - 1, N) = (6, 4)"
 for i in range(6):
     assert np.array_equal(tokens[i], best[i]), f"step {i}: picked {tokens[i]}, the model's best symbols are {best[i]}"
 ### BEGIN HIDDEN TESTS

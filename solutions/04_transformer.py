@@ -737,6 +737,7 @@ rng = np.random.default_rng(13)
 q, kv = rng.normal(size=(2, 3, 6)).astype(np.float32), rng.normal(size=(5, 3, 6)).astype(np.float32)
 mha(q, kv, kv, mask=mask)
 a = np.asarray(mha.a_ij)  # (t, N, h, T)
+assert a.shape == (2, 3, 2, 5), f"a_ij has shape {a.shape}, expected (t, N, h, T) = (2, 3, 2, 5)"
 for n, length in enumerate([2, 4, 1]):
     assert np.all(a[:, n, :, length:] == 0), f"sequence {n}: a padded key (position >= {length}) got weight"
 ### BEGIN HIDDEN TESTS
@@ -1094,6 +1095,7 @@ assert out.shape == (5, 3, 8) and out.dtype == np.float32, f"output {out.shape} 
 assert a.shape == (5, 3, 2, 5), "self-attention: T queries on T keys"
 x1 = enc.add_norm1(src, enc.self_attn(src, src, src, mask=mask))
 expected = enc.add_norm2(x1, enc.ff(x1))
+assert expected.shape == (5, 3, 8), f"your sublayers, step by step, give shape {expected.shape}, expected (T, N, d) = (5, 3, 8)"
 params = enc.parameters
 assert np.allclose(out.data, expected.data, atol=1e-5), "the encoder layer does not follow the equations"
 assert len(params) == 12, f"{len(params)} parameters, expected 4 + 2 + 4 + 2 = 12"
@@ -1259,6 +1261,7 @@ assert cross.shape == (5, 2, 2, 7), "encoder-decoder attention: t queries on T k
 x1 = dec.add_norm1(tgt, dec.self_attn(tgt, tgt, tgt, mask=self_mask))
 x2 = dec.add_norm2(x1, dec.enc_dec_attn(x1, enc_out, enc_out, mask=cross_mask))
 expected = dec.add_norm3(x2, dec.ff(x2))
+assert expected.shape == (5, 2, 8), f"your sublayers, step by step, give shape {expected.shape}, expected (t, N, d) = (5, 2, 8)"
 params = dec.parameters
 assert np.allclose(out.data, expected.data, atol=1e-5), "the decoder layer does not follow the equations"
 assert len(params) == 18, f"{len(params)} parameters, expected 4 + 2 + 4 + 2 + 4 + 2 = 18"
@@ -1627,6 +1630,7 @@ y = tgt + model.pos_enc(4)
 for layer in model.dec_layers:
     y = layer(x, y, causal_mask([4, 4, 4], 4), padding_mask([6, 6, 6], 4, 6))
 expected = model.out_dense(y)
+assert expected.shape == (4, 3, 8), f"your layers, step by step, give shape {expected.shape}, expected (t, N, d) = (4, 3, 8)"
 assert np.allclose(scores.data, expected.data, atol=1e-5), "the model does not follow the equations"
 ### BEGIN HIDDEN TESTS
 encoded = model.encode(src)
@@ -1668,6 +1672,9 @@ with tempfile.TemporaryDirectory() as folder:
     model.save(Path(folder) / "weights.npz")
     other.load(Path(folder) / "weights.npz")
 restored, original = other(src, tgt), model(src, tgt)
+assert restored.shape == (3, 2, 8) and original.shape == (3, 2, 8), (
+    f"scores of shape {restored.shape} after load and {original.shape} before, expected (t, N, d) = (3, 2, 8)"
+)
 assert np.allclose(restored.data, original.data, atol=1e-6), "load did not restore every weight"
 
 # %% course={"task": "transformer"} jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "transformer__padding", "locked": true, "points": 1, "schema_version": 3, "solution": false}
@@ -1971,12 +1978,14 @@ for favourite in (0, 26):
     model.out_dense.bias = mg.tensor(bias)
     picked.append(greedy_decode(model, source))
 for (favourite, symbol), tokens in zip([(0, "a"), (26, " ")], picked):
+    assert tokens.shape == (5, 2), f"symbol {favourite} scores highest: shape {tokens.shape}, expected (T - 1, N) = (5, 2)"
     assert np.all(tokens == favourite), f"symbol {favourite} ({symbol!r}) scores highest, but greedy_decode picked {tokens[:, 0]}"
 bias = np.zeros((1, N_SYMBOLS), dtype=np.float32)
 bias[0, [START, END]] = 1000  # START and END score highest everywhere ...
 bias[0, 7] = 500  # ... and h is the best alphabet symbol
 model.out_dense.bias = mg.tensor(bias)
 tokens = greedy_decode(model, source)
+assert tokens.shape == (5, 2), f"shape {tokens.shape}, expected (T - 1, N) = (5, 2)"
 assert np.all(tokens == 7), (
     f"greedy_decode picked {tokens[:, 0]} where START and END score highest and h (token 7) is the best symbol: "
     "the plain text holds only the 27 alphabet symbols, so pick only among them"

@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 
 from instructor import sandbox
+from instructor.authoring.judged import summary as checks_summary
 from instructor.authoring.release import release
 from instructor.authoring.to_course_dir import into_course_dir
 from instructor.authoring.trial import run_trial
@@ -27,7 +28,6 @@ from instructor.errors import CourseError
 from instructor.grading.intake import find_submissions
 from instructor.grading.submission import Status
 from instructor.paths import REPO_ROOT, notebook_path
-from instructor.grading.checks.report import summary as checks_summary
 from instructor.reporting.table import format_table, grades
 from instructor.scheduling.loop import grade_class
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from instructor.authoring.judged import summary as checks_summary
 from instructor.cli.options import add_course_dir, add_db, add_root, names
 from instructor.coursedir import directory
-from instructor.grading.checks.report import summary as checks_summary
 from instructor.reporting.table import format_table, grades
 from instructor.sandbox import Limits
 from instructor.scheduling.grade_course import GradeRequest, grade_course

@@ -64,7 +64,9 @@ def test_offenders_beside_honest_students_with_two_jobs(tmp_path, run_course):
         assert honest["seconds"] < 15, honest  # the per-cell limit is 30 s
     assert by_student["busy"]["score"] == 9.0  # flagged for its processes, graded
     assert (by_student["filler"]["status"], by_student["filler"]["score"]) == ("graded", 9.0)
-    # its forged result file is never read: the result comes down a pipe, from an executor that ended normally
-    assert by_student["forger"]["status"] == "not graded" and "without returning a result" in by_student["forger"]["reason"]
+    # its forged result file is never read (the result comes down a pipe) and its kill of the executor fails (another
+    # uid): graded on its own answers, flagged for the attempt
+    forger = by_student["forger"]
+    assert (forger["status"], forger["score"]) == ("flagged", 9.0) and "processes or signals" in forger["reason"], forger
     assert by_student["nester"]["status"] == "not graded" and "levels deep" in by_student["nester"]["reason"]
     assert by_student["josé"]["status"] == "not graded" and "not a valid student id" in by_student["josé"]["reason"]

@@ -1,6 +1,6 @@
 """Which checks of an assignment the grader judges outside the kernel, and which it cannot.
 
-    python -m instructor.grading.checks.report 01_rnn [--run]
+    python -m instructor.authoring.judged 01_rnn [--run]
 
 Lists, per graded test cell, how many checks are judged outside and each
 check that runs in the kernel (a ``kernel assert``: it calls the student's

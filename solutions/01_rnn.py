@@ -12,7 +12,7 @@
 # `C` entries in an input one-hot vector, `D` entries in the hidden state, `K` output classes.
 # Time is always axis 0 and the batch axis 1.
 
-# %% tags=["library"] nbgrader={"grade": false, "grade_id": "setup", "locked": true, "schema_version": 3, "solution": false}
+# %% nbgrader={"grade": false, "grade_id": "setup", "locked": true, "schema_version": 3, "solution": false} tags=["library"]
 import numpy as np
 import mygrad as mg
 import matplotlib.pyplot as plt

@@ -12,7 +12,7 @@
 # - train the attention model and check that it reverses sequences of all lengths from 1 to 20;
 # - draw the attention weights and read the reversal straight off the picture.
 
-# %% tags=["library"] nbgrader={"grade": false, "grade_id": "setup", "locked": true, "schema_version": 3, "solution": false}
+# %% nbgrader={"grade": false, "grade_id": "setup", "locked": true, "schema_version": 3, "solution": false} tags=["library"]
 import numpy as np
 import mygrad as mg
 import matplotlib.pyplot as plt

@@ -11,29 +11,23 @@ from __future__ import annotations
 import hashlib
 import os
 import subprocess
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import nbformat
 import pytest
 
 from instructor import sandbox
-from instructor.authoring.to_course_dir import into_course_dir
 from instructor.cells import hidden_lines
-from instructor.coursedir import directory
-from instructor.grading.intake import find_submissions
-from instructor.grading.pipeline import grade
-from instructor.grading.record import record
 from instructor.grading.submission import Submission
-from instructor.paths import REPO_ROOT, SOLUTIONS, existing_assignments, notebook_path
+from instructor.paths import REPO_ROOT, SOLUTIONS, notebook_path
 from instructor.reporting import export
 from instructor.reporting.feedback.pages import feedback
 from instructor.reporting.table import grades
 from instructor.sandbox import cgroup
-from tests.hostile.cases import A, FULL, SECRET_ENV, build_corpus
+from tests.hostile.cases import FULL, SECRET_ENV, A, build_corpus
+from tests.hostile.grading import LIMITS, grade_corpus, scores_over_the_release
 from tests.system import require_sandbox
 
-LIMITS = sandbox.Limits(cell_timeout=10, notebook_budget=60, memory_mb=1024, processes=64)
 SECRET = "hostile-corpus-secret-7f3a"
 
 
@@ -46,17 +40,11 @@ def corpus(tmp_path_factory):
            "sleep": LIMITS.cell_timeout - 1, "memory_mb": LIMITS.memory_mb}
     cases = build_corpus(subs, ctx)
     other_hash = hashlib.sha256(Path(ctx["other"]).read_bytes()).hexdigest()
-    found = find_submissions(subs, existing_assignments(REPO_ROOT / "solutions"))
-    directory.init(course_dir)
-    into_course_dir(course_dir, REPO_ROOT, [A])
     os.environ[SECRET_ENV] = SECRET  # the grader's environment must not reach any kernel
     try:
-        # grading as independent tasks, recording in this process only
-        with ThreadPoolExecutor(max_workers=2) as pool:
-            results = list(pool.map(lambda s: grade(course_dir, s, LIMITS, isolation), found))
+        outcomes = grade_corpus(subs, course_dir, isolation)
     finally:
         os.environ.pop(SECRET_ENV, None)
-    outcomes = {o.student: record(course_dir, o) for o in results}
     files, failures = feedback(course_dir, log=lambda *_: None)
     table = _table(cases, outcomes)
     print("\n" + table)
@@ -106,18 +94,7 @@ def test_every_case_ends_as_expected(corpus):
 
 def test_no_recorded_score_exceeds_the_release(corpus):
     """Does no cell's recorded points exceed what the release gives it, nor any total the assignment's maximum?"""
-    from nbgrader.api import Gradebook
-
-    with Gradebook(f"sqlite:///{corpus['course_dir'] / 'gradebook.db'}") as gb:
-        release = {c.name: c.max_score for nb in gb.find_assignment(A).notebooks for c in nb.grade_cells}
-        maximum = gb.find_assignment(A).max_score
-        over = []
-        for sub in gb.assignment_submissions(A):
-            over += [f"{sub.student_id}: {g.name} {g.score} > {release.get(g.name)}" for nb in sub.notebooks
-                     for g in nb.grades if g.name not in release or (g.score or 0) > release[g.name]]
-            if sub.score > maximum:
-                over.append(f"{sub.student_id}: {sub.score} > {maximum}")
-    assert over == []
+    assert scores_over_the_release(corpus["course_dir"]) == []
     assert {n: o.score for n, o in corpus["outcomes"].items() if (o.score or 0) > FULL} == {}
 
 
@@ -226,7 +203,9 @@ def test_a_test_cell_whose_output_the_kernel_shaped_scores_zero():
     from nbgrader.utils import determine_grade
 
     from instructor.grading.preprocessors.cap_output_bytes import CapOutputBytes
-    from instructor.grading.preprocessors.fail_shaped_outputs import FailShapedTestOutputs
+    from instructor.grading.preprocessors.fail_shaped_outputs import (
+        FailShapedTestOutputs,
+    )
 
     meta = {"nbgrader": {"grade": True, "solution": False, "locked": True, "points": 3, "grade_id": "t"}}
     error = new_output("error", ename="AssertionError", evalue="wrong", traceback=[])
@@ -292,7 +271,9 @@ def test_the_graders_value_channel_is_flagged(code, flagged):
 @pytest.mark.parametrize("folder", ["solutions", "notebooks"])
 def test_honest_notebooks_are_not_called_tampered(assignment, folder):
     """Does the tamper check take the reference (hidden tests, mark schemes) and the blank notebook as untouched?"""
-    from instructor.grading.preprocessors.restore_tampered_cells import RestoreTamperedCells
+    from instructor.grading.preprocessors.restore_tampered_cells import (
+        RestoreTamperedCells,
+    )
 
     nb = nbformat.read(str(notebook_path(assignment, REPO_ROOT / folder)), as_version=4)
     release = notebook_path(assignment, REPO_ROOT / "notebooks")
@@ -306,8 +287,12 @@ def test_feedback_guards_escape_cap_and_withhold():
     from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
     from instructor.grading.preprocessors.cap_output_bytes import CapOutputBytes
-    from instructor.reporting.feedback.preprocessors.escape_student_html import EscapeStudentHTML
-    from instructor.reporting.feedback.preprocessors.hide_hidden_test_outputs import HideHiddenTestOutputs
+    from instructor.reporting.feedback.preprocessors.escape_student_html import (
+        EscapeStudentHTML,
+    )
+    from instructor.reporting.feedback.preprocessors.hide_hidden_test_outputs import (
+        HideHiddenTestOutputs,
+    )
     from instructor.reporting.feedback.preprocessors.withhold_leaks import WithholdLeaks
 
     hidden = "assert add(-40, 2) == -38, 'the hidden check'"

@@ -17,28 +17,25 @@ import codecs
 import html
 import os
 import re
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import nbformat
 import pytest
 
-from instructor import sandbox
-from instructor.authoring.to_course_dir import into_course_dir
 from instructor.cells import hidden_lines
-from instructor.coursedir import directory
-from instructor.grading.intake import find_submissions
-from instructor.grading.pipeline import grade
-from instructor.grading.record import record
-from instructor.paths import NOTEBOOKS, REPO_ROOT, SOLUTIONS, existing_assignments, notebook_path
+from instructor.paths import (
+    NOTEBOOKS,
+    SOLUTIONS,
+    notebook_path,
+)
 from instructor.reporting.feedback.pages import feedback
-from tests.hostile.cases import A, FULL
+from tests.hostile.cases import FULL, A
+from tests.hostile.grading import grade_corpus, scores_over_the_release
 from tests.hostile.kernel_cheats import build_corpus
 from tests.system import require_sandbox
 
 pytestmark = pytest.mark.notebook  # executes notebooks; runs by default (CI=true fails without the sandbox)
 
-LIMITS = sandbox.Limits(cell_timeout=10, notebook_budget=60, memory_mb=1024, processes=64)
 TABLE_ENV = "COURSE_KERNEL_CHEATS_TABLE"
 
 
@@ -48,13 +45,7 @@ def corpus(tmp_path_factory):
     root = tmp_path_factory.mktemp("kernel_cheats")
     subs, course_dir = root / "submissions", root / "grading"
     cases = build_corpus(subs, {"course_dir": str(course_dir)})
-    found = find_submissions(subs, existing_assignments(REPO_ROOT / "solutions"))
-    directory.init(course_dir)
-    into_course_dir(course_dir, REPO_ROOT, [A])
-    # grading as independent tasks, recording in this process only
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        results = list(pool.map(lambda s: grade(course_dir, s, LIMITS, isolation), found))
-    outcomes = {o.student: record(course_dir, o) for o in results}
+    outcomes = grade_corpus(subs, course_dir, isolation)
     files, failures = feedback(course_dir, log=lambda *_: None)
     table = _table(cases, outcomes)
     print("\n" + table)
@@ -109,18 +100,7 @@ def test_no_cheat_scores(corpus):
 
 def test_no_recorded_score_exceeds_the_release(corpus):
     """Does no cell's recorded points exceed what the release gives it, nor any total the assignment's maximum?"""
-    from nbgrader.api import Gradebook
-
-    with Gradebook(f"sqlite:///{corpus['course_dir'] / 'gradebook.db'}") as gb:
-        release = {c.name: c.max_score for nb in gb.find_assignment(A).notebooks for c in nb.grade_cells}
-        maximum = gb.find_assignment(A).max_score
-        over = []
-        for sub in gb.assignment_submissions(A):
-            over += [f"{sub.student_id}: {g.name} {g.score} > {release.get(g.name)}" for nb in sub.notebooks
-                     for g in nb.grades if g.name not in release or (g.score or 0) > release[g.name]]
-            if sub.score > maximum:
-                over.append(f"{sub.student_id}: {sub.score} > {maximum}")
-    assert over == []
+    assert scores_over_the_release(corpus["course_dir"]) == []
     assert {n: o.score for n, o in corpus["outcomes"].items() if (o.score or 0) > FULL} == {}
 
 

@@ -4,7 +4,9 @@
 
 Lists, per graded test cell, how many checks are judged outside and each
 check that runs in the kernel (a ``kernel assert``: it calls the student's
-code itself). With ``--run`` the reference solution's fast cells run in a
+code itself), then the checks whose expected value the kernel could
+influence (every value they compare is the kernel's:
+:mod:`instructor.grading.checks.influence`), visible and hidden, with their cells. With ``--run`` the reference solution's fast cells run in a
 local kernel with the test cells split, and every cell is judged outside as
 ``course grade`` judges it: all must pass.
 """
@@ -13,8 +15,9 @@ from __future__ import annotations
 
 import sys
 
-from instructor.cells import grade_id, is_graded_test, read, tags
+from instructor.cells import grade_id, hidden_line_numbers, is_graded_test, read, tags
 from instructor.grading.checks.cells import judge_cell, notebook_imports, split_notebook
+from instructor.grading.checks.influence import Influenced, influenced
 from instructor.grading.checks.judge import imported_names
 from instructor.grading.checks.split import JUDGED, KERNEL_ASSERT, plan
 from instructor.paths import SOLUTIONS, notebook_path
@@ -39,6 +42,18 @@ def where_judged(nb) -> tuple[int, int, list[str]]:
         lines += [f"  {found.cell} line {st.line}: {st.source.splitlines()[0][:100]}"
                   for st in found.statements if st.kind == KERNEL_ASSERT]
     return judged, kernel, lines
+
+
+def influence_report(assignment: str, solutions=SOLUTIONS) -> list[Influenced]:
+    """The checks of ``assignment``'s source whose every compared value the kernel chose."""
+    return kernel_influenced(read(notebook_path(assignment, solutions)))
+
+
+def kernel_influenced(nb) -> list[Influenced]:
+    """The checks of the source notebook ``nb`` whose every compared value the kernel chose, in cell order."""
+    names = imported_names(notebook_imports(nb))
+    return [weak for cell in nb.cells if is_graded_test(cell)
+            for weak in influenced(plan(grade_id(cell), cell.source, names), hidden_line_numbers(cell.source))]
 
 
 def summary(course_dir, assignments) -> list[str]:
@@ -96,6 +111,11 @@ def main(argv: list[str]) -> int:
     judged, kernel, lines = static_report(assignment)
     print(f"{assignment}: {judged} checks judged outside the kernel, {kernel} in it")
     print("\n".join(lines))
+    weak = influence_report(assignment)
+    hidden = sum(w.hidden for w in weak)
+    print(f"{assignment}: {len(weak) - hidden} visible and {hidden} hidden checks whose expected value "
+          "the kernel could influence")
+    print("\n".join(w.describe() for w in weak))
     if "--run" in argv:
         failed = run_reference(assignment)
         print(f"reference judged outside: {'all cells pass' if not failed else f'{len(failed)} cell(s) fail'}")

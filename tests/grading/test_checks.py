@@ -12,11 +12,12 @@ import pytest
 from nbformat.v4 import new_code_cell, new_output
 
 from course.values import MAX_ELEMENTS, MIME, Opaque, decode, encode
-from instructor.authoring.judged import run_reference, static_report
+from instructor.authoring.judged import influence_report, run_reference, static_report
 from instructor.cells import hidden_lines, is_graded_test, read
 from instructor.grading.checks import worker
 from instructor.grading.checks.cells import judge_cell, notebook_imports, split_notebook
 from instructor.grading.checks.judge import imported_names, trusted_imports
+from instructor.grading.checks.influence import influenced
 from instructor.grading.checks.split import GIVEN, JUDGED, KERNEL_ASSERT, PROBE, plan
 from instructor.paths import SOLUTIONS, existing_assignments, notebook_path
 
@@ -169,6 +170,47 @@ def test_few_checks_run_in_the_kernel(assignment):
     judged, kernel, lines = static_report(assignment)
     assert judged > 10 * kernel or kernel <= KERNEL_ASSERTS[assignment], "\n".join(lines)
     assert kernel <= KERNEL_ASSERTS[assignment], "\n".join(lines)
+
+
+#: checks whose every compared value is the kernel's (visible, hidden), per assignment: only fewer, 0 in the end
+KERNEL_INFLUENCED = {"01_rnn": (6, 9), "02_seq2seq": (6, 7), "03_attention": (4, 5), "04_transformer": (17, 9)}
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_few_expected_values_are_the_kernels(assignment):
+    """Does no more than the count of checks compare the kernel's values only with the kernel's?"""
+    weak = influence_report(assignment)
+    hidden = sum(w.hidden for w in weak)
+    visible_limit, hidden_limit = KERNEL_INFLUENCED[assignment]
+    listed = "\n".join(w.describe() for w in weak)
+    assert len(weak) - hidden <= visible_limit and hidden <= hidden_limit, listed
+
+
+def test_a_check_is_anchored_only_by_a_value_of_the_graders():
+    """Is a check weak exactly when none of the sides it compares is a literal or a value the cell built itself?"""
+    source = """\
+x = np.ones(3)
+out, ref = f(x.copy()), reference(model)
+same = np.allclose(out, ref)
+expected = 2 * x
+assert out.shape == (3,), "shape"
+assert np.allclose(out, expected), "value"
+assert np.allclose(out.data, ref.data), "both the kernel's"
+assert same, "a verdict the kernel made"
+assert isinstance(out, np.ndarray) and np.isfinite(out).all(), "a predicate of the grader's"
+assert out.shape == ref.shape or np.allclose(out, expected), "or: each side must be anchored"
+for i, (a, b) in enumerate(zip(out, ref)):
+    assert a == b, "zip: both the kernel's"
+for i, a in enumerate(out):
+    assert a == 2 * x[i], "enumerate: the index is the grader's"
+### BEGIN HIDDEN TESTS
+assert all(o == r for o, r in zip(out, ref)), "hidden, both the kernel's"
+### END HIDDEN TESTS
+"""
+    from instructor.cells import hidden_line_numbers
+
+    weak = influenced(plan("c", source, IMPORTED), hidden_line_numbers(source))
+    assert [(w.line, w.hidden) for w in weak] == [(7, False), (8, False), (10, False), (11, False), (16, True)]
 
 
 @pytest.mark.notebook

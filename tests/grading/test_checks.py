@@ -16,8 +16,8 @@ from instructor.authoring.judged import influence_report, run_reference, static_
 from instructor.cells import hidden_lines, is_graded_test, read
 from instructor.grading.checks import worker
 from instructor.grading.checks.cells import judge_cell, notebook_imports, split_notebook
-from instructor.grading.checks.judge import imported_names, trusted_imports
 from instructor.grading.checks.influence import influenced
+from instructor.grading.checks.judge import imported_names, trusted_imports
 from instructor.grading.checks.split import GIVEN, JUDGED, KERNEL_ASSERT, PROBE, plan
 from instructor.paths import SOLUTIONS, existing_assignments, notebook_path
 

@@ -133,12 +133,13 @@ def test_the_grader_judges_the_values_the_kernel_sent():
     verdict, _ = _verdict([(3, {"y": {"t": "opaque", "type": "AlwaysEqual"}}), (5, {"y": {"t": "opaque", "type": "AlwaysEqual"}})])
     assert not verdict.passed and "cannot be judged outside" in verdict.message
     # an error the kernel showed (the student's code crashed) stays the cell's failure, its line the cell's own
-    verdict, cell = _verdict([], {"ename": "NotImplementedError", "evalue": "", "traceback": ["Cell In[3], line 3"]})
+    # (the kernel code's first line binds its private imports: its line 4 is the cell's line 3)
+    verdict, cell = _verdict([], {"ename": "NotImplementedError", "evalue": "", "traceback": ["Cell In[3], line 4"]})
     assert not verdict.passed and [o["ename"] for o in cell.outputs] == ["NotImplementedError"]
     assert cell.outputs[0]["traceback"] == ["Cell In[3], line 3"]
-    # the kernel's line 5 is the record that stands for the cell's line 7, colour codes and all
+    # the kernel's line 6 is the record that stands for the cell's line 7, colour codes and all
     _, cell = _verdict([(3, {"y": right})], {"ename": "KeyError", "evalue": "", "traceback": [
-        "Cell \x1b[0;32mIn[3], line 5\x1b[0m"]})
+        "Cell \x1b[0;32mIn[3], line 6\x1b[0m"]})
     assert cell.outputs[0]["traceback"] == ["Cell \x1b[0;32mIn[3], line 7\x1b[0m"]
 
 
@@ -263,3 +264,27 @@ def test_an_array_is_what_its_header_says():
     for payload in (raw.getvalue().replace(b"(3,)", b"(10000000000,)"), b"PK\x03\x04" + b"0" * 60):
         with pytest.raises(ValueError):
             decode({"t": "array", "v": base64.b64encode(payload).decode()})
+
+
+def test_a_student_cell_cannot_rebind_the_libraries_a_probe_reads(monkeypatch):
+    """An answer cell that sets ``mg = <a proxy whose logsoftmax returns zeros>`` (and ``np`` likewise) does not
+    change what a probe computes: the kernel code reads its own private imports, not the notebook's globals."""
+    import types
+
+    import course.values
+
+    source = ("x = np.arange(6.0).reshape(2, 3)\nout = model(x)\nref = mg.nnet.logsoftmax(x)\n"
+              "assert np.allclose(out, ref.data), 'log-softmax'\n")
+    setup = ("import numpy as np\nimport mygrad as mg\n",)
+    code, _ = plan("c", source, IMPORTED).kernel_code(setup)
+    sent = {}
+    monkeypatch.setattr(course.values, "record", lambda cell, index, **values: sent.update(values))
+    proxy = types.SimpleNamespace(nnet=types.SimpleNamespace(logsoftmax=lambda x: mg.tensor(np.zeros_like(x))),
+                                  tensor=mg.tensor)
+    fake_np = types.SimpleNamespace(arange=lambda n: np.zeros(n), allclose=lambda *a, **k: True)
+    # the student's notebook: their model returns zeros, and their cells rebound both library names
+    exec(compile(code, "<kernel>", "exec"), {"mg": proxy, "np": fake_np, "model": lambda x: np.zeros((2, 3))})  # noqa: S102
+    assert np.allclose(sent["ref"].data, mg.nnet.logsoftmax(np.arange(6.0).reshape(2, 3)).data)
+    assert not np.allclose(sent["out"], sent["ref"].data)  # the judge then fails the check
+    # the cell's own lines keep their numbers: one header line, then the probes in place
+    assert code.splitlines()[2].startswith("out = model(x)") and "mg.nnet.logsoftmax(x)" in code.splitlines()[3]

@@ -36,15 +36,18 @@ def notebook_imports(nb) -> dict:
     return trusted_imports(list(setup_sources(nb)))
 
 
-def split_cell(cell, imported: set[str]) -> tuple[Plan, list[int]] | None:
-    """Put the kernel part of graded test ``cell`` in its place; the plan and the line map, None if it cannot be split."""
+def split_cell(cell, imported: set[str], setup: tuple[str, ...] = ()) -> tuple[Plan, list[int]] | None:
+    """Put the kernel part of graded test ``cell`` in its place; the plan and the line map, None if it cannot be split.
+
+    ``setup`` are the release's set-up cells: the kernel part binds their trusted imports privately.
+    """
     if not is_graded_test(cell):
         return None
     try:
         found = plan(grade_id(cell), cell["source"], imported)
     except SyntaxError:
         return None  # run as it is; nbgrader's rule (an error fails it) decides
-    code, origin = found.kernel_code()
+    code, origin = found.kernel_code(setup)
     cell["source"] = code
     return found, origin
 
@@ -61,7 +64,7 @@ def split_notebook(nb, release=None) -> tuple[dict, tuple[str, ...]]:
     plans = {}
     for cell in nb.cells:
         original = cell.get("source", "")
-        done = split_cell(cell, names)
+        done = split_cell(cell, names, setup)
         if done:
             plans[grade_id(cell)] = (done[0], original, done[1])
     return plans, setup

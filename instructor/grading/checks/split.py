@@ -46,8 +46,9 @@ GLOBAL_RANDOM = "<np.random>"
 _OWN_GENERATORS = {"default_rng", "Generator", "PCG64", "SeedSequence", "RandomState"}
 _BUILTINS = set(dir(builtins))
 _BLOCKS = (ast.For, ast.AsyncFor, ast.While, ast.If, ast.With, ast.AsyncWith, ast.Try)
-#: the function the kernel calls in place of a judged statement (course.values.record)
-RECORD = "__import__('course.values', fromlist=['record']).record"
+#: the start of the line that binds, in a split cell's kernel code, the function the kernel calls in place of a
+#: judged statement (course.values.record) under a private name (:mod:`.private`): in every split cell
+RECORD = "from course.values import record as "
 
 
 @dataclass
@@ -71,17 +72,27 @@ class Plan:
     statements: list[Statement]
     source: str = ""  # the cell's code as the release has it
 
-    def kernel_code(self) -> tuple[str, list[int]]:
+    def kernel_code(self, setup: tuple[str, ...] = ()) -> tuple[str, list[int]]:
         """The code that runs in the kernel in the cell's place (probes, the givens they need, records),
-        and for each of its lines the cell's line it stands for (a traceback in the kernel is read back with it)."""
-        parts, origin = [], []
+        and for each of its lines the cell's line it stands for (a traceback in the kernel is read back with it).
+
+        Its first line binds the record function and the trusted imports of
+        ``setup`` (the release's set-up cells) under private names, which the
+        probes read in place of the notebook's globals (:mod:`.private`).
+        """
+        from instructor.grading.checks.private import RECORD_NAME, imports_line, rewrite
+
+        header, private = imports_line(setup)
+        own = set().union(*(st.binds for st in self.statements))  # a name the cell binds itself stays its own
+        private = {name: p for name, p in private.items() if name not in own}
+        parts, origin = [header], [1]
         for index, st in enumerate(self.statements):
             if st.kind == JUDGED:
                 names = ", ".join(f"{n}={n}" for n in st.kernel_values)
-                parts.append(f"{RECORD}({self.cell!r}, {index}{', ' if names else ''}{names})")
+                parts.append(f"{RECORD_NAME}({self.cell!r}, {index}{', ' if names else ''}{names})")
                 origin.append(st.line)
             elif st.in_kernel:
-                lines = st.source.splitlines() or [""]
+                lines = rewrite(st.source, private).splitlines() or [""]
                 parts += lines
                 origin += range(st.line, st.line + len(lines))
         return "\n".join(parts) + "\n", origin

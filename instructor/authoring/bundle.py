@@ -8,15 +8,15 @@ students a bundle::
     <bundle>/README.md                 how to set up, work and validate (generated)
     <bundle>/<a>/<a>.ipynb             the student version, from a fresh release
     <bundle>/<a>/...                   the assignment's data (e.g. cipher_data.npz)
-    <bundle>/<a>/figures/*.svg         the pictures its notebook shows (drawn by course/diagrams)
+    <bundle>/<a>/figures/*.svg         the pictures its notebook shows (drawn by instructor/authoring/figures)
     <bundle>/helpers/pyproject.toml    a tiny package: `pip install ./helpers`
     <bundle>/helpers/course/           the student package, as it is in the repository
     <bundle>/helpers/jupyter-config/   Jupyter settings the package installs into the venv
 
 The student package (``course/``: quick mode, live plots, explorers, the data
-loader of 04) is copied when the bundle is built, so it exists once in the
-source; it imports nothing of the grader. Only ``course/diagrams`` stays
-behind (:data:`INSTRUCTOR_ONLY`): the figures it draws travel as SVG files. Installing the helpers also
+loader of 04) is copied whole when the bundle is built, so it exists once in the
+source; it imports nothing of the grader (the code that draws the figures is the
+authors', in ``instructor/authoring/figures``: students get the SVG files). Installing the helpers also
 installs nbgrader, for its Validate button, and switches off the rest of
 nbgrader's interface (the formgrader, Create Assignment, the course and
 assignment lists): :data:`JUPYTER_CONFIG`.
@@ -46,9 +46,6 @@ from instructor.paths import REPO_ROOT, notebook_path
 
 #: The package the notebooks import, shipped whole.
 STUDENT_PACKAGE = "course"
-#: Parts of the student package a student never runs: the code that draws the figures
-#: (the SVG files travel in each assignment's ``figures/`` folder instead).
-INSTRUCTOR_ONLY = ("diagrams",)
 #: Packages (by distribution name) a student needs to run the notebooks.
 STUDENT_REQUIREMENTS = (
     "jupyterlab", "notebook", "numpy", "mygrad", "mynn", "noggin", "matplotlib", "ipywidgets",
@@ -126,7 +123,7 @@ def _helpers_pyproject(deps: list[str]) -> str:
 def write_helpers(target: Path, root: Path = REPO_ROOT) -> None:
     """The installable helper package: the student package ``course/`` as it is, its requirements and Jupyter settings."""
     shutil.copytree(root / STUDENT_PACKAGE, target / STUDENT_PACKAGE,
-                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc", *INSTRUCTOR_ONLY))
+                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     for installed, content in JUPYTER_CONFIG.items():
         source = target / _config_source(installed)
         source.parent.mkdir(parents=True, exist_ok=True)

@@ -9,7 +9,7 @@ Four faults are reported, each as one line naming the file:
   student version (outside the given cells, which hold earlier answers on purpose);
 * markers: an nbgrader marker shares its line with code or text, so nbgrader
   would cut that line away with the hidden block (or keep a secret line);
-* figures: a figure file that differs from what ``course.diagrams`` draws now,
+* figures: a figure file that differs from what ``instructor.authoring.figures`` draws now,
   one that no code draws, or an image a notebook shows that does not exist
   (:func:`instructor.authoring.figures.check_figures`);
 * text forms: ``solutions/<a>.py`` missing or out of sync with its notebook

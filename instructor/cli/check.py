@@ -13,7 +13,7 @@ checks:
   outputs  no committed notebook carries outputs or execution counts
   leaks    no solution or hidden-test line of solutions/ shows in notebooks/
   markers  every nbgrader marker stands on a line of its own
-  figures  solutions/<a>/figures/ holds what course/diagrams draws now, nothing
+  figures  solutions/<a>/figures/ holds what instructor/authoring/figures draws now, nothing
            else, and every image a notebook shows (figures only compare their
            text labels when another Matplotlib version wrote them)
   text     solutions/<a>.py is the notebook's current text form

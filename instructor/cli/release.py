@@ -11,14 +11,14 @@ EXAMPLES = """\
 steps:
   1. refresh the given cells of each solution notebook from the earlier
      assignments they quote (solutions/02_seq2seq quotes 01_rnn, ...);
-  2. draw the assignment's figures (course/diagrams) into solutions/<a>/figures/;
+  2. draw the assignment's figures (instructor/authoring/figures) into solutions/<a>/figures/;
   3. write the text form of the notebook, solutions/<a>.py (jupytext, percent);
   4. run nbgrader generate_assignment: solutions are replaced by stubs that
      raise NotImplementedError, hidden tests removed, outputs cleared.
 
 paths:
   solutions/<a>/<a>.ipynb  ->  notebooks/<a>/<a>.ipynb  (+ the folder's other files)
-  course/diagrams/*.py     ->  solutions/<a>/figures/*.svg  ->  notebooks/<a>/figures/
+  instructor/authoring/figures/*.py  ->  solutions/<a>/figures/*.svg  ->  notebooks/<a>/figures/
   solutions/<a>/<a>.ipynb  ->  solutions/<a>.py  (never released)
 
 examples:

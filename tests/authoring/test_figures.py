@@ -1,4 +1,4 @@
-"""Figures that travel with their assignment: drawn by course/diagrams, written by `course release`
+"""Figures that travel with their assignment: drawn by instructor/authoring/figures, written by `course release`
 beside the solution, copied by nbgrader beside the student notebook, checked by `course check`,
 carried by the bundle and inlined in the feedback page."""
 
@@ -11,14 +11,14 @@ import shutil
 import nbformat
 import pytest
 
-import course.diagrams
+from instructor.authoring.figures import drawn
 from instructor.authoring.figures import IMAGE, creator_version, image_references, same_figure, text_labels
 from instructor.cells import read
 from instructor.paths import NOTEBOOKS, SOLUTIONS, existing_assignments, notebook_path
 from instructor.reporting.feedback.preprocessors.inline_figures import inline
 from tests.factories import edit_notebook, make_course, question_cell
 
-FIGURES = course.diagrams.all_figures()
+FIGURES = drawn.all_figures()
 
 
 @pytest.mark.parametrize("key", sorted(FIGURES))
@@ -26,8 +26,8 @@ def test_every_figure_is_named_by_its_assignment_and_drawn_the_same_twice(key):
     """Is each figure keyed ``<assignment>/<file>.svg`` and written as the same bytes on every run?"""
     assignment, _, file_name = key.partition("/")
     assert assignment in existing_assignments(SOLUTIONS) and re.fullmatch(r"[a-z0-9_]+\.svg", file_name)
-    first = course.diagrams.svg_bytes(FIGURES[key]())
-    assert first == course.diagrams.svg_bytes(FIGURES[key]())
+    first = drawn.svg_bytes(FIGURES[key]())
+    assert first == drawn.svg_bytes(FIGURES[key]())
     assert creator_version(first) and text_labels(first), "the SVG names its Matplotlib and keeps its text as text"
 
 
@@ -59,7 +59,7 @@ def _toy_figure():
 @pytest.fixture
 def toy_with_figure(tmp_path, monkeypatch, run_course):
     """The toy course, whose 01_toy draws figures/toy.svg and shows it in a locked cell; released."""
-    monkeypatch.setattr(course.diagrams, "all_figures", lambda: {"01_toy/toy.svg": _toy_figure})
+    monkeypatch.setattr(drawn, "all_figures", lambda: {"01_toy/toy.svg": _toy_figure})
     root = make_course(tmp_path / "repo")
     edit_notebook(root / "solutions/01_toy/01_toy.ipynb", lambda nb: nb.cells.insert(
         1, question_cell("toy_picture_text", "![a toy](figures/toy.svg)\n\n*Figure: a toy.*")))
@@ -69,9 +69,9 @@ def toy_with_figure(tmp_path, monkeypatch, run_course):
 
 def test_release_writes_the_figures_beside_solution_and_student_notebook(toy_with_figure):
     root = toy_with_figure
-    drawn = course.diagrams.svg_bytes(_toy_figure())
-    assert (root / "solutions/01_toy/figures/toy.svg").read_bytes() == drawn
-    assert (root / "notebooks/01_toy/figures/toy.svg").read_bytes() == drawn
+    svg = drawn.svg_bytes(_toy_figure())
+    assert (root / "solutions/01_toy/figures/toy.svg").read_bytes() == svg
+    assert (root / "notebooks/01_toy/figures/toy.svg").read_bytes() == svg
     assert not (root / "notebooks/02_toy/figures").exists()
 
 
@@ -98,7 +98,7 @@ def test_check_is_clean_then_reports_each_figure_fault(toy_with_figure, run_cour
 def test_another_matplotlib_compares_the_labels_only():
     """A file written by another Matplotlib version: the same labels pass whatever the geometry,
     a changed label fails, and the message says what was compared."""
-    ours = course.diagrams.svg_bytes(_toy_figure())
+    ours = drawn.svg_bytes(_toy_figure())
     theirs = re.sub(rb"Matplotlib v[0-9.]+", b"Matplotlib v3.8.0", ours)
     theirs = re.sub(rb'd="M [0-9.]+', b'd="M 1.5', theirs)  # other paths, same text
     assert same_figure(theirs, ours)[0]
@@ -167,12 +167,12 @@ def test_the_feedback_page_carries_the_course_figure(toy_with_figure, tmp_path, 
     (sub / "figures").mkdir()
     (sub / "figures/toy.svg").write_text("<svg>the student's</svg>")
     run_course(["grade", tmp_path / "subs", "--course-dir", tmp_path / "cd", "--root", root])
-    drawn = (root / "solutions/01_toy/figures/toy.svg").read_bytes()
-    assert (tmp_path / "cd/source/01_toy/figures/toy.svg").read_bytes() == drawn
+    svg = (root / "solutions/01_toy/figures/toy.svg").read_bytes()
+    assert (tmp_path / "cd/source/01_toy/figures/toy.svg").read_bytes() == svg
     run_course(["feedback", "--course-dir", tmp_path / "cd"])
     html = (tmp_path / "cd/feedback/eve/01_toy/01_toy.html").read_text()
     assert "img-src data:" in html
-    assert f'src="data:image/svg+xml;base64,{base64.b64encode(drawn).decode()}"' in html
+    assert f'src="data:image/svg+xml;base64,{base64.b64encode(svg).decode()}"' in html
     assert 'src="figures/' not in html and base64.b64encode(b"<svg>the student's</svg>").decode() not in html
 
 

@@ -1,14 +1,14 @@
 """Figures of notebooks 02 (Seq2Seq, beam search) and 03 (attention).
 
 Each ``draw_*`` function returns a matplotlib Figure; ``FIGURES`` maps the
-file each one is written to (see ``course/diagrams/__init__.py``).
+file each one is written to (see ``instructor/authoring/figures/drawn.py``).
 """
 
 from __future__ import annotations
 
 from matplotlib.patches import FancyBboxPatch
 
-from course.diagrams import shapes
+from instructor.authoring.figures import shapes
 
 ENCODER = "#dbe8f6"  # light blue: encoder RNN cells
 DECODER = "#fbe3cf"  # light orange: decoder RNN cells

@@ -1,6 +1,6 @@
-"""Figures for the prose of the notebooks: architecture diagrams drawn by code.
+"""The course's figures: architecture diagrams for the notebooks' prose, drawn by code.
 
-Each module here draws the figures of one or two notebooks and lists them in a
+Each module of this package draws the figures of one or two notebooks and lists them in a
 ``FIGURES`` dict: ``{"<assignment>/<file>.svg": draw}``, where ``draw()`` takes
 no argument and returns a matplotlib ``Figure``. The files are written beside
 the solution notebook (``solutions/<assignment>/figures/<file>.svg``) by
@@ -25,9 +25,9 @@ def all_figures() -> dict[str, Callable]:
     found: dict[str, Callable] = {}
     for name in MODULES:
         try:
-            module = importlib.import_module(f"{__name__}.{name}")
+            module = importlib.import_module(f"{__package__}.{name}")
         except ModuleNotFoundError as error:
-            if error.name != f"{__name__}.{name}":
+            if error.name != f"{__package__}.{name}":
                 raise
             continue
         found.update(module.FIGURES)

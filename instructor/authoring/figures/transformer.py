@@ -1,7 +1,7 @@
 """Figures of notebook 04: the Transformer, its layers, multi-head attention and the masks.
 
 Every ``draw_*`` function returns a matplotlib Figure; ``FIGURES`` maps the
-file each one is written to (see ``course/diagrams/__init__.py``). The letters
+file each one is written to (see ``instructor/authoring/figures/drawn.py``). The letters
 are the notebook's: T source positions, t decoder positions, N sequences,
 d model width, h heads of d_k = d // h dimensions. Data flows upwards, from
 the inputs at the bottom to the scores at the top.
@@ -15,7 +15,7 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.patches import FancyBboxPatch, Rectangle
 
-from course.diagrams import shapes
+from instructor.authoring.figures import shapes
 
 ENCODER = "#dbe8f6"  # light blue: the encoder stack
 DECODER = "#fbe3cf"  # light orange: the decoder stack

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from matplotlib.figure import Figure
 
-from course.diagrams import shapes
+from instructor.authoring.figures import shapes
 
 INPUT = "#dbe9f6"
 STATE = "#fde2c4"

@@ -1,4 +1,7 @@
-"""The figures of an assignment: drawn by ``course.diagrams``, written beside its solution notebook.
+"""The figures of an assignment: drawn by this package's modules, written beside its solution notebook.
+
+The drawing code is the authors' side of the course: students get the SVG
+files, never the code (the student package ``course`` holds none of it).
 
 ``course release`` writes every figure of an assignment to
 ``solutions/<a>/figures/<file>.svg`` before nbgrader runs, so nbgrader copies
@@ -46,8 +49,8 @@ _TEXT = re.compile(rb"<text\b[^>]*>(.*?)</text>", re.S)
 
 
 def drawers(assignment: str) -> dict[str, Callable]:
-    """``{file name: draw}`` of one assignment's figures (``course.diagrams.all_figures``)."""
-    from course.diagrams import all_figures
+    """``{file name: draw}`` of one assignment's figures (:func:`drawn.all_figures`)."""
+    from instructor.authoring.figures.drawn import all_figures
 
     try:
         every = all_figures()
@@ -58,10 +61,10 @@ def drawers(assignment: str) -> dict[str, Callable]:
 
 
 def draw(draw_function: Callable) -> bytes:
-    """One figure as the fixed SVG bytes of ``course.diagrams.svg_bytes``."""
+    """One figure as the fixed SVG bytes of :func:`drawn.svg_bytes`."""
     import matplotlib.style
 
-    from course.diagrams import svg_bytes
+    from instructor.authoring.figures.drawn import svg_bytes
 
     # Matplotlib's defaults, not this machine's matplotlibrc (a serif font there would redraw every figure)
     with matplotlib.style.context("default"):
@@ -140,7 +143,7 @@ def check_figures(root: Path) -> list[str]:
             for path in sorted(p for p in folder.rglob("*") if p.is_file()):
                 file_name = path.relative_to(folder).as_posix()
                 if file_name not in found:
-                    problems.append(f"solutions/{name}/{FOLDER}/{file_name} is drawn by no code in course/diagrams "
+                    problems.append(f"solutions/{name}/{FOLDER}/{file_name} is drawn by no code in instructor/authoring/figures "
                                     f"(remove it, or add it to a FIGURES dict).")
         path = notebook_path(name, solutions)
         if not path.is_file():

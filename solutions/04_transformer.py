@@ -524,7 +524,7 @@ print("weights", weights.shape)  # (5, 3, 2, 5)
 print("each query's weights sum to one:", np.allclose(weights.sum(axis=-1), 1))
 
 # %% course={"task": "multihead_attention"} nbgrader={"grade": true, "grade_id": "multihead_attention__shapes", "locked": true, "points": 1, "schema_version": 3, "solution": false}
-# Check that the weights, the output and a_ij have the documented shapes and dtype.
+# Check that the weights, the output and a_ij have the documented shapes and dtype, and the output on weights the test sets.
 mha = MultiheadAttention(dim=12, n_head=3)
 weights = {"Wq": mha.Wq, "Wk": mha.Wk, "Wv": mha.Wv}
 wo_weight, wo_bias = mha.Wo.weight, mha.Wo.bias
@@ -544,6 +544,26 @@ assert out.shape == (2, 5, 12), f"output shape {out.shape}, expected (t, N, d) =
 assert out.dtype == np.float32, f"output dtype {out.dtype}: a float64 constant crept in"
 assert a.shape == (2, 5, 3, 7), f"a_ij has shape {a.shape}, expected (t, N, h, T) = (2, 5, 3, 7)"
 assert np.allclose(a.sum(axis=-1), 1, atol=1e-5), "each query's weights over the T keys should sum to one"
+# the same call on weights the test sets through Wq, Wk, Wv and Wo.weight: its output is known
+Wq, Wk, Wv = (0.5 * rng.normal(size=(3, 3, 12, 4))).astype(np.float32)
+Wo = (0.3 * rng.normal(size=(12, 12))).astype(np.float32)
+mha.Wq, mha.Wk, mha.Wv, mha.Wo.weight = mg.tensor(Wq), mg.tensor(Wk), mg.tensor(Wv), mg.tensor(Wo)
+out = mha(Q.copy(), KV.copy(), KV.copy())
+want = np.array([
+    [0.5731, 0.8164, 0.3847, -2.9841, 0.4204, 2.7959, -0.0536, 3.0823, -2.4157, 1.1501, 0.6466, -1.5549],
+    [1.2341, -0.3351, -0.1479, -2.3972, 0.1639, 1.0612, 2.8159, 0.6113, -1.3422, 2.5572, -0.0381, -1.0773],
+])  # sequence 0, both queries
+assert out.shape == (2, 5, 12), f"output shape {out.shape}, expected (t, N, d) = (2, 5, 12)"
+assert np.allclose(out.data[:, 0], want, atol=2e-4), (
+    f"on the test's weights, sequence 0's output is\n{np.round(out.data[:, 0], 3)}\nexpected\n{np.round(want, 3)}"
+)
+out.sum().backward()  # training needs a gradient for every weight
+grads = [mha.Wq.grad, mha.Wk.grad, mha.Wv.grad, mha.Wo.weight.grad]
+for name, grad in zip(["Wq", "Wk", "Wv", "Wo.weight"], grads):
+    assert grad is not None and np.abs(grad).sum() > 0, (
+        f"{name} got no gradient from out.sum().backward(): compute the output from {name} with MyGrad "
+        "operations (no .data, np.asarray or astype on the way)"
+    )
 ### BEGIN HIDDEN TESTS
 mha7 = MultiheadAttention(dim=7, n_head=2)
 wq7_shape, wo7_shape = mha7.Wq.shape, mha7.Wo.weight.shape
@@ -553,6 +573,18 @@ out7 = mha7(x7, x7, x7)
 a7 = np.asarray(mha7.a_ij)
 assert out7.shape == (3, 2, 7), "d = 7, h = 2: the output should be (t, N, d) = (3, 2, 7)"
 assert a7.shape == (3, 2, 2, 3), "d = 7, h = 2: a_ij should be (3, 2, 2, 3)"
+mha7.Wq, mha7.Wk, mha7.Wv = (mg.tensor(W) for W in (0.5 * rng.normal(size=(3, 2, 7, 3))).astype(np.float32))
+mha7.Wo.weight = mg.tensor((0.3 * rng.normal(size=(6, 7))).astype(np.float32))
+out7 = mha7(x7.copy(), x7.copy(), x7.copy())
+want7 = np.array([
+    [-0.3935, 0.6759, 0.0654, -0.4819, -0.8274, 0.412, 0.5762],
+    [-0.7175, 0.7166, 0.1837, -0.4194, -1.2097, 0.4828, 0.8215],
+    [-0.8017, 1.1437, 0.2355, -0.3762, -2.6091, 0.5249, 1.1934],
+])  # sequence 1
+# feedback shows: out7
+assert np.allclose(out7.data[:, 1], want7, atol=2e-4), (
+    "d = 7, h = 2, on weights the test sets: the output differs (d_k = d // h = 3, the heads joined by Wo)"
+)
 ### END HIDDEN TESTS
 
 # %% course={"task": "multihead_attention"} jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "multihead_attention__by_hand", "locked": true, "points": 2, "schema_version": 3, "solution": false}
@@ -618,9 +650,12 @@ for masked, g, w in zip((False, True), got, want):
 ### END HIDDEN TESTS
 
 # %% course={"task": "multihead_attention"} jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "multihead_attention__mask", "locked": true, "points": 1, "schema_version": 3, "solution": false}
-# Check that masked pairs get exactly zero weight, sequence by sequence, and every row still sums to one.
+# Check that masked pairs get exactly zero weight, sequence by sequence, on weights the test sets.
 rng = np.random.default_rng(2)
 mha = MultiheadAttention(dim=6, n_head=3)
+Wq, Wk, Wv = (0.6 * rng.normal(size=(3, 3, 6, 2))).astype(np.float32)  # each (h, d, d_k)
+mha.Wq, mha.Wk, mha.Wv = mg.tensor(Wq), mg.tensor(Wk), mg.tensor(Wv)
+mha.Wo.weight = mg.tensor((0.4 * rng.normal(size=(6, 6))).astype(np.float32))
 x = rng.normal(size=(3, 2, 6)).astype(np.float32)  # t = T = 3, N = 2
 mask = np.array([
     [[True, False, False], [True, True, True]],  # query 0: sequence 0 reads key 0 only, sequence 1 all keys
@@ -628,23 +663,43 @@ mask = np.array([
     [[False, True, True], [True, True, False]],
 ])  # shape (t, N, T) = (3, 2, 3)
 hidden = ~mask  # the pairs the mask hides
-out = mha(x, x, x, mask=mask)
+out = mha(x.copy(), x.copy(), x.copy(), mask=mask.copy())
 a = np.asarray(mha.a_ij)
 assert a.shape == (3, 2, 3, 3), f"a_ij has shape {a.shape}, expected (t, N, h, T) = (3, 2, 3, 3)"
 by_pair = a.transpose(0, 1, 3, 2)  # (t, N, T, h): pick pairs with the (t, N, T) mask
-assert np.all(by_pair[hidden] == 0), "a masked pair got a non-zero weight"
-assert np.all(by_pair[~hidden] > 0), "an allowed pair got zero weight"
-assert np.allclose(a.sum(axis=-1), 1, atol=1e-5), "rows should sum to one: mask before the softmax"
+assert np.all(by_pair[hidden] == 0), "a_ij: a masked pair got a non-zero weight"
+assert np.all(by_pair[~hidden] > 0), "a_ij: an allowed pair got zero weight"
+assert np.allclose(a.sum(axis=-1), 1, atol=1e-5), "a_ij: rows should sum to one: mask the scores before the softmax"
+want = np.array([[0.0, 0.2118, 0.7882], [0.9995, 0.0005, 0.0]])  # query 2's weights in head 0, both sequences
+assert np.allclose(a[2, :, 0], want, atol=2e-4), (
+    f"a_ij of query 2 in head 0 is\n{np.round(a[2, :, 0], 3)}\nexpected\n{np.round(want, 3)}: "
+    "scores of the allowed keys, divided by sqrt(d_k), through a softmax over the keys"
+)
 ### BEGIN HIDDEN TESTS
-# query 0 of sequence 0 sees only key 0, so its output is what a one-key attention gives
-alone = mha(x[:1, :1], x[:1, :1], x[:1, :1]).data
 assert out.shape == (3, 2, 6), f"output shape {out.shape}, expected (t, N, d) = (3, 2, 6)"
-assert alone.shape == (1, 1, 6), f"one query on one key: output shape {alone.shape}, expected (t, N, d) = (1, 1, 6)"
-assert np.allclose(out.data[0, 0], alone[0, 0], atol=1e-5), "a query that reads one key should return that key's value"
-# sequence 1 of a batch with a mask that allows everything gives the unmasked result
-full = mha(x, x, x).data
+want_out = np.array([
+    [
+        [1.6816, -1.5975, 1.3435, -1.712, 1.3357, -1.887],
+        [0.1462, -0.4857, 1.1747, -1.2609, 0.2429, -1.2815],
+    ],
+    [
+        [1.0519, -0.9616, 0.5098, -0.8282, 1.023, -0.7479],
+        [1.424, -0.5823, -0.766, 1.1259, 1.4818, -0.0646],
+    ],
+    [
+        [-0.5658, 0.2821, 0.0669, -0.5081, -0.4002, 0.3999],
+        [-0.079, -0.4278, 1.081, -1.0896, 0.3263, -1.0689],
+    ],
+])
+# feedback shows: out
+assert np.allclose(out.data, want_out, atol=2e-4), "with a mask, the output differs on the test's weights"
+# sequence 1 with a mask that allows everything gives the unmasked result; query 0 of sequence 0 reads key 0 alone
+full = mha(x.copy(), x.copy(), x.copy()).data
+alone = mha(x[:1, :1].copy(), x[:1, :1].copy(), x[:1, :1].copy()).data
 assert full.shape == (3, 2, 6), f"without a mask: output shape {full.shape}, expected (t, N, d) = (3, 2, 6)"
-assert np.allclose(out.data[:2, 1], full[:2, 1], atol=1e-5), "an all-True row of the mask should change nothing"
+assert alone.shape == (1, 1, 6), f"one query on one key: output shape {alone.shape}, expected (t, N, d) = (1, 1, 6)"
+assert np.allclose(full[:2, 1], want_out[:2, 1], atol=2e-4), "an all-True row of the mask should change nothing"
+assert np.allclose(alone[0, 0], want_out[0, 0], atol=2e-4), "a query that reads one key should return that key's value"
 ### END HIDDEN TESTS
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "masks_text", "locked": true, "schema_version": 3, "solution": false}
@@ -725,7 +780,7 @@ show_masks([pad[:, 1], causal[:, 0], causal[:, 1]], ["padding_mask, 'hi'", "caus
 mask = padding_mask([2, 4, 1], 2, 5)  # N = 3 sequences of 2, 4 and 1 real keys; t = 2, T = 5
 assert mask.shape == (2, 3, 5), f"shape {mask.shape}, expected (t, N, T) = (2, 3, 5)"
 assert mask.dtype == bool, f"dtype {mask.dtype}, expected bool"
-assert np.array_equal(mask[0], mask[1]), (
+assert np.array_equal(mask[0] != mask[1], np.zeros((3, 5), dtype=bool)), (
     "queries 0 and 1 of the same sequences got different masks: padding hides keys, "
     "so mask[i, n, j] depends on the key j (the last axis) and never on the query i"
 )
@@ -759,7 +814,7 @@ full = np.array([[1, 0, 0, 0], [1, 1, 0, 0], [1, 1, 1, 0], [1, 1, 1, 1]], dtype=
 short = np.array([[1, 0, 0, 0], [1, 1, 0, 0], [1, 1, 0, 0], [1, 1, 0, 0]], dtype=bool)
 assert np.array_equal(mask[:, 0], full), f"sequence 0 (no padding):\n{mask[:, 0].astype(int)}\nexpected\n{full.astype(int)}"
 assert np.array_equal(mask[:, 1], short), f"sequence 1 (2 real):\n{mask[:, 1].astype(int)}\nexpected\n{short.astype(int)}"
-assert mask.any(axis=-1).all(), "every query must keep at least one key, or its softmax row is meaningless"
+assert np.all(mask.sum(axis=-1) >= 1), "every query must keep at least one key, or its softmax row is meaningless"
 ### BEGIN HIDDEN TESTS
 rng = np.random.default_rng(14)
 lengths = rng.integers(1, 8, size=5)
@@ -864,17 +919,20 @@ assert len(params) == 2, "parameters should be (gain, bias)"
 # Check that every position of every sequence is normalised on its own, over the last axis.
 rng = np.random.default_rng(3)
 x_old = rng.normal(2, 5, size=(6, 3, 10)).astype(np.float32)
-x_new = mg.tensor(rng.normal(size=(6, 3, 10)).astype(np.float32))
-out = ResidualConnectionAndLayerNorm(10)(x_old, x_new)
+x_new = rng.normal(size=(6, 3, 10)).astype(np.float32)
+out = ResidualConnectionAndLayerNorm(10)(x_old.copy(), mg.tensor(x_new))
 assert out.shape == (6, 3, 10) and out.dtype == np.float32, f"output {out.shape} {out.dtype}, expected (6, 3, 10) float32"
 assert np.allclose(out.data.mean(axis=-1), 0, atol=1e-4), "each vector should have mean 0 over its d features"
 assert np.allclose(out.data.std(axis=-1), 1, atol=1e-3), "each vector should have standard deviation 1"
 ### BEGIN HIDDEN TESTS
-same = ResidualConnectionAndLayerNorm(10)(x_old + x_new.data, np.zeros_like(x_old))
+total = x_old + x_new
+want = (total - total.mean(axis=-1, keepdims=True)) / np.sqrt(total.var(axis=-1, keepdims=True) + 1e-5)
+same = ResidualConnectionAndLayerNorm(10)(total.copy(), np.zeros_like(x_old))
 assert out.shape == (6, 3, 10) and np.shape(same) == (6, 3, 10), (
     f"output shapes {out.shape} and {np.shape(same)}, expected (6, 3, 10)"
 )
-assert np.allclose(out.data, np.asarray(same), atol=1e-5), "only the sum x_old + x_new should matter"
+assert np.allclose(out.data, want, atol=1e-4), "each vector should be normalised over its d features: (x - mean) / sqrt(var + eps)"
+assert np.allclose(np.asarray(same), want, atol=1e-4), "only the sum x_old + x_new should matter"
 ### END HIDDEN TESTS
 
 # %% course={"task": "add_and_norm"} jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "add_and_norm__epsilon", "locked": true, "points": 1, "schema_version": 3, "solution": false}
@@ -903,7 +961,7 @@ assert got.shape == (1, 4), f"a (1, 4) input gave an output of shape {got.shape}
 assert np.allclose(got, want, atol=1e-3), f"got {got}, expected {want}: epsilon belongs under the square root"
 ### END HIDDEN TESTS
 
-# %% [markdown] nbgrader={"grade": false, "solution": false, "locked": true, "grade_id": "add_and_norm_fused_text", "schema_version": 3}
+# %% [markdown] nbgrader={"grade": false, "grade_id": "add_and_norm_fused_text", "locked": true, "schema_version": 3, "solution": false}
 # **Why a fused layer norm is faster.** Your layer norm is a chain of about nine MyGrad operations (add, mean, subtract, var, add, sqrt, divide, multiply, add). Each one makes a full pass over the (t, N, d) array on the way forward, keeps its result for the backward pass, and makes one or two more passes on the way back; `var` alone is several NumPy reductions over rows of only d = 29 numbers, which NumPy does slowly. `ops.layer_norm` from the course package computes the same numbers as *one* operation with a hand-written gradient, in far fewer passes. The cell below times both on a batch the size of training's longest; expect the fused one to be two to four times faster. Keep writing your own here: the task is the formula, and the tests grade yours.
 
 # %%
@@ -1082,43 +1140,126 @@ assert out.shape == (4, 2, 3), "the output should be (T, N, out_dim)"
 ### END HIDDEN TESTS
 
 # %% course={"task": "encoder"} nbgrader={"grade": true, "grade_id": "encoder__layer", "locked": true, "points": 1, "schema_version": 3, "solution": false}
-# Check that TransformerEncoder chains self-attention (with the mask), add & norm, feed-forward, add & norm.
+# Check TransformerEncoder on weights the test sets: self-attention (with the mask), add & norm, feed-forward, add & norm.
 rng = np.random.default_rng(5)
-enc = TransformerEncoder(dim=8, h_dim=16, n_head=2)
-enc.add_norm1.gain = mg.tensor(np.linspace(0.5, 2, 8, dtype=np.float32))  # tell the two norms apart
-enc.add_norm2.bias = mg.tensor(np.linspace(-1, 1, 8, dtype=np.float32))
-src = rng.normal(size=(5, 3, 8)).astype(np.float32)
-mask = padding_mask([5, 3, 1], 5, 5)
-out = enc(src, mask)
+
+
+def weights(*shape):
+    """A float32 tensor of weights the test chooses, set through the documented attributes."""
+    return mg.tensor((0.5 * rng.normal(size=shape)).astype(np.float32))
+
+
+enc = TransformerEncoder(dim=4, h_dim=6, n_head=2)
+attn, ff = enc.self_attn, enc.ff
+attn.Wq, attn.Wk, attn.Wv, attn.Wo.weight = weights(2, 4, 2), weights(2, 4, 2), weights(2, 4, 2), weights(4, 4)
+ff.dense1.weight, ff.dense1.bias, ff.dense2.weight, ff.dense2.bias = weights(4, 6), weights(1, 6), weights(6, 4), weights(1, 4)
+enc.add_norm1.gain, enc.add_norm1.bias = weights(4) + np.float32(1), weights(4)
+enc.add_norm2.gain, enc.add_norm2.bias = weights(4) + np.float32(1), weights(4)
+src = rng.normal(size=(3, 2, 4)).astype(np.float32)  # T = 3, N = 2, d = 4
+mask = np.array([[[True, True, True], [True, True, False]]] * 3)  # (T, N, T): sequence 1 has 2 real positions
+out = enc(src.copy(), mask.copy())
 a = np.asarray(enc.self_attn.a_ij)
-assert out.shape == (5, 3, 8) and out.dtype == np.float32, f"output {out.shape} {out.dtype}, expected (5, 3, 8) float32"
-assert a.shape == (5, 3, 2, 5), "self-attention: T queries on T keys"
-x1 = enc.add_norm1(src, enc.self_attn(src, src, src, mask=mask))
-expected = enc.add_norm2(x1, enc.ff(x1))
-assert expected.shape == (5, 3, 8), f"your sublayers, step by step, give shape {expected.shape}, expected (T, N, d) = (5, 3, 8)"
 params = enc.parameters
-assert np.allclose(out.data, expected.data, atol=1e-5), "the encoder layer does not follow the equations"
+assert out.shape == (3, 2, 4) and out.dtype == np.float32, f"output {out.shape} {out.dtype}, expected (3, 2, 4) float32"
+assert a.shape == (3, 2, 2, 3), f"self_attn.a_ij has shape {a.shape}, expected (T, N, h, T) = (3, 2, 2, 3): T queries on T keys"
 assert len(params) == 12, f"{len(params)} parameters, expected 4 + 2 + 4 + 2 = 12"
+assert np.all(a[:, 1, :, 2] == 0), "self_attn.a_ij: sequence 1 read its padded position 2: pass the mask to self-attention"
+# what the layer gives with three common slips, for sequence 1 (the numbers a correct layer avoids)
+ff_reads_src = np.array([
+    [-0.1168, 2.4361, 0.8367, -1.6917],
+    [1.1555, -0.8772, 1.8128, -0.1285],
+    [0.9213, -0.927, 1.872, 0.0859],
+])
+residual_src = np.array([
+    [-0.3159, 2.3677, 1.0818, -1.6486],
+    [-0.0588, -0.6026, 2.4411, 0.1361],
+    [-0.7172, -0.4404, 2.2502, 0.7214],
+])
+norm1_twice = np.array([
+    [-0.3806, 1.2422, 0.0018, -0.6788],
+    [0.5561, -1.0041, 0.3243, -0.1247],
+    [-0.0257, -1.0968, 0.3036, 0.2011],
+])
+assert not np.allclose(out.data[:, 1], ff_reads_src, atol=2e-4), (
+    "the feed-forward network read the source src; it reads X1, the output of the first add & norm"
+)
+assert not np.allclose(out.data[:, 1], residual_src, atol=2e-4), (
+    "the second add & norm added the source src; its residual input is X1, the output of the first add & norm"
+)
+assert not np.allclose(out.data[:, 1], norm1_twice, atol=2e-4), (
+    "add_norm1 served both sub-layers; the feed-forward network's add & norm is add_norm2, with its own gain and bias"
+)
+want = np.array([
+    [[0.5573, -0.7425, 2.2605, -0.1161], [-0.2057, 2.3037, 1.1277, -1.7191]],
+    [[0.0396, 0.4701, 2.6429, -1.2757], [0.9237, -0.7425, 2.111, -0.3192]],
+    [[0.9004, -0.6058, 2.2228, -0.5405], [0.2222, -0.8682, 2.0477, 0.5042]],
+])
+assert np.allclose(out.data, want, atol=2e-4), (
+    f"on the test's weights, sequence 0's output is\n{np.round(out.data[:, 0], 3)}\nexpected\n{np.round(want[:, 0], 3)}"
+)
+### BEGIN HIDDEN TESTS
+enc6 = TransformerEncoder(dim=6, h_dim=5, n_head=3)
+attn6, ff6 = enc6.self_attn, enc6.ff
+attn6.Wq, attn6.Wk, attn6.Wv, attn6.Wo.weight = weights(3, 6, 2), weights(3, 6, 2), weights(3, 6, 2), weights(6, 6)
+ff6.dense1.weight, ff6.dense1.bias, ff6.dense2.weight, ff6.dense2.bias = weights(6, 5), weights(1, 5), weights(5, 6), weights(1, 6)
+enc6.add_norm1.gain, enc6.add_norm1.bias = weights(6) + np.float32(1), weights(6)
+enc6.add_norm2.gain, enc6.add_norm2.bias = weights(6) + np.float32(1), weights(6)
+src6 = rng.normal(size=(4, 2, 6)).astype(np.float32)
+mask6 = np.array([[[True, True, True, True], [True, False, False, False]]] * 4)
+out6 = enc6(src6.copy(), mask6.copy())
+want6 = np.array([
+    [
+        [1.32, -0.3712, -3.0652, 0.1989, -0.4681, 2.3724],
+        [0.9592, -0.2734, -3.144, 0.5159, -0.7903, 2.1358],
+    ],
+    [
+        [1.3395, 0.5709, -3.1517, 0.2657, -0.9164, 1.6543],
+        [1.4916, 0.8357, -1.4788, -0.1837, -2.167, 2.498],
+    ],
+    [
+        [1.669, -0.0521, -3.0269, 0.119, -0.4814, 1.7717],
+        [0.6486, 1.8487, -2.5838, 0.3656, -1.6583, 0.8825],
+    ],
+    [
+        [1.2809, -0.4786, -2.4613, 0.2837, -1.5015, 3.0437],
+        [0.6417, 1.5503, -2.3606, -0.0121, -1.7633, 2.5317],
+    ],
+])
+assert out6.shape == (4, 2, 6), f"d = 6, h = 3: output shape {out6.shape}, expected (T, N, d) = (4, 2, 6)"
+# feedback shows: out6
+assert np.allclose(out6.data, want6, atol=2e-4), "d = 6, h = 3, on the test's weights: the encoder layer's output differs"
+### END HIDDEN TESTS
 
 # %% course={"task": "encoder"} jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "encoder__padding", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 # Check that with the padding mask, the outputs at real positions do not change when the padding grows.
 rng = np.random.default_rng(15)
-enc = TransformerEncoder(dim=8, h_dim=16, n_head=2)
-short = rng.normal(size=(3, 1, 8)).astype(np.float32)  # one sequence of 3 real positions
-alone = enc(short, padding_mask([3], 3, 3)).data
-assert alone.shape == (3, 1, 8), f"output shape {alone.shape}, expected (T, N, d) = (3, 1, 8)"
-padded = [np.concatenate([short, rng.normal(size=(pad, 1, 8)).astype(np.float32)]) for pad in (1, 4)]  # junk after the end
-outs = [enc(x, padding_mask([3], len(x), len(x))).data for x in padded]
+enc = TransformerEncoder(dim=4, h_dim=6, n_head=2)
+attn, ff = enc.self_attn, enc.ff
+W = (0.5 * rng.normal(size=(3, 2, 4, 2))).astype(np.float32)  # Wq, Wk, Wv: (h, d, d_k) each
+attn.Wq, attn.Wk, attn.Wv = mg.tensor(W[0]), mg.tensor(W[1]), mg.tensor(W[2])
+attn.Wo.weight = mg.tensor((0.5 * rng.normal(size=(4, 4))).astype(np.float32))
+ff.dense1.weight = mg.tensor((0.5 * rng.normal(size=(4, 6))).astype(np.float32))
+ff.dense2.weight = mg.tensor((0.5 * rng.normal(size=(6, 4))).astype(np.float32))
+short = rng.normal(size=(3, 1, 4)).astype(np.float32)  # one sequence of 3 real positions
+alone = enc(short.copy(), np.ones((3, 1, 3), dtype=bool)).data
+want = np.array([
+    [[0.9814, 0.6894, -0.0719, -1.5989]],
+    [[-1.6116, 0.9963, 0.64, -0.0247]],
+    [[-1.0618, 0.1418, 1.5621, -0.6421]],
+])  # its outputs, on the weights set above
+assert alone.shape == (3, 1, 4), f"output shape {alone.shape}, expected (T, N, d) = (3, 1, 4)"
+assert np.allclose(alone, want, atol=2e-4), f"on the test's weights, the output is\n{np.round(alone[:, 0], 3)}\nexpected\n{np.round(want[:, 0], 3)}"
+padded = [np.concatenate([short, rng.normal(size=(pad, 1, 4)).astype(np.float32)]) for pad in (1, 4)]  # junk after the end
+outs = [enc(x.copy(), padding_mask([3], len(x), len(x))).data for x in padded]
 for pad, out in zip((1, 4), outs):
-    assert out.shape == (3 + pad, 1, 8), f"with {pad} padded position(s): output shape {out.shape}, expected {(3 + pad, 1, 8)}"
-    assert np.allclose(out[:3], alone, atol=1e-5), f"{pad} padded position(s) changed the outputs at real positions"
+    assert out.shape == (3 + pad, 1, 4), f"with {pad} padded position(s): output shape {out.shape}, expected {(3 + pad, 1, 4)}"
+    assert np.allclose(out[:3], want, atol=2e-4), f"{pad} padded position(s) changed the outputs at real positions"
 ### BEGIN HIDDEN TESTS
-batch = np.concatenate([np.concatenate([short, np.zeros((2, 1, 8), np.float32)]), rng.normal(size=(5, 1, 8)).astype(np.float32)], axis=1)
-out = enc(batch, padding_mask([3, 5], 5, 5)).data
-assert out.shape == (5, 2, 8) and alone.shape == (3, 1, 8), (
-    f"output shapes {out.shape} for the batch and {alone.shape} alone, expected (5, 2, 8) and (3, 1, 8)"
-)
-assert np.allclose(out[:3, 0], alone[:, 0], atol=1e-5), "in a batch, a padded sequence should give its unpadded outputs"
+batch = np.concatenate([np.concatenate([short, np.zeros((2, 1, 4), np.float32)]), rng.normal(size=(5, 1, 4)).astype(np.float32)], axis=1)
+out = enc(batch.copy(), padding_mask([3, 5], 5, 5)).data
+assert out.shape == (5, 2, 4), f"output shape {out.shape} for the batch, expected (5, 2, 4)"
+# feedback shows: out
+assert np.allclose(out[:3, 0], want[:, 0], atol=2e-4), "in a batch, a padded sequence should give its unpadded outputs"
 ### END HIDDEN TESTS
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "decoder_text", "locked": true, "schema_version": 3, "solution": false}
@@ -1224,70 +1365,185 @@ print(out.shape)  # (4, 3, 8)
 print(np.round(np.asarray(layer.self_attn.a_ij)[:, 0, 0], 2))  # no mask passed: causal, zeros above the diagonal
 
 # %% course={"task": "decoder"} nbgrader={"grade": true, "grade_id": "decoder__causal", "locked": true, "points": 1, "schema_version": 3, "solution": false}
-# Check that without a mask argument no target position attends to a later one (the causal default).
+# Check that without a mask argument no target position attends to a later one (the causal default), on weights the test sets.
 rng = np.random.default_rng(6)
-dec = TransformerDecoder(dim=8, h_dim=16, n_head=2)
-enc_out = mg.tensor(rng.normal(size=(7, 2, 8)).astype(np.float32))
-tgt = rng.normal(size=(5, 2, 8)).astype(np.float32)
-out = dec(enc_out, tgt).data
-assert out.shape == (5, 2, 8), f"output shape {out.shape}, expected (t, N, d) = (5, 2, 8)"
+
+
+def weights(*shape):
+    """A float32 tensor of weights the test chooses."""
+    return mg.tensor((0.5 * rng.normal(size=shape)).astype(np.float32))
+
+
+def set_weights(dec, d=4, h=2, h_dim=6):
+    """Give every part of a decoder layer weights the test chooses, through the documented attributes."""
+    for attn in (dec.self_attn, dec.enc_dec_attn):
+        attn.Wq, attn.Wk, attn.Wv = weights(h, d, d // h), weights(h, d, d // h), weights(h, d, d // h)
+        attn.Wo.weight = weights(h * (d // h), d)
+    dec.ff.dense1.weight, dec.ff.dense1.bias = weights(d, h_dim), weights(1, h_dim)
+    dec.ff.dense2.weight, dec.ff.dense2.bias = weights(h_dim, d), weights(1, d)
+    for norm in (dec.add_norm1, dec.add_norm2, dec.add_norm3):
+        norm.gain, norm.bias = weights(d) + np.float32(1), weights(d)
+
+
+dec = TransformerDecoder(dim=4, h_dim=6, n_head=2)
+set_weights(dec)
+enc_out = rng.normal(size=(5, 2, 4)).astype(np.float32)  # T = 5
+tgt = rng.normal(size=(4, 2, 4)).astype(np.float32)  # t = 4, N = 2
+out = dec(mg.tensor(enc_out), tgt.copy()).data
 a = np.asarray(dec.self_attn.a_ij)
-assert a.shape == (5, 2, 2, 5), f"self-attention weights have shape {a.shape}, expected (t, N, h, t)"
-allowed = np.tril(np.ones((5, 5), dtype=bool))
+assert out.shape == (4, 2, 4), f"output shape {out.shape}, expected (t, N, d) = (4, 2, 4)"
+assert a.shape == (4, 2, 2, 4), f"self_attn.a_ij has shape {a.shape}, expected (t, N, h, t) = (4, 2, 2, 4)"
+allowed = np.tril(np.ones((4, 4), dtype=bool))
 by_pair = a.transpose(0, 3, 1, 2)
-assert np.all(by_pair[~allowed] == 0), "a target position attended to a later position"
-assert np.all(by_pair[allowed] > 0), "a target position could not attend to itself or to an earlier position"
+assert np.all(by_pair[~allowed] == 0), "self_attn.a_ij: a target position attended to a later position (no mask given: use causal_mask)"
+assert np.all(by_pair[allowed] > 0), "self_attn.a_ij: a target position could not attend to itself or to an earlier position"
+want = np.array([
+    [[-1.6816, 2.6368, 0.7031, 0.8497], [0.1312, 0.2383, 0.2348, 1.1707]],
+    [[-1.4804, 2.7557, 0.4952, 1.022], [-0.8711, 2.2606, 0.2253, 1.2144]],
+    [[-1.1978, 2.592, 0.3353, 1.1501], [-0.3052, 1.5409, 0.1514, 1.1638]],
+    [[-1.7026, 2.5595, 0.773, 0.7667], [-1.5189, 2.6519, 0.5016, 1.0872]],
+])
+assert np.allclose(out, want, atol=2e-4), (
+    f"on the test's weights, sequence 0's output is\n{np.round(out[:, 0], 3)}\nexpected\n{np.round(want[:, 0], 3)}"
+)
 changed = tgt.copy()
-changed[3:] += 1  # change the last two inputs
-out2 = dec(enc_out, changed).data
-assert out2.shape == (5, 2, 8), f"output shape {out2.shape}, expected (t, N, d) = (5, 2, 8)"
-assert np.allclose(out2[:3], out[:3], atol=1e-5), "changing inputs 3 and 4 changed the outputs at positions 0-2"
-assert not np.allclose(out2[3:], out[3:]), "changing inputs 3 and 4 should change the outputs at positions 3-4"
+changed[2:] += 1  # change the last two inputs
+out2 = dec(mg.tensor(enc_out), changed).data
+assert out2.shape == (4, 2, 4), f"output shape {out2.shape}, expected (t, N, d) = (4, 2, 4)"
+assert np.allclose(out2[:2], want[:2], atol=2e-4), "changing inputs 2 and 3 changed the outputs at positions 0-1"
+assert not np.allclose(out2[2:], want[2:], atol=2e-4), "changing inputs 2 and 3 should change the outputs at positions 2-3"
+### BEGIN HIDDEN TESTS
+want2 = np.array([
+    [[-0.801, 2.0253, 0.2057, 1.2898], [0.1675, -1.1276, 0.4964, 1.213]],
+    [[-1.3998, 1.2708, 1.1515, 0.3187], [-0.7001, -1.5678, 0.8647, 1.4523]],
+])
+# feedback shows: out2
+assert np.allclose(out2[2:], want2, atol=2e-4), "with inputs 2 and 3 changed, positions 2-3 differ on the test's weights"
+### END HIDDEN TESTS
 
 # %% course={"task": "decoder"} jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "decoder__layer", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 # Check that TransformerDecoder chains masked self-attention, cross-attention and feed-forward with add & norm.
 rng = np.random.default_rng(7)
-dec = TransformerDecoder(dim=8, h_dim=16, n_head=2)
-dec.add_norm1.gain = mg.tensor(np.linspace(0.5, 2, 8, dtype=np.float32))  # tell the three norms apart
-dec.add_norm2.bias = mg.tensor(np.linspace(-1, 1, 8, dtype=np.float32))
-dec.add_norm3.gain = mg.tensor(np.linspace(2, 0.5, 8, dtype=np.float32))
-enc_out = mg.tensor(rng.normal(size=(7, 2, 8)).astype(np.float32))
-tgt = rng.normal(size=(5, 2, 8)).astype(np.float32)
-self_mask, cross_mask = causal_mask([5, 3], 5), padding_mask([7, 4], 5, 7)
-out = dec(enc_out, tgt, self_mask, cross_mask)
+
+
+def weights(*shape):
+    """A float32 tensor of weights the test chooses."""
+    return mg.tensor((0.5 * rng.normal(size=shape)).astype(np.float32))
+
+
+def set_weights(dec, d=4, h=2, h_dim=6):
+    """Give every part of a decoder layer weights the test chooses, through the documented attributes."""
+    for attn in (dec.self_attn, dec.enc_dec_attn):
+        attn.Wq, attn.Wk, attn.Wv = weights(h, d, d // h), weights(h, d, d // h), weights(h, d, d // h)
+        attn.Wo.weight = weights(h * (d // h), d)
+    dec.ff.dense1.weight, dec.ff.dense1.bias = weights(d, h_dim), weights(1, h_dim)
+    dec.ff.dense2.weight, dec.ff.dense2.bias = weights(h_dim, d), weights(1, d)
+    for norm in (dec.add_norm1, dec.add_norm2, dec.add_norm3):
+        norm.gain, norm.bias = weights(d) + np.float32(1), weights(d)
+
+
+dec = TransformerDecoder(dim=4, h_dim=6, n_head=2)
+set_weights(dec)
+enc_out = rng.normal(size=(4, 2, 4)).astype(np.float32)  # T = 4
+tgt = rng.normal(size=(3, 2, 4)).astype(np.float32)  # t = 3, N = 2
+self_mask = np.array([[[1, 0, 0], [1, 0, 0]], [[1, 1, 0], [1, 1, 0]], [[1, 1, 1], [1, 1, 0]]], dtype=bool)  # t = 3 and 2 real
+cross_mask = np.array([[[1, 1, 1, 1], [1, 1, 1, 0]]] * 3, dtype=bool)  # T = 4 and 3 real
+out = dec(mg.tensor(enc_out), tgt.copy(), self_mask.copy(), cross_mask.copy())
 cross = np.asarray(dec.enc_dec_attn.a_ij)
-assert out.shape == (5, 2, 8) and out.dtype == np.float32, f"output {out.shape} {out.dtype}, expected (5, 2, 8) float32"
-assert cross.shape == (5, 2, 2, 7), "encoder-decoder attention: t queries on T keys"
-x1 = dec.add_norm1(tgt, dec.self_attn(tgt, tgt, tgt, mask=self_mask))
-x2 = dec.add_norm2(x1, dec.enc_dec_attn(x1, enc_out, enc_out, mask=cross_mask))
-expected = dec.add_norm3(x2, dec.ff(x2))
-assert expected.shape == (5, 2, 8), f"your sublayers, step by step, give shape {expected.shape}, expected (t, N, d) = (5, 2, 8)"
 params = dec.parameters
-assert np.allclose(out.data, expected.data, atol=1e-5), "the decoder layer does not follow the equations"
+assert out.shape == (3, 2, 4) and out.dtype == np.float32, f"output {out.shape} {out.dtype}, expected (3, 2, 4) float32"
+assert cross.shape == (3, 2, 2, 4), f"enc_dec_attn.a_ij has shape {cross.shape}, expected (t, N, h, T) = (3, 2, 2, 4): t queries on T keys"
 assert len(params) == 18, f"{len(params)} parameters, expected 4 + 2 + 4 + 2 + 4 + 2 = 18"
+assert np.all(cross[:, 1, :, 3] == 0), "enc_dec_attn.a_ij: sequence 1 read a padded encoder position: pass cross_mask to the cross-attention"
+residual_tgt = np.array([
+    [-1.0335, -1.3834, -1.4149, 2.4279],
+    [-0.9883, -1.2288, -1.6241, 2.3653],
+    [-1.0168, -1.1292, -1.6847, 2.3388],
+])
+assert not np.allclose(out.data[:, 0], residual_tgt, atol=2e-4), (
+    "the cross-attention's add & norm added the decoder input tgt; its residual input is X1, the output of the first add & norm"
+)
+want = np.array([
+    [[-1.0483, -1.415, -1.3628, 2.4402], [1.3226, -2.5916, 0.6709, -1.2726]],
+    [[-0.8041, -0.3182, -2.4454, 1.7414], [-0.9966, -1.823, -0.9363, 2.4796]],
+    [[-0.3307, -0.1032, -2.8251, 1.1605], [0.3861, -0.214, -2.9255, 0.3836]],
+])
+assert np.allclose(out.data, want, atol=2e-4), (
+    f"on the test's weights, sequence 0's output is\n{np.round(out.data[:, 0], 3)}\nexpected\n{np.round(want[:, 0], 3)}"
+)
+### BEGIN HIDDEN TESTS
+dec6 = TransformerDecoder(dim=6, h_dim=5, n_head=3)
+set_weights(dec6, d=6, h=3, h_dim=5)
+enc6 = rng.normal(size=(2, 2, 6)).astype(np.float32)
+tgt6 = rng.normal(size=(3, 2, 6)).astype(np.float32)
+out6 = dec6(mg.tensor(enc6), tgt6.copy(), np.ones((3, 2, 3), dtype=bool) & np.tril(np.ones((3, 3), dtype=bool))[:, None], np.ones((3, 2, 2), dtype=bool))
+want6 = np.array([
+    [
+        [0.5814, 2.2483, -1.4488, -0.1853, 0.6567, 0.329],
+        [1.0076, -3.1586, -0.0987, -0.0877, 0.3145, 0.7618],
+    ],
+    [
+        [0.4351, 2.2761, -1.5403, 0.0752, 0.2187, 0.4969],
+        [0.1203, -3.1002, -0.2539, 0.2547, 0.8827, 0.8543],
+    ],
+    [
+        [1.4354, -2.8439, -0.0331, -0.133, -0.2111, 0.597],
+        [1.0659, -1.7149, 0.3351, 0.3479, -1.3364, 0.075],
+    ],
+])
+assert out6.shape == (3, 2, 6), f"d = 6, h = 3: output shape {out6.shape}, expected (t, N, d) = (3, 2, 6)"
+# feedback shows: out6
+assert np.allclose(out6.data, want6, atol=2e-4), "d = 6, h = 3, on the test's weights: the decoder layer's output differs"
+### END HIDDEN TESTS
 
 # %% course={"task": "decoder"} jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "decoder__padding", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 # Check that the decoder reads no padded position of the encoder output or of its own input.
 rng = np.random.default_rng(16)
-dec = TransformerDecoder(dim=8, h_dim=16, n_head=2)
-enc_out = mg.tensor(rng.normal(size=(6, 2, 8)).astype(np.float32))  # real lengths 6 and 4
-tgt = rng.normal(size=(5, 2, 8)).astype(np.float32)  # real lengths 5 and 3
-out = dec(enc_out, tgt, causal_mask([5, 3], 5), padding_mask([6, 4], 5, 6)).data
+
+
+def weights(*shape):
+    """A float32 tensor of weights the test chooses."""
+    return mg.tensor((0.5 * rng.normal(size=shape)).astype(np.float32))
+
+
+dec = TransformerDecoder(dim=4, h_dim=6, n_head=2)
+for attn in (dec.self_attn, dec.enc_dec_attn):
+    attn.Wq, attn.Wk, attn.Wv, attn.Wo.weight = weights(2, 4, 2), weights(2, 4, 2), weights(2, 4, 2), weights(4, 4)
+dec.ff.dense1.weight, dec.ff.dense2.weight = weights(4, 6), weights(6, 4)
+enc_out = rng.normal(size=(6, 2, 4)).astype(np.float32)  # real lengths 6 and 4
+tgt = rng.normal(size=(5, 2, 4)).astype(np.float32)  # real lengths 5 and 3
+out = dec(mg.tensor(enc_out), tgt.copy(), causal_mask([5, 3], 5), padding_mask([6, 4], 5, 6)).data
 cross = np.asarray(dec.enc_dec_attn.a_ij)
-assert out.shape == (5, 2, 8), f"output shape {out.shape}, expected (t, N, d) = (5, 2, 8)"
-assert cross.shape == (5, 2, 2, 6), f"cross-attention weights have shape {cross.shape}, expected (t, N, h, T) = (5, 2, 2, 6)"
-assert np.all(cross[:, 1, :, 4:] == 0), "sequence 1: a padded encoder position got cross-attention weight"
-junk = enc_out.data.copy()
+assert out.shape == (5, 2, 4), f"output shape {out.shape}, expected (t, N, d) = (5, 2, 4)"
+assert cross.shape == (5, 2, 2, 6), f"enc_dec_attn.a_ij has shape {cross.shape}, expected (t, N, h, T) = (5, 2, 2, 6)"
+assert np.all(cross[:, 1, :, 4:] == 0), "enc_dec_attn.a_ij: sequence 1 gave a padded encoder position cross-attention weight"
+want = np.array([
+    [-0.5533, -1.3288, 1.221, 0.6611],
+    [0.4792, -1.5134, 1.2045, -0.1703],
+    [0.7948, -1.2079, 1.1615, -0.7484],
+])  # sequence 1's real outputs
+assert np.allclose(out[:3, 1], want, atol=2e-4), (
+    f"on the test's weights, sequence 1's real outputs are\n{np.round(out[:3, 1], 3)}\nexpected\n{np.round(want, 3)}"
+)
+junk = enc_out.copy()
 junk[4:, 1] = 100  # change sequence 1's padded encoder positions
-out2 = dec(mg.tensor(junk), tgt, causal_mask([5, 3], 5), padding_mask([6, 4], 5, 6)).data
-assert out2.shape == (5, 2, 8), f"output shape {out2.shape}, expected (t, N, d) = (5, 2, 8)"
-assert np.allclose(out2[:3, 1], out[:3, 1], atol=1e-5), "padded encoder positions changed sequence 1's real outputs"
+out2 = dec(mg.tensor(junk), tgt.copy(), causal_mask([5, 3], 5), padding_mask([6, 4], 5, 6)).data
+assert out2.shape == (5, 2, 4), f"output shape {out2.shape}, expected (t, N, d) = (5, 2, 4)"
+assert np.allclose(out2[:3, 1], want, atol=2e-4), "padded encoder positions changed sequence 1's real outputs"
 ### BEGIN HIDDEN TESTS
 selfw = np.asarray(dec.self_attn.a_ij)
+want0 = np.array([
+    [-0.3182, -1.4723, 0.6421, 1.1484],
+    [-1.0875, 1.3745, -0.8094, 0.5224],
+    [-1.1201, -0.8628, 0.8596, 1.1233],
+    [0.7905, 0.8983, -1.6001, -0.0886],
+    [-0.0535, 1.493, -1.3248, -0.1147],
+])
 assert selfw.shape == (5, 2, 2, 5), f"self-attention weights have shape {selfw.shape}, expected (t, N, h, t) = (5, 2, 2, 5)"
-assert out.shape == (5, 2, 8) and out2.shape == (5, 2, 8), f"output shapes {out.shape} and {out2.shape}, expected (5, 2, 8)"
 assert np.all(selfw[:, 1, :, 3:] == 0), "sequence 1: a padded decoder position got self-attention weight"
-assert np.allclose(out2[:, 0], out[:, 0], atol=1e-5), "sequence 0 has no padding; its outputs should not change"
+# feedback shows: out, out2
+assert np.allclose(out[:, 0], want0, atol=2e-4), "sequence 0 (no padding) differs on the test's weights"
+assert np.allclose(out2[:, 0], want0, atol=2e-4), "sequence 0 has no padding; its outputs should not change"
 ### END HIDDEN TESTS
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "positional_encoding_text", "locked": true, "schema_version": 3, "solution": false}
@@ -1380,6 +1636,19 @@ assert not np.isclose(pe[1, 0, 2], np.sin(1 / 10000 ** (1 / 4)), atol=1e-6), (
 )
 want = np.array([[np.sin(p), np.cos(p), np.sin(p / 100), np.cos(p / 100)] for p in (1, 2)])
 assert np.allclose(pe[1:, 0], want, atol=1e-6), f"positions 1 and 2 are\n{np.round(pe[1:, 0], 3)}\nexpected\n{np.round(want, 3)}"
+### BEGIN HIDDEN TESTS
+pe6 = PositionalEncoder(6)(5)
+want6 = np.array([
+    [0.0, 1.0, 0.0, 1.0, 0.0, 1.0],
+    [0.8415, 0.5403, 0.0464, 0.9989, 0.0022, 1.0],
+    [0.9093, -0.4161, 0.0927, 0.9957, 0.0043, 1.0],
+    [0.1411, -0.99, 0.1388, 0.9903, 0.0065, 1.0],
+    [-0.7568, -0.6536, 0.1846, 0.9828, 0.0086, 1.0],
+])  # d = 6, positions 0-4
+assert pe6.shape == (5, 1, 6), f"PositionalEncoder(6)(5) has shape {pe6.shape}, expected (T, 1, d) = (5, 1, 6)"
+# feedback shows: pe6
+assert np.allclose(pe6[:, 0], want6, atol=1e-4), "d = 6: the encoding of positions 0-4 differs from the formula"
+### END HIDDEN TESTS
 
 # %% course={"task": "positional_encoding"} jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "positional_encoding__odd_width", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 # Check an odd width, where the last dimension is a sine without a cosine partner, and the angles themselves.
@@ -1610,44 +1879,114 @@ print(scores.shape, scores.dtype, len(model.parameters), "parameter tensors")  #
 
 # %% course={"task": "transformer"} nbgrader={"grade": true, "grade_id": "transformer__forward", "locked": true, "points": 2, "schema_version": 3, "solution": false}
 # Check that the Transformer chains positional encoding, encoder layers, decoder layers and the output layer.
-rng = np.random.default_rng(8)
-model = Transformer(dim=8, h_dim=12, n_enc=2, n_dec=2, n_head=2)
-pos_enc_is_encoder = isinstance(model.pos_enc, PositionalEncoder)
+# The test puts stand-ins into your model (layers whose outputs it knows), so only Part I's wiring counts here.
+model = Transformer(dim=4, h_dim=6, n_enc=2, n_dec=2, n_head=2)
+pos_enc_class = type(model.pos_enc).__name__
 n_enc, n_dec = len(model.enc_layers), len(model.dec_layers)
 out_weight, out_bias = model.out_dense.weight, model.out_dense.bias
-assert pos_enc_is_encoder, "pos_enc should be a PositionalEncoder"
-assert n_enc == 2 and n_dec == 2, "n_enc = n_dec = 2 layers expected"
-assert out_weight.shape == (8, 8), "the output layer maps d -> d"
-assert out_bias is not None and np.all(out_bias.data == 0), "the output layer's bias starts at 0"
-src = rng.normal(size=(6, 3, 8)).astype(np.float32)
-tgt = rng.normal(size=(4, 3, 8)).astype(np.float32)
-scores = model(src, tgt)
-assert scores.shape == (4, 3, 8) and scores.dtype == np.float32, f"scores {scores.shape} {scores.dtype}"
-x = src + model.pos_enc(6)
-for layer in model.enc_layers:
-    x = layer(x, padding_mask([6, 6, 6], 6, 6))
-y = tgt + model.pos_enc(4)
-for layer in model.dec_layers:
-    y = layer(x, y, causal_mask([4, 4, 4], 4), padding_mask([6, 6, 6], 4, 6))
-expected = model.out_dense(y)
-assert expected.shape == (4, 3, 8), f"your layers, step by step, give shape {expected.shape}, expected (t, N, d) = (4, 3, 8)"
-assert np.allclose(scores.data, expected.data, atol=1e-5), "the model does not follow the equations"
+assert pos_enc_class == "PositionalEncoder", f"pos_enc is a {pos_enc_class}, expected a PositionalEncoder"
+assert n_enc == 2 and n_dec == 2, f"{n_enc} encoder and {n_dec} decoder layers, expected n_enc = n_dec = 2"
+assert out_weight.shape == (4, 4), f"out_dense.weight has shape {out_weight.shape}: the output layer maps d -> d"
+assert out_bias is not None and np.all(out_bias.data == 0), "out_dense.bias should exist and start at 0"
+
+
+class StandInEncoding:
+    """A positional encoding the test knows: position p adds (p + 1) / 10 times a fixed vector."""
+
+    def __call__(self, seq_len):
+        return ((np.arange(seq_len)[:, None, None] + 1) / 10 * np.array([1, -1, 2, 0.5])).astype(np.float32)
+
+
+def average(values, mask):
+    """The mean of the values (T, N, d) that each query may read under ``mask`` (t, N, T)."""
+    weights = np.asarray(mask) / np.asarray(mask).sum(axis=-1, keepdims=True)
+    return mg.einsum("tNT,TNd->tNd", weights.astype(np.float32), values)
+
+
+class StandInEncoderLayer:
+    """Scales its input and adds the mean of the positions the mask lets it read."""
+
+    def __init__(self, scale):
+        self.scale = np.float32(scale)
+
+    def __call__(self, src, mask=None):
+        T, N = src.shape[:2]
+        mask = np.ones((T, N, T), dtype=bool) if mask is None else mask
+        return self.scale * src + average(src, mask)
+
+
+class StandInDecoderLayer:
+    """Scales its input and adds the means of its earlier positions and of the encoder output it may read."""
+
+    def __init__(self, scale):
+        self.scale = np.float32(scale)
+
+    def __call__(self, enc_out, tgt, self_mask=None, cross_mask=None):
+        (t, N), T = tgt.shape[:2], enc_out.shape[0]
+        self_mask = np.tril(np.ones((t, t), dtype=bool))[:, None].repeat(N, axis=1) if self_mask is None else self_mask
+        cross_mask = np.ones((t, N, T), dtype=bool) if cross_mask is None else cross_mask
+        return self.scale * tgt + average(tgt, self_mask) - average(enc_out, cross_mask)
+
+
+rng = np.random.default_rng(8)
+model.pos_enc = StandInEncoding()
+model.enc_layers = [StandInEncoderLayer(0.5), StandInEncoderLayer(-2)]
+model.dec_layers = [StandInDecoderLayer(1.5), StandInDecoderLayer(-0.5)]
+model.out_dense.weight = mg.tensor(rng.normal(size=(4, 4)).astype(np.float32))
+model.out_dense.bias = mg.tensor(rng.normal(size=(1, 4)).astype(np.float32))
+src = rng.normal(size=(4, 2, 4)).astype(np.float32)  # T = 4, N = 2
+tgt = rng.normal(size=(3, 2, 4)).astype(np.float32)  # t = 3
+scores = model(src.copy(), tgt.copy())
+assert scores.shape == (3, 2, 4) and scores.dtype == np.float32, f"scores {scores.shape} {scores.dtype}, expected (3, 2, 4) float32"
+tgt_without_position = np.array([
+    [5.6107, 3.5632, 3.4594, -2.0063],
+    [5.6107, 3.5632, 3.4594, -2.0063],
+    [5.1915, 2.7118, 3.0564, -2.2092],
+])
+assert not np.allclose(scores.data[:, 0], tgt_without_position, atol=2e-4), (
+    "the decoder input got no positional encoding: add pos_enc(t) to tgt as pos_enc(T) is added to src"
+)
+want = np.array([
+    [[5.9755, 3.8619, 3.56, -2.1371], [-7.8672, 0.3229, -5.3595, 1.7766]],
+    [[5.9755, 3.8619, 3.56, -2.1371], [-7.8672, 0.3229, -5.3595, 1.7766]],
+    [[5.5562, 3.0105, 3.1569, -2.3399], [-6.2903, -1.5488, -4.9693, -0.1265]],
+])
+assert np.allclose(scores.data, want, atol=2e-4), (
+    f"with the test's stand-in layers, sequence 0's scores are\n{np.round(scores.data[:, 0], 3)}\n"
+    f"expected\n{np.round(want[:, 0], 3)}: src + PE through every encoder layer in turn, tgt + PE through every "
+    "decoder layer in turn, each reading the last encoder output, then out_dense"
+)
 ### BEGIN HIDDEN TESTS
-encoded = model.encode(src)
-decoded = model.decode(x, tgt)
-assert encoded.shape == (6, 3, 8) and x.shape == (6, 3, 8), (
-    f"encode gave shape {encoded.shape} and the encoder layers {x.shape}, expected (T, N, d) = (6, 3, 8)"
+encoded = model.encode(src.copy())
+given_E = rng.normal(size=(4, 2, 4)).astype(np.float32)  # an encoder output the test chooses
+decoded = model.decode(mg.tensor(given_E), tgt.copy())
+want_E = np.array([
+    [[-0.6002, -0.1483, 1.7012, -0.2067], [-0.1133, 0.4342, 0.1201, -0.3945]],
+    [[1.4785, -1.3427, 0.7232, 2.3448], [-0.2499, -1.163, 0.2834, -1.7768]],
+    [[-1.9948, 1.1725, 2.1269, 1.2886], [-1.6193, 1.2112, 1.0755, 1.0621]],
+    [[-0.5381, 0.4359, -1.4103, -0.9856], [0.4004, 0.6512, 0.4987, -0.3974]],
+])
+want_decoded = np.array([
+    [[12.942, 12.5885, 6.3238, -0.0607], [-5.1774, 3.7195, -2.3219, 2.738]],
+    [[12.942, 12.5885, 6.3238, -0.0607], [-5.1774, 3.7195, -2.3219, 2.738]],
+    [[12.5227, 11.7371, 5.9208, -0.2636], [-3.6006, 1.8477, -1.9317, 0.8349]],
+])
+assert encoded.shape == (4, 2, 4), f"encode gave shape {encoded.shape}, expected (T, N, d) = (4, 2, 4)"
+assert decoded.shape == (3, 2, 4), f"decode gave shape {decoded.shape}, expected (t, N, d) = (3, 2, 4)"
+# feedback shows: encoded, decoded
+assert np.allclose(encoded.data, want_E, atol=2e-4), "encode should add pos_enc(T) and run every encoder layer in turn"
+assert np.allclose(decoded.data, want_decoded, atol=2e-4), (
+    "decode should add pos_enc(t), run every decoder layer on the encoder output it is given, then out_dense"
 )
-assert decoded.shape == (4, 3, 8) and scores.shape == (4, 3, 8), (
-    f"decode gave shape {decoded.shape} and the model {scores.shape}, expected (t, N, d) = (4, 3, 8)"
-)
-assert np.allclose(encoded.data, x.data, atol=1e-5), "encode should run the positional encoding and the encoder layers"
-assert np.allclose(decoded.data, scores.data, atol=1e-5), "decode should run the decoder layers and the output layer"
 one = Transformer(dim=5, h_dim=3, n_enc=1, n_dec=3, n_head=1)
 one_enc, one_dec = len(one.enc_layers), len(one.dec_layers)
-one_scores = one(src[..., :5], tgt[..., :5])
+enc_class, dec_class = type(one.enc_layers[0]).__name__, type(one.dec_layers[0]).__name__
+one_scores = one(src[..., :3].repeat(2, axis=-1)[..., :5], tgt[..., :3].repeat(2, axis=-1)[..., :5])
 assert one_enc == 1 and one_dec == 3, "Transformer(5, 3, 1, 3): 1 encoder and 3 decoder layers"
-assert one_scores.shape == (4, 3, 5), "Transformer(5, ...) should give scores of width 5"
+assert enc_class == "TransformerEncoder" and dec_class == "TransformerDecoder", (
+    f"the layers are {enc_class} and {dec_class}, expected TransformerEncoder and TransformerDecoder"
+)
+assert one_scores.shape == (3, 2, 5), "Transformer(5, ...) should give scores of width 5"
 ### END HIDDEN TESTS
 
 # %% course={"task": "transformer"} jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "transformer__parameters", "locked": true, "points": 1, "schema_version": 3, "solution": false}
@@ -1655,59 +1994,119 @@ assert one_scores.shape == (4, 3, 5), "Transformer(5, ...) should give scores of
 import tempfile
 from pathlib import Path
 
+
+def numbered(model):
+    """Give tensor k of the model (found through the documented attributes) the value k everywhere."""
+    parts = [model.out_dense]
+    for layer in model.enc_layers + model.dec_layers:
+        attns = [layer.self_attn] + ([layer.enc_dec_attn] if hasattr(layer, "enc_dec_attn") else [])
+        norms = [getattr(layer, name) for name in ("add_norm1", "add_norm2", "add_norm3") if hasattr(layer, name)]
+        parts += [(a, name) for a in attns for name in ("Wq", "Wk", "Wv")] + [a.Wo for a in attns]
+        parts += [(n, name) for n in norms for name in ("gain", "bias")] + [layer.ff.dense1, layer.ff.dense2]
+    k = 0
+    for part in parts:
+        for owner, name in [part] if isinstance(part, tuple) else [(part, "weight"), (part, "bias")]:
+            if getattr(owner, name, None) is not None:
+                setattr(owner, name, mg.tensor(np.full(getattr(owner, name).shape, k, dtype=np.float32)))
+                k += 1
+    return k
+
+
 model = Transformer(dim=8, h_dim=12, n_enc=2, n_dec=1, n_head=2)
+n_tensors = numbered(model)
 params = model.parameters
-n_distinct = len({id(p) for p in params})  # tensors counted once each
-has_out_weight = any(p is model.out_dense.weight for p in params)
-assert isinstance(params, tuple), f"parameters should be a tuple, not {type(params).__name__}"
+labels = sorted(int(p.data.flat[0]) for p in params)  # the number each listed tensor holds
+params_type = type(params).__name__
 expected = 2 * 12 + 18 + 2  # two encoder layers, one decoder layer, the output layer
+assert params_type == "tuple", f"parameters should be a tuple, not {params_type}"
+assert n_tensors == expected, f"the model holds {n_tensors} weight tensors where the test looks, expected {expected}"
 assert len(params) == expected, f"{len(params)} tensors, expected {expected}"
-assert n_distinct == len(params), "a tensor is listed twice"
-assert has_out_weight, "the output layer's weight is missing"
-rng = np.random.default_rng(9)
-src = rng.normal(size=(6, 2, 8)).astype(np.float32)
-tgt = rng.normal(size=(3, 2, 8)).astype(np.float32)
+assert labels == list(range(expected)), (
+    f"parameters holds the tensors numbered {labels}: each of the {expected} (the output layer's weight 0 and bias 1 "
+    "included) should be there once"
+)
 other = Transformer(dim=8, h_dim=12, n_enc=2, n_dec=1, n_head=2)
 with tempfile.TemporaryDirectory() as folder:
     model.save(Path(folder) / "weights.npz")
     other.load(Path(folder) / "weights.npz")
-restored, original = other(src, tgt), model(src, tgt)
-assert restored.shape == (3, 2, 8) and original.shape == (3, 2, 8), (
-    f"scores of shape {restored.shape} after load and {original.shape} before, expected (t, N, d) = (3, 2, 8)"
-)
-assert np.allclose(restored.data, original.data, atol=1e-6), "load did not restore every weight"
+restored = [float(np.mean(p.data)) for p in other.parameters]
+out_weight = other.out_dense.weight.data
+assert sorted(restored) == list(range(expected)), "after save and load, the other model's parameters hold other values"
+assert np.all(out_weight == 0), "after save and load, the output layer's weight is not the saved one"
+
 
 # %% course={"task": "transformer"} jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "transformer__padding", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 # Check that, given the lengths, the scores at real positions do not change when the padding grows.
+# As in the check above, the test's stand-in layers take the place of yours; they read only what the masks allow.
+class StandInEncoding:
+    """A positional encoding the test knows: position p adds (p + 1) / 10 times a fixed vector."""
+
+    def __call__(self, seq_len):
+        return ((np.arange(seq_len)[:, None, None] + 1) / 10 * np.array([1, -1, 2, 0.5])).astype(np.float32)
+
+
+def average(values, mask):
+    """The mean of the values (T, N, d) that each query may read under ``mask`` (t, N, T)."""
+    weights = np.asarray(mask) / np.asarray(mask).sum(axis=-1, keepdims=True)
+    return mg.einsum("tNT,TNd->tNd", weights.astype(np.float32), values)
+
+
+class StandInEncoderLayer:
+    def __call__(self, src, mask=None):
+        T, N = src.shape[:2]
+        return -src + average(src, np.ones((T, N, T), dtype=bool) if mask is None else mask)
+
+
+class StandInDecoderLayer:
+    def __call__(self, enc_out, tgt, self_mask=None, cross_mask=None):
+        (t, N), T = tgt.shape[:2], enc_out.shape[0]
+        self_mask = np.tril(np.ones((t, t), dtype=bool))[:, None].repeat(N, axis=1) if self_mask is None else self_mask
+        cross_mask = np.ones((t, N, T), dtype=bool) if cross_mask is None else cross_mask
+        return tgt + average(tgt, self_mask) - 2 * average(enc_out, cross_mask)
+
+
 rng = np.random.default_rng(17)
-model = Transformer(dim=8, h_dim=12, n_enc=2, n_dec=2, n_head=2)
-src, tgt = rng.normal(size=(4, 1, 8)).astype(np.float32), rng.normal(size=(3, 1, 8)).astype(np.float32)
-alone = model(src, tgt).data  # one sequence: 4 source and 3 decoder positions, no padding
-assert alone.shape == (3, 1, 8), f"scores of shape {alone.shape}, expected (t, N, d) = (3, 1, 8)"
+model = Transformer(dim=4, h_dim=6, n_enc=2, n_dec=2, n_head=2)
+model.pos_enc = StandInEncoding()
+model.enc_layers, model.dec_layers = [StandInEncoderLayer()], [StandInDecoderLayer(), StandInDecoderLayer()]
+model.out_dense.weight = mg.tensor(rng.normal(size=(4, 4)).astype(np.float32))
+src, tgt = rng.normal(size=(4, 1, 4)).astype(np.float32), rng.normal(size=(3, 1, 4)).astype(np.float32)
+alone = model(src.copy(), tgt.copy()).data  # one sequence: 4 source and 3 decoder positions, no padding
+want = np.array([
+    [[9.2484, 4.2468, -0.7386, -9.5173]],
+    [[2.0491, 4.0645, 4.6001, -5.5716]],
+    [[11.3647, 3.5982, 3.4536, -0.3985]],
+])
+assert alone.shape == (3, 1, 4), f"scores of shape {alone.shape}, expected (t, N, d) = (3, 1, 4)"
+assert np.allclose(alone, want, atol=2e-4), f"with the stand-in layers, the scores are\n{np.round(alone[:, 0], 3)}\nexpected\n{np.round(want[:, 0], 3)}"
 padded = [
-    (np.concatenate([src, rng.normal(size=(pad, 1, 8)).astype(np.float32)]),
-     np.concatenate([tgt, rng.normal(size=(pad + 2, 1, 8)).astype(np.float32)]))
+    (np.concatenate([src, rng.normal(size=(pad, 1, 4)).astype(np.float32)]),
+     np.concatenate([tgt, rng.normal(size=(pad + 2, 1, 4)).astype(np.float32)]))
     for pad in (1, 5)
 ]
-padded_scores = [model(src_p, tgt_p, [4], [3]).data for src_p, tgt_p in padded]
+padded_scores = [model(src_p.copy(), tgt_p.copy(), [4], [3]).data for src_p, tgt_p in padded]
 for pad, scores in zip((1, 5), padded_scores):
-    assert scores.shape == (3 + pad + 2, 1, 8), f"scores of shape {scores.shape}, expected (t, N, d)"
-    assert np.allclose(scores[:3], alone, atol=1e-5), f"padding of {pad} source positions changed the real scores"
+    assert scores.shape == (3 + pad + 2, 1, 4), f"scores of shape {scores.shape}, expected (t, N, d) = {(3 + pad + 2, 1, 4)}"
+    assert np.allclose(scores[:3], want, atol=2e-4), (
+        f"padding of {pad} source positions changed the real scores: build the masks from src_lengths and tgt_lengths"
+    )
 ### BEGIN HIDDEN TESTS
 # a batch of two: sequence 0 padded, with source and decoder lengths that differ
-batch_src = np.concatenate([np.concatenate([src, np.ones((3, 1, 8), np.float32)]), rng.normal(size=(7, 1, 8)).astype(np.float32)], axis=1)
-batch_tgt = np.concatenate([np.concatenate([tgt, np.ones((2, 1, 8), np.float32)]), rng.normal(size=(5, 1, 8)).astype(np.float32)], axis=1)
-scores = model(batch_src, batch_tgt, [4, 7], [3, 5]).data
-enc = model.encode(batch_src, [4, 7]).data
-enc_alone = model.encode(src).data
-assert scores.shape == (5, 2, 8) and alone.shape == (3, 1, 8), (
-    f"scores of shape {scores.shape} for the batch and {alone.shape} alone, expected (5, 2, 8) and (3, 1, 8)"
-)
-assert enc.shape == (7, 2, 8) and enc_alone.shape == (4, 1, 8), (
-    f"encode gave shape {enc.shape} for the batch and {enc_alone.shape} alone, expected (7, 2, 8) and (4, 1, 8)"
-)
-assert np.allclose(scores[:3, 0], alone[:, 0], atol=1e-5), "in a batch, src_lengths and tgt_lengths should hide each sequence's padding"
-assert np.allclose(enc[:4, 0], enc_alone[:, 0], atol=1e-5), "encode should hide the padding given src lengths"
+batch_src = np.concatenate([np.concatenate([src, np.ones((3, 1, 4), np.float32)]), rng.normal(size=(7, 1, 4)).astype(np.float32)], axis=1)
+batch_tgt = np.concatenate([np.concatenate([tgt, np.ones((2, 1, 4), np.float32)]), rng.normal(size=(5, 1, 4)).astype(np.float32)], axis=1)
+scores = model(batch_src.copy(), batch_tgt.copy(), [4, 7], [3, 5]).data
+enc = model.encode(batch_src.copy(), [4, 7]).data
+want_enc = np.array([
+    [[-1.0411, -0.4731, -1.3353, 0.4892]],
+    [[-0.8946, -1.4138, 0.063, 1.1589]],
+    [[-0.2413, -0.0423, 1.2406, -1.5297]],
+    [[2.1769, 1.9292, 0.0318, -0.1184]],
+])
+assert scores.shape == (5, 2, 4), f"scores of shape {scores.shape} for the batch, expected (5, 2, 4)"
+assert enc.shape == (7, 2, 4), f"encode gave shape {enc.shape} for the batch, expected (7, 2, 4)"
+# feedback shows: scores, enc
+assert np.allclose(scores[:3, 0], want[:, 0], atol=2e-4), "in a batch, src_lengths and tgt_lengths should hide each sequence's padding"
+assert np.allclose(enc[:4, 0], want_enc[:, 0], atol=2e-4), "encode should hide the padding given src lengths"
 ### END HIDDEN TESTS
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "loss_text", "locked": true, "schema_version": 3, "solution": false}
@@ -1791,12 +2190,18 @@ junk = values.copy()
 junk[padded] = 50 * rng.normal(size=(padded.sum(), 29))  # change the scores ...
 junk_target = np.where(padded, 0, target)  # ... and the targets at padded positions
 scores = mg.tensor(values)
-loss = masked_loss(scores, target, lengths)
+loss = masked_loss(scores, target.copy(), lengths.copy())
 loss.backward()
-assert np.all(scores.grad[padded] == 0), "a padded position got a non-zero gradient"
-assert np.all(np.abs(scores.grad[~padded]).sum(axis=-1) > 0), "every real position should get a gradient"
-again = masked_loss(mg.tensor(junk), junk_target, lengths)
-assert np.isclose(again.item(), loss.item(), atol=1e-5), "changing padded positions changed the loss"
+grad = scores.grad
+assert grad is not None, "scores.grad is None after loss.backward(): the loss must be computed from scores with MyGrad"
+assert np.all(grad[padded] == 0), "scores.grad: a padded position got a non-zero gradient"
+assert np.all(np.abs(grad[~padded]).sum(axis=-1) > 0), "scores.grad: every real position should get a gradient"
+again = masked_loss(mg.tensor(junk), junk_target.copy(), lengths.copy())
+want = 3.6773  # this batch's loss, over its 11 real positions
+assert np.isclose(loss.item(), want, atol=1e-4), f"loss {loss.item():.4f}, expected {want:.4f}"
+assert np.isclose(again.item(), want, atol=1e-4), (
+    f"changing the scores and targets at padded positions changed the loss from {want:.4f} to {again.item():.4f}"
+)
 ### BEGIN HIDDEN TESTS
 real = ~padded
 fresh = np.random.default_rng(18)  # the draws above again, for targets the loss never received
@@ -1938,78 +2343,173 @@ untrained = Transformer(N_SYMBOLS, 30, n_enc=2, n_dec=2, n_head=4)
 secret = cipher("attack at dawn", KEY)
 print(repr(secret), "->", repr(decrypt_with_model(secret, untrained)))  # as long as the message; gibberish until trained
 
+
 # %% course={"task": "greedy"} nbgrader={"grade": true, "grade_id": "greedy__step_by_step", "locked": true, "points": 2, "schema_version": 3, "solution": false}
 # Check that greedy_decode picks, at every step, the best alphabet symbol given the symbols picked before.
-np.random.seed(10)
-model = Transformer(N_SYMBOLS, 16, n_enc=1, n_dec=2, n_head=3)
-model.out_dense.weight = mg.tensor(model.out_dense.weight.data * 10)  # sharper, more varied choices
+# A stand-in model with scores the test knows takes the Transformer's place: only greedy_decode is checked.
+class KnownScores:
+    """A stand-in for a trained model: the scores at decoder position i depend on cipher symbol i and on decoder input i.
+
+    ``encode`` and ``decode`` take the arguments of ``Transformer.encode`` and ``Transformer.decode``.
+    """
+
+    def __init__(self, seed):
+        tables = np.random.default_rng(seed).normal(size=(3, N_SYMBOLS, N_SYMBOLS)).astype(np.float32)
+        self.by_source, self.by_input, self.by_mean = tables
+        self.by_input[:, START:] += 2  # START and END often score highest: they must never be picked
+
+    def encode(self, src, lengths=None):
+        T, N = src.shape[:2]
+        real = (np.arange(T)[:, None] < (np.full(N, T) if lengths is None else np.asarray(lengths))).astype(np.float32)
+        mean = (np.asarray(src) * real[..., None]).sum(axis=0) / real.sum(axis=0)[:, None]  # (N, 29): the real symbols
+        return mg.tensor(np.asarray(src) + mean)
+
+    def decode(self, enc_out, tgt, src_lengths=None, tgt_lengths=None):
+        t, T = len(tgt), len(enc_out)
+        real = np.arange(T)[:, None] < (np.full(tgt.shape[1], T) if src_lengths is None else np.asarray(src_lengths))
+        mean = (np.asarray(enc_out) * real[..., None]).sum(axis=0) / real.sum(axis=0)[:, None]
+        return mg.tensor(np.asarray(enc_out)[:t] @ self.by_source + np.asarray(tgt) @ self.by_input + mean @ self.by_mean)
+
+    def __call__(self, src, tgt, src_lengths=None, tgt_lengths=None):
+        return self.decode(self.encode(src, src_lengths), tgt, src_lengths, tgt_lengths)
+
+
 rng = np.random.default_rng(10)
 source = np.eye(N_SYMBOLS, dtype=np.float32)[rng.integers(0, 27, size=(7, 4))]  # T = 7, N = 4
 source[-1] = np.eye(N_SYMBOLS, dtype=np.float32)[END]
-tokens = greedy_decode(model, source)
-assert tokens.shape == (6, 4), f"shape {tokens.shape}, expected (T - 1, N) = (6, 4)"
-assert np.issubdtype(np.asarray(tokens).dtype, np.integer), f"dtype {np.asarray(tokens).dtype}, expected integers"
-decoder_input = np.eye(N_SYMBOLS, dtype=np.float32)[[[START] * 4]]  # (1, N, 29)
-best = []  # the model's best symbols at each step, given its best symbols before
-for i in range(6):
-    best.append(model(source, decoder_input).data[-1, :, :27].argmax(axis=-1))
-    decoder_input = np.concatenate([decoder_input, np.eye(N_SYMBOLS, dtype=np.float32)[best[i]][None]])
-assert np.shape(best) == (6, 4), f"your model's best symbols, step by step, have shape {np.shape(best)}, expected (T - 1, N) = (6, 4)"
-for i in range(6):
-    assert np.array_equal(tokens[i], best[i]), f"step {i}: picked {tokens[i]}, the model's best symbols are {best[i]}"
+tokens = greedy_decode(KnownScores(10), source.copy())
+assert tokens.shape == (6, 4), f"tokens have shape {tokens.shape}, expected (T - 1, N) = (6, 4)"
+assert np.issubdtype(np.asarray(tokens).dtype, np.integer), f"tokens have dtype {np.asarray(tokens).dtype}, expected integers"
+assert np.all(tokens >= 0) and np.all(tokens < 27), (
+    f"greedy_decode picked tokens {np.unique(tokens)}: START (27) and END (28) score highest here at times, but the plain "
+    "text holds only the 27 alphabet symbols, so pick only among them"
+)
+want = np.array([
+    [21, 21, 21, 22],
+    [4, 1, 12, 10],
+    [6, 14, 0, 2],
+    [21, 14, 5, 22],
+    [4, 21, 12, 0],
+    [6, 1, 12, 21],
+])  # the best symbol at every step, found once by hand
+first_position = np.array([
+    [21, 21, 21, 22],
+    [21, 21, 21, 22],
+    [21, 21, 21, 22],
+    [21, 21, 21, 22],
+    [21, 21, 21, 22],
+    [21, 21, 21, 22],
+])
+not_fed_back = np.array([
+    [21, 21, 21, 22],
+    [21, 14, 12, 2],
+    [1, 14, 2, 24],
+    [4, 14, 21, 10],
+    [4, 21, 12, 19],
+    [6, 14, 6, 21],
+])
+assert not np.array_equal(tokens, first_position), (
+    "every step took the scores at decoder position 0; the next symbol's scores are at the last position, -1"
+)
+assert not np.array_equal(tokens, not_fed_back), (
+    "the decoder input stayed START and zeros: write each picked symbol's one-hot vector into the decoder input"
+)
+assert np.array_equal(tokens[:-1], want[:-1]), f"picked\n{tokens}\nexpected\n{want}"
+assert np.array_equal(tokens[-1], want[-1]), (
+    f"the last step picked {tokens[-1]}, expected {want[-1]}: decode T - 1 = 6 symbols, one per step"
+)
 ### BEGIN HIDDEN TESTS
-# even when START and END score highest, only alphabet symbols come out
-bias = np.zeros((1, N_SYMBOLS), dtype=np.float32)
-bias[0, START:] = 1000
-model.out_dense.bias = mg.tensor(bias)
-tokens = greedy_decode(model, source)
-assert tokens.shape == (6, 4) and tokens.min() >= 0 and tokens.max() < 27, "START and END must never be picked"
+source5 = np.eye(N_SYMBOLS, dtype=np.float32)[rng.integers(0, 27, size=(5, 3))]
+source5[-1] = np.eye(N_SYMBOLS, dtype=np.float32)[END]
+tokens5 = greedy_decode(KnownScores(11), source5.copy())
+want5 = np.array([[6, 13, 3], [11, 13, 3], [20, 0, 23], [2, 13, 0]])
+assert tokens5.shape == (4, 3), f"tokens have shape {tokens5.shape}, expected (T - 1, N) = (4, 3)"
+# feedback shows: tokens5
+assert np.array_equal(tokens5, want5), "another model and message: a step did not pick the best alphabet symbol"
 ### END HIDDEN TESTS
 
 # %% course={"task": "greedy"} jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "greedy__every_symbol", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 # Check that every alphabet symbol can be picked, the space (token 26) too.
-np.random.seed(12)
-model = Transformer(N_SYMBOLS, 16, n_enc=1, n_dec=1, n_head=2)
+class Favourite:
+    """A stand-in model whose scores are the same at every position: ``scores`` (29,) for every decoder position."""
+
+    def __init__(self, scores):
+        self.scores = np.asarray(scores, dtype=np.float32)
+
+    def encode(self, src, lengths=None):
+        return mg.tensor(np.asarray(src))
+
+    def decode(self, enc_out, tgt, src_lengths=None, tgt_lengths=None):
+        return mg.tensor(np.zeros(tgt.shape[:2] + (N_SYMBOLS,), dtype=np.float32) + self.scores)
+
+
 source = np.stack([one_hot_encode("hello", end=True), one_hot_encode("world", end=True)], axis=1)
-picked = []
-for favourite in (0, 26):
-    bias = np.zeros((1, N_SYMBOLS), dtype=np.float32)
-    bias[0, favourite] = 1000  # this symbol scores highest everywhere
-    model.out_dense.bias = mg.tensor(bias)
-    picked.append(greedy_decode(model, source))
+picked = [greedy_decode(Favourite(np.eye(N_SYMBOLS)[favourite] * 1000), source.copy()) for favourite in (0, 26)]
 for (favourite, symbol), tokens in zip([(0, "a"), (26, " ")], picked):
-    assert tokens.shape == (5, 2), f"symbol {favourite} scores highest: shape {tokens.shape}, expected (T - 1, N) = (5, 2)"
+    assert tokens.shape == (5, 2), f"symbol {favourite} scores highest: tokens have shape {tokens.shape}, expected (T - 1, N) = (5, 2)"
     assert np.all(tokens == favourite), f"symbol {favourite} ({symbol!r}) scores highest, but greedy_decode picked {tokens[:, 0]}"
-bias = np.zeros((1, N_SYMBOLS), dtype=np.float32)
-bias[0, [START, END]] = 1000  # START and END score highest everywhere ...
-bias[0, 7] = 500  # ... and h is the best alphabet symbol
-model.out_dense.bias = mg.tensor(bias)
-tokens = greedy_decode(model, source)
-assert tokens.shape == (5, 2), f"shape {tokens.shape}, expected (T - 1, N) = (5, 2)"
+scores = np.zeros(N_SYMBOLS, dtype=np.float32)
+scores[[START, END]] = 1000  # START and END score highest everywhere ...
+scores[7] = 500  # ... and h is the best alphabet symbol
+tokens = greedy_decode(Favourite(scores), source.copy())
+assert tokens.shape == (5, 2), f"tokens have shape {tokens.shape}, expected (T - 1, N) = (5, 2)"
 assert np.all(tokens == 7), (
     f"greedy_decode picked {tokens[:, 0]} where START and END score highest and h (token 7) is the best symbol: "
     "the plain text holds only the 27 alphabet symbols, so pick only among them"
 )
+### BEGIN HIDDEN TESTS
+by_symbol = [greedy_decode(Favourite(np.eye(N_SYMBOLS)[s] * 1000), source.copy()) for s in (3, 17, 9, 22, 14, 5)]
+for s, tokens in zip((3, 17, 9, 22, 14, 5), by_symbol):
+    # feedback shows: tokens
+    assert np.all(tokens == s), f"symbol {s} scores highest, but greedy_decode picked other symbols"
+### END HIDDEN TESTS
 
 # %% course={"task": "greedy"} jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "greedy__padding", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 # Check that greedy_decode, given the lengths, decodes a padded batch as it decodes each message alone.
+# The stand-in model of the check above, whose encode and decode read only the real positions they are told of.
+class KnownScores:
+    """A stand-in for a trained model: the scores at decoder position i depend on cipher symbol i and on decoder input i.
+
+    ``encode`` and ``decode`` take the arguments of ``Transformer.encode`` and ``Transformer.decode``.
+    """
+
+    def __init__(self, seed):
+        tables = np.random.default_rng(seed).normal(size=(3, N_SYMBOLS, N_SYMBOLS)).astype(np.float32)
+        self.by_source, self.by_input, self.by_mean = tables
+        self.by_input[:, START:] += 2  # START and END often score highest: they must never be picked
+
+    def encode(self, src, lengths=None):
+        T, N = src.shape[:2]
+        real = (np.arange(T)[:, None] < (np.full(N, T) if lengths is None else np.asarray(lengths))).astype(np.float32)
+        mean = (np.asarray(src) * real[..., None]).sum(axis=0) / real.sum(axis=0)[:, None]  # (N, 29): the real symbols
+        return mg.tensor(np.asarray(src) + mean)
+
+    def decode(self, enc_out, tgt, src_lengths=None, tgt_lengths=None):
+        t, T = len(tgt), len(enc_out)
+        real = np.arange(T)[:, None] < (np.full(tgt.shape[1], T) if src_lengths is None else np.asarray(src_lengths))
+        mean = (np.asarray(enc_out) * real[..., None]).sum(axis=0) / real.sum(axis=0)[:, None]
+        return mg.tensor(np.asarray(enc_out)[:t] @ self.by_source + np.asarray(tgt) @ self.by_input + mean @ self.by_mean)
+
+    def __call__(self, src, tgt, src_lengths=None, tgt_lengths=None):
+        return self.decode(self.encode(src, src_lengths), tgt, src_lengths, tgt_lengths)
+
+
 messages = ["zebra", "an", "the quick"]
 lengths = np.array([len(m) + 1 for m in messages])
-in_batch, alone = [], []  # for each model: the batch's tokens, and each message's tokens decoded alone
-for seed in (12, 24):
-    np.random.seed(seed)
-    model = Transformer(N_SYMBOLS, 16, n_enc=1, n_dec=2, n_head=3)
-    model.out_dense.weight = mg.tensor(model.out_dense.weight.data * 10)  # sharper, more varied choices
-    rng = np.random.default_rng(seed)
-    source = 10 * np.eye(N_SYMBOLS, dtype=np.float32)[rng.integers(0, 27, size=(10, 3))]  # junk: padding may hold anything
-    for n, m in enumerate(messages):
-        source[: len(m) + 1, n] = one_hot_encode(m, end=True)
-    in_batch.append(greedy_decode(model, source, lengths))
-    alone.append([greedy_decode(model, one_hot_encode(m, end=True)[:, None])[:, 0] for m in messages])
-for tokens, tokens_alone in zip(in_batch, alone):
-    assert tokens.shape == (9, 3), f"shape {tokens.shape}, expected (T - 1, N) = (9, 3)"
-    for n, m in enumerate(["zebra", "an", "the quick"]):
-        assert np.array_equal(tokens[: len(m), n], tokens_alone[n]), f"{m!r} decodes to {tokens[:len(m), n]} in the batch, {tokens_alone[n]} alone"
+rng = np.random.default_rng(12)
+source = 10 * np.eye(N_SYMBOLS, dtype=np.float32)[rng.integers(0, 27, size=(10, 3))]  # junk: padding may hold anything
+for n, m in enumerate(messages):
+    source[: len(m) + 1, n] = one_hot_encode(m, end=True)
+in_batch = greedy_decode(KnownScores(12), source.copy(), lengths.copy())
+alone = [greedy_decode(KnownScores(12), one_hot_encode(m, end=True)[:, None])[:, 0] for m in messages]
+want = [np.array([15, 10, 13, 3, 15]), np.array([4, 26]), np.array([0, 24, 1, 0, 25, 1, 0, 24, 1])]
+assert in_batch.shape == (9, 3), f"tokens have shape {in_batch.shape}, expected (T - 1, N) = (9, 3)"
+for n, (m, tokens_alone) in enumerate(zip(messages, alone)):
+    assert np.array_equal(tokens_alone, want[n]), f"{m!r} alone decodes to {tokens_alone}, expected {want[n]}"
+    assert np.array_equal(in_batch[: len(m), n], want[n]), (
+        f"{m!r} decodes to {in_batch[:len(m), n]} in the padded batch, {want[n]} alone: "
+        "pass the lengths to model.encode and, as src_lengths, to model.decode"
+    )
 
 # %% course={"task": "greedy"} jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "greedy__encoder_once", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 # Check that greedy_decode runs the encoder once and the decoder once per output symbol.

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from instructor.authoring.judged import summary as checks_summary
 from instructor.cli.options import add_course_dir, add_db, add_root, names
 from instructor.coursedir import directory
+from instructor.errors import CourseError
 from instructor.reporting.table import format_table, grades
 from instructor.sandbox import Limits
 from instructor.scheduling.grade_course import GradeRequest, grade_course
@@ -85,16 +87,25 @@ def add_arguments(p):
                    help="grade even though no sandbox is available: student code then runs with YOUR rights")
 
 
+def _check_sudo(course_dir: Path | None) -> None:
+    """Under sudo, which drops $COURSE_DIR: refuse to make a new course directory where nobody named one."""
+    if course_dir is None and os.environ.get("SUDO_USER") and not os.environ.get(directory.ENV) \
+            and not directory.is_course_dir(directory.resolve(None)):
+        raise CourseError(f"{directory.resolve(None)} is not a course directory, and sudo does not pass "
+                          f"${directory.ENV} on: name it, `sudo $(which course) grade --course-dir \"${directory.ENV}\"`.")
+
+
 def run(args) -> int:
+    _check_sudo(args.course_dir)
     request = GradeRequest(
         course_dir=directory.resolve(args.course_dir), root=args.root.resolve(), submissions=args.submissions,
         assignments=names(args.assignment), students=names(args.student), roster=args.roster,
         limits=Limits(cell_timeout=args.cell_timeout, notebook_budget=args.budget),
         jobs=args.jobs, scheduler=args.scheduler, db=args.db, force=args.force, unsafe=args.unsafe,
     )
-    run, isolation = grade_course(request, log=lambda line: print(line, flush=True))
+    run, _ = grade_course(request, log=lambda line: print(line, flush=True))
     rows = grades(request.course_dir, request.assignments, request.students, db=args.db)
-    print(format_table(rows, isolation.detail))
+    print(format_table(rows))  # the isolation line was logged before grading began
     print("\n".join(checks_summary(request.course_dir, sorted({r.assignment for r in rows}))))
     counts = run.counts()
     print(f"{counts['graded']} graded, {counts['flagged']} flagged for review, {counts['not graded']} not graded "

@@ -15,6 +15,7 @@ It is named in one place: ``--course-dir``, else the environment variable
 from __future__ import annotations
 
 import os
+import pwd
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -35,11 +36,29 @@ _MOVED = {
 
 
 def resolve(given: Path | None) -> Path:
-    """The course directory: the flag, else $COURSE_DIR, else ~/seqmodels-grading (absolute)."""
+    """The course directory: the flag, else $COURSE_DIR, else ~/seqmodels-grading (absolute).
+
+    Under ``sudo`` (which drops $COURSE_DIR, and makes ``~`` root's), the
+    default is the invoking user's ``~/seqmodels-grading``, never root's; a
+    course directory elsewhere is named with ``--course-dir``.
+    """
     if given is not None:
         return Path(given).expanduser().resolve()
     env = os.environ.get(ENV, "").strip()
-    return Path(env or DEFAULT).expanduser().resolve()
+    if env:
+        return Path(env).expanduser().resolve()
+    return (_invoking_home() / DEFAULT.relative_to("~")).resolve()
+
+
+def _invoking_home() -> Path:
+    """The home of whoever typed the command: $SUDO_USER's under sudo, else ~."""
+    user = os.environ.get("SUDO_USER", "").strip()
+    if user and os.geteuid() == 0:
+        try:
+            return Path(pwd.getpwnam(user).pw_dir)
+        except KeyError:
+            pass
+    return Path("~").expanduser()
 
 
 def is_course_dir(folder: Path) -> bool:
@@ -154,12 +173,22 @@ def init(folder: Path, exchange: Path | None = None, db_url: str | None = None,
         late_penalty=old.late_penalty if late_penalty is None else float(late_penalty),
         due={**old.due, **(due or {})},
     )
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / CONFIG_NAME).write_text(CONFIG_TEMPLATE.format(
-        exchange=str(settings.exchange), db_url=settings.db_url, late_penalty=settings.late_penalty,
-        due=settings.due,
-    ))
+    # the exchange first: a folder that cannot be made leaves no settings file naming it
     if not settings.exchange.exists():
-        settings.exchange.mkdir(parents=True)
-        settings.exchange.chmod(0o777)  # nbgrader's exchange: every student writes a submission into it
+        try:
+            settings.exchange.mkdir(parents=True)
+            settings.exchange.chmod(0o777)  # nbgrader's exchange: every student writes a submission into it
+        except OSError as err:
+            raise CourseError(
+                f"cannot create the exchange {settings.exchange} ({err.strerror or err}): create it as root "
+                f"(sudo mkdir -p {settings.exchange} && sudo chmod 777 {settings.exchange}), "
+                "then run `course init` again.") from None
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / CONFIG_NAME).write_text(CONFIG_TEMPLATE.format(
+            exchange=str(settings.exchange), db_url=settings.db_url, late_penalty=settings.late_penalty,
+            due=settings.due,
+        ))
+    except OSError as err:
+        raise CourseError(f"cannot write the course directory {folder} ({err.strerror or err}).") from None
     return settings

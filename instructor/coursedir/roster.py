@@ -36,7 +36,12 @@ def read_roster_file(path: Path) -> list[dict[str, str]]:
         if not reader.fieldnames or "id" not in [n.strip() for n in reader.fieldnames]:
             raise CourseError(f"{path} has no 'id' column (expected: {', '.join(ROSTER_COLUMNS)}).")
         rows, seen = [], set()
-        for line, raw in enumerate(reader, start=2):
+        for raw in reader:
+            line = reader.line_num
+            if None in raw:  # more fields than columns: an unquoted comma would shift the email into a wrong one
+                raise CourseError(f"{path}, line {line}: {len(reader.fieldnames) + len(raw[None])} fields for "
+                                  f"{len(reader.fieldnames)} columns (put a name or email that holds a comma "
+                                  'in double quotes: "Adams, Jr.").')
             row = {k.strip(): (v or "").strip() for k, v in raw.items() if k}
             sid = row.get("id", "")
             if not sid:

@@ -121,10 +121,13 @@ def _from_folders(folder: Path, known: list[str]) -> list[Submission]:
         if student_dir.is_symlink():
             subs.append(_refused(name, "?", student_dir, "the student folder is a symbolic link"))
             continue
-        if not is_student_id(name):
-            subs.append(_refused(name, "?", student_dir, f"the folder name is not a valid student id ({STUDENT_ID_RULE})"))
-            continue
         assignment_dirs = sorted(p for p in student_dir.iterdir() if p.is_dir() and not p.name.startswith("."))
+        if not is_student_id(name):
+            # refused under each assignment it holds, so the report of that assignment lists it (as text)
+            why = f"the folder name is not a valid student id ({STUDENT_ID_RULE})"
+            subs += [_refused(name, a.name if a.name in known else "?", a, why) for a in assignment_dirs] \
+                or [_refused(name, "?", student_dir, why)]
+            continue
         if not assignment_dirs:
             subs.append(_refused(name, "?", student_dir, "the student folder holds no assignment folder"))
         for a in assignment_dirs:

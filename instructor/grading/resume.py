@@ -2,8 +2,9 @@
 
 A recorded result (``<dir>/results/<s>/<a>.json``) carries the fingerprint
 of what was graded: a hash of the submitted notebook's bytes (with
-``timestamp.txt`` and the folder name, so a re-submission with a new stamp
-counts as new) and a hash of the release notebook it was graded against. A
+``timestamp.txt``, so a re-submission with a new stamp counts as new), the
+folder it was read from and a hash of the release notebook it was graded
+against. A
 rerun skips a submission whose fingerprint is unchanged; everything else
 (new, re-submitted, release changed, never recorded, killed mid-record, or
 ended ``grader failed``) is graded again.
@@ -50,7 +51,11 @@ def fingerprint(folder: Path, sub: Submission) -> dict:
     except OSError:
         stamp_bytes = b""
     return {
-        "submission_sha256": _sha256(data, stamp_bytes, sub.folder.name.encode()),
+        # the bytes alone (the notebook and nbgrader's stamp, which a collect copies along): a flag cleared for
+        # them stays cleared wherever they are graded from (the exchange, submitted/, a copy)
+        "submission_sha256": _sha256(data, stamp_bytes),
+        # where they were read: a rerun from another source grades again (its arrival time may differ)
+        "source": sub.folder.name,
         "release_sha256": _sha256(release.read_bytes()),
     }
 

@@ -45,7 +45,7 @@ COLUMN_HELP = {
     "first_name": "from the roster",
     "email": "from the roster",
     "raw_score": "auto_points + hand_points",
-    "late_submission_penalty": "points taken for lateness, by the course directory's rule, when autograded (hand points given later do not change it)",
+    "late_submission_penalty": "points taken for lateness: the late rule's percent per day started of the autograded points (hand points never change it)",
     "score": "raw_score - late_submission_penalty: the grade to upload",
     "max_score": "the assignment's points",
     "auto_points": "points of the test cells (a grader's override included)",

@@ -69,7 +69,7 @@ def grades(folder: Path, assignments=(), students=(), db: str | None = None) -> 
     for (student, assignment), result in sorted(results_left.items()):
         if not result.status.has_grade:
             rows.append(Grade(student, assignment, 0.0, 0.0, 0.0, False, "not graded", result.reason))
-    return rows
+    return sorted(rows, key=lambda r: (r.assignment, r.student))
 
 
 def _reason(result) -> str:

@@ -8,6 +8,8 @@ with :func:`decode`. The format is JSON: numbers, strings, lists, tuples,
 dicts with string keys, sets, NumPy arrays and scalars (``.npy`` bytes,
 read with ``allow_pickle=False``) and MyGrad tensors (data and gradient).
 Anything else travels as its type's name only, and no check can pass on it.
+Decoding costs time linear in the record's size: a set (or a dict's keys)
+whose items hash alike is refused rather than built.
 """
 
 from __future__ import annotations
@@ -142,6 +144,25 @@ def _load(raw: bytes) -> np.ndarray:
     return array.reshape(shape, order="F" if fortran else "C").copy()
 
 
+#: how many items of one decoded set (or keys of one dict) may share a hash; an honest value's share none
+MAX_SHARED_HASH = 8
+
+
+def _spread_hashes(items: list, what: str) -> None:
+    """Refuse items that hash alike: a set of them costs time quadratic in their number to build.
+
+    Counting the hashes is linear: distinct hash values never collide in
+    full, and equal ones are counted, not chained (a string's hash is salted
+    per process; an int's, a float's and a tuple's are not).
+    """
+    counts: dict[int, int] = {}
+    for item in items:
+        h = hash(item)  # an unhashable item raises TypeError: the value does not decode
+        counts[h] = counts.get(h, 0) + 1
+        if counts[h] > MAX_SHARED_HASH:
+            raise ValueError(f"{what} whose items hash alike")
+
+
 def decode(data):
     """The value :func:`encode` gave ``data`` for; raises ValueError on anything malformed."""
     return _decode(data, 0)
@@ -169,6 +190,8 @@ def _decode(data, depth: int):
         if type(v) is not list:
             raise ValueError("a container without items")
         items = [_decode(x, depth + 1) for x in v]
+        if kind in ("set", "frozenset"):
+            _spread_hashes(items, "a set")
         return {"list": list, "tuple": tuple, "set": set, "frozenset": frozenset}[kind](items)
     if kind == "dict":
         if type(v) is not dict:
@@ -177,7 +200,9 @@ def _decode(data, depth: int):
     if kind == "pairs":
         if type(v) is not list or any(type(p) is not list or len(p) != 2 for p in v):
             raise ValueError("a dict without pairs")
-        return {_decode(k, depth + 1): _decode(x, depth + 1) for k, x in v}
+        keys = [_decode(k, depth + 1) for k, _ in v]
+        _spread_hashes(keys, "a dict")
+        return dict(zip(keys, [_decode(x, depth + 1) for _, x in v], strict=True))
     if kind in ("array", "scalar"):
         array = _load(base64.b64decode(str(v), validate=True))
         return array if kind == "array" else array[()]

@@ -238,6 +238,43 @@ def _judged(source: str, records: list) -> tuple:
 
 
 COSTLY = "x = np.ones((9, 7, 4))\ny = f(x.copy())\nassert np.allclose(y, x), 'y must equal x'\n"
+HASHES = "x = np.ones(3)\ny = f(x.copy())\nassert len(set(y)) == 3, 'three distinct items'\n"
+
+
+def test_a_set_whose_items_hash_alike_costs_linear_time():
+    """A record of 40,000 ints that all hash alike (about 20 s per cell as a set, before) is refused at once,
+    as a set and as a dict's keys; a set of honest items (distinct ids) decodes as before."""
+    import time
+
+    colliding = [{"t": "int", "v": format(k * (2**61 - 1), "x")} for k in range(40_000)]
+    for record in ({"t": "set", "v": colliding}, {"t": "frozenset", "v": colliding},
+                   {"t": "pairs", "v": [[k, 0.0] for k in colliding]}):
+        start = time.perf_counter()
+        with pytest.raises(ValueError, match="hash alike"):
+            decode(record)
+        assert time.perf_counter() - start < 1.0
+    start = time.perf_counter()
+    verdict, _ = _judged(COSTLY, [(2, {"y": {"t": "set", "v": colliding}})])
+    assert not verdict.passed and verdict.exception == "MalformedValues" and time.perf_counter() - start < 5.0
+    ids = {id(object()) + 16 * k for k in range(40_000)}
+    assert decode(json.loads(json.dumps(encode(ids)))) == ids
+
+
+def test_a_submission_has_a_judging_budget(monkeypatch):
+    """Once a submission has spent its judging time, its remaining cells fail unjudged, at no cost."""
+    import time
+
+    budget = worker.Budget(1.0)
+    colliding = [{"t": "int", "v": format(k * (2**61 - 1), "x")} for k in range(40_000)]
+    cell, found, origin = _executed(HASHES, [(2, {"y": {"t": "list", "v": colliding}})])
+    first = judge_cell(cell, found, HASHES, origin, ("import numpy as np",), budget)
+    assert first.exception == "JudgeStopped" and budget.left() <= 0
+    start = time.perf_counter()
+    cell, found, origin = _executed(COSTLY, [(2, {"y": encode(np.ones((9, 7, 4)))})])
+    second = judge_cell(cell, found, COSTLY, origin, ("import numpy as np",), budget)
+    assert second.exception == "JudgeStopped" and "judging time" in second.message and second.broken
+    assert time.perf_counter() - start < 0.5
+    assert worker.SUBMISSION_SECONDS <= 120  # what the README states
 
 
 def test_values_that_cost_stop_the_judge_not_the_grader(monkeypatch):
@@ -249,8 +286,10 @@ def test_values_that_cost_stop_the_judge_not_the_grader(monkeypatch):
     verdict, _ = _judged(COSTLY, [(2, {"y": wide})])
     assert not verdict.passed and "MemoryError" in verdict.exception + verdict.message
     monkeypatch.setattr(worker, "SECONDS", 1.0)
-    flood = {"t": "set", "v": [{"t": "int", "v": format(k * (2**61 - 1), "x")} for k in range(40_000)]}
-    verdict, _ = _judged(COSTLY, [(2, {"y": flood})])
+    # ints that all hash alike: as a set record, refused while decoding (linear); as a list a check makes a set
+    # of in the judge, stopped by the cell's time limit
+    colliding = [{"t": "int", "v": format(k * (2**61 - 1), "x")} for k in range(40_000)]
+    verdict, _ = _judged(HASHES, [(2, {"y": {"t": "list", "v": colliding}})])
     assert not verdict.passed and verdict.exception == "JudgeStopped" and "1 s" in verdict.message
     monkeypatch.setattr(worker, "SECONDS", 20.0)
     verdict, _ = _judged(COSTLY, [(2, {"y": encode(np.ones((9, 7, 4)))})])  # a new worker, right values

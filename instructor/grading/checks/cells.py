@@ -15,7 +15,7 @@ import json
 from course.values import MIME
 from instructor.cells import grade_id, is_graded_test
 from instructor.grading.checks.judge import Verdict, imported_names, trusted_imports
-from instructor.grading.checks.worker import judge_isolated
+from instructor.grading.checks.worker import Budget, judge_isolated
 from instructor.grading.checks.split import Plan, plan
 
 #: what IPython writes before a frame of a cell: ``Cell In[12], line 7`` (colour codes between any two words)
@@ -110,8 +110,12 @@ def _map_lines(cell, origin: list[int]) -> None:
             out["traceback"] = [_FRAME.sub(lambda m: back(m, state), str(line)) for line in out.get("traceback") or []]
 
 
-def judge_cell(cell, found: Plan, original: str, origin: list[int], setup: tuple[str, ...]) -> Verdict:
-    """Judge executed test ``cell`` outside; its source is the release's again, a failure is an error output."""
+def judge_cell(cell, found: Plan, original: str, origin: list[int], setup: tuple[str, ...],
+               budget: Budget | None = None) -> Verdict:
+    """Judge executed test ``cell`` outside; its source is the release's again, a failure is an error output.
+
+    ``budget`` is the submission's judging time (:class:`~instructor.grading.checks.worker.Budget`).
+    """
     name = found.cell
     sent, twice = records(cell, name)
     cell["source"] = original
@@ -119,7 +123,7 @@ def judge_cell(cell, found: Plan, original: str, origin: list[int], setup: tuple
     if twice:
         verdict = Verdict(False, 1, "ForgedValues", "the kernel sent the values of one check twice", missing=True)
     else:
-        verdict = judge_isolated(found, setup, sent)
+        verdict = judge_isolated(found, setup, sent, budget)
     kernel_failed = any(o.get("output_type") == "error" for o in cell["outputs"])
     if not verdict.passed and not (verdict.missing and kernel_failed):
         # the grader's own words; the traceback's frame names the check (instructor.reporting.failures reads it)

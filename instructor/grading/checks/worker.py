@@ -4,9 +4,10 @@ The values a kernel sends are data, but data can still be made to cost: an
 array of shape ``(10**6, 1, 1, 1)`` broadcast against a reference, a set
 whose items all hash alike. So the grader's process never decodes or judges
 them itself: one worker process per grader process (started on first use,
-reused, started again after a failure) does, under ``RLIMIT_AS`` and with a
-deadline per cell. A cell it could not judge in time or memory fails, and
-the submission is flagged.
+reused, started again after a failure) does, under ``RLIMIT_AS``, with a
+deadline per cell and a budget of judging time per submission
+(:data:`SUBMISSION_SECONDS`). A cell it could not judge in time or memory
+fails, and the submission is flagged.
 
     python -m instructor.grading.checks.worker     # reads requests on stdin, one JSON line each
 """
@@ -31,6 +32,8 @@ from instructor.grading.checks.split import Plan, plan
 MEMORY_MB = 1536
 #: seconds to judge one cell (the course's cells take milliseconds)
 SECONDS = 20.0
+#: seconds to judge all the cells of one submission: past it, every cell left fails unjudged (and is flagged)
+SUBMISSION_SECONDS = 60.0
 #: seconds for the worker to start (imports)
 START_SECONDS = 60.0
 
@@ -69,8 +72,10 @@ class Worker:
             proc.kill()
             proc.wait()
 
-    def judge(self, found: Plan, setup: tuple[str, ...], records: dict[int, dict]) -> Verdict:
-        """The verdict on ``found``'s cell, judged in the worker; a failed verdict if the worker gave none."""
+    def judge(self, found: Plan, setup: tuple[str, ...], records: dict[int, dict], seconds: float | None = None) -> Verdict:
+        """The verdict on ``found``'s cell, judged in the worker within ``seconds`` (default :data:`SECONDS`);
+        a failed verdict if the worker gave none."""
+        seconds = SECONDS if seconds is None else seconds
         request = json.dumps({"cell": found.cell, "source": found.source, "setup": list(setup),
                               "records": {str(k): v for k, v in records.items()}}) + "\n"
         with self._lock:
@@ -80,14 +85,14 @@ class Worker:
             try:
                 self._proc.stdin.write(request.encode())
                 self._proc.stdin.flush()
-                answer = self._read(self._proc, SECONDS)
+                answer = self._read(self._proc, seconds)
             except (BrokenPipeError, OSError):
                 answer = None
             if answer is None or "verdict" not in answer:
-                late = time.monotonic() - start >= SECONDS
+                late = time.monotonic() - start >= seconds
                 self._stop(self._proc)
                 self._proc = None
-                why = (f"took more than {SECONDS:g} s" if late else f"needed more than {MEMORY_MB} MB or failed")
+                why = (f"took more than {seconds:g} s" if late else f"needed more than {MEMORY_MB} MB or failed")
                 return Verdict(False, 1, "JudgeStopped", f"the grader stopped judging this cell: its values {why}",
                                broken=True)
         return Verdict(**answer["verdict"])
@@ -102,9 +107,34 @@ _WORKER = Worker()
 atexit.register(_WORKER.close)
 
 
-def judge_isolated(found: Plan, setup: tuple[str, ...], records: dict[int, dict]) -> Verdict:
-    """:func:`~instructor.grading.checks.judge.judge`, in the worker process (see the module doc)."""
-    return _WORKER.judge(found, setup, records)
+class Budget:
+    """The judging time one submission has left (:data:`SUBMISSION_SECONDS` in all), spent cell by cell."""
+
+    def __init__(self, seconds: float | None = None):
+        self.total = SUBMISSION_SECONDS if seconds is None else seconds
+        self.spent = 0.0
+
+    def left(self) -> float:
+        return self.total - self.spent
+
+
+def judge_isolated(found: Plan, setup: tuple[str, ...], records: dict[int, dict],
+                   budget: Budget | None = None) -> Verdict:
+    """:func:`~instructor.grading.checks.judge.judge`, in the worker process (see the module doc).
+
+    With a ``budget`` (one per submission), a cell gets at most what is left
+    of it; once it is spent, a cell fails without being judged.
+    """
+    if budget is None:
+        return _WORKER.judge(found, setup, records)
+    if budget.left() <= 0:
+        return Verdict(False, 1, "JudgeStopped", f"the grader stopped judging: this submission used its "
+                                                 f"{budget.total:g} s of judging time before this cell", broken=True)
+    start = time.monotonic()
+    try:
+        return _WORKER.judge(found, setup, records, min(SECONDS, budget.left()))
+    finally:
+        budget.spent += time.monotonic() - start
 
 
 def serve() -> int:

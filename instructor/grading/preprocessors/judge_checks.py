@@ -11,6 +11,7 @@ from nbgrader.api import Gradebook
 from instructor.grading.checks.cells import judge_cell, setup_sources
 from instructor.grading.checks.judge import imported_names, trusted_imports
 from instructor.grading.checks.split import RECORD, plan
+from instructor.grading.checks.worker import Budget
 from instructor.grading.preprocessors.release_notebook import release_notebook
 from instructor.grading.preprocessors.split_checks import KEY
 from instructor.grading.submission import carried
@@ -33,11 +34,12 @@ class JudgeChecks(Preprocessor):
     def preprocess(self, nb, resources):
         plans, setup = resources.get(KEY) or _from_gradebook(nb, resources, self.config)
         sub = carried(resources)
+        budget = Budget()  # the submission's judging time, all cells together
         for cell in nb.cells:
             if not is_graded_test(cell) or grade_id(cell) not in plans:
                 continue
             found, original, origin = plans[grade_id(cell)]
-            verdict = judge_cell(cell, found, original, origin, setup)
+            verdict = judge_cell(cell, found, original, origin, setup, budget)
             if verdict.exception == "JudgeStopped":
                 sub.flag(f"test cell {grade_id(cell)!r}: {verdict.message} (scored 0)")
             elif verdict.broken:

@@ -160,6 +160,7 @@ assert wrapped == " a", "a shift past the space should wrap around to a"
 empty = cipher("", "clap")
 unchanged = cipher("read me", "a")
 long_key = cipher("abc", "clapclap")
+# feedback shows: empty, unchanged, long_key
 assert empty == "", "an empty message should give an empty cipher text"
 assert unchanged == "read me", "the key 'a' shifts by 0 and should change nothing"
 assert long_key == "cmc", f"cipher('abc', 'clapclap') gave {long_key!r}"
@@ -186,6 +187,7 @@ for (message, key), secret, back in zip(messages_and_keys(), secrets, round_trip
 ### BEGIN HIDDEN TESTS
 below_a = decipher(" a", "b")
 repeated = decipher("clapclapc", "clap")
+# feedback shows: below_a, repeated
 assert below_a == "z ", "deciphering should wrap around below a"
 assert repeated == "a" * 9, "decipher should repeat the key along the message"
 
@@ -282,6 +284,7 @@ empty = one_hot_encode("", start=True)
 c_end = one_hot_encode("c", end=True)
 ba_start = one_hot_encode("ba", start=True)
 both = one_hot_encode("hello world", True, True)
+# feedback shows: empty, c_end, ba_start
 assert empty.shape == (1, 29) and c_end.shape == (2, 29) and ba_start.shape == (3, 29) and both.shape == (13, 29), (
     f"'' with START, 'c' with END, 'ba' with START and 'hello world' with both gave shapes {empty.shape}, "
     f"{c_end.shape}, {ba_start.shape} and {both.shape}, expected (1, 29), (2, 29), (3, 29) and (13, 29)"
@@ -644,6 +647,7 @@ want = [reference(Q, K, V, Wq, Wk, Wv, Wo, m) for m in (None, mask)]
 mha = MultiheadAttention(dim=6, n_head=3)
 mha.Wq, mha.Wk, mha.Wv, mha.Wo.weight = mg.tensor(Wq), mg.tensor(Wk), mg.tensor(Wv), mg.tensor(Wo)
 got = [mha(Q, K, V, mask=m).data for m in (None, mask)]
+# feedback shows: got
 assert np.shape(got) == (2, 4, 2, 6), f"outputs of shape {[np.shape(g) for g in got]}, expected (t, N, d) = (4, 2, 6)"
 for masked, g, w in zip((False, True), got, want):
     assert np.allclose(g, w, atol=1e-4), f"output differs from a loop over sequences and heads (mask {masked})"
@@ -909,6 +913,7 @@ norm.gain = mg.tensor(np.array([1, 2, 3, 4], dtype=np.float32))
 norm.bias = mg.tensor(np.array([0, 1, 0, 1], dtype=np.float32))
 want = np.array([[-1, -1, -1, 3]]) / np.sqrt(3) * np.array([1, 2, 3, 4]) + np.array([0, 1, 0, 1])
 scaled = norm(x_old, x_new).data
+# feedback shows: scaled
 assert scaled.shape == (1, 4), f"with a gain and a bias: output shape {scaled.shape}, expected (1, 4)"
 params = norm.parameters
 assert np.allclose(scaled, want, atol=1e-4), "the gain should scale and the bias shift the result"
@@ -957,6 +962,7 @@ tiny = np.array([[0, 0, 0, a]], dtype=np.float32)  # variance 3 a^2 / 16 = 1e-5
 centred = tiny - tiny.mean()
 want = centred / np.sqrt(centred.var() + 1e-5)
 got = ResidualConnectionAndLayerNorm(4)(tiny, mg.zeros((1, 4), dtype=np.float32)).data
+# feedback shows: got
 assert got.shape == (1, 4), f"a (1, 4) input gave an output of shape {got.shape}, expected (1, 4)"
 assert np.allclose(got, want, atol=1e-3), f"got {got}, expected {want}: epsilon belongs under the square root"
 ### END HIDDEN TESTS
@@ -1670,6 +1676,7 @@ for pos in range(T):
 want_angles = np.arange(T)[:, None] / 10000 ** (np.arange(0, d, 2) / d)
 got = PositionalEncoder(d)(T)
 angles = PositionalEncoder(d).angles(T)
+# feedback shows: got, angles
 assert angles.shape == (49, 15), f"angles(49) for d = 29 has shape {angles.shape}, expected (T, ceil(d / 2)) = (49, 15)"
 assert got.shape == (49, 1, 29) and got.dtype == np.float32, f"PositionalEncoder(29)(49): shape {got.shape}, dtype {got.dtype}"
 assert np.allclose(got[:, 0], want, atol=1e-4), (
@@ -2172,6 +2179,7 @@ assert np.isclose(loss.item(), want, atol=1e-5), f"loss {loss.item():.4f}, expec
 ### BEGIN HIDDEN TESTS
 no_padding = masked_loss(scores, target, [2, 2]).item()
 first_only = masked_loss(scores, target, [1, 1]).item()
+# feedback shows: no_padding, first_only
 assert np.shape(no_padding) == () and np.shape(first_only) == (), (
     f"losses of shapes {np.shape(no_padding)} and {np.shape(first_only)}, expected scalars ()"
 )
@@ -2209,6 +2217,7 @@ fresh.normal(size=(5, 3, 29))
 truth = fresh.integers(0, 29, size=(5, 3))
 logp = values - np.log(np.exp(values).sum(axis=-1, keepdims=True))
 want = -logp[real, truth[real]].mean()
+# feedback shows: loss
 assert np.shape(loss) == (), f"the loss has shape {np.shape(loss)}, expected a scalar ()"
 assert np.isclose(loss.item(), want, atol=1e-4), f"loss {loss.item():.4f}, expected the mean over real positions {want:.4f}"
 assert loss.dtype == np.float32, f"loss dtype {loss.dtype}, expected float32"
@@ -2538,6 +2547,7 @@ assert calls == {"encode": 1, "decode": 5}, f"{calls}: expected one encoder run 
 model.encode, model.decode = encode, decode
 message = decrypt_with_model("a secret", model)
 long_message = decrypt_with_model("x" * 130, model)
+# feedback shows: message
 assert isinstance(message, str) and len(message) == 8 and set(message) <= set("abcdefghijklmnopqrstuvwxyz "), "decrypt_with_model should give 8 symbols"
 assert len(long_message) == 130, "a message longer than MAX_LENGTH should be decoded in pieces"
 ### END HIDDEN TESTS

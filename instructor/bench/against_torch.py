@@ -11,6 +11,11 @@ step timed alone; per round the median ms of each side and their ratio
 models in turn, so a change of load falls on every model. One thread:
 ``torch.set_num_threads(1)`` and one BLAS thread (threadpoolctl) for NumPy.
 
+Last, ``breakdown_steps`` further steps of each side run under a profiler
+(:mod:`instructor.bench.breakdown`): where each side's median step goes, in
+ms per category (matmul, elementwise, softmax, shape, optimizer,
+bookkeeping), so that the next gap is visible without a profiler.
+
 PyTorch is the bench's optional extra, never needed by students or grading.
 """
 
@@ -24,6 +29,7 @@ import mygrad as mg
 from threadpoolctl import threadpool_limits
 from tqdm import tqdm
 
+from instructor.bench import breakdown
 from instructor.bench.machine import load_average
 from instructor.bench.models import MODELS
 from instructor.errors import CourseError
@@ -96,13 +102,25 @@ def time_round(pair, first: int, steps: int) -> dict:
     return {"project_ms": round(p, 3), "torch_ms": round(t, 3), "ratio": round(p / t, 3)}
 
 
+def split_step(torch, pair, first: int, steps: int, project_ms: float, torch_ms: float) -> dict:
+    """Where the median steps ``project_ms`` and ``torch_ms`` go, from ``steps`` profiled steps of each side."""
+    indices = range(first, first + steps)
+    project = breakdown.mygrad_breakdown(pair.project_step, indices, pair.project_optimizer)
+    twin = breakdown.torch_breakdown(torch, pair.twin_step, indices)
+    return {"profiled_steps": steps, "project_ms": breakdown.scaled(project, project_ms),
+            "torch_ms": breakdown.scaled(twin, torch_ms)}
+
+
 def bench_against_torch(only: str | None = None, rounds: int = 3, steps: int = 50, warmup: int = 10,
-                        check_steps: int = 10, quiet: bool = False) -> dict:
-    """Pair every model (or the one ``only`` names), check the losses, time ``rounds`` rounds; the figures."""
+                        check_steps: int = 10, quiet: bool = False, breakdown_steps: int = 10) -> dict:
+    """Pair every model (or the one ``only`` names), check the losses, time ``rounds`` rounds, split the step.
+
+    ``breakdown_steps`` profiled steps per side give where the time goes (0: no breakdown).
+    """
     torch = require_torch()
     from instructor.bench.pairs import BUILDERS  # imports torch
 
-    if rounds < 1 or steps < 1 or warmup < 0 or check_steps < 1:
+    if rounds < 1 or steps < 1 or warmup < 0 or check_steps < 1 or breakdown_steps < 0:
         raise CourseError("--rounds and --steps take whole numbers of at least 1.")
     parts = [p for p in MODELS if only in (None, p.key)]
     if not parts:
@@ -135,8 +153,14 @@ def bench_against_torch(only: str | None = None, rounds: int = 3, steps: int = 5
                 bar.update(1)
             done += steps
         bar.close()
-    for figures in results["models"].values():
-        figures["median_ratio"] = round(statistics.median(r["ratio"] for r in figures["rounds"]), 3)
+        for pair in pairs:
+            figures = results["models"][pair.key]
+            figures["median_ratio"] = round(statistics.median(r["ratio"] for r in figures["rounds"]), 3)
+            if breakdown_steps:
+                figures["breakdown"] = split_step(
+                    torch, pair, done, breakdown_steps,
+                    statistics.median(r["project_ms"] for r in figures["rounds"]),
+                    statistics.median(r["torch_ms"] for r in figures["rounds"]))
     results["load_after"] = load_average()
     return results
 
@@ -161,6 +185,11 @@ def table(results: dict) -> list[str]:
         f"load (1, 5, 15 min) {_loads(results['load_before'])} before, {_loads(results['load_after'])} after, "
         f"1 min {min(loads, default=0):.2f}-{max(loads, default=0):.2f} after each model's round"
     )
+    if any("breakdown" in m for m in results["models"].values()):
+        steps = next(m["breakdown"]["profiled_steps"] for m in results["models"].values() if "breakdown" in m)
+        lines += ["", f"each side's median step split by {steps} profiled steps "
+                      "(shares of them, scaled to the median):"]
+        lines += breakdown.table(results["models"])
     return lines
 
 

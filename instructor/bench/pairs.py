@@ -51,6 +51,8 @@ class Pair:
     tensors: int
     twin_parameters: int  # ... and of its twin, counted apart (copy_weights refuses a twin where they differ)
     twin_tensors: int
+    project_optimizer: object = None  # the two optimisers, for the breakdown of a step (breakdown.py)
+    twin_optimizer: object = None
 
 
 def _first(out):
@@ -103,7 +105,7 @@ def recurrent_pair(part: ModelPart, lib, cls_name: str, pool: int) -> Pair:
         twin_optimizer.step()
         return loss.item()
 
-    return _pair(part, project_step, twin_step, pool, model, twin)
+    return _pair(part, project_step, twin_step, pool, model, twin, optimizer, twin_optimizer)
 
 
 def transformer_pair(part: ModelPart, lib, pool: int) -> Pair:
@@ -145,13 +147,14 @@ def transformer_pair(part: ModelPart, lib, pool: int) -> Pair:
         twin_optimizer.step()
         return loss.item()
 
-    return _pair(part, project_step, twin_step, pool, model, twin)
+    return _pair(part, project_step, twin_step, pool, model, twin, optimizer, twin_optimizer)
 
 
-def _pair(part: ModelPart, project_step, twin_step, pool: int, model, twin) -> Pair:
+def _pair(part: ModelPart, project_step, twin_step, pool: int, model, twin, optimizer, twin_optimizer) -> Pair:
     tensors, values = count_parameters(model.parameters)
     twin_tensors, twin_values = count_parameters(twin.parameters())
-    return Pair(part.key, part.title, project_step, twin_step, pool, values, tensors, twin_values, twin_tensors)
+    return Pair(part.key, part.title, project_step, twin_step, pool, values, tensors, twin_values, twin_tensors,
+                optimizer, twin_optimizer)
 
 
 #: model key -> how to pair it: (part, library module, pool size) -> Pair

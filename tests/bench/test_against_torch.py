@@ -9,12 +9,14 @@ from __future__ import annotations
 import json
 import os
 import re
+import statistics
 import sys
 import tomllib
 
 import pytest
 
 from instructor.bench import against_torch
+from instructor.bench.breakdown import CATEGORIES
 from instructor.bench.models import MODELS
 from instructor.errors import CourseError
 from instructor.paths import REPO_ROOT
@@ -71,7 +73,7 @@ def test_losses_that_differ_stop_the_bench(torch):
 
 
 def test_tiny_comparison_of_the_four_models(run_course, tmp_path, torch):
-    """Four twins with the project's parameter counts and first losses, and a table of four rows with ratios?"""
+    """Four twins with the project's parameter counts and first losses, a table of four ratios, each step split?"""
     figures_file = tmp_path / "torch.json"
     out, _ = run_course(["bench", "--against", "torch", "--rounds", "2", "--steps", "3", "--json", figures_file])
     figures = json.loads(figures_file.read_text())
@@ -83,7 +85,17 @@ def test_tiny_comparison_of_the_four_models(run_course, tmp_path, torch):
         assert abs(first_project - first_twin) <= against_torch.LOSS_TOLERANCE * max(1, abs(first_project)), key
         assert len(m["rounds"]) == 2 and all(r["ratio"] > 0 for r in m["rounds"]), key
         assert m["median_ratio"] > 0
+        # where each side's median step goes: every category, adding up to that median
+        split = m["breakdown"]
+        for side, ms_key in (("project_ms", "project_ms"), ("torch_ms", "torch_ms")):
+            assert list(split[side]) == list(CATEGORIES), key
+            median = statistics.median(r[ms_key] for r in m["rounds"])
+            assert sum(split[side].values()) == pytest.approx(median, abs=0.01), (key, side)
+            assert split[side]["matmul"] > 0 and split[side]["bookkeeping"] >= 0, (key, side)
     assert models["transformer"]["tensors"] == 62  # the Transformer of 04: 2 encoder and 2 decoder layers
     rows = [line for line in out.splitlines() if re.search(r"=\s+\d+\.\d\dx.*\d+\.\d\dx\s*$", line)]
     assert [row.split(",")[0] for row in rows] == ["RNN", "Seq2Seq", "Attention", "Transformer"], out
     assert "load" in out and "1 thread" in out
+    split_rows = [line.split()[0] for line in out.splitlines() if line.startswith("  ")]
+    assert split_rows == ["project", "twin", "project"] * 4, out
+    assert all(c in out for c in CATEGORIES)

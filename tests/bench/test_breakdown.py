@@ -1,0 +1,116 @@
+"""Where a step's time goes (instructor/bench/breakdown.py): each kind of work lands in its own category."""
+
+from __future__ import annotations
+
+import time
+
+import mygrad as mg
+import numpy as np
+import pytest
+
+from course import ops
+from instructor.bench import breakdown
+
+
+@pytest.mark.parametrize(("op", "category"), [
+    ("MatMul", "matmul"), ("EinSum", "matmul"), ("Multiply", "elementwise"), ("Sum", "elementwise"),
+    ("Tanh", "elementwise"), ("Softmax", "softmax"), ("LayerNorm", "softmax"), ("SoftmaxCrossEntropy", "softmax"),
+    ("GetItem", "shape"), ("Concatenate", "shape"), ("Reshape", "shape"),
+])
+def test_mygrad_operations_by_kind(op, category):
+    assert breakdown.mygrad_category(op) == category
+
+
+@pytest.mark.parametrize(("name", "category"), [
+    ("aten::bmm", "matmul"), ("aten::addmm", "matmul"), ("aten::mul", "elementwise"), ("aten::tanh", "elementwise"),
+    ("aten::_softmax", "softmax"), ("aten::masked_fill_", "softmax"), ("aten::native_layer_norm", "softmax"),
+    ("aten::cat", "shape"), ("aten::copy_", "shape"), ("BmmBackward0", None), ("Optimizer.step#Adam.step", None),
+])
+def test_torch_operations_by_kind(name, category):
+    assert breakdown.torch_category(name) == category
+
+
+class _SlowOptimizer:
+    def step(self):
+        time.sleep(0.02)
+
+
+def test_mygrad_split_puts_each_kind_of_work_in_its_category():
+    """A big matmul, a sleep in the model's Python and a slow optimiser: each where it belongs, summing to the total?"""
+    rng = np.random.default_rng(0)
+    w = mg.tensor(rng.normal(size=(400, 400)).astype(np.float32))
+    x = rng.normal(size=(400, 400)).astype(np.float32)
+    optimizer = _SlowOptimizer()
+
+    def step(i):
+        y = mg.matmul(mg.matmul(x, w), w)  # about 2 x 400^3 multiply-adds, forward and backward
+        time.sleep(0.01)  # the model's own Python: bookkeeping
+        ops.softmax(y[:2] * 1, axis=-1).sum().backward()
+        optimizer.step()
+
+    with mg.mem_guard_off:
+        split = breakdown.mygrad_breakdown(step, range(3), optimizer)
+    s = split["seconds"]
+    assert set(s) == set(breakdown.CATEGORIES)
+    assert sum(s.values()) == pytest.approx(split["total"], rel=1e-6)
+    assert s["matmul"] > s["elementwise"] + s["softmax"] + s["shape"], s
+    assert s["optimizer"] >= 3 * 0.02 and s["optimizer"] < 3 * 0.02 + 0.05, s
+    assert s["bookkeeping"] >= 3 * 0.01, s
+    assert split["operations"]["MatMul"] > 0 and split["operations"]["Softmax"] > 0
+    assert step.__name__ == "step" and "step" not in vars(optimizer)  # the optimiser's own method is back
+
+
+def _methods():
+    return {(cls, name): vars(cls)[name] for cls in breakdown._operation_classes()
+            for name in ("__call__", "backward") if name in vars(cls)}
+
+
+def test_mygrad_profile_leaves_the_operations_as_they_were():
+    """Inside, MyGrad's operations are timed (Multiply's forward among them); after, every method is the original?"""
+    before = _methods()
+    assert len(before) > 50
+    with breakdown.mygrad_profile() as timer:
+        assert _methods() != before
+        (mg.tensor([1.0, 2.0]) * 3).backward()
+    assert set(timer.seconds) >= {"Multiply"}
+    assert _methods() == before
+
+
+def test_torch_split_puts_each_kind_of_work_in_its_category():
+    """On the PyTorch side: an mm to matmul, Adam's update to optimizer, a sleep to bookkeeping?"""
+    torch = pytest.importorskip("torch")
+    w = torch.nn.Parameter(torch.randn(300, 300))
+    x = torch.randn(300, 300)
+    optimizer = torch.optim.Adam([w], lr=1e-3)
+
+    def step(i):
+        optimizer.zero_grad()
+        loss = torch.softmax(x @ w @ w, dim=-1).sum()
+        time.sleep(0.01)
+        loss.backward()
+        optimizer.step()
+
+    split = breakdown.torch_breakdown(torch, step, range(3))
+    s = split["seconds"]
+    assert sum(s.values()) == pytest.approx(split["total"], rel=1e-6)
+    assert s["matmul"] > s["elementwise"] + s["shape"], s
+    assert s["optimizer"] > 0 and s["softmax"] > 0, s
+    assert s["bookkeeping"] >= 3 * 0.01, s
+
+
+def test_scaled_split_adds_up_to_the_median_step():
+    split = {"seconds": {"matmul": 0.3, "elementwise": 0.1, "softmax": 0.0, "shape": 0.0, "optimizer": 0.1,
+                         "bookkeeping": 0.5}}
+    ms = breakdown.scaled(split, 20.0)
+    assert ms["matmul"] == 6.0 and ms["bookkeeping"] == 10.0 and sum(ms.values()) == pytest.approx(20.0)
+
+
+def test_table_shows_both_sides_and_their_difference():
+    cats = breakdown.CATEGORIES
+    models = {"rnn": {"model": "RNN", "breakdown": {"project_ms": dict.fromkeys(cats, 1.0),
+                                                    "torch_ms": dict.fromkeys(cats, 1.5)}}}
+    lines = breakdown.table(models)
+    assert all(c in lines[0] for c in cats)
+    assert lines[1].strip() == "RNN"
+    project, twin, difference = (line.split() for line in lines[2:5])
+    assert project[-6:] == ["1.00"] * 6 and twin[-6:] == ["1.50"] * 6 and difference[-6:] == ["-0.50"] * 6

@@ -4,6 +4,7 @@
 #   chromium     headless browser for the JupyterLab browser test (tests/browser/)
 #   bubblewrap   the per-submission grading sandbox (instructor/sandbox/)
 #   postgresql   the server tests/coursedir/test_postgres.py starts for `course grade --db postgresql://...`
+#   configurable-http-proxy (npm, pinned)  JupyterHub's proxy for `course hub` (tests/hub/); Node.js from Debian if missing
 #
 # Run as root (CI does: .ci/run calls this). Elsewhere: sudo bash scripts/install-system-packages.sh
 # Safe to run twice: apt-get skips what is installed.
@@ -24,3 +25,12 @@ fi
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends "${PACKAGES[@]}"
+
+# JupyterHub's proxy for `course hub`: a released version from the npm registry
+CHP_VERSION=5.3.0
+if ! command -v npm >/dev/null; then
+    apt-get install -y -qq --no-install-recommends nodejs npm
+fi
+if [ "$(configurable-http-proxy --version 2>/dev/null)" != "$CHP_VERSION" ]; then
+    npm install -g --no-audit --no-fund "configurable-http-proxy@$CHP_VERSION"
+fi

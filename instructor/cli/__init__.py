@@ -23,6 +23,7 @@ from instructor.cli import (
     feedback,
     formgrader,
     grade,
+    hub,
     init,
     release,
     release_to_exchange,
@@ -36,7 +37,7 @@ from instructor.errors import CourseError
 from instructor.terminal import inert_output
 
 COMMANDS = [demo, release, check, bundle, init, roster, release_to_exchange, extend, grade, unflag, formgrader,
-            export, feedback, report, similarity, data, bench]
+            export, feedback, report, similarity, data, bench, hub]
 
 
 def build_parser() -> argparse.ArgumentParser:

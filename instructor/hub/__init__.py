@@ -1,0 +1,10 @@
+"""One JupyterHub for the class: ``course hub`` writes its configuration from the course directory and runs it.
+
+- :mod:`~instructor.hub.staff`: who teaches (``<course dir>/staff.csv``) and who is a student (the roster).
+- :mod:`~instructor.hub.accounts`: a Unix account per person (isolation is Unix permissions), folder modes.
+- :mod:`~instructor.hub.cgroups`: a memory, CPU and process budget per user's server (cgroup v1).
+- :mod:`~instructor.hub.spawner`: :class:`CourseSpawner`, a local-process spawner inside that budget,
+  students with the student tools only, staff in the course directory with the formgrader.
+- :mod:`~instructor.hub.config`: the ``jupyterhub_config.py`` and the students' Jupyter settings.
+- :mod:`~instructor.hub.run`: start JupyterHub in the foreground; Ctrl-C stops it and every server.
+"""

@@ -1,0 +1,183 @@
+"""The hub's configuration, written from the course directory.
+
+Folders of ``hub_dir`` (default ``/srv/course-hub/<course id>``):
+
+- ``jupyterhub_config.py``: what JupyterHub reads (no secret in it);
+- ``state/`` (0700, root's): the hub's database, cookie secret, proxy pid and
+  the passwords of accounts ``course hub`` made;
+- ``jupyter/student/`` and ``jupyter/staff/`` (0755): the Jupyter settings each
+  kind of user's server reads first (``JUPYTER_CONFIG_PATH``).
+
+Groups and roles are per course, named as nbgrader's multi-course setups name
+them (``nbgrader-<course>`` for students, ``formgrade-<course>`` for graders),
+so a second course adds its own pair beside these.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from instructor.hub.staff import People
+
+#: nbgrader's JupyterLab plugins a student does not need (the Assignments tab and Validate stay)
+STUDENT_DISABLED_PLUGINS = (
+    "@jupyter/nbgrader:formgrader",
+    "@jupyter/nbgrader:create-assignment",
+    "@jupyter/nbgrader:course-list",
+)
+#: nbgrader's server extensions a student does not need
+STUDENT_DISABLED_EXTENSIONS = ("nbgrader.server_extensions.formgrader", "nbgrader.server_extensions.course_list")
+#: JupyterLab's news pop-up asks a server on the internet
+ALWAYS_DISABLED_PLUGINS = ("@jupyterlab/apputils-extension:announcements",)
+
+
+@dataclass(frozen=True)
+class HubSettings:
+    """Everything the configuration is made from."""
+
+    course_id: str
+    course_dir: Path
+    exchange: Path
+    hub_dir: Path
+    people: People
+    ip: str = "0.0.0.0"
+    port: int = 8000
+    memory_mb: int = 2048
+    cpus: float = 1.0
+    processes: int = 256
+    idle_timeout: int = 3600  # seconds before an idle server is stopped (jupyterhub-idle-culler)
+
+    @property
+    def state(self) -> Path:
+        return self.hub_dir / "state"
+
+    @property
+    def config_file(self) -> Path:
+        return self.hub_dir / "jupyterhub_config.py"
+
+    @property
+    def student_config(self) -> Path:
+        return self.hub_dir / "jupyter" / "student"
+
+    @property
+    def staff_config(self) -> Path:
+        return self.hub_dir / "jupyter" / "staff"
+
+    @property
+    def passwords(self) -> Path:
+        return self.state / "initial-passwords.csv"
+
+    @property
+    def student_group(self) -> str:
+        return f"nbgrader-{self.course_id}"
+
+    @property
+    def grader_group(self) -> str:
+        return f"formgrade-{self.course_id}"
+
+
+def _sorted(names) -> list[str]:
+    return sorted(names)
+
+
+def hub_config(s: HubSettings) -> str:
+    """The text of ``jupyterhub_config.py``: literal values only, so it reads as the settings it holds."""
+    python = sys.executable
+    lines = [
+        f'"""JupyterHub for course {s.course_id} (written by `course hub` from {s.course_dir}; '
+        'rewritten at each start)."""',
+        "",
+        "c = get_config()  # noqa: F821",
+        "",
+        "# where and how it listens (the hub's API and the proxy's API next to it, on loopback)",
+        f"c.JupyterHub.bind_url = {f'http://{s.ip}:{s.port}/'!r}",
+        f"c.JupyterHub.hub_bind_url = {f'http://127.0.0.1:{s.port + 1}'!r}",
+        f"c.ConfigurableHTTPProxy.api_url = {f'http://127.0.0.1:{s.port + 2}'!r}",
+        f"c.ConfigurableHTTPProxy.pid_file = {str(s.state / 'proxy.pid')!r}",
+        f"c.JupyterHub.db_url = {'sqlite:///' + str(s.state / 'jupyterhub.sqlite')!r}",
+        f"c.JupyterHub.cookie_secret_file = {str(s.state / 'jupyterhub_cookie_secret')!r}",
+        "c.JupyterHub.cleanup_servers = True  # stopping the hub stops every user's server",
+        "",
+        "# who may log in: Unix accounts (PAM) of the roster and the staff, nobody else",
+        "c.JupyterHub.authenticator_class = 'pam'",
+        "c.PAMAuthenticator.open_sessions = False",
+        f"c.Authenticator.allowed_users = {set(_sorted(s.people.everyone))!r}",
+        f"c.Authenticator.admin_users = {set(_sorted(s.people.instructors))!r}",
+        "",
+        "# groups and roles of this course (another course adds its own pair)",
+        "c.JupyterHub.load_groups = {",
+        f"    {s.student_group!r}: {{'users': {_sorted(s.people.students)!r}}},",
+        f"    {s.grader_group!r}: {{'users': {_sorted(s.people.staff)!r}}},",
+        "}",
+        "c.JupyterHub.load_roles = [",
+        f"    {{'name': {s.grader_group!r}, 'groups': [{s.grader_group!r}],",
+        f"     'scopes': ['self', 'list:users!group={s.student_group}', 'read:users!group={s.student_group}']}},",
+        "    {'name': 'idle-culler', 'services': ['idle-culler'],",
+        "     'scopes': ['list:users', 'read:users:activity', 'read:servers', 'delete:servers']},",
+        "]",
+        f"c.JupyterHub.services = [{{'name': 'idle-culler', 'command': "
+        f"[{python!r}, '-m', 'jupyterhub_idle_culler', '--timeout={s.idle_timeout}']}}]",
+        "",
+        "# each user's server: their own Unix user, inside a cgroup budget",
+        "c.JupyterHub.spawner_class = 'instructor.hub.spawner.CourseSpawner'",
+        f"c.Spawner.cmd = [{python!r}, '-m', 'jupyterhub.singleuser']",
+        "c.Spawner.default_url = '/lab'",
+        "c.Spawner.http_timeout = 120",
+        "c.Spawner.start_timeout = 180",
+        f"c.CourseSpawner.staff = {set(_sorted(s.people.staff))!r}",
+        f"c.CourseSpawner.course_dir = {str(s.course_dir)!r}",
+        f"c.CourseSpawner.student_config = {str(s.student_config)!r}",
+        f"c.CourseSpawner.staff_config = {str(s.staff_config)!r}",
+        f"c.CourseSpawner.memory_mb = {s.memory_mb!r}",
+        f"c.CourseSpawner.cpus = {s.cpus!r}",
+        f"c.CourseSpawner.processes = {s.processes!r}",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def student_nbgrader_config(s: HubSettings) -> str:
+    return "\n".join(
+        [
+            '"""nbgrader settings of every student server on the hub (written by `course hub`)."""',
+            "c = get_config()  # noqa: F821",
+            f"c.CourseDirectory.course_id = {s.course_id!r}",
+            f"c.Exchange.root = {str(s.exchange)!r}",
+            "",
+        ]
+    )
+
+
+def _write(path: Path, text: str, mode: int = 0o644) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    os.chmod(path, mode)
+
+
+def write(s: HubSettings) -> Path:
+    """Write the hub's configuration and the Jupyter settings; returns the config file."""
+    s.hub_dir.mkdir(parents=True, exist_ok=True)
+    os.chmod(s.hub_dir, 0o755)
+    s.state.mkdir(exist_ok=True)
+    os.chmod(s.state, 0o700)
+    _write(s.config_file, hub_config(s))
+    for folder, plugins, extensions in (
+        (s.student_config, STUDENT_DISABLED_PLUGINS + ALWAYS_DISABLED_PLUGINS, STUDENT_DISABLED_EXTENSIONS),
+        (s.staff_config, ALWAYS_DISABLED_PLUGINS, ()),
+    ):
+        _write(
+            folder / "labconfig" / "page_config.json",
+            json.dumps({"disabledExtensions": {p: True for p in plugins}}, indent=1) + "\n",
+        )
+        _write(
+            folder / "jupyter_server_config.json",
+            json.dumps({"ServerApp": {"jpserver_extensions": {e: False for e in extensions}}}, indent=1) + "\n",
+        )
+        for sub in (folder, folder / "labconfig", folder.parent):
+            os.chmod(sub, 0o755)
+    _write(s.student_config / "nbgrader_config.py", student_nbgrader_config(s))
+    return s.config_file

@@ -1,0 +1,79 @@
+"""CourseSpawner: each user's server as their own Unix user, inside their cgroup budget.
+
+Students get JupyterLab with the student settings folder first on
+``JUPYTER_CONFIG_PATH`` (nbgrader's course id and exchange; the formgrader,
+course list and create-assignment tools switched off); staff get JupyterLab in
+the course directory, where nbgrader's formgrader reads its
+``nbgrader_config.py``. What a student may read is still decided by Unix
+permissions (:mod:`instructor.hub.accounts`); switching the tools off only
+keeps the interface honest.
+"""
+
+from __future__ import annotations
+
+import os
+
+from jupyterhub.spawner import LocalProcessSpawner
+from traitlets import Float, Integer, Set, Unicode
+
+from instructor.hub import cgroups
+
+
+class CourseSpawner(LocalProcessSpawner):
+    staff = Set(help="instructors and graders: they start in the course directory").tag(config=True)
+    course_dir = Unicode(help="the course directory (staff only)").tag(config=True)
+    student_config = Unicode(help="Jupyter settings folder for students").tag(config=True)
+    staff_config = Unicode(help="Jupyter settings folder for staff").tag(config=True)
+    memory_mb = Integer(2048, help="memory of a user's server, kernels included (MB)").tag(config=True)
+    cpus = Float(1.0, help="CPUs' time a user's server may use").tag(config=True)
+    processes = Integer(256, help="processes a user's server may run").tag(config=True)
+
+    @property
+    def is_staff(self) -> bool:
+        return self.user.name in self.staff
+
+    def get_env(self):
+        env = super().get_env()
+        env["JUPYTER_CONFIG_PATH"] = self.staff_config if self.is_staff else self.student_config
+        return env
+
+    def get_args(self):
+        args = super().get_args()
+        if self.is_staff:
+            args.append(f"--ServerApp.root_dir={self.course_dir}")
+        return args
+
+    def make_preexec_fn(self, name):
+        become_user = super().make_preexec_fn(name)
+        joins = self._cgroup.procs_files if self._cgroup else []
+        folder = self.course_dir if self.is_staff else None
+
+        def preexec():
+            pid = str(os.getpid())
+            for procs in joins:  # before dropping root: only root may move a process between cgroups
+                with open(procs, "w") as f:
+                    f.write(pid)
+            become_user()
+            if folder:  # nbgrader reads nbgrader_config.py from the working folder
+                os.chdir(folder)
+
+        return preexec
+
+    async def start(self):
+        self._cgroup = (
+            cgroups.UserCgroup(self.user.name).create(self.memory_mb, self.cpus, self.processes)
+            if cgroups.available()
+            else None
+        )
+        if self._cgroup is None:
+            self.log.warning(
+                "no cgroups on this machine: %s's server runs without memory or CPU limits", self.user.name
+            )
+        return await super().start()
+
+    async def stop(self, now=False):
+        await super().stop(now=now)
+        # kernels and terminals run in sessions of their own: whatever outlived the server goes too
+        cgroups.UserCgroup(self.user.name).remove()
+
+    _cgroup = None

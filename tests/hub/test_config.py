@@ -1,0 +1,120 @@
+"""`course hub`'s configuration, loaded by JupyterHub itself, and the per-user limits the kernel enforces."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+import pytest
+
+from instructor.errors import CourseError
+from instructor.hub import cgroups, config
+from instructor.hub.staff import People, people
+
+pytest.importorskip("jupyterhub")
+
+
+def settings(tmp_path: Path) -> config.HubSettings:
+    return config.HubSettings(
+        course_id="seqmodels",
+        course_dir=tmp_path / "course",
+        exchange=tmp_path / "exchange",
+        hub_dir=tmp_path / "hub",
+        people=People(frozenset({"amy", "bob"}), frozenset({"teach"}), frozenset({"ta"})),
+        port=18500,
+        memory_mb=1536,
+        cpus=0.5,
+    )
+
+
+def test_jupyterhub_loads_the_configuration_as_written(tmp_path):
+    """Does JupyterHub's own config loader read back who may log in, the groups, roles and limits?"""
+    from jupyterhub.app import JupyterHub
+
+    s = settings(tmp_path)
+    app = JupyterHub()
+    app.load_config_file(str(config.write(s)))
+    c = app.config
+    assert c.JupyterHub.authenticator_class == "pam"
+    assert c.Authenticator.allowed_users == {"amy", "bob", "teach", "ta"}
+    assert not c.Authenticator.get("allow_all", False)  # nobody outside the roster and the staff
+    assert c.Authenticator.admin_users == {"teach"}
+    assert c.JupyterHub.load_groups == {
+        "nbgrader-seqmodels": {"users": ["amy", "bob"]},
+        "formgrade-seqmodels": {"users": ["ta", "teach"]},
+    }
+    roles = {r["name"]: r for r in c.JupyterHub.load_roles}
+    assert "list:users!group=nbgrader-seqmodels" in roles["formgrade-seqmodels"]["scopes"]
+    assert not any(s.startswith("admin") for s in roles["formgrade-seqmodels"]["scopes"])
+    assert c.JupyterHub.bind_url == "http://0.0.0.0:18500/"
+    assert c.JupyterHub.services[0]["command"][1:3] == ["-m", "jupyterhub_idle_culler"]
+    assert c.JupyterHub.spawner_class == "instructor.hub.spawner.CourseSpawner"
+    assert (c.CourseSpawner.memory_mb, c.CourseSpawner.cpus, c.CourseSpawner.staff) == (1536, 0.5, {"teach", "ta"})
+    assert oct((s.state).stat().st_mode & 0o777) == "0o700"  # the cookie secret and the passwords live there
+
+
+def test_students_settings_switch_off_the_instructor_tools(tmp_path):
+    s = settings(tmp_path)
+    config.write(s)
+    page = json.loads((s.student_config / "labconfig" / "page_config.json").read_text())["disabledExtensions"]
+    assert {"@jupyter/nbgrader:formgrader", "@jupyter/nbgrader:create-assignment"} <= set(page)
+    assert "@jupyter/nbgrader:assignment-list" not in page and "@jupyter/nbgrader:validate-assignment" not in page
+    server = json.loads((s.student_config / "jupyter_server_config.json").read_text())
+    assert server["ServerApp"]["jpserver_extensions"]["nbgrader.server_extensions.formgrader"] is False
+    staff = json.loads((s.staff_config / "jupyter_server_config.json").read_text())
+    assert staff["ServerApp"]["jpserver_extensions"] == {}
+    nbgrader = (s.student_config / "nbgrader_config.py").read_text()
+    assert f"c.Exchange.root = {str(s.exchange)!r}" in nbgrader and "course_id = 'seqmodels'" in nbgrader
+
+
+@pytest.mark.parametrize(
+    "staff, roster, error",
+    [
+        (None, "amy", "does not exist"),
+        ("teach,grader\n", "amy", "names no instructor"),
+        ("teach,instructor\n", "amy\nteach", "both on the roster"),
+        ("teach,instructor\n", "Amy.B", "login names"),
+        ("teach,boss\n", "amy", "is not one of"),
+    ],
+)
+def test_who_is_on_the_hub_is_checked(tmp_path, staff, roster, error):
+    (tmp_path / "roster.csv").write_text("id\n" + roster + "\n")
+    if staff is not None:
+        (tmp_path / "staff.csv").write_text("id,role\n" + staff)
+    with pytest.raises(CourseError, match=error):
+        people(tmp_path)
+
+
+def test_people_from_the_course_directory(tmp_path):
+    (tmp_path / "roster.csv").write_text("id,first_name\namy,Amy\nbob,Bob\n")
+    (tmp_path / "staff.csv").write_text("id,role\nteach,instructor\nta,grader\n")
+    found = people(tmp_path)
+    assert found.students == {"amy", "bob"} and found.instructors == {"teach"} and found.graders == {"ta"}
+
+
+ALLOCATE = "import sys; b = bytearray(int(sys.argv[1]) * 2**20); b[::4096] = b'x' * len(b[::4096]); print('ok')"
+
+
+@pytest.mark.skipif(not cgroups.available(), reason="no cgroup v1 memory, pids and cpu controllers here")
+def test_the_memory_limit_is_enforced():
+    """A process inside a user's cgroup of 200 MB gets 100 MB and is killed asking for 400 MB."""
+    group = cgroups.UserCgroup(f"test-{uuid.uuid4().hex[:8]}").create(memory_mb=200, cpus=0.5, processes=32)
+    try:
+        joins = group.procs_files
+
+        def join():
+            for procs in joins:
+                with open(procs, "w") as f:
+                    f.write(str(os.getpid()))
+
+        small = subprocess.run([sys.executable, "-c", ALLOCATE, "100"], preexec_fn=join, capture_output=True)
+        large = subprocess.run([sys.executable, "-c", ALLOCATE, "400"], preexec_fn=join, capture_output=True)
+    finally:
+        group.remove()
+    assert small.returncode == 0, small.stderr
+    assert large.returncode == -9, (large.returncode, large.stderr[-500:])  # the OOM killer's SIGKILL
+    assert not any(folder.exists() for folder in group.folders.values())

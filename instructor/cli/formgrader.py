@@ -20,6 +20,10 @@ what it does:
   address with `?token=` that Jupyter prints (it logs you in), then
   http://<ip>:<port>/formgrader in the same browser, or Nbgrader > Formgrader
   in JupyterLab. Stop with Ctrl-C.
+  The course's pages are loaded with it (instructor.reporting.formgrader_pages):
+  names never markup, no one-click full credit on an autograded test, the
+  diff of a flagged cell, "Flagged?" from `course grade`, and no Autograde
+  button (grading is `course grade`'s, in the sandbox; the API refuses too).
   Under JupyterHub >= 4.1 open the formgrader in its own tab (nbgrader #1870).
   Run it as yourself, not root: only `course grade` needs root (for the
   sandbox), and it gives what it writes back to the owner of <dir>. As root
@@ -39,10 +43,14 @@ def add_arguments(p):
     p.add_argument("extra", nargs="*", metavar="-- JUPYTER-ARGS", help="more options for jupyter lab")
 
 
+#: the server extension of the course's formgrader pages, added to those Jupyter finds installed (nbgrader's)
+COURSE_PAGES = "--ServerApp.jpserver_extensions=instructor.reporting.formgrader_pages=True"
+
+
 def command(folder, ip: str, port: int, extra: list[str]) -> list[str]:
     """The ``jupyter lab`` command line; its working folder must be ``folder`` (nbgrader reads the config there)."""
     return [sys.executable, "-m", "jupyterlab", "--no-browser", f"--ip={ip}", f"--port={port}",
-            "--port-retries=0", f"--ServerApp.root_dir={folder}", *extra]
+            "--port-retries=0", f"--ServerApp.root_dir={folder}", COURSE_PAGES, *extra]
 
 
 def run(args) -> int:

@@ -89,11 +89,13 @@ def _shut_down_kernels(lab: Lab) -> None:
 
 
 @contextmanager
-def jupyter_lab(root: Path, scratch: Path, timeout: float = 90, python: Path | None = None):
+def jupyter_lab(root: Path, scratch: Path, timeout: float = 90, python: Path | None = None,
+                extra: tuple[str, ...] = ()):
     """Start ``jupyter lab`` serving ``root``; yield a :class:`Lab`; kill it at the end.
 
     ``python``: the interpreter of another environment to run it with (a
     student's venv), which then sees only its own packages; default: this one.
+    ``extra``: more options for ``jupyter lab``.
     """
     interpreter = str(python or sys.executable)
     config = scratch / "config"
@@ -118,7 +120,7 @@ def jupyter_lab(root: Path, scratch: Path, timeout: float = 90, python: Path | N
         interpreter, "-m", "jupyterlab", "--no-browser", "--allow-root",
         "--ip=127.0.0.1", f"--port={port}", "--port-retries=0",
         f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root}",
-        "--LabApp.news_url=None", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+        "--LabApp.news_url=None", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate", *extra,
     ]
     with open(log, "wb") as out:
         process = subprocess.Popen(command, cwd=root, env=env, stdout=out, stderr=subprocess.STDOUT,

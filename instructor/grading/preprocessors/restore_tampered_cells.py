@@ -28,7 +28,9 @@ class RestoreTamperedCells(Preprocessor):
       cell) loses its grading metadata;
     - edited grading metadata, or a changed cell type, is put back;
     - an edited or deleted test or locked cell is reported here; nbgrader's
-      ``OverwriteCells`` (with ``add_missing_cells``) then restores it.
+      ``OverwriteCells`` (with ``add_missing_cells``) then restores it; an
+      edited one keeps the student's text and the release's in
+      ``metadata.course_edit`` (the formgrader shows them side by side).
 
     Runs before ``OverwriteCells``. Findings are flags of the submission in ``resources["course"]``.
     """
@@ -74,6 +76,8 @@ class RestoreTamperedCells(Preprocessor):
             if want.get("locked") and visible_source(cell.source) != visible_source(theirs.source):
                 kind = "test" if want.get("grade") else "locked"
                 flag(f"the {kind} cell {grade_id!r} was edited (restored)")
+                # kept for the reviewer: the formgrader shows it beside the release's text
+                cell.metadata["course_edit"] = {"release": theirs.source, "student": cell.source}
         for grade_id, original in released.items():
             want = original.metadata["nbgrader"]
             if grade_id not in seen and want.get("locked"):

@@ -26,6 +26,8 @@ TEMPLATES = Path(__file__).resolve().parent / "templates"
 FILTERS = {
     "mathml": "instructor.reporting.rendering.mathml",
     "content_security_policy": "instructor.reporting.rendering.content_security_policy",
+    "without_font_faces": "instructor.reporting.rendering.without_font_faces",
+    "side_by_side": "instructor.reporting.rendering.side_by_side",
 }
 
 

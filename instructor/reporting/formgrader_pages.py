@@ -1,0 +1,140 @@
+"""What the formgrader offers on the course directory: a Jupyter server extension that `course formgrader` loads.
+
+nbgrader's formgrader is kept; three of its routes answer differently:
+
+- **Autograde refuses, on the page and on the server.** nbgrader's button runs
+  ``nbgrader autograde --force`` as the user who runs the formgrader: it deletes
+  ``autograded/<student>/<a>`` first, then the course's sandbox refuses to run
+  student code without root, so a graded submission was lost (the page then
+  answered HTTP 500). `course grade` is the one command that grades (sandbox,
+  limits, flags, late penalty), so the button is gone from the Manage
+  Submissions page, whose note says which command grades, and its API answers
+  409 without touching a file, whoever calls it.
+- **"Flagged?" says what `course grade` flagged**: the list of a notebook's
+  submissions (and a student's) marks a submission flagged when its results
+  file says ``flagged`` (:mod:`instructor.grading.record`), as well as when
+  someone flagged it in the formgrader; `course unflag` clears it.
+- The submission view itself is the nbconvert template
+  ``instructor/reporting/feedback/templates/formgrade/`` (escaped names, a
+  policy hashed from the template's text, no one-click full credit).
+
+The rules are put ahead of nbgrader's, so the order in which Jupyter loads the
+two extensions does not matter.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from jinja2 import ChoiceLoader, Environment, FileSystemLoader, PrefixLoader
+from tornado import web
+
+#: where the .tpl pages the course changes are (nbgrader's own are looked up after them)
+TEMPLATES = Path(__file__).resolve().parent / "templates"
+
+#: what the refused Autograde answers
+REFUSAL = ("The formgrader does not autograde: nbgrader's autograde would delete this student's graded notebook "
+           "and then stop, because student code runs only in the course's sandbox. Grade with `course grade` "
+           "(as root, e.g. `sudo course grade --course-dir <dir>`), then reload this page.")
+
+
+def _jupyter_server_extension_points():
+    return [{"module": "instructor.reporting.formgrader_pages"}]
+
+
+def _formgrader():
+    """nbgrader's formgrader handlers, imported only when the server loads this extension."""
+    from nbgrader.server_extensions.formgrader import apihandlers, handlers
+
+    return handlers, apihandlers
+
+
+def course_flagged(course_dir: Path, student: str, assignment: str) -> bool:
+    """True when `course grade`'s results file for ``student``'s ``assignment`` says ``flagged``."""
+    from instructor.grading.record import places
+    from instructor.grading.submission import Result, Status
+
+    results, _, _ = places(course_dir, student, assignment)
+    try:
+        return Result.from_json(json.loads(results.read_text())).status is Status.FLAGGED
+    except (OSError, ValueError, KeyError, TypeError):
+        return False
+
+
+def _handlers():
+    handlers, apihandlers = _formgrader()
+    check_xsrf, check_notebook_dir = handlers.check_xsrf, handlers.check_notebook_dir
+    nbgrader_pages = FileSystemLoader(handlers.template_path)
+    # a course page extends nbgrader's own as "nbgrader/<name>"
+    env = Environment(loader=ChoiceLoader([FileSystemLoader(str(TEMPLATES)), nbgrader_pages,
+                                           PrefixLoader({"nbgrader": nbgrader_pages})]),
+                      autoescape=False)  # as nbgrader's: the course's templates escape what they show
+
+    class CourseTemplates:
+        """Render the course's version of a page when it has one, else nbgrader's."""
+
+        def render(self, name, **ns):
+            return env.get_template(name).render(**ns)
+
+    class ManageSubmissions(CourseTemplates, handlers.ManageSubmissionsHandler):
+        pass
+
+    class RefusedAutograde(apihandlers.BaseApiHandler):
+        @web.authenticated
+        @check_xsrf
+        def post(self, assignment_id, student_id):
+            self.set_status(409)
+            self.set_header("Content-Type", "application/json")
+            self.finish(json.dumps({"success": False, "error": REFUSAL, "log": ""}))
+
+    def flag_from_results(handler, rows, student=None):
+        root = Path(handler.coursedir.root)
+        for row in rows:
+            who = student or row.get("student")
+            if who and not row.get("flagged") and course_flagged(root, who, row.get("assignment") or ""):
+                row["flagged"] = True
+        return rows
+
+    class NotebookSubmissions(apihandlers.BaseApiHandler):
+        @web.authenticated
+        @check_xsrf
+        @check_notebook_dir
+        def get(self, assignment_id, notebook_id):
+            rows = self.api.get_notebook_submissions(assignment_id, notebook_id)
+            for row in rows:
+                row.setdefault("assignment", assignment_id)
+            self.write(json.dumps(flag_from_results(self, rows)))
+
+    class StudentNotebookSubmissions(apihandlers.BaseApiHandler):
+        @web.authenticated
+        @check_xsrf
+        @check_notebook_dir
+        def get(self, student_id, assignment_id):
+            rows = self.api.get_student_notebook_submissions(student_id, assignment_id)
+            for row in rows:
+                row.setdefault("assignment", assignment_id)
+            self.write(json.dumps(flag_from_results(self, rows, student_id)))
+
+    return [
+        (r"/formgrader/manage_submissions/([^/]+)/?", ManageSubmissions),
+        (r"/formgrader/api/submission/([^/]+)/([^/]+)/autograde", RefusedAutograde),
+        (r"/formgrader/api/submitted_notebooks/([^/]+)/([^/]+)", NotebookSubmissions),
+        (r"/formgrader/api/student_notebook_submissions/([^/]+)/([^/]+)", StudentNotebookSubmissions),
+    ]
+
+
+def _load_jupyter_server_extension(server_app):
+    """Add the course's routes ahead of every other (nbgrader's formgrader among them)."""
+    from jupyter_server.utils import url_path_join
+
+    web_app = server_app.web_app
+    base_url = web_app.settings.get("base_url", "/")
+    rules = [(url_path_join(base_url, pattern.lstrip("/")), handler) for pattern, handler in _handlers()]
+    before = list(web_app.default_router.rules)
+    web_app.add_handlers(".*$", rules)
+    added = [rule for rule in web_app.default_router.rules if rule not in before]
+    for rule in added:
+        web_app.default_router.rules.remove(rule)
+    web_app.default_router.rules[0:0] = added
+    server_app.log.info("course formgrader pages: Autograde refused (use `course grade`), flags from course grade")

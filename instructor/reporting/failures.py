@@ -18,10 +18,27 @@ Two readers:
   by the message its author wrote for it (part of the release, safe to show),
   never by its code or inputs.
 
-Only the author's words come out of here: the traceback (written in the
-student's kernel) chooses *which* of the author's statements is named, never
-adds text of its own. A traceback that points nowhere known gives
-:data:`UNNAMED`.
+Only the author's words come out of here, and values: the traceback
+(written in the student's kernel) chooses *which* of the author's
+statements is named, never adds text of its own. A traceback that points
+nowhere known gives :data:`UNNAMED`.
+
+Values in feedback (:func:`tell_student_parts`). The failing error's message
+(the judge's, or the kernel's as Validate shows it) is read back against the
+check's own f-string: each ``{...}`` field's text is taken from it, and shown
+when it may be:
+
+* a visible check's fields (its inputs are in the student's notebook), if it
+  comes before any hidden line of its cell;
+* a hidden check's fields whose names the author marked with a comment line
+  ``# feedback shows: name1, name2`` in the hidden block (for the checks after
+  it in that cell); every other field of a hidden check stays ``…``;
+* and in every case only a value's text: numbers, shapes, dtypes, booleans,
+  at most :data:`MAX_VALUE_CHARS` (text the student's code chose, which could
+  carry anything, stays ``…``).
+
+The class report keeps grouping by the elided form (:func:`name_failure`),
+written on one line with each field named by its code (``{mask[:, 0]}``).
 """
 
 from __future__ import annotations
@@ -50,6 +67,17 @@ _SAID = {
     "NotImplementedError": NOT_ATTEMPTED,
     "NameError": "a name it uses is not defined (an earlier task not run or not done)",
 }
+#: the author's mark, in a hidden block, of the names whose values the feedback may show
+_SHOWS = re.compile(r"^\s*#\s*feedback shows:\s*(.*?)\s*$")
+#: the longest value text a feedback page shows
+MAX_VALUE_CHARS = 400
+#: a value's text: the characters of numbers, arrays, tuples and dtypes
+_VALUE_CHARS = re.compile(r"[A-Za-z0-9_ \n\t\[\](),.+\-:=']*")
+_NUMBER = re.compile(r"(?<![A-Za-z_\d])\d+(?:\.\d*)?(?:[eE][+-]?\d+)?")
+#: the words a value's text may hold
+_VALUE_WORDS = {"nan", "inf", "True", "False", "None", "array", "dtype", "bool", "bool_", "float16", "float32",
+                "float64", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "complex64",
+                "complex128", "Tensor", "tensor", "shape", "ndim", "size", "grad"}
 
 
 @dataclass(frozen=True)
@@ -62,6 +90,17 @@ class Check:
     judges: bool  # an assert or raise: the check itself said no (else the answer failed while it ran)
     literal: bool  # ``words`` is text its author wrote, not code
     hidden: bool = False  # inside the hidden tests
+    parts: tuple[str, ...] = ()  # a message with values: its literal text around the fields (one more than fields)
+    fields: tuple[tuple[str, frozenset[str]], ...] = ()  # each ``{...}`` field: its code and the names it reads
+    shows: frozenset[str] = frozenset()  # names whose values the author marked safe to show (hidden checks)
+    after_hidden: bool = False  # a hidden line of its cell comes before it (its values may hold hidden inputs)
+
+    def report_words(self) -> str:
+        """The words on one line, each value named by its code: for the instructor's class report."""
+        if not self.fields:
+            return " ".join(self.words.split())
+        text = self.parts[0] + "".join(f"{{{code}}}{after}" for (code, _), after in zip(self.fields, self.parts[1:]))
+        return " ".join(text.split())
 
 
 @dataclass(frozen=True)
@@ -72,26 +111,55 @@ class Failure:
     exception: str
 
 
-def _template(node: ast.expr) -> str | None:
-    """The author's message of ``node`` with formatted values as ``…``, or None if it is not text."""
+def _template(node: ast.expr, source: str = "") -> tuple[str, tuple, tuple] | None:
+    """The author's message of ``node`` with formatted values as ``…``, its literal parts and its fields
+    (code, names read); None if it is not text."""
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        return node.value
+        return node.value, (), ()
     if isinstance(node, ast.JoinedStr):
-        return "".join(part.value if isinstance(part, ast.Constant) else "…" for part in node.values)
+        parts, fields = [""], []
+        for part in node.values:
+            if isinstance(part, ast.Constant):
+                parts[-1] += str(part.value)
+            else:
+                code = ast.get_source_segment(source, part.value) if source else None
+                names = frozenset(n.id for n in ast.walk(part.value) if isinstance(n, ast.Name))
+                fields.append((code or ast.unparse(part.value), names))
+                parts.append("")
+        return "…".join(parts), tuple(parts), tuple(fields)
+    return None
+
+
+def _message(stmt: ast.stmt, source: str) -> tuple[str, tuple, tuple] | None:
+    if isinstance(stmt, ast.Assert) and stmt.msg is not None:
+        return _template(stmt.msg, source)
+    if isinstance(stmt, ast.Raise) and isinstance(stmt.exc, ast.Call) and stmt.exc.args:
+        return _template(stmt.exc.args[0], source)
     return None
 
 
 def _words(stmt: ast.stmt, source: str) -> tuple[str, bool]:
     """How one statement is named, and whether that is its author's text (else its code)."""
-    message = None
-    if isinstance(stmt, ast.Assert) and stmt.msg is not None:
-        message = _template(stmt.msg)
-    elif isinstance(stmt, ast.Raise) and isinstance(stmt.exc, ast.Call) and stmt.exc.args:
-        message = _template(stmt.exc.args[0])
-    if message:
-        return message, True
+    found = _message(stmt, source)
+    if found and found[0]:
+        return found[0], True
     code = ast.get_source_segment(source, stmt.test if isinstance(stmt, ast.Assert) else stmt) or ""
     return f"`{code.splitlines()[0] if code else ''}`", False
+
+
+def _marked(source: str) -> dict[int, frozenset[str]]:
+    """For each line of ``source``: the names marked ``# feedback shows:`` before it in its hidden block."""
+    hidden = hidden_line_numbers(source)
+    marked, shows = {}, frozenset()
+    for number, line in enumerate(source.splitlines(), start=1):
+        if number not in hidden:
+            shows = frozenset()
+            continue
+        m = _SHOWS.match(line)
+        if m:
+            shows = shows | {n.strip() for n in m.group(1).split(",") if n.strip().isidentifier()}
+        marked[number] = shows
+    return marked
 
 
 def checks(source: str) -> list[Check]:
@@ -101,12 +169,18 @@ def checks(source: str) -> list[Check]:
     except SyntaxError:
         return []
     hidden = hidden_line_numbers(source)
+    first_hidden = min(hidden, default=None)
+    marked = _marked(source)
     found = []
     for node in ast.walk(tree):
         if isinstance(node, ast.stmt) and not isinstance(node, (ast.FunctionDef, ast.ClassDef)):
             words, literal = _words(node, source)
+            message = _message(node, source) if literal else None
+            parts, fields = (message[1], message[2]) if message else ((), ())
             found.append(Check(node.lineno, node.end_lineno or node.lineno, words,
-                               isinstance(node, (ast.Assert, ast.Raise)), literal, node.lineno in hidden))
+                               isinstance(node, (ast.Assert, ast.Raise)), literal, node.lineno in hidden,
+                               parts, fields, marked.get(node.lineno, frozenset()),
+                               first_hidden is not None and first_hidden < node.lineno))
     return sorted(found, key=lambda c: c.last - c.first)
 
 
@@ -157,9 +231,81 @@ def name_failure(source: str, outputs: list[dict]) -> str:
     return check.words if failure.exception == "AssertionError" and check.judges else f"{failure.exception} at: {check.words}"
 
 
-def tell_student(source: str, outputs: list[dict]) -> str:
-    """The failed check for the student's feedback: a hidden check only by the message its author wrote."""
+def report_line(source: str, outputs: list[dict]) -> str:
+    """:func:`name_failure` on one line, each elided value named by its code: what the class report prints.
+
+    Failures are grouped by :func:`name_failure` (one group per check); this
+    is only how a group reads.
+    """
     failure = failed_check(source, outputs)
+    said = name_failure(source, outputs)
+    if failure is None or failure.check is None or not failure.check.fields or failure.check.words not in said:
+        return " ".join(said.split())
+    return " ".join(said.replace(failure.check.words, failure.check.report_words()).split())
+
+
+def is_value_text(text: str) -> bool:
+    """Is ``text`` only a value's (numbers, arrays, shapes, dtypes, booleans), short enough to show?"""
+    if len(text) > MAX_VALUE_CHARS or not _VALUE_CHARS.fullmatch(text):
+        return False
+    words = re.findall(r"[A-Za-z_][A-Za-z_0-9]*", _NUMBER.sub("0", text))
+    return all(w in _VALUE_WORDS for w in words)
+
+
+def _field_texts(parts: tuple[str, ...], message: str) -> list[str] | None:
+    """The text of each field in ``message``, read against the literal ``parts`` around them; None if it does
+    not read (not this check's message, a cut one, or two fields side by side). Linear in the message."""
+    if len(parts) < 2 or not message.startswith(parts[0]):
+        return None
+    pos, texts = len(parts[0]), []
+    for index, literal in enumerate(parts[1:], start=1):
+        if index == len(parts) - 1:
+            end = len(message) - len(literal)
+            if end < pos or not message.endswith(literal):
+                return None
+        else:
+            end = message.find(literal, pos) if literal else -1
+            if end < 0:
+                return None
+        texts.append(message[pos:end])
+        pos = end + len(literal)
+    return texts
+
+
+def _with_values(check: Check, outputs: list[dict]) -> list[tuple[str, bool]] | None:
+    """The check's message as (text, is a value) pieces, with the values it may show; None to keep ``…``."""
+    errors = [o for o in outputs if o.get("output_type") == "error"]
+    if not check.fields or not errors:
+        return None
+    texts = _field_texts(check.parts, str(errors[-1].get("evalue", "")))
+    if texts is None:
+        return None
+    visible = not check.hidden and not check.after_hidden
+    pieces = [(check.parts[0], False)]
+    for (_, names), text, after in zip(check.fields, texts, check.parts[1:]):
+        shown = (visible or (names and names <= check.shows)) and is_value_text(text)
+        pieces += [(text, True) if shown else ("…", False), (after, False)]
+    return [p for p in pieces if p[0]]
+
+
+def tell_student_parts(source: str, outputs: list[dict]) -> list[tuple[str, bool]]:
+    """:func:`tell_student` as (text, is a value) pieces: the page sets values apart from the author's words."""
+    failure = failed_check(source, outputs)
+    if failure is not None and failure.check is not None and failure.exception == "AssertionError" \
+            and failure.check.judges and failure.check.literal:
+        pieces = _with_values(failure.check, outputs)
+        if pieces is not None:
+            return pieces
+    return [(_tell_student(source, outputs, failure), False)]
+
+
+def tell_student(source: str, outputs: list[dict]) -> str:
+    """The failed check for the student's feedback: a hidden check only by the message its author wrote,
+    with the values it may show (see the module doc)."""
+    return "".join(text for text, _ in tell_student_parts(source, outputs))
+
+
+def _tell_student(source: str, outputs: list[dict], failure: Failure | None) -> str:
     if failure is None or failure.check is None or not failure.check.hidden:
         return name_failure(source, outputs)
     if failure.exception in _SAID:

@@ -26,7 +26,7 @@ from instructor.coursedir import gradebook
 from instructor.errors import CourseError
 from instructor.grading.record import read_results
 from instructor.reporting import export
-from instructor.reporting.failures import NOT_ATTEMPTED, name_failure
+from instructor.reporting.failures import NOT_ATTEMPTED, report_line
 
 #: the statuses of a submission with points in the gradebook
 WITH_POINTS = ("complete", "waiting for a grader", "flagged for review")
@@ -128,7 +128,8 @@ def analyse(folder: Path, assignment: str, db: str | None = None) -> ClassReport
                 if not check.written:
                     if outputs is None:
                         outputs = _outputs(folder, row["student_id"], assignment)
-                    check.mistakes[name_failure(sources.get(check.grade_id, ""), outputs.get(check.grade_id, []))] += 1
+                    # one line per check that failed (its message with each value named by its code, never a value)
+                    check.mistakes[report_line(sources.get(check.grade_id, ""), outputs.get(check.grade_id, []))] += 1
     report = ClassReport(assignment, float(max_score), rows, checks)
     for result in results.values():
         if result.status.shown == "flagged":

@@ -123,7 +123,9 @@ def test_feedback_says_which_check_failed_in_its_authors_words(graded_class, run
         page = (course / "feedback" / student / A / f"{A}.html").read_text()
         failed = [title for v, title in _verdicts(page) if v == "failed"]
         assert any(t.startswith(mistake.task + ":") for t in failed), (student, mistake.name, failed)
-        whys = [html_lib.unescape(w) for w in re.findall(r"<b>Why it failed:</b> (.*?)</p>", page)]
+        # a value the check's message shows is set apart (<code class="value">): it is not the author's text
+        whys = [html_lib.unescape(re.sub(r'<code class="value">.*?</code>', "…", w, flags=re.S))
+                for w in re.findall(r"<b>Why it failed:</b> (.*?)</p>", page, flags=re.S)]
         assert len(whys) == len(failed) and UNNAMED not in whys, (mistake.name, whys)
         for why in whys:  # every word shown is the author's: each literal piece stands in the release
             pieces = [p for p in re.split(r"…|`", re.sub(r"^\w+ (at|during the hidden check): ", "", why)) if p.strip()]
@@ -136,3 +138,75 @@ def test_feedback_says_which_check_failed_in_its_authors_words(graded_class, run
     forger = (course / "feedback" / "forger" / A / f"{A}.html").read_text()
     assert "<script>alert" not in forger
     assert not any("FORGED" in w for w in re.findall(r"<b>Why it failed:</b> (.*?)</p>", forger))
+
+
+VALUES_CELL = '''x = f()
+assert x.shape == (5, 3), f"shape {x.shape}, expected (5, 3)"
+assert x.dtype == "float32", f"dtype {x.dtype}, expected float32"
+### BEGIN HIDDEN TESTS
+y = g(secret_input)
+assert y == 1, f"got {y} for {secret_input}"
+# feedback shows: y
+assert y == 2, f"got {y} for {secret_input}"
+assert y == 3, f"got {y}"
+### END HIDDEN TESTS
+'''
+
+
+def _judged_error(line: int, message: str) -> list[dict]:
+    """The error output the grader's judge writes for a check that failed at ``line`` with ``message``."""
+    return [{"output_type": "error", "ename": "AssertionError", "evalue": message,
+             "traceback": [f"Judged by the grader, outside your kernel: Cell In[3], line {line}"]}]
+
+
+def test_feedback_shows_the_values_a_check_may_show():
+    """A visible check's values as Validate shows them; a hidden check's only where its author marked the name
+    (``# feedback shows:``); text that is not a value's never; the class report keeps one line per check."""
+    from instructor.reporting.failures import name_failure, report_line, tell_student, tell_student_parts
+
+    said = tell_student_parts(VALUES_CELL, _judged_error(2, "shape (5, 4), expected (5, 3)"))
+    assert said == [("shape ", False), ("(5, 4)", True), (", expected (5, 3)", False)]
+    assert tell_student(VALUES_CELL, _judged_error(3, "dtype float64, expected float32")) == "dtype float64, expected float32"
+    # a value's text only: a string the student's code chose (it could carry anything) stays elided
+    assert tell_student(VALUES_CELL, _judged_error(2, "shape aGlkZGVuIGxpbmU=, expected (5, 3)")) == "shape …, expected (5, 3)"
+    # a message that is not this check's (forged, or cut) shows no value at all
+    assert tell_student(VALUES_CELL, _judged_error(2, "shape (5, 4) expected")) == "shape …, expected (5, 3)"
+    # hidden: unmarked names stay elided, marked ones show; a field reading an unmarked name stays elided
+    assert tell_student(VALUES_CELL, _judged_error(6, "got 7 for [1 2 3]")) == "got … for …"
+    assert tell_student(VALUES_CELL, _judged_error(8, "got 7 for [1 2 3]")) == "got 7 for …"
+    assert tell_student(VALUES_CELL, _judged_error(9, "got 7")) == "got 7"
+    # the class report groups by the elided form, and writes it on one line with each value named by its code
+    assert name_failure(VALUES_CELL, _judged_error(2, "shape (5, 4), expected (5, 3)")) == "shape …, expected (5, 3)"
+    assert report_line(VALUES_CELL, _judged_error(2, "shape (5, 4), expected (5, 3)")) == "shape {x.shape}, expected (5, 3)"
+    multi = 'm = f()\nassert (m == 1).all(), f"sequence 0:\\n{m.astype(int)}\\nexpected\\n{full}"\n'
+    assert report_line(multi, _judged_error(2, "sequence 0:\n[1 0]\nexpected\n[1 1]")) == \
+        "sequence 0: {m.astype(int)} expected {full}"
+    assert tell_student(multi, _judged_error(2, "sequence 0:\n[1 0]\nexpected\n[1 1]")) == "sequence 0:\n[1 0]\nexpected\n[1 1]"
+
+
+def test_the_hidden_output_note_only_where_a_hidden_check_failed():
+    """Is "This cell ran hidden tests" said only of a cell whose failed check is hidden (its outputs are
+    withheld either way)?"""
+    import nbformat
+    from nbformat.v4 import new_code_cell, new_output
+
+    from instructor.reporting.feedback.preprocessors.explain_verdicts import ExplainVerdicts
+    from instructor.reporting.feedback.preprocessors.hide_hidden_test_outputs import HideHiddenTestOutputs
+
+    def test_cell(name, score, line):
+        cell = new_code_cell(VALUES_CELL, metadata={"nbgrader": {"grade": True, "grade_id": name, "points": 1,
+                                                                 "score": score, "solution": False, "locked": True}})
+        cell.outputs = [new_output("stream", name="stdout", text="printed while it ran\n")]
+        if line:
+            cell.outputs += [nbformat.from_dict(o) for o in _judged_error(line, "got 7")]
+        return cell
+
+    nb = nbformat.v4.new_notebook(cells=[test_cell("passed", 1, 0), test_cell("visible", 0, 2),
+                                         test_cell("hidden", 0, 9)])
+    nb, resources = ExplainVerdicts(enabled=True).preprocess(nb, {})
+    nb, _ = HideHiddenTestOutputs().preprocess(nb, resources)
+    shown = {c.metadata.nbgrader.grade_id: "".join(o.get("text", "") for o in c.outputs) for c in nb.cells}
+    assert shown["passed"] == "" and shown["visible"] == ""
+    assert shown["hidden"].startswith("This cell ran hidden tests; its output is not shown")
+    assert [c.metadata.nbgrader.get("hidden_failed") for c in nb.cells] == [None, False, True]
+    assert nb.cells[2].metadata.nbgrader.why == "got 7"

@@ -10,7 +10,11 @@ the check that failed. It writes into ``metadata.nbgrader``:
   colour, symbol and word, not by the number alone);
 * ``why``: the failed check in its author's words
   (:func:`instructor.reporting.failures.tell_student`: a hidden check only by
-  the message written for it, never its code or inputs);
+  the message written for it, never its code or inputs), with the values it
+  may show; ``why_parts``, the same as ``[text, is a value]`` pieces, for
+  the page to set the values apart;
+* ``hidden_failed``: the check that failed is a hidden one (only then does
+  the page say that the cell's output is withheld because it ran hidden tests);
 * ``depends``: ``[name, task]`` pairs: a function or class of an earlier
   task that this cell uses and whose own checks failed, so that one mistake
   that fails six cells reads as one cause ("fix that first").
@@ -27,7 +31,7 @@ from nbconvert.preprocessors import Preprocessor
 from traitlets import Bool
 
 from instructor.cells import grade_id, is_graded_test, task_of, visible_source
-from instructor.reporting.failures import tell_student
+from instructor.reporting.failures import failed_check, tell_student_parts
 
 
 def _names(source: str, top_level_definitions: bool = False) -> set[str]:
@@ -72,7 +76,11 @@ class ExplainVerdicts(Preprocessor):
             meta = cell.metadata.nbgrader
             if meta["verdict"] != "failed":
                 continue
-            meta["why"] = tell_student(cell.source, cell.get("outputs", []))
+            parts = tell_student_parts(cell.source, cell.get("outputs", []))
+            meta["why"] = "".join(text for text, _ in parts)
+            meta["why_parts"] = [[text, value] for text, value in parts]
+            failure = failed_check(cell.source, cell.get("outputs", []))
+            meta["hidden_failed"] = bool(failure and failure.check and failure.check.hidden)
             task = task_of(cell)
             used = _names(visible_source(cell.source)) | _names(answers.get(task, (0, ""))[1])
             meta["depends"] = sorted(

@@ -35,6 +35,10 @@ class HideHiddenTestOutputs(Preprocessor):
     gradebook's and their reasons come from the trusted cell source
     (:class:`ExplainVerdicts`, which runs before this step). The hidden lines
     are kept in :class:`Withheld` for :class:`WithholdLeaks`.
+
+    The note saying so stands only where a hidden check ran and failed
+    (``hidden_failed``, set by :class:`ExplainVerdicts`); a cell that passed,
+    or failed at a visible check, just shows no output.
     """
 
     enabled = Bool(True).tag(config=True)
@@ -53,7 +57,8 @@ class HideHiddenTestOutputs(Preprocessor):
             if lines:
                 found.extend(lines)
                 after_hidden = True
-                cell.outputs = [new_output("stream", name="stdout", text=self.note + "\n")]
+                failed_hidden = cell.get("metadata", {}).get("nbgrader", {}).get("hidden_failed")
+                cell.outputs = [new_output("stream", name="stdout", text=self.note + "\n")] if failed_hidden else []
             elif after_hidden and cell.get("outputs"):
                 cell.outputs = [new_output("stream", name="stdout", text=self.after_note + "\n")]
         return nb, resources

@@ -122,17 +122,25 @@ print("target:", target_demo, sep="\n")
 # %% course={"task": "generate_batch"} nbgrader={"grade": true, "grade_id": "generate_batch__shapes_and_types", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 # Check that generate_batch returns arrays of the right shapes, types and lengths
 np.random.seed(0)
-x, target, digits = generate_batch(4, 4, 3)
+try:
+    x, target, digits = generate_batch(4, 4, 3)
+    error = None
+except ValueError as err:  # e.g. np.random.randint(4, 4): nothing to draw from
+    error = str(err)
+assert error is None, f"generate_batch(4, 4, 3) raised ValueError({error!r}): seq_len_max is included, " \
+    "and np.random.randint excludes its upper bound"
 assert x.shape == (5, 3, 12), f"one-hot shape {x.shape}, expected (T, N, 12) = (5, 3, 12)"
 assert x.dtype == np.float32, f"the one-hot array is {x.dtype}, expected float32"
-assert target.shape == (5, 3), f"target shape {target.shape}, expected (T, N) = (5, 3)"
+assert target.shape == (5, 3), \
+    f"target shape {target.shape}, expected (T, N) = (5, 3): the reversed digits, then the end token 11"
 assert digits.shape == (4, 3), f"digits shape {digits.shape}, expected (T - 1, N) = (4, 3)"
 assert np.issubdtype(target.dtype, np.integer), "target must hold integers"
 assert np.issubdtype(digits.dtype, np.integer), "digits must hold integers"
-assert np.all(x.sum(axis=-1) == 1), "every position must hold exactly one token"
 assert np.all(x[-1, :, 11] == 1), "the end token (index 11) must sit in the last position"
+assert np.all(x.sum(axis=-1) == 1), "every position must hold exactly one token"
 assert np.all(x[..., 10] == 0), "the start token (index 10) is not used in this notebook"
 ### BEGIN HIDDEN TESTS
+# feedback shows: lengths, x, target, digits
 np.random.seed(1)
 lengths = {generate_batch(2, 5, 1)[2].shape[0] for _ in range(300)}
 assert lengths == {2, 3, 4, 5}, f"lengths drawn from [2, 5]: {sorted(lengths)}"
@@ -147,6 +155,15 @@ assert x.shape == (8, 40, 12) and x.dtype == np.float32, \
 assert np.all(x.sum(axis=-1) == 1) and np.all(x[-1, :, 11] == 1), \
     "for 40 sequences of 7 digits, every position must hold exactly one token, and the last one the end token 11"
 assert np.all(x[:-1, :, 10:] == 0), "the end token appears only in the last position"
+x, target, digits = generate_batch(30, 30, 100)
+assert digits.shape == (30, 100), f"generate_batch(30, 30, 100) gave digits of shape {digits.shape}, expected (30, 100)"
+assert np.unique(digits, axis=1).shape[1] > 1, \
+    "all 100 sequences of the batch hold the same digits: draw digits of shape (T - 1, N), one for each sequence"
+assert all(np.any(digits == d) for d in range(10)), \
+    f"3000 digits drawn uniformly from 0..9 never include {sorted(set(range(10)) - set(np.unique(digits).tolist()))}: " \
+    "randint excludes its upper bound, so it must be 10"
+assert all(abs(np.sum(digits == d) - 300) < 80 for d in range(10)), \
+    "3000 digits drawn uniformly from 0..9 should hold each digit about 300 times: draw every digit with equal chance"
 ### END HIDDEN TESTS
 
 # %% course={"task": "generate_batch"} jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "generate_batch__reversed_target", "locked": true, "points": 1, "schema_version": 3, "solution": false}
@@ -156,20 +173,24 @@ x, target, digits = generate_batch(6, 6, 5)
 assert x.shape == (7, 5, 12) and target.shape == (7, 5) and digits.shape == (6, 5), \
     f"generate_batch(6, 6, 5) gave shapes {x.shape}, {target.shape}, {digits.shape}; expected (7, 5, 12), (7, 5), (6, 5)"
 assert np.array_equal(x[:-1].argmax(axis=-1), digits), "x[t] must be the one-hot vector of digits[t]"
-assert np.array_equal(target[:-1], digits[::-1]), "target[:-1] must be the digits in reverse (time) order"
+assert np.array_equal(target[:-1], digits[::-1]), \
+    "target[:-1] must be the digits in reverse time order (digits[::-1], axis 0), not reversed along the batch axis"
 assert np.all(target[-1] == 11), "the target must end with the end token 11"
 ### BEGIN HIDDEN TESTS
+# feedback shows: x, target, digits
 x, target, digits = generate_batch(20, 20, 100)
 assert x.shape == (21, 100, 12) and target.shape == (21, 100) and digits.shape == (20, 100), \
     f"generate_batch(20, 20, 100) gave shapes {x.shape}, {target.shape}, {digits.shape}; expected (21, 100, 12), (21, 100), (20, 100)"
-assert not np.all(digits == digits[:, :1]), \
+assert np.unique(digits, axis=1).shape[1] > 1, \
     "all 100 sequences of the batch hold the same digits: draw digits of shape (T - 1, N), one for each sequence"
-assert not np.all(digits == digits[:1]), \
+assert np.unique(digits, axis=0).shape[0] > 1, \
     "every sequence repeats one digit at all its steps: draw digits of shape (T - 1, N), one for each step"
 assert digits.min() >= 0 and digits.max() <= 9, f"digits lie in 0..9, got values from {digits.min()} to {digits.max()}"
-missing = sorted(set(range(10)) - set(np.unique(digits).tolist()))
-assert not missing, \
-    f"2000 digits drawn uniformly from 0..9 never include {missing}: randint excludes its upper bound, so it must be 10"
+assert all(np.any(digits == d) for d in range(10)), \
+    f"2000 digits drawn uniformly from 0..9 never include {sorted(set(range(10)) - set(np.unique(digits).tolist()))}: " \
+    "randint excludes its upper bound, so it must be 10"
+assert all(abs(np.sum(digits == d) - 200) < 60 for d in range(10)), \
+    "2000 digits drawn uniformly from 0..9 should hold each digit about 200 times: draw every digit with equal chance"
 assert np.array_equal(target[:-1], digits[::-1]) and np.all(target[-1] == 11), \
     "for 100 sequences of 20 digits, the target must be the digits reversed in time, then 11"
 assert np.array_equal(x[:-1].argmax(axis=-1), digits), "for 100 sequences of 20 digits, x[t] must be the one-hot vector of digits[t]"
@@ -296,14 +317,21 @@ print("scores:", y_demo.shape, y_demo.dtype, "  states:", h_demo.shape, h_demo.d
 print("parameter shapes:", [p.shape for p in rnn_demo.parameters])
 
 # %% course={"task": "rnn"} nbgrader={"grade": true, "grade_id": "rnn__shapes_and_parameters", "locked": true, "points": 1, "schema_version": 3, "solution": false}
-# Check that RNN returns float32 tensors of the right shapes and lists its five parameters
+# Check that RNN returns float32 tensors of the right shapes, lists its five parameters, and recurs on weights set here
+def chosen_weights():
+    # weights for W_xh (3, 4), W_hh (4, 4) and W_hy (4, 5), by their shapes; the biases are left at zero
+    rng = np.random.default_rng(7)
+    return {shape: rng.normal(scale=0.7, size=shape).astype(np.float32) for shape in [(3, 4), (4, 4), (4, 5)]}
+
+
 model = RNN(3, 4, 5)  # C = 3, D = 4, K = 5
 x = np.random.default_rng(0).normal(size=(6, 2, 3)).astype(np.float32)  # T = 6, N = 2
 y, h = model(x)
 assert isinstance(y, mg.Tensor) and isinstance(h, mg.Tensor), "return MyGrad tensors"
-assert y.shape == (6, 2, 5), f"scores have shape {y.shape}, expected (T, N, K) = (6, 2, 5)"
 assert h.shape == (6, 2, 4), f"states have shape {h.shape}, expected (T, N, D) = (6, 2, 4); leave h_0 out"
-assert y.dtype == np.float32 and h.dtype == np.float32, f"got {y.dtype} and {h.dtype}, expected float32"
+assert y.shape == (6, 2, 5), f"scores have shape {y.shape}, expected (T, N, K) = (6, 2, 5)"
+assert y.dtype == np.float32 and h.dtype == np.float32, \
+    f"got {y.dtype} and {h.dtype}, expected float32: make every array with dtype=np.float32 (np.zeros is float64)"
 y1, h1 = model(x[:1], h[-1:])  # one more step, from a given state
 assert y1.shape == (1, 2, 5) and h1.shape == (1, 2, 4), \
     f"one step from a given state gave shapes {y1.shape} and {h1.shape}, expected (1, 2, 5) and (1, 2, 4)"
@@ -315,8 +343,34 @@ for shape in [(3, 4), (4, 4), (4, 5)]:
     assert shapes.count(shape) == 1, f"expected one weight of shape {shape} in {shapes}"
 assert any(p.size == 4 and p.ndim <= 2 for p in params), f"the bias b (D entries) is missing from {shapes}"
 assert any(p.size == 5 and p.ndim <= 2 for p in params), f"the bias b_y (K entries) is missing from {shapes}"
+model = RNN(3, 4, 5)
+for p in model.parameters:
+    p.data[...] = chosen_weights().get(p.shape, 0)  # each weight by its shape, the biases zero
+y, h = model(x)
+h_last_expected = np.array([[-0.8941, -0.7338, -0.5742, 0.3969], [-0.3147, 0.405, -0.1542, -0.0331]])  # h_T
+assert np.allclose(h.data[-1], h_last_expected, atol=1e-4), \
+    f"with the weights set here (biases zero) the last states h_T are\n{h.data[-1]}\nexpected\n{h_last_expected}\n" \
+    "h_t = tanh(x_t W_xh + h_(t-1) W_hh + b): does each step read the state before it, through tanh?"
 ### BEGIN HIDDEN TESTS
+# feedback shows: shapes, params, y, h, p, mean, std
 assert len(params) in (5, 6), f"expected the five parameters W_xh, b, W_hh, W_hy, b_y, got {len(params)}: {shapes}"
+# the same weights on other inputs, against the recurrence in NumPy
+w = chosen_weights()
+x_other = np.random.default_rng(11).normal(size=(4, 3, 3)).astype(np.float32)  # T = 4, N = 3
+h_t, h_expected = np.zeros((3, 4), np.float32), []
+for x_t in x_other:
+    h_t = np.tanh(x_t @ w[(3, 4)] + h_t @ w[(4, 4)])
+    h_expected.append(h_t)
+y_expected = np.stack(h_expected) @ w[(4, 5)]
+model = RNN(3, 4, 5)
+for p in model.parameters:
+    p.data[...] = chosen_weights().get(p.shape, 0)
+y, h = model(x_other.copy())
+assert np.allclose(h.data, np.stack(h_expected), atol=1e-4), \
+    "with the weights set here (biases zero), on another batch, the states differ from h_t = tanh(x_t W_xh + h_(t-1) W_hh)"
+assert np.allclose(y.data, y_expected, atol=1e-4), \
+    "with the weights set here (biases zero), the scores differ from y_t = h_t W_hy at every step t: each step's " \
+    "scores come from that step's state"
 model = RNN(3, 4, 5)
 h0 = mg.tensor(np.full((1, 2, 4), 0.3, dtype=np.float32))
 y, h = model(mg.tensor(x), h0)
@@ -349,7 +403,7 @@ def random_weights(rng, C=3, D=4, K=5):
 
 def load_weights(model, w):
     # put the weights w into the model's parameters, each found by its shape (a bias held twice is split in two);
-    # return the biases the model lists among its parameters: ("b", "b_y") if it lists both
+    # a bias the model does not list keeps the model's own value
     (C, D), K = w["W_xh"].shape, w["b_y"].size
     roles = {(C, D): "W_xh", (D, D): "W_hh", (D, K): "W_hy"}
     params = model.parameters
@@ -358,14 +412,10 @@ def load_weights(model, w):
     for p in params:
         if p.shape in roles:
             p.data[...] = w[roles[p.shape]]
-    listed = []
     for name, size in [("b", D), ("b_y", K)]:
         biases = [p for p in params if p.shape not in roles and p.size == size]
         for p in biases:
             p.data[...] = (w[name] / len(biases)).reshape(p.shape)
-        if biases:
-            listed.append(name)
-    return tuple(listed)
 
 
 def numpy_rnn(x, h0, W_xh, W_hh, b, W_hy, b_y):
@@ -377,47 +427,41 @@ def numpy_rnn(x, h0, W_xh, W_hh, b, W_hy, b_y):
     return states @ W_hy + b_y, states
 
 
-def references(x, h0, w):
-    # the NumPy scores and states, by the biases the model lists (a bias it does not list stays at zero)
-    y_refs, h_refs = {}, {}
-    for listed in [("b", "b_y"), ("b",), ("b_y",), ()]:
-        kept = {name: value if name.startswith("W") or name in listed else 0 * value for name, value in w.items()}
-        y_refs[listed], h_refs[listed] = numpy_rnn(x, h0, **kept)
-    return y_refs, h_refs
-
-
 rng = np.random.default_rng(1)
 w = random_weights(rng)
 x = rng.normal(size=(5, 3, 3)).astype(np.float32)  # T = 5, N = 3, C = 3
 h0 = rng.normal(size=(1, 3, 4)).astype(np.float32)
-y_refs, h_refs = references(x, np.zeros((1, 3, 4), np.float32), w)  # starting from zeros
-y0_refs, h0_refs = references(x, h0, w)  # starting from h0
+y_ref, h_ref = numpy_rnn(x, np.zeros((1, 3, 4), np.float32), **w)  # starting from zeros
+y0_ref, h0_ref = numpy_rnn(x, h0, **w)  # starting from h0
 
 model = RNN(3, 4, 5)
-listed = load_weights(model, w)
-y, h = model(x)
+load_weights(model, w)
+y, h = model(x.copy())
 assert y.shape == (5, 3, 5) and h.shape == (5, 3, 4), \
     f"scores and states have shapes {y.shape} and {h.shape}, expected (T, N, K) = (5, 3, 5) and (T, N, D) = (5, 3, 4)"
-assert np.allclose(h.data, h_refs[listed], atol=1e-5), "the states h_1..h_T differ from tanh(x_t W_xh + h_(t-1) W_hh + b)"
-assert np.allclose(y.data, y_refs[listed], atol=1e-5), "the scores differ from h_t W_hy + b_y"
+assert np.allclose(h.data, h_ref, atol=1e-5), \
+    "the states h_1..h_T differ from tanh(x_t W_xh + h_(t-1) W_hh + b) on the weights this test loaded through " \
+    "parameters (all five must be listed there)"
+assert np.allclose(y.data, y_ref, atol=1e-5), "the scores differ from h_t W_hy + b_y"
 
-y, h = model(x, h0)
+y, h = model(x.copy(), h0.copy())
 assert y.shape == (5, 3, 5) and h.shape == (5, 3, 4), \
     f"with a given h_0, scores and states have shapes {y.shape} and {h.shape}, expected (5, 3, 5) and (5, 3, 4)"
-assert np.allclose(h.data, h0_refs[listed], atol=1e-5), "with a given h_0, the states are wrong: does h_0 feed step 1?"
-assert np.allclose(y.data, y0_refs[listed], atol=1e-5), "with a given h_0, the scores differ from h_t W_hy + b_y"
+assert np.allclose(h.data, h0_ref, atol=1e-5), "with a given h_0, the states are wrong: does h_0 feed step 1?"
+assert np.allclose(y.data, y0_ref, atol=1e-5), "with a given h_0, the scores differ from h_t W_hy + b_y"
 ### BEGIN HIDDEN TESTS
+# feedback shows: y, h, ys
 w = random_weights(np.random.default_rng(2))
 x = np.eye(3, dtype=np.float32)[np.random.default_rng(3).integers(0, 3, size=(9, 7))]  # one-hot, T = 9, N = 7
 h0 = np.random.default_rng(4).normal(size=(1, 7, 4)).astype(np.float32)
-y_refs, h_refs = references(x, h0, w)
-h1_refs = references(x[:1], np.zeros((1, 7, 4), np.float32), w)[1]  # T = 1, from zeros
+y_ref, h_ref = numpy_rnn(x, h0, **w)
+h1_ref = numpy_rnn(x[:1], np.zeros((1, 7, 4), np.float32), **w)[1]  # T = 1, from zeros
 model = RNN(3, 4, 5)
-listed = load_weights(model, w)
+load_weights(model, w)
 y, h = model(mg.tensor(x), mg.tensor(h0))
 assert y.shape == (9, 7, 5) and h.shape == (9, 7, 4), \
     f"on a one-hot batch (T = 9, N = 7) scores and states have shapes {y.shape} and {h.shape}, expected (9, 7, 5) and (9, 7, 4)"
-assert np.allclose(h.data, h_refs[listed], atol=1e-5) and np.allclose(y.data, y_refs[listed], atol=1e-5), \
+assert np.allclose(h.data, h_ref, atol=1e-5) and np.allclose(y.data, y_ref, atol=1e-5), \
     "on a one-hot batch (T = 9, N = 7) with a given h_0, the states or scores differ from the NumPy recurrence"
 # one step at a time, passing the state along, gives the same result
 state, ys = mg.tensor(h0), []
@@ -427,11 +471,11 @@ for t in range(9):
     ys.append(y_t.data)
 assert np.shape(np.concatenate(ys)) == (9, 7, 5), \
     f"one step at a time, the scores of the 9 steps join to shape {np.shape(np.concatenate(ys))}, expected (T, N, K) = (9, 7, 5)"
-assert np.allclose(np.concatenate(ys), y_refs[listed], atol=1e-5), \
+assert np.allclose(np.concatenate(ys), y_ref, atol=1e-5), \
     "one step at a time, passing the last state along, must give the same scores as one call over all T steps"
 y, h = model(x[:1])
 assert h.shape == (1, 7, 4), f"with T = 1 the states have shape {h.shape}, expected (T, N, D) = (1, 7, 4)"
-assert np.allclose(h.data, h1_refs[listed], atol=1e-5), \
+assert np.allclose(h.data, h1_ref, atol=1e-5), \
     "with T = 1 and no h_0 given, the state must be tanh(x_1 W_xh + b): h_0 is zeros"
 ### END HIDDEN TESTS
 
@@ -506,13 +550,22 @@ log_p = shifted - np.log(np.exp(shifted).sum(axis=-1, keepdims=True))
 onehot = np.eye(5, dtype=np.float32)[target]
 expected = -(log_p * onehot).sum(axis=-1).mean()
 scores = mg.tensor(scores_np)
-loss, acc = loss_and_accuracy(scores, target)
+try:
+    loss, acc = loss_and_accuracy(scores, target)
+    error = None
+except ValueError as err:  # e.g. predictions of another shape than the target
+    error = str(err)
+assert error is None, f"loss_and_accuracy raised ValueError({error!r}) on scores of shape (T, N, K) = (3, 4, 5): " \
+    "take the arg-max over the classes (axis -1), giving (T, N) predictions like the target"
 assert isinstance(loss, mg.Tensor), "return the loss as a MyGrad tensor, so that it can be backpropagated"
 assert loss.ndim == 0, f"the loss must be a scalar, got shape {loss.shape}"
-assert np.isclose(loss.item(), expected, atol=1e-5), f"loss {loss.item():.5f}, expected {expected:.5f}"
+assert np.isclose(loss.item(), expected, atol=1e-5), \
+    f"loss {loss.item():.5f}, expected {expected:.5f}: the mean cross-entropy over all T * N tokens, each score row " \
+    "with its own label (reshape the scores to (T N, K) and the target to (T N,) in the same order)"
 loss.backward()
 assert scores.grad is not None and scores.grad.shape == (3, 4, 5), "no gradient reaches the scores"
 ### BEGIN HIDDEN TESTS
+# feedback shows: scores, loss
 probs = np.exp(log_p)
 assert np.shape(scores.grad) == (3, 4, 5), f"the gradient of the scores has shape {np.shape(scores.grad)}, expected (3, 4, 5)"
 assert np.allclose(scores.grad, (probs - onehot) / 12, atol=1e-5), \
@@ -540,8 +593,11 @@ scores[2, 1] = np.eye(5)[0]  # ... and at t = 3
 scores[1, 2] = np.eye(5)[4]  # sequence 2 goes wrong at t = 2
 loss, acc = loss_and_accuracy(mg.tensor(scores), target)
 assert isinstance(acc, float), f"return the accuracy as a Python float, not {type(acc)}"
-assert np.isclose(acc, 0.5), f"sequences 0 and 3 are right, 1 and 2 are not: expected 0.5, got {acc}"
+assert np.isclose(acc, 0.5), \
+    f"sequences 0 and 3 are right, 1 and 2 are not: expected 0.5, got {acc}; count whole sequences, not tokens " \
+    "(np.all over the time axis, axis 0)"
 ### BEGIN HIDDEN TESTS
+# feedback shows: acc
 rng = np.random.default_rng(7)
 target = rng.integers(0, 6, size=(5, 8))
 scores = np.eye(6, dtype=np.float32)[target] + 0.1 * rng.random((5, 8, 6)).astype(np.float32)
@@ -623,12 +679,21 @@ def recording_oracle(x):
 
 
 np.random.seed(0)
-acc = accuracy_by_length(recording_oracle, 2, 6, n_per_length=20)
+try:
+    acc = accuracy_by_length(recording_oracle, 2, 6, n_per_length=20)
+    error = None
+except ValueError as err:  # e.g. predictions of another shape than the target
+    error = str(err)
+assert error is None, f"accuracy_by_length raised ValueError({error!r}): take the arg-max over the classes " \
+    "(axis -1), giving (T, N) predictions like the target"
 assert isinstance(acc, np.ndarray), f"return a NumPy array, not {type(acc)}"
-assert acc.shape == (5,), f"lengths 2..6 give 5 accuracies, got shape {acc.shape}"
-assert seen == [(L + 1, 20, 12) for L in range(2, 7)], f"predict was called on batches of shapes {seen}"
+assert acc.shape == (5,), f"lengths 2..6 give 5 accuracies, got shape {acc.shape}: seq_len_max is included"
+assert seen == [(L + 1, 20, 12) for L in range(2, 7)], \
+    f"predict was called on batches of shapes {seen}; expected one batch of each length L = 2..6, " \
+    "generate_batch(L, L, n_per_length), whose T is L + 1"
 assert np.allclose(acc, 1.0), f"a perfect predictor scores 1 at every length, got {acc}"
 ### BEGIN HIDDEN TESTS
+# feedback shows: seen, acc
 seen.clear()
 acc = accuracy_by_length(recording_oracle, n_per_length=3)
 assert seen == [(L + 1, 3, 12) for L in range(1, 21)], \
@@ -660,11 +725,13 @@ def first_sequence_wrong(x):
 np.random.seed(1)
 acc = accuracy_by_length(digits_wrong, 1, 4, n_per_length=10)
 assert np.shape(acc) == (4,), f"lengths 1..4 give 4 accuracies, got shape {np.shape(acc)}"
-assert np.allclose(acc, 0.0), f"every sequence has wrong digits, so every accuracy is 0; got {acc}"
+assert np.allclose(acc, 0.0), \
+    f"every sequence has wrong digits, so every accuracy is 0; got {acc}: count whole sequences, not tokens"
 acc = accuracy_by_length(first_sequence_wrong, 1, 4, n_per_length=10)
 assert np.shape(acc) == (4,), f"lengths 1..4 give 4 accuracies, got shape {np.shape(acc)}"
 assert np.allclose(acc, 0.9), f"one sequence in ten is wrong at every length: expected 0.9, got {acc}"
 ### BEGIN HIDDEN TESTS
+# feedback shows: acc
 def right_when_even(x):
     # right on sequences with an even number of digits only
     return oracle(x) if (x.shape[0] - 1) % 2 == 0 else digits_wrong(x)

@@ -220,7 +220,18 @@ def one_hot_encode_prediction(y_t):
 
 # --- from 02_seq2seq: seq2seq ---
 class Seq2Seq:
-    """An encoder RNN reads a sequence; a decoder RNN writes the output with greedy decoding."""
+    """An encoder RNN reads a sequence; a decoder RNN writes the output with greedy decoding.
+
+    Attributes
+    ----------
+    encoder : RNN
+        RNN(C, D, K): reads the source.
+    decoder : RNN
+        RNN(K, D, K), with weights of its own: writes the output.
+
+    The checks load weights they chose into both RNNs, through the `weight` and
+    `bias` of each one's `input_layer`, `recurrent_layer` and `output_layer`.
+    """
 
     def __init__(self, dim_input, dim_recurrent, dim_output):
         """Create the encoder and the decoder, two `RNN`s with their own weights.
@@ -385,10 +396,19 @@ a_expected = np.array([[0.4, 1 / 3], [0.2, 1 / 3], [0.4, 1 / 3]])
 c_expected = np.array([[[0.8, 0.6], [1.0, 1.0]]])
 c, a = attend(mg.tensor(enc_proj), mg.tensor(enc_h), mg.tensor(h_t))
 assert a.shape == (3, 2), f"weights of shape {a.shape}, expected (T, N) = (3, 2)"
-assert np.allclose(mg.asarray(a), a_expected, atol=1e-5), f"weights\n{mg.asarray(a)}\nexpected\n{a_expected}"
-assert c.shape == (1, 2, 2), f"context of shape {c.shape}, expected (1, N, D) = (1, 2, 2)"
-assert np.allclose(mg.asarray(c), c_expected, atol=1e-5), f"context\n{mg.asarray(c)}\nexpected\n{c_expected}"
+assert np.allclose(mg.asarray(a).sum(axis=0), 1.0, atol=1e-5), \
+    f"weights\n{mg.asarray(a)}\nwhose columns sum to {mg.asarray(a).sum(axis=0)}: each sequence's weights must sum " \
+    "to 1 over the T encoder steps, so take the softmax over axis 0, not over the batch axis"
+assert np.allclose(mg.asarray(a), a_expected, atol=1e-5), \
+    f"weights\n{mg.asarray(a)}\nexpected\n{a_expected}\nthe score of encoder step j is enc_proj (not enc_h) times " \
+    "h_t, summed over the D features; the softmax comes after that sum"
+assert c.shape == (1, 2, 2), \
+    f"context of shape {c.shape}, expected (1, N, D) = (1, 2, 2): sum over the encoder steps (axis 0) with keepdims=True"
+assert np.allclose(mg.asarray(c), c_expected, atol=1e-5), \
+    f"context\n{mg.asarray(c)}\nexpected\n{c_expected}\nthe context sums the weights times the encoder states " \
+    "enc_h (not enc_proj) over the encoder steps"
 ### BEGIN HIDDEN TESTS
+# feedback shows: a, c
 # one encoder step: the weight is 1 and the context is that state
 enc_proj_1, enc_h_1 = enc_proj[:1], enc_h[:1]
 c, a = attend(mg.tensor(enc_proj_1), mg.tensor(enc_h_1), mg.tensor(h_t))
@@ -429,7 +449,14 @@ assert np.allclose(a.data.sum(axis=0), 1.0, atol=1e-5), "the weights of each seq
 assert np.allclose(a.data, a_ref, atol=1e-5), "weights differ from softmax over axis 0 of sum(enc_proj * h_t, axis=-1)"
 assert np.allclose(c.data, c_ref, atol=1e-5), "context differs from the weighted sum of enc_h over the encoder steps"
 assert c.dtype == np.float32 and a.dtype == np.float32, f"got {c.dtype} and {a.dtype}; keep float32"
+c.sum().backward()
+grads = [t.grad for t in tensors]
+for name, grad in zip(["enc_proj", "enc_h", "h_t"], grads):
+    assert grad is not None and np.any(grad != 0), \
+        f"no gradient reaches {name} from the context c: compute the weights and the context with MyGrad operations " \
+        "on the tensors themselves (.astype, .data and np.asarray cut MyGrad's graph)"
 ### BEGIN HIDDEN TESTS
+# feedback shows: a2, c2, grads
 # changing sequence 2 leaves the other sequences alone
 enc_h2 = enc_h.copy()
 enc_h2[:, 2] += 5
@@ -438,17 +465,14 @@ enc_proj2[:, 2] *= -3
 c2, a2 = attend(mg.tensor(enc_proj2), mg.tensor(enc_h2), mg.tensor(h_t))
 assert a2.shape == (5, 4) and c2.shape == (1, 4, 3), f"shapes {a2.shape} and {c2.shape}, expected (5, 4) and (1, 4, 3)"
 keep = [0, 1, 3]
-assert np.allclose(c2.data[:, keep], c.data[:, keep], atol=1e-6) and np.allclose(a2.data[:, keep], a.data[:, keep], atol=1e-6), \
-    "changing sequence 2 changed the weights or context of other sequences: keep the batch axis apart"
-# gradients reach all three inputs, and match NumPy's finite differences for one entry of each
-(c.sum() + (a * np.arange(5, dtype=np.float32)[:, None]).sum()).backward()
-for name, t in zip(["enc_proj", "enc_h", "h_t"], tensors):
-    assert t.grad is not None and np.any(t.grad != 0), f"no gradient reaches {name}"
+assert np.allclose(c2.data[:, keep], c_ref[:, keep], atol=1e-5) and np.allclose(a2.data[:, keep], a_ref[:, keep], atol=1e-5), \
+    "changing sequence 2 changed the weights a or the context c of other sequences: keep the batch axis apart"
+# the gradients match NumPy's finite differences for one entry of each input
 
 
 def objective(enc_proj, enc_h, h_t):
     c, a = numpy_attend(enc_proj.astype(np.float64), enc_h.astype(np.float64), h_t.astype(np.float64))
-    return c.sum() + (a * np.arange(5)[:, None]).sum()
+    return c.sum()
 
 
 for k, arr in enumerate([enc_proj, enc_h, h_t]):
@@ -458,10 +482,11 @@ for k, arr in enumerate([enc_proj, enc_h, h_t]):
     plus[k][idx] += 1e-4
     minus[k][idx] -= 1e-4
     numeric = (objective(*plus) - objective(*minus)) / 2e-4
-    assert np.shape(tensors[k].grad) == arr.shape, \
-        f"the gradient with respect to {['enc_proj', 'enc_h', 'h_t'][k]} has shape {np.shape(tensors[k].grad)}, expected {arr.shape}"
-    assert np.isclose(tensors[k].grad[idx], numeric, atol=1e-3), \
-        f"the gradient with respect to {['enc_proj', 'enc_h', 'h_t'][k]} differs from finite differences"
+    assert np.shape(grads[k]) == arr.shape, \
+        f"the gradient with respect to {['enc_proj', 'enc_h', 'h_t'][k]} has shape {np.shape(grads[k])}, expected {arr.shape}"
+    assert np.isclose(grads[k][idx], numeric, atol=1e-3), \
+        f"the gradient of the context c with respect to {['enc_proj', 'enc_h', 'h_t'][k]} differs from finite " \
+        "differences"
 # larger T, N, D
 enc_proj, enc_h = rng.normal(size=(2, 21, 7, 6)).astype(np.float32)
 h_t = rng.normal(size=(1, 7, 6)).astype(np.float32)
@@ -600,8 +625,12 @@ print("weights of sequence 0 (row = decoder step):", a_demo[:, :, 0].round(2), s
 # Check that the model has W_alpha (D x D, no bias), an output layer from K + D to K, and lists every parameter
 np.random.seed(0)
 model = AttentionSeq2Seq(12, 5, 12)  # C = K = 12, D = 5
-encoder_is_rnn, decoder_is_rnn = isinstance(model.encoder, RNN), isinstance(model.decoder, RNN)
-assert encoder_is_rnn and decoder_is_rnn, "encoder and decoder must be RNNs"
+encoder_type, decoder_type = type(model.encoder).__name__, type(model.decoder).__name__
+assert encoder_type == decoder_type == "RNN", \
+    f"the encoder is a {encoder_type} and the decoder a {decoder_type}: both must be RNNs"
+encoder_ids, decoder_ids = [id(p) for p in model.encoder.parameters], [id(p) for p in model.decoder.parameters]
+assert len(set(encoder_ids) & set(decoder_ids)) == 0, \
+    "the decoder shares weights with the encoder: create two RNNs, each with its own weights"
 W_alpha_weight, W_alpha_bias = model.W_alpha.weight, model.W_alpha.bias
 assert W_alpha_weight.shape == (5, 5), f"W_alpha has shape {W_alpha_weight.shape}, expected (D, D) = (5, 5)"
 assert W_alpha_bias is None, "W_alpha has no bias (dense(..., bias=False))"
@@ -610,16 +639,17 @@ assert out_weight.shape == (17, 12), f"output_layer has shape {out_weight.shape}
 assert out_bias is not None, "the output layer has a bias"
 params = model.parameters
 assert isinstance(params, tuple), "parameters must be a tuple (a property, not a method)"
-ids = {id(p) for p in params}
-parts = [("encoder", model.encoder), ("decoder", model.decoder), ("W_alpha", model.W_alpha),
-         ("output_layer", model.output_layer)]
-left_out = [name for name, part in parts if not {id(p) for p in part.parameters} <= ids]
-assert not left_out, f"parameters must include those of {left_out[0]}"
+param_ids = [id(p) for p in params]
+part_ids = {name: [id(p) for p in part.parameters] for name, part in
+            [("encoder", model.encoder), ("decoder", model.decoder), ("W_alpha", model.W_alpha),
+             ("output_layer", model.output_layer)]}
+for name, ids in part_ids.items():
+    assert set(ids) <= set(param_ids), f"parameters must include those of {name}"
 ### BEGIN HIDDEN TESTS
-n_rnn_params = len(model.encoder.parameters) + len(model.decoder.parameters)
-assert len(params) == len(ids) == n_rnn_params + 3, \
+# feedback shows: params, param_ids, W_alpha_weight, out_weight
+assert len(params) == len(set(param_ids)) == 13, \
     f"parameters must list the encoder's, the decoder's, W_alpha's weight and the output layer's weight and bias, " \
-    f"each once; it holds {len(params)} entries, {len(ids)} distinct"
+    f"each once; it holds {len(params)} entries, {len(set(param_ids))} distinct"
 np.random.seed(1)
 model = AttentionSeq2Seq(12, 50, 12)
 W_alpha_weight, out_weight = model.W_alpha.weight, model.output_layer.weight
@@ -649,7 +679,7 @@ class StubDecoder:
         self.inputs, self.states = [], []
 
     def __call__(self, x, h=None):
-        assert h is not None, "the decoder must be given a start state"
+        assert h is not None, "the decoder must be given a start state: h^d_0 = h^e_T, the encoder's last state"
         self.inputs.append(np.array(mg.asarray(x)))
         self.states.append(np.array(mg.asarray(h)))
         return mg.matmul(x, self.table), mg.tanh(h + mg.matmul(x, self.mix))
@@ -726,14 +756,21 @@ assert decoder_states[0].shape == (1, 3, 4), \
 assert np.allclose(decoder_states[0], states[0]), "the decoder must start from the encoder's last state"
 assert isinstance(y, mg.Tensor) and y.shape == (6, 3, 12), "return the scores as a (T, N, K) tensor"
 assert isinstance(a_ij, np.ndarray) and not isinstance(a_ij, mg.Tensor), "return the weights as a NumPy array"
-assert a_ij.shape == (6, 6, 3), f"weights of shape {a_ij.shape}, expected (T, T, N) = (6, 6, 3)"
-assert np.allclose(a_ij, weights, atol=1e-5), \
-    "attention weights differ: attend to H^e W_alpha with the decoder state after this step's update"
-assert np.allclose(y.data, scores, atol=1e-4), "scores differ: output_layer must read [y_t, c_t], in that order"
-for t in range(1, 6):
+assert a_ij.shape == (6, 6, 3), \
+    f"weights of shape {a_ij.shape}, expected (T, T, N) = (6, 6, 3): np.stack the T steps' (T, N) weights " \
+    "along a new first axis"
+for t in range(6):  # step by step: what a step reads before what it computes from it
     assert np.array_equal(decoder_inputs[t], inputs[t]), \
-        f"decoder input at step {t + 1} must be the one-hot vector of the previous step's best FINAL score"
+        f"the decoder's input s at step {t + 1} must be the one-hot vector of the previous step's best final " \
+        "score y_hat (the output layer's), not of the RNN's own y_t, nor the scores themselves"
+    assert np.allclose(a_ij[t], weights[t], atol=1e-5), \
+        f"the attention weights a_ij[{t}] of step {t + 1} differ: attend to H^e W_alpha with the decoder state " \
+        "after this step's update"
+    assert np.allclose(y.data[t], scores[t], atol=1e-4), \
+        f"the scores y[{t}] of step {t + 1} differ: return the output layer's final scores, " \
+        "y_hat = [y_t, c_t] W_o + b_o with y_t first, not the RNN's y_t"
 ### BEGIN HIDDEN TESTS
+# feedback shows: calls, decoder_inputs, decoder_states, a_ij, y
 def run_stub(w):
     # one run of the model with the stubs on a tensor of zeros: its outputs, W_alpha's calls, the decoder's inputs
     T, N, _ = w["states"].shape
@@ -764,15 +801,29 @@ for (T, N, D, seed), (inputs, states, scores, weights), (y, a_ij, calls, decoder
 ### END HIDDEN TESTS
 
 # %% course={"task": "attention_seq2seq"} jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "attention_seq2seq__matches_reference", "locked": true, "points": 1, "schema_version": 3, "solution": false}
-# Check that the model with real RNNs matches a step-by-step reference, and that gradients reach W_alpha
-def layer_weights(model):
-    # the weights of the model's layers, as arrays: each RNN's (input weight and bias, recurrent weight,
-    # output weight and bias), then W_alpha's weight and the output layer's weight and bias
-    rnn = lambda r: (r.input_layer.weight.data, r.input_layer.bias.data, r.recurrent_layer.weight.data,
-                     r.output_layer.weight.data, r.output_layer.bias.data)
-    bias = model.output_layer.bias
-    return (rnn(model.encoder), rnn(model.decoder), model.W_alpha.weight.data, model.output_layer.weight.data,
-            None if bias is None else bias.data)
+# Check that the model with real RNNs, given weights chosen here, matches a step-by-step reference, and that gradients reach W_alpha
+def chosen_weights(C, D, K, seed):
+    # weights for every layer, by role: each RNN's (input weight and bias, recurrent weight, output weight and
+    # bias), then W_alpha's weight and the output layer's weight and bias
+    rng = np.random.default_rng(seed)
+    normal = lambda *shape: rng.normal(scale=0.5, size=shape).astype(np.float32)
+    rnn = lambda c: (normal(c, D), normal(1, D), normal(D, D), normal(D, K), normal(1, K))
+    return rnn(C), rnn(K), normal(D, D), normal(K + D, K), normal(1, K)
+
+
+def load_weights(model, p):
+    # the weights p into the model's layers, through the names the task gives them
+    def put(layer, weight, bias=None):
+        layer.weight.data[...] = weight
+        if bias is not None and layer.bias is not None:
+            layer.bias.data[...] = bias
+
+    for rnn, (W_in, b_in, W_rec, W_out, b_out) in [(model.encoder, p[0]), (model.decoder, p[1])]:
+        put(rnn.input_layer, W_in, b_in)
+        put(rnn.recurrent_layer, W_rec)
+        put(rnn.output_layer, W_out, b_out)
+    put(model.W_alpha, p[2])
+    put(model.output_layer, p[3], p[4])
 
 
 def rnn_numpy(p, x, h):
@@ -786,7 +837,7 @@ def rnn_numpy(p, x, h):
 
 
 def reference_attention(p, x):
-    # the same computation in NumPy, from the model's weights p (see layer_weights), one decoder step at a time
+    # the same computation in NumPy, from the weights p (see chosen_weights), one decoder step at a time
     p_encoder, p_decoder, W_alpha, W_out, b_out = p
     T, N = x.shape[:2]
     _, H = rnn_numpy(p_encoder, x, np.zeros((1, N, W_alpha.shape[0]), np.float32))
@@ -799,53 +850,57 @@ def reference_attention(p, x):
         a = np.exp(e - e.max(axis=0))
         a = a / a.sum(axis=0)
         c = (a[..., None] * H).sum(axis=0, keepdims=True)
-        y_hat = np.concatenate([y_t, c], axis=-1) @ W_out + (0 if b_out is None else b_out)
+        y_hat = np.concatenate([y_t, c], axis=-1) @ W_out + b_out
         scores.append(y_hat)
         weights.append(a)
         s = np.eye(12, dtype=np.float32)[y_hat.argmax(axis=-1)]
     return np.concatenate(scores), np.stack(weights)
 
 
-np.random.seed(0)
 x = np.eye(12, dtype=np.float32)[np.random.default_rng(0).integers(0, 12, size=(7, 4))]
+weights = chosen_weights(12, 6, 12, seed=1)
+scores_ref, a_ref = reference_attention(weights, x)
+np.random.seed(0)
 model = AttentionSeq2Seq(12, 6, 12)
+load_weights(model, weights)
 y, a_ij = model(x.copy())
-weights_used = layer_weights(model)
 assert isinstance(y, mg.Tensor) and y.shape == (7, 4, 12) and y.dtype == np.float32, \
-    "return float32 scores as a (T, N, K) tensor"
-assert isinstance(a_ij, np.ndarray) and a_ij.shape == (7, 7, 4), "return the weights as a (T, T, N) NumPy array"
-assert np.allclose(a_ij.sum(axis=1), 1.0, atol=1e-5), "the weights of each step must sum to 1 over the encoder steps"
-assert [np.shape(r) for r in reference_attention(weights_used, x)] == [(7, 4, 12), (7, 7, 4)], \
-    "the reference, run on your model's weights, gives scores and weights of other shapes than (T, N, K) and (T, T, N)"
-assert np.allclose(a_ij, reference_attention(weights_used, x)[1], atol=1e-5), "attention weights differ from the reference"
-assert np.allclose(y.data, reference_attention(weights_used, x)[0], atol=1e-5), "scores differ from the reference"
+    f"the scores y are a {type(y).__name__} of shape {y.shape}; return float32 scores as a (T, N, K) tensor"
+assert isinstance(a_ij, np.ndarray) and a_ij.shape == (7, 7, 4), \
+    f"the weights a_ij have shape {np.shape(a_ij)}; return them as a (T, T, N) NumPy array"
+assert np.allclose(a_ij.sum(axis=1), 1.0, atol=1e-5), "the weights a_ij of each step must sum to 1 over the encoder steps"
+assert np.allclose(a_ij, a_ref, atol=1e-5), \
+    "the attention weights a_ij differ from the reference on the weights this test loaded into your layers"
+assert np.allclose(y.data, scores_ref, atol=1e-5), \
+    "the scores y differ from the reference on the weights this test loaded into your layers"
 ### BEGIN HIDDEN TESTS
+# feedback shows: y, a_ij, error
 y.sum().backward()
 grads = [model.W_alpha.weight.grad, model.output_layer.weight.grad, model.encoder.parameters[0].grad,
          model.decoder.parameters[0].grad]
 for name, grad in zip(["W_alpha", "the output layer", "the encoder", "the decoder"], grads):
-    assert grad is not None and np.any(grad != 0), f"no gradient reaches {name}"
-decoder_is_encoder = model.decoder is model.encoder
-shared = {id(p) for p in model.encoder.parameters} & {id(p) for p in model.decoder.parameters}
-assert not decoder_is_encoder and not shared, \
-    "the decoder shares weights with the encoder: create two RNNs, each with its own weights"
+    assert grad is not None and np.any(grad != 0), f"no gradient reaches {name} from the scores y"
 sizes = [(1, 3), (16, 2)]  # T, N
 xs = [np.eye(12, dtype=np.float32)[np.random.default_rng(T).integers(0, 12, size=(T, N))] for T, N in sizes]
+references = [reference_attention(chosen_weights(12, 6, 12, seed=1), x) for x in xs]  # the weights loaded above
 model_inputs = [mg.tensor(x) for x in xs]
 runs = [model(x) for x in model_inputs]
-for (T, N), x, (y, a_ij) in zip(sizes, xs, runs):
-    scores, weights = reference_attention(weights_used, x)
-    assert scores.shape == (T, N, 12) and weights.shape == (T, T, N), \
-        f"for T = {T}, N = {N} the reference, run on your model's weights, has shapes {scores.shape} and {weights.shape}"
+for i, (T, N) in enumerate(sizes):
+    scores_ref, a_ref = references[i]
+    y, a_ij = runs[i]
     assert y.shape == (T, N, 12) and a_ij.shape == (T, T, N), \
-        f"for T = {T}, N = {N} got shapes {y.shape} and {a_ij.shape}, expected {(T, N, 12)} and {(T, T, N)}"
-    assert np.allclose(y.data, scores, atol=1e-5) and np.allclose(a_ij, weights, atol=1e-5), \
-        f"for T = {T}, N = {N} the scores or weights differ from the reference"
+        f"for T = {T}, N = {N} the scores y and weights a_ij have shapes {y.shape} and {a_ij.shape}, " \
+        f"expected {(T, N, 12)} and {(T, T, N)}"
+    assert np.allclose(y.data, scores_ref, atol=1e-5) and np.allclose(a_ij, a_ref, atol=1e-5), \
+        f"for T = {T}, N = {N} the scores y or weights a_ij differ from the reference on the weights this test loaded"
 # inputs of another size than the classes: C = 7, K = 12
-np.random.seed(2)
 x = np.eye(7, dtype=np.float32)[np.random.default_rng(5).integers(0, 7, size=(5, 3))]
+weights = chosen_weights(7, 6, 12, seed=2)
+scores_ref = reference_attention(weights, x)[0]
+np.random.seed(2)
 model = AttentionSeq2Seq(7, 6, 12)
 try:
+    load_weights(model, weights)
     y, a_ij = model(x.copy())
     error = None
 except Exception as err:
@@ -855,12 +910,9 @@ assert error is None, (
     f"AttentionSeq2Seq(7, 6, 12) fails on inputs with C = 7 ({error}): the encoder is RNN(C, D, K), "
     "the decoder RNN(K, D, K)"
 )
-weights_used = layer_weights(model)
-assert y.shape == (5, 3, 12), f"with C = 7 and K = 12 the scores have shape {y.shape}, expected (T, N, K) = (5, 3, 12)"
-assert reference_attention(weights_used, x)[0].shape == (5, 3, 12), \
-    "with C = 7 and K = 12 the reference, run on your model's weights, gives scores of another shape than (5, 3, 12)"
-assert np.allclose(y.data, reference_attention(weights_used, x)[0], atol=1e-5), \
-    "with C = 7 and K = 12 the scores differ from the reference"
+assert y.shape == (5, 3, 12), f"with C = 7 and K = 12 the scores y have shape {y.shape}, expected (T, N, K) = (5, 3, 12)"
+assert np.allclose(y.data, scores_ref, atol=1e-5), \
+    "with C = 7 and K = 12 the scores y differ from the reference on the weights this test loaded"
 ### END HIDDEN TESTS
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "training_text", "locked": true, "schema_version": 3, "solution": false}

@@ -10,6 +10,7 @@ MISTAKES = [
         why="Writes the end token into the first position instead of the last.",
         replace="one_hot_x[-1, :, END_TOKEN] = 1",
         by="one_hot_x[0, :, END_TOKEN] = 1",
+        expect="must sit in the last position",
     ),
     Mistake(
         task="generate_batch",
@@ -17,6 +18,7 @@ MISTAKES = [
         why="Uses the digits in their original order as the target.",
         replace="np.concatenate([digits[::-1], last_row], axis=0)",
         by="np.concatenate([digits, last_row], axis=0)",
+        expect="reverse time order",
     ),
     Mistake(
         task="generate_batch",
@@ -24,6 +26,7 @@ MISTAKES = [
         why="Reverses the order of the sequences in the batch instead of the order in time.",
         replace="np.concatenate([digits[::-1], last_row], axis=0)",
         by="np.concatenate([digits[:, ::-1], last_row], axis=0)",
+        expect="not reversed along the batch axis",
     ),
     Mistake(
         task="generate_batch",
@@ -39,6 +42,7 @@ MISTAKES = [
         why="Leaves the one-hot array in NumPy's default float64.",
         replace="np.zeros((n_digits + 1, batch_size, 12), dtype=np.float32)",
         by="np.zeros((n_digits + 1, batch_size, 12))",
+        expect="expected float32",
     ),
     Mistake(
         task="generate_batch",
@@ -46,6 +50,7 @@ MISTAKES = [
         why="Never draws seq_len_max digits, forgetting that randint excludes its upper bound.",
         replace="np.random.randint(seq_len_min, seq_len_max + 1)",
         by="np.random.randint(seq_len_min, seq_len_max)",
+        expect="excludes its upper bound",
     ),
     Mistake(
         task="generate_batch",
@@ -53,6 +58,7 @@ MISTAKES = [
         why="Forgets the end token at the end of the target.",
         replace="target = np.concatenate([digits[::-1], last_row], axis=0)",
         by="target = digits[::-1].copy()",
+        expect="then the end token 11",
     ),
     Mistake(
         task="generate_batch",
@@ -69,6 +75,7 @@ MISTAKES = [
         why="Feeds the initial state h_0 at every step instead of the previous state.",
         replace="mg.tanh(x_part[t] + self.recurrent_layer(h_t))",
         by="mg.tanh(x_part[t] + self.recurrent_layer(h[0]))",
+        expect="read the state before it",
     ),
     Mistake(
         task="rnn",
@@ -76,6 +83,7 @@ MISTAKES = [
         why="Leaves out the tanh, so the cell is linear.",
         replace="mg.tanh(x_part[t] + self.recurrent_layer(h_t))",
         by="x_part[t] + self.recurrent_layer(h_t)",
+        expect="through tanh",
     ),
     Mistake(
         task="rnn",
@@ -83,6 +91,7 @@ MISTAKES = [
         why="Returns h_0 along with h_1..h_T, giving T + 1 states and scores.",
         replace="states = []",
         by="states = [h_t]",
+        expect="leave h_0 out",
     ),
     Mistake(
         task="rnn",
@@ -90,6 +99,7 @@ MISTAKES = [
         why="Lists only the weights as parameters, so the optimizer never updates the biases.",
         replace="return self.input_layer.parameters + self.recurrent_layer.parameters + self.output_layer.parameters",
         by="return (self.input_layer.weight, self.recurrent_layer.weight, self.output_layer.weight)",
+        expect="the bias b (D entries) is missing",
     ),
     Mistake(
         task="rnn",
@@ -97,6 +107,7 @@ MISTAKES = [
         why="Creates the zero initial state without a dtype, which turns every tensor into float64.",
         replace="np.zeros((1, N, self.dim_recurrent), dtype=np.float32)",
         by="np.zeros((1, N, self.dim_recurrent))",
+        expect="dtype=np.float32",
     ),
     Mistake(
         task="rnn",
@@ -104,6 +115,7 @@ MISTAKES = [
         why="Always starts from zeros, ignoring the state passed by the caller.",
         replace="if h is None:",
         by="if True:",
+        expect="the initial state must feed the first step",
     ),
     Mistake(
         task="rnn",
@@ -111,6 +123,7 @@ MISTAKES = [
         why="Computes the scores from the final state alone and repeats them for every step.",
         replace="return self.output_layer(h_all), h_all",
         by="return self.output_layer(h_t) * np.ones((T, 1, 1), dtype=np.float32), h_all",
+        expect="that step's state",
     ),
     Mistake(
         task="rnn",
@@ -127,6 +140,7 @@ MISTAKES = [
         why="Swaps the time and batch axes of the scores before flattening, pairing scores with the wrong labels.",
         replace="softmax_crossentropy(scores.reshape(-1, K), target.reshape(-1))",
         by="softmax_crossentropy(scores.transpose(1, 0, 2).reshape(-1, K), target.reshape(-1))",
+        expect="in the same order",
     ),
     Mistake(
         task="loss_and_accuracy",
@@ -134,6 +148,7 @@ MISTAKES = [
         why="Counts right tokens instead of right sequences.",
         replace="np.all(predictions == target, axis=0)",
         by="(predictions == target)",
+        expect="not tokens",
     ),
     Mistake(
         task="loss_and_accuracy",
@@ -141,6 +156,7 @@ MISTAKES = [
         why="Takes the arg-max over the time axis instead of the class axis.",
         replace="np.argmax(mg.asarray(scores), axis=-1)",
         by="np.argmax(mg.asarray(scores), axis=0)",
+        expect="arg-max over the classes",
     ),
     Mistake(
         task="loss_and_accuracy",
@@ -148,6 +164,7 @@ MISTAKES = [
         why="Requires every sequence of the batch to be right at a step, then averages over steps.",
         replace="np.all(predictions == target, axis=0)",
         by="np.all(predictions == target, axis=1)",
+        expect="over the time axis",
     ),
     Mistake(
         task="loss_and_accuracy",
@@ -155,6 +172,7 @@ MISTAKES = [
         why="Returns the loss as a Python float, which cannot be backpropagated.",
         replace="loss = softmax_crossentropy(scores.reshape(-1, K), target.reshape(-1))",
         by="loss = softmax_crossentropy(scores.reshape(-1, K), target.reshape(-1)).item()",
+        expect="as a MyGrad tensor",
     ),
     # ------------------------------------------------------------ accuracy_by_length
     Mistake(
@@ -163,6 +181,7 @@ MISTAKES = [
         why="Stops one length short because range excludes its end.",
         replace="range(seq_len_min, seq_len_max + 1)",
         by="range(seq_len_min, seq_len_max)",
+        expect="seq_len_max is included",
     ),
     Mistake(
         task="accuracy_by_length",
@@ -170,6 +189,7 @@ MISTAKES = [
         why="Averages right tokens instead of right sequences.",
         replace="np.mean(np.all(predictions == target, axis=0))",
         by="np.mean(predictions == target)",
+        expect="not tokens",
     ),
     Mistake(
         task="accuracy_by_length",
@@ -177,6 +197,7 @@ MISTAKES = [
         why="Confuses T with the number of digits and asks for one digit too many.",
         replace="generate_batch(length, length, n_per_length)",
         by="generate_batch(length + 1, length + 1, n_per_length)",
+        expect="whose T is L + 1",
     ),
     Mistake(
         task="accuracy_by_length",
@@ -184,6 +205,7 @@ MISTAKES = [
         why="Draws a batch of random lengths at every iteration instead of the length being measured.",
         replace="generate_batch(length, length, n_per_length)",
         by="generate_batch(seq_len_min, seq_len_max, n_per_length)",
+        expect="generate_batch(L, L, n_per_length)",
     ),
     Mistake(
         task="accuracy_by_length",
@@ -191,5 +213,6 @@ MISTAKES = [
         why="Takes the arg-max over the time axis instead of the class axis.",
         replace="np.argmax(mg.asarray(predict(x)), axis=-1)",
         by="np.argmax(mg.asarray(predict(x)), axis=0)",
+        expect="arg-max over the classes",
     ),
 ]

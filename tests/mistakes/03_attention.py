@@ -10,6 +10,7 @@ MISTAKES = [
         why="Normalises the scores over the N sequences of the batch instead of the T encoder steps.",
         replace="a_t = mg.nnet.softmax(e_t, axis=0)",
         by="a_t = mg.nnet.softmax(e_t, axis=1)",
+        expect="take the softmax over axis 0",
     ),
     Mistake(
         task="attend",
@@ -17,6 +18,7 @@ MISTAKES = [
         why="Relies on softmax's default axis (-1), which for (T, N) scores is the batch axis.",
         replace="a_t = mg.nnet.softmax(e_t, axis=0)",
         by="a_t = mg.nnet.softmax(e_t)",
+        expect="not over the batch axis",
     ),
     Mistake(
         task="attend",
@@ -24,6 +26,7 @@ MISTAKES = [
         why="Takes the softmax over the D features before summing, so the weights do not compare encoder steps.",
         replace="e_t = (enc_proj * h_t).sum(axis=-1)",
         by="e_t = mg.nnet.softmax(enc_proj * h_t, axis=-1).sum(axis=-1)",
+        expect="summed over the D features",
     ),
     Mistake(
         task="attend",
@@ -31,6 +34,7 @@ MISTAKES = [
         why="Scores the raw encoder states against the decoder state and ignores enc_proj = H^e W_alpha.",
         replace="e_t = (enc_proj * h_t).sum(axis=-1)",
         by="e_t = (enc_h * h_t).sum(axis=-1)",
+        expect="enc_proj (not enc_h)",
     ),
     Mistake(
         task="attend",
@@ -38,6 +42,7 @@ MISTAKES = [
         why="Sums the weighted states over the batch axis instead of the encoder steps.",
         replace="(a_t[:, :, np.newaxis] * enc_h).sum(axis=0, keepdims=True)",
         by="(a_t[:, :, np.newaxis] * enc_h).sum(axis=1, keepdims=True)",
+        expect="sum over the encoder steps (axis 0)",
     ),
     Mistake(
         task="attend",
@@ -45,6 +50,7 @@ MISTAKES = [
         why="Averages the projected states H^e W_alpha instead of the encoder states themselves.",
         replace="(a_t[:, :, np.newaxis] * enc_h).sum(axis=0, keepdims=True)",
         by="(a_t[:, :, np.newaxis] * enc_proj).sum(axis=0, keepdims=True)",
+        expect="enc_h (not enc_proj)",
     ),
     Mistake(
         task="attend",
@@ -52,6 +58,7 @@ MISTAKES = [
         why="Averages the encoder states with equal weights, ignoring the attention weights.",
         replace="(a_t[:, :, np.newaxis] * enc_h).sum(axis=0, keepdims=True)",
         by="enc_h.mean(axis=0, keepdims=True)",
+        expect="sums the weights times the encoder states",
     ),
     Mistake(
         task="attend",
@@ -59,6 +66,22 @@ MISTAKES = [
         why="Builds the context from the weights' NumPy data, so no gradient reaches W_alpha or the decoder.",
         replace="(a_t[:, :, np.newaxis] * enc_h)",
         by="(a_t.data[:, :, np.newaxis] * enc_h)",
+        expect="cut MyGrad's graph",
+    ),
+    Mistake(
+        task="attend",
+        name="float64_through_astype",
+        why="Computes in float64 through .astype, which returns a new tensor outside MyGrad's graph: the values "
+            "are right, but no gradient reaches the inputs.",
+        replace="""    e_t = (enc_proj * h_t).sum(axis=-1)  # (T, N): one score per encoder step and sequence
+    a_t = mg.nnet.softmax(e_t, axis=0)  # normalise over the T encoder steps
+    c_t = (a_t[:, :, np.newaxis] * enc_h).sum(axis=0, keepdims=True)  # weighted average: (1, N, D)
+    return c_t, a_t""",
+        by="""    e_t = (enc_proj.astype(np.float64) * h_t.astype(np.float64)).sum(axis=-1)
+    a_t = mg.nnet.softmax(e_t, axis=0)
+    c_t = (a_t[:, :, np.newaxis] * enc_h.astype(np.float64)).sum(axis=0, keepdims=True)
+    return c_t.astype(np.float32), a_t.astype(np.float32)""",
+        expect="cut MyGrad's graph",
     ),
     # -------------------------------------------------------- attention_seq2seq
     Mistake(
@@ -67,6 +90,7 @@ MISTAKES = [
         why="Applies W_alpha to the decoder state at every step instead of once to the encoder states.",
         replace="c_t, a_t = attend(enc_proj, enc_h, h)",
         by="c_t, a_t = attend(enc_h, enc_h, self.W_alpha(h))",
+        expect="apply it once",
     ),
     Mistake(
         task="attention_seq2seq",
@@ -74,6 +98,7 @@ MISTAKES = [
         why="Gives W_alpha a bias, which the model does not have.",
         replace="weight_initializer=glorot_normal, bias=False)",
         by="weight_initializer=glorot_normal)",
+        expect="W_alpha has no bias",
     ),
     Mistake(
         task="attention_seq2seq",
@@ -81,6 +106,7 @@ MISTAKES = [
         why="Concatenates [c_t, y_t] instead of [y_t, c_t], so the output layer reads each part with the other's weights.",
         replace="mg.concatenate([y_t, c_t], axis=-1)",
         by="mg.concatenate([c_t, y_t], axis=-1)",
+        expect="with y_t first",
     ),
     Mistake(
         task="attention_seq2seq",
@@ -90,6 +116,7 @@ MISTAKES = [
             c_t, a_t = attend(enc_proj, enc_h, h)  # (1, N, D) and (T, N)""",
         by="""            c_t, a_t = attend(enc_proj, enc_h, h)
             y_t, h = self.decoder(s, h)""",
+        expect="after this step's update",
     ),
     Mistake(
         task="attention_seq2seq",
@@ -97,6 +124,7 @@ MISTAKES = [
         why="Returns only the last decoder step's weights instead of all T of them.",
         replace="np.stack(weights)",
         by="weights[-1]",
+        expect="along a new first axis",
     ),
     Mistake(
         task="attention_seq2seq",
@@ -104,6 +132,7 @@ MISTAKES = [
         why="Stacks the steps' weights along the last axis, giving (T, N, T) with the decoder step last.",
         replace="np.stack(weights)",
         by="np.stack(weights, axis=-1)",
+        expect="along a new first axis",
     ),
     Mistake(
         task="attention_seq2seq",
@@ -111,6 +140,7 @@ MISTAKES = [
         why="Does not pass the encoder's last state to the decoder.",
         replace="h = enc_h[-1:]",
         by="h = None",
+        expect="the encoder's last state",
     ),
     Mistake(
         task="attention_seq2seq",
@@ -118,6 +148,7 @@ MISTAKES = [
         why="Uses index 0 for the start token instead of START_TOKEN (10).",
         replace="s[:, :, START_TOKEN] = 1",
         by="s[:, :, 0] = 1",
+        expect="one-hot <S> (index 10)",
     ),
     Mistake(
         task="attention_seq2seq",
@@ -125,6 +156,7 @@ MISTAKES = [
         why="Feeds back the guess of the RNN's own scores y_t instead of the final scores that include the context.",
         replace="s = one_hot_encode_prediction(y_hat)",
         by="s = one_hot_encode_prediction(y_t)",
+        expect="not of the RNN's own y_t",
     ),
     Mistake(
         task="attention_seq2seq",
@@ -132,6 +164,7 @@ MISTAKES = [
         why="Feeds the final scores back into the decoder instead of the one-hot vector of the guess.",
         replace="s = one_hot_encode_prediction(y_hat)",
         by="s = y_hat",
+        expect="nor the scores themselves",
     ),
     Mistake(
         task="attention_seq2seq",
@@ -139,6 +172,7 @@ MISTAKES = [
         why="Returns the decoder RNN's scores y_t instead of the final scores from the output layer.",
         replace="scores.append(y_hat)",
         by="scores.append(y_t)",
+        expect="not the RNN's y_t",
     ),
     Mistake(
         task="attention_seq2seq",
@@ -147,6 +181,7 @@ MISTAKES = [
         replace="""            + self.W_alpha.parameters
             + self.output_layer.parameters""",
         by="",
+        expect="parameters must include those of W_alpha",
     ),
     Mistake(
         task="attention_seq2seq",

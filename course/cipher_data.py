@@ -137,7 +137,6 @@ def load_cipher_data(path=DATA_FILE) -> CipherData:
     except Exception as err:  # zip, npy, key and consistency errors all mean: rebuild
         reason = str(err) or type(err).__name__
         raise DataFileError(
-            f"The cipher data file {str(path.resolve())!r} is not a valid cipher data file "
-            f"({reason}); {REBUILD}."
+            f"The cipher data file {str(path.resolve())!r} is not a valid cipher data file ({reason}); {REBUILD}."
         ) from None
     return CipherData(**arrays, meta=meta)

@@ -65,8 +65,10 @@ def heatmap_png(weights, row_labels, column_labels, title: str, row_axis: str, c
     """Draw attention weights of shape (t, T) as a PNG: one row per query, one column per key."""
     weights = np.asarray(weights, dtype=np.float32)
     t, T = weights.shape
-    row_labels, column_labels = ([label if label != " " else "\u2423" for label in labels]  # ␣: a visible space
-                                 for labels in (row_labels, column_labels))
+    row_labels, column_labels = (
+        [label if label != " " else "\u2423" for label in labels]  # ␣: a visible space
+        for labels in (row_labels, column_labels)
+    )
     fig = Figure(figsize=(1.6 + 0.28 * T, 1.2 + 0.26 * t), layout="constrained")
     FigureCanvasAgg(fig)
     ax = fig.add_subplot()
@@ -105,9 +107,13 @@ def _row(label: str, value_html: str) -> str:
     return f"<tr><td style='padding-right:1em'><b>{label}</b></td><td><code>{value_html}</code></td></tr>"
 
 
+def _right(guess, truth) -> int:
+    """How many positions of ``guess`` hold the symbol of ``truth`` (a guess may be shorter or longer)."""
+    return sum(a == b for a, b in zip(guess, truth, strict=False))
+
+
 def _score(guess: str, truth: str) -> str:
-    right = sum(a == b for a, b in zip(guess, truth))
-    return f"{right} of {len(truth)} right" + (" \u2714" if guess == truth else "")
+    return f"{_right(guess, truth)} of {len(truth)} right" + (" \u2714" if guess == truth else "")
 
 
 def sequence_explorer(
@@ -149,8 +155,11 @@ def sequence_explorer(
 
     lengths = list(lengths)
     slider = widgets.IntSlider(
-        value=min(max(length, lengths[0]), lengths[-1]), min=lengths[0], max=lengths[-1],
-        description="digits", continuous_update=False,
+        value=min(max(length, lengths[0]), lengths[-1]),
+        min=lengths[0],
+        max=lengths[-1],
+        description="digits",
+        continuous_update=False,
     )
     again = widgets.Button(description="new sequence", icon="refresh")
     text = widgets.HTML()
@@ -169,17 +178,33 @@ def sequence_explorer(
             guess = name(_squeeze_batch(decode(x), 1))
             weights = _squeeze_batch(attention(x), 2)
             ok = guess == truth
-            text.value = "<table>" + "".join([
-                _row("source", html.escape(" ".join(source))),
-                _row("target", html.escape(" ".join(truth))),
-                _row("output", " ".join(_marked(g, g if i < len(truth) and g == truth[i] else "")
-                                        for i, g in enumerate(guess))),
-                _row("", "all right \u2714" if ok else f"{sum(g == t for g, t in zip(guess, truth))} of {len(truth)} tokens right"),
-            ]) + "</table>"
+            text.value = (
+                "<table>"
+                + "".join(
+                    [
+                        _row("source", html.escape(" ".join(source))),
+                        _row("target", html.escape(" ".join(truth))),
+                        _row(
+                            "output",
+                            " ".join(
+                                _marked(g, g if i < len(truth) and g == truth[i] else "") for i, g in enumerate(guess)
+                            ),
+                        ),
+                        _row(
+                            "",
+                            "all right \u2714" if ok else f"{_right(guess, truth)} of {len(truth)} tokens right",
+                        ),
+                    ]
+                )
+                + "</table>"
+            )
             picture.value = heatmap_png(
-                weights, guess[: weights.shape[0]], source[: weights.shape[1]],
+                weights,
+                guess[: weights.shape[0]],
+                source[: weights.shape[1]],
                 "attention weights of every decoder step",
-                "decoder step (the token it writes)", "source token (encoder step)",
+                "decoder step (the token it writes)",
+                "source token (encoder step)",
             )
         except Exception as error:  # show it where the student looks, not in the browser's log
             text.value = f"<b style='color:#c62828'>{html.escape(type(error).__name__)}: {html.escape(str(error))}</b>"
@@ -240,8 +265,9 @@ def cipher_explorer(
         return None
     import ipywidgets as widgets
 
-    typed = widgets.Text(value=message, description="message", continuous_update=False,
-                         layout=widgets.Layout(width="32em"))
+    typed = widgets.Text(
+        value=message, description="message", continuous_update=False, layout=widgets.Layout(width="32em")
+    )
     panel = widgets.Dropdown(description="attention", options=[])
     layer = widgets.Dropdown(description="layer", options=[MEAN])
     head = widgets.Dropdown(description="head", options=[MEAN])
@@ -249,7 +275,7 @@ def cipher_explorer(
     picture = widgets.Image(format="png", layout=_NATURAL_SIZE())
     text.add_class("course-explorer-text")
     picture.add_class("course-explorer-image")
-    state = {"panels": {}}
+    state: dict[str, dict] = {"panels": {}}
     busy = {"now": False}  # options change while we rebuild them: draw once, at the end
 
     def draw(*_):
@@ -266,7 +292,9 @@ def cipher_explorer(
             which += f", head {head.value}" if head.value != MEAN else ", mean of the heads"
             picture.value = heatmap_png(w, rows, columns, f"{panel.value}: {which}", "query", "key")
         except Exception as error:
-            text.value += f"<br><b style='color:#c62828'>{html.escape(type(error).__name__)}: {html.escape(str(error))}</b>"
+            text.value += (
+                f"<br><b style='color:#c62828'>{html.escape(type(error).__name__)}: {html.escape(str(error))}</b>"
+            )
 
     def choices(n: int) -> list:
         return [MEAN, *range(n)]
@@ -275,8 +303,13 @@ def cipher_explorer(
         try:
             secret = encrypt(typed.value)
             guess = decrypt(secret)
-            text.value = "<table>" + _row("encrypted", _marked(secret, secret)) + _row(
-                "decrypted", _marked(guess, typed.value)) + _row("", _score(guess, typed.value)) + "</table>"
+            text.value = (
+                "<table>"
+                + _row("encrypted", _marked(secret, secret))
+                + _row("decrypted", _marked(guess, typed.value))
+                + _row("", _score(guess, typed.value))
+                + "</table>"
+            )
             state["panels"] = _panels(attention(secret))
         except Exception as error:  # e.g. a character outside the alphabet: say so in the panel
             state["panels"] = {}
@@ -305,6 +338,5 @@ def cipher_explorer(
     run()
     box = widgets.VBox([typed, widgets.HBox([panel, layer, head]), text, picture])
     box.add_class("course-explorer")
-    box.parts = {"message": typed, "panel": panel, "layer": layer, "head": head, "text": text,
-                 "picture": picture}
+    box.parts = {"message": typed, "panel": panel, "layer": layer, "head": head, "text": text, "picture": picture}
     return box

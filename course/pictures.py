@@ -48,7 +48,7 @@ def show_masks(masks: Sequence, titles: Sequence[str]):
         if m.ndim != 2:
             raise ValueError(f"each mask should have shape (t, T), not {m.shape}: pick one sequence, e.g. mask[:, n]")
     fig, axes = plt.subplots(1, len(masks), figsize=(3.3 * len(masks), 3.6), squeeze=False)
-    for ax, mask, title in zip(axes[0], masks, titles):
+    for ax, mask, title in zip(axes[0], masks, titles, strict=True):
         ax.imshow(mask.astype(float), cmap="gray", vmin=0, vmax=1)
         ax.set_xticks(range(mask.shape[1]))
         ax.set_yticks(range(mask.shape[0]))
@@ -69,7 +69,7 @@ def show_encodings(encodings: Mapping[str, np.ndarray]):
 
     """
     fig, axes = plt.subplots(1, len(encodings), figsize=(5.2 * len(encodings), 4.6), squeeze=False)
-    for ax, (title, encoding) in zip(axes[0], encodings.items()):
+    for ax, (title, encoding) in zip(axes[0], encodings.items(), strict=True):
         encoding = np.asarray(encoding)
         if encoding.ndim == 3:
             encoding = encoding[:, 0, :]
@@ -128,10 +128,25 @@ def show_attention_maps(maps: Mapping):
     source, target = _short(maps["source"]), _short(maps["decoder_input"])
     secret = "".join(maps["source"][:-1])
     _, axes = plt.subplots(3, 1, figsize=(10, 13))
-    draw_heads(axes[0], maps["encoder"], source, source,
-               f"Encoder self-attention: cipher text (rows) reads cipher text (columns), {secret!r}")
-    draw_heads(axes[1], maps["decoder_self"], target, target,
-               f"Decoder self-attention: decoder input (rows) reads decoder input, writing {maps['decrypted']!r}")
-    draw_heads(axes[2], maps["cross"], target, source,
-               "Encoder-decoder attention: decoder input (rows) reads cipher text (columns)")
+    draw_heads(
+        axes[0],
+        maps["encoder"],
+        source,
+        source,
+        f"Encoder self-attention: cipher text (rows) reads cipher text (columns), {secret!r}",
+    )
+    draw_heads(
+        axes[1],
+        maps["decoder_self"],
+        target,
+        target,
+        f"Decoder self-attention: decoder input (rows) reads decoder input, writing {maps['decrypted']!r}",
+    )
+    draw_heads(
+        axes[2],
+        maps["cross"],
+        target,
+        source,
+        "Encoder-decoder attention: decoder input (rows) reads cipher text (columns)",
+    )
     plt.show()

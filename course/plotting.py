@@ -119,8 +119,8 @@ class TrainingPlot(LivePlot):
         self.live = not is_headless() and _has_frontend()
         self.budget = float(max_fraction_spent_plotting)
         self._handle = None  # the display slot, once shown
-        self._last_draw = None  # time.perf_counter() at the end of the last draw
-        self._draw_seconds = deque(maxlen=4)  # how long the latest draws took
+        self._last_draw: float | None = None  # time.perf_counter() at the end of the last draw
+        self._draw_seconds: deque[float] = deque(maxlen=4)  # how long the latest draws took
         self.draws = 0  # pictures sent so far (live mode)
 
     def _init_plot_window(self):

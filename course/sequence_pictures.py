@@ -37,7 +37,7 @@ def reversal_lines(batch, output) -> list[str]:
         " ".join(["source:", *(cell[i] for i in np.asarray(digits)[:, 0]), cell[11]]),
         " ".join(["target:", *(cell[i] for i in target)]),
         " ".join(["output:", *(cell[i] for i in guess)]),
-        " ".join(["       ", *("  ^" if g != t else "   " for g, t in zip(guess, target))]).rstrip(),
+        " ".join(["       ", *("  ^" if g != t else "   " for g, t in zip(guess, target, strict=False))]).rstrip(),
     ]
 
 
@@ -81,10 +81,12 @@ def show_attention(digits, output, weights, ax=None):
     weights = np.asarray(weights)
     T = len(output)
     if weights.shape != (T, T) or len(digits) != T - 1:
-        raise ValueError(f"expected T - 1 = {T - 1} digits and ({T}, {T}) weights, got {len(digits)} and {weights.shape}")
+        raise ValueError(
+            f"expected T - 1 = {T - 1} digits and ({T}, {T}) weights, got {len(digits)} and {weights.shape}"
+        )
     source = [TOKEN_NAMES[i] for i in np.asarray(digits).astype(int)] + ["<E>"]
     read = ["<S>"] + [TOKEN_NAMES[i] for i in output[:-1]]  # the decoder reads its own previous output
-    rows = [f"{r} → {TOKEN_NAMES[w]}" for r, w in zip(read, output)]
+    rows = [f"{r} → {TOKEN_NAMES[w]}" for r, w in zip(read, output, strict=True)]
 
     if ax is None:
         fig, ax = plt.subplots(figsize=(5.5, 5), layout="constrained")

@@ -13,9 +13,10 @@ from pathlib import Path
 
 import numpy as np
 
+from course.cipher_data import DATA_FILE, FORMAT_VERSION, write_npz
+
 from .corpus import CorpusError, default_corpus, read_corpus, sha256
 from .dataset import DEFAULT_HELD_OUT_FRACTION, DEFAULT_SEED, build_arrays
-from course.cipher_data import DATA_FILE, FORMAT_VERSION, write_npz
 from .vigenere import ALPHABET, KEY
 
 __all__ = ["DEFAULT_OUT", "build", "main"]
@@ -60,10 +61,7 @@ def _fraction(text: str) -> float:
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="course data build",
-        description=(
-            "Build the Vigenère cipher data set (key 'clap') "
-            "that the Transformer notebook trains on."
-        ),
+        description=("Build the Vigenère cipher data set (key 'clap') that the Transformer notebook trains on."),
         epilog=(
             "examples:\n"
             "  course data build                          # default corpus, default place\n"
@@ -86,9 +84,7 @@ def _parser() -> argparse.ArgumentParser:
         default=str(DEFAULT_OUT),
         help=f"the .npz to write (default: {DEFAULT_OUT})",
     )
-    parser.add_argument(
-        "--seed", type=int, default=DEFAULT_SEED, help=f"salts the split (default: {DEFAULT_SEED})"
-    )
+    parser.add_argument("--seed", type=int, default=DEFAULT_SEED, help=f"salts the split (default: {DEFAULT_SEED})")
     parser.add_argument(
         "--held-out-fraction",
         type=_fraction,
@@ -110,8 +106,7 @@ def main(argv=None) -> int:
     n_held = contents["held_out_plain"].shape[1]
     size = Path(args.out).stat().st_size
     print(
-        f"wrote {args.out}: {n_train} training and {n_held} held-out texts "
-        f"from {contents['corpus']} ({size:,} bytes)"
+        f"wrote {args.out}: {n_train} training and {n_held} held-out texts from {contents['corpus']} ({size:,} bytes)"
     )
     return 0
 

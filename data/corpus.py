@@ -103,11 +103,7 @@ def prose_paragraphs(text: str) -> list[str]:
     they fall below that share.
     """
     paragraphs = re.split(r"\n[ \t\r\f\v]*\n", text)
-    return [
-        p
-        for p in paragraphs
-        if not p.lstrip().startswith(">>>") and _letter_share(p) >= PROSE_LETTER_SHARE
-    ]
+    return [p for p in paragraphs if not p.lstrip().startswith(">>>") and _letter_share(p) >= PROSE_LETTER_SHARE]
 
 
 def clean(text: str) -> str:

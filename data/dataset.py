@@ -48,9 +48,7 @@ def corpus_texts(text: str, name: str = "the corpus", length: int = TEXT_LENGTH)
         raise CorpusError(f"{name} holds no letters a-z, so it gives no training text.")
     paragraphs = prose_paragraphs(text)
     if not paragraphs:
-        raise CorpusError(
-            f"{name} has no prose paragraph: every paragraph is mostly code, digits or symbols."
-        )
+        raise CorpusError(f"{name} has no prose paragraph: every paragraph is mostly code, digits or symbols.")
     cleaned = clean("\n\n".join(paragraphs))
     if len(cleaned) < length:
         raise CorpusError(
@@ -80,10 +78,7 @@ def split(
     n_held = round(held_out_fraction * len(ranked))
     if held_out_fraction > 0:
         if len(ranked) < 2:
-            raise CorpusError(
-                f"the corpus gives {len(ranked)} distinct text(s); "
-                "a held-out split needs at least 2."
-            )
+            raise CorpusError(f"the corpus gives {len(ranked)} distinct text(s); a held-out split needs at least 2.")
         n_held = min(max(n_held, 1), len(ranked) - 1)
     return ranked[n_held:], ranked[:n_held]
 

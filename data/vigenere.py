@@ -50,8 +50,7 @@ def to_indices(text: str) -> np.ndarray:
     unknown = list(dict.fromkeys(c for c in text if c not in _INDEX))
     if unknown:
         raise ValueError(
-            f"{text!r} holds characters outside the alphabet a-z and space: "
-            + ", ".join(repr(c) for c in unknown)
+            f"{text!r} holds characters outside the alphabet a-z and space: " + ", ".join(repr(c) for c in unknown)
         )
     return np.array([_INDEX[c] for c in text], dtype=np.uint8)
 

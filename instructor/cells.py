@@ -116,8 +116,7 @@ def hidden_line_numbers(source: str) -> set[int]:
 def strip_markers(source: str, kinds=("SOLUTION", "HIDDEN TESTS")) -> str:
     """``source`` without the marker lines of ``kinds`` (what they enclose stays)."""
     return "\n".join(
-        line for line in source.splitlines()
-        if not ((found := _MARKER_LINE.match(line)) and found.group(2) in kinds)
+        line for line in source.splitlines() if not ((found := _MARKER_LINE.match(line)) and found.group(2) in kinds)
     )
 
 
@@ -137,5 +136,4 @@ def solution_lines(nb) -> list[str]:
 
 def visible_source(source: str) -> str:
     """What a student sees of a cell: no hidden tests, no mark scheme (the release has neither)."""
-    return "\n".join(line for region, line in regions(source)
-                     if region not in ("HIDDEN TESTS", "MARK SCHEME")).strip()
+    return "\n".join(line for region, line in regions(source) if region not in ("HIDDEN TESTS", "MARK SCHEME")).strip()

@@ -42,7 +42,10 @@ def _step(text: str) -> None:
 
 
 def run_demo(names: list[str], scratch: Path | None = None, keep: bool = False) -> None:
-    """The demo in ``scratch`` (emptied first, kept afterwards), else in a new temporary folder removed unless ``keep``."""
+    """The demo in ``scratch`` (emptied first, kept afterwards), else in a new temporary folder.
+
+    A temporary folder is removed afterwards unless ``keep``.
+    """
     if scratch is not None:
         scratch = scratch.resolve()
         if scratch == REPO_ROOT or REPO_ROOT in scratch.parents:
@@ -50,8 +53,10 @@ def run_demo(names: list[str], scratch: Path | None = None, keep: bool = False) 
         if scratch.exists():
             others = sorted(p.name for p in scratch.iterdir() if p.name not in SCRATCH_FOLDERS)
             if others:  # never empty a folder that holds anything but an earlier demo
-                raise CourseError(f"The demo's scratch folder {scratch} holds other files ({', '.join(others[:3])}); "
-                                  "name an empty or new folder.")
+                raise CourseError(
+                    f"The demo's scratch folder {scratch} holds other files ({', '.join(others[:3])}); "
+                    "name an empty or new folder."
+                )
             shutil.rmtree(scratch)
         scratch.mkdir(parents=True)
         keep = True
@@ -69,7 +74,9 @@ def run_demo(names: list[str], scratch: Path | None = None, keep: bool = False) 
 def demo(names: list[str], scratch: Path) -> None:
     """Run the demo in the empty folder ``scratch``; a failed step raises CourseError."""
     repo = scratch / "course"
-    shutil.copytree(REPO_ROOT / "solutions", repo / "solutions", ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__"))
+    shutil.copytree(
+        REPO_ROOT / "solutions", repo / "solutions", ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__")
+    )
 
     _step(f"release {', '.join(names)} -> {repo / 'notebooks'}")
     release(repo, names)
@@ -97,8 +104,11 @@ def demo(names: list[str], scratch: Path) -> None:
     into_course_dir(course_dir, repo, names)
     isolation = sandbox.detect()
     if not isolation.safe:
-        print(f"no sandbox here ({isolation.detail}); the demo grades only the course's own notebooks, "
-              "so it runs them without one. `course grade` refuses student work in that case.", flush=True)
+        print(
+            f"no sandbox here ({isolation.detail}); the demo grades only the course's own notebooks, "
+            "so it runs them without one. `course grade` refuses student work in that case.",
+            flush=True,
+        )
     start = time.perf_counter()
     run = grade_class(course_dir, subs, unsafe=True, progress=False, isolation=isolation)
     seconds = time.perf_counter() - start
@@ -110,11 +120,15 @@ def demo(names: list[str], scratch: Path) -> None:
     if failures:
         raise CourseError(f"these submissions were not graded cleanly: {', '.join(failures)}.")
 
-    wrong = [r for r in rows if (r.student == "reference" and r.auto_score != r.auto_max)
-             or (r.student == "blank" and r.auto_score != 0)]
+    wrong = [
+        r
+        for r in rows
+        if (r.student == "reference" and r.auto_score != r.auto_max) or (r.student == "blank" and r.auto_score != 0)
+    ]
     if wrong:
         raise CourseError(
             "expected full marks for 'reference' and 0 for 'blank', but got "
-            + ", ".join(f"{r.student}/{r.assignment} {r.auto_score:g}/{r.auto_max:g}" for r in wrong) + "."
+            + ", ".join(f"{r.student}/{r.assignment} {r.auto_score:g}/{r.auto_max:g}" for r in wrong)
+            + "."
         )
     print("demo passed: the reference solution gets full marks and the blank notebook 0.")

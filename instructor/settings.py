@@ -24,7 +24,11 @@ COURSE_ID = "seqmodels"
 
 #: Files that never belong in a release, an autograded copy or feedback.
 IGNORE = [
-    ".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback", ".DS_Store",
+    ".ipynb_checkpoints",
+    "*.pyc",
+    "__pycache__",
+    "feedback",
+    ".DS_Store",
     "*.weights.npz",  # model weights a student saves while training
 ]
 

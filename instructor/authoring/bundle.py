@@ -48,7 +48,14 @@ from instructor.paths import REPO_ROOT, notebook_path
 STUDENT_PACKAGE = "course"
 #: Packages (by distribution name) a student needs to run the notebooks.
 STUDENT_REQUIREMENTS = (
-    "jupyterlab", "notebook", "numpy", "mygrad", "mynn", "noggin", "matplotlib", "ipywidgets",
+    "jupyterlab",
+    "notebook",
+    "numpy",
+    "mygrad",
+    "mynn",
+    "noggin",
+    "matplotlib",
+    "ipywidgets",
     "nbgrader",  # the Validate button; the rest of its interface is switched off (JUPYTER_CONFIG)
 )
 HELPERS_NAME = "seqmodels-course-helpers"
@@ -86,7 +93,9 @@ def _jupyter_config() -> dict[str, dict]:
     that nbgrader installs to turn them all on, so these win.
     """
     off = {plugin: True for plugin in LAB_PLUGINS_OFF}
-    files = {"etc/jupyter/labconfig/page_config.json": {"disabledExtensions": off, "lockedExtensions": off}}
+    files: dict[str, dict] = {
+        "etc/jupyter/labconfig/page_config.json": {"disabledExtensions": off, "lockedExtensions": off}
+    }
     for extension in SERVER_EXTENSIONS_OFF:
         files[f"etc/jupyter/jupyter_server_config.d/{extension}.json"] = {
             "ServerApp": {"jpserver_extensions": {extension: False}}
@@ -121,9 +130,10 @@ def _helpers_pyproject(deps: list[str]) -> str:
 
 
 def write_helpers(target: Path, root: Path = REPO_ROOT) -> None:
-    """The installable helper package: the student package ``course/`` as it is, its requirements and Jupyter settings."""
-    shutil.copytree(root / STUDENT_PACKAGE, target / STUDENT_PACKAGE,
-                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    """The installable helper package: the student package ``course/`` as it is, its requirements, Jupyter settings."""
+    shutil.copytree(
+        root / STUDENT_PACKAGE, target / STUDENT_PACKAGE, ignore=shutil.ignore_patterns("__pycache__", "*.pyc")
+    )
     for installed, content in JUPYTER_CONFIG.items():
         source = target / _config_source(installed)
         source.parent.mkdir(parents=True, exist_ok=True)
@@ -135,7 +145,7 @@ def _readme(names: list[str]) -> str:
     """The bundle's README: set up a venv, install, start JupyterLab, work, validate, hand in."""
     notebooks = [f"`{name}/{name}.ipynb`" for name in names]
     order = notebooks[0] if len(notebooks) == 1 else ", then ".join(notebooks) + ", in this order"
-    return f"""# Sequence models: {', '.join(names)}
+    return f"""# Sequence models: {", ".join(names)}
 
 Each assignment is a folder with its notebook (and its data). `helpers/` is a small
 package the notebooks import; installing it also installs JupyterLab and everything else
@@ -194,8 +204,25 @@ Hand in the notebook (`.ipynb`), under its own name, as your instructor asks.
 
 #: the verbs of the instructors' ``course`` command (tests/authoring/test_bundle.py keeps this list
 #: equal to the command's own: authoring may not import the command, which stands above it)
-COURSE_VERBS = ("bench", "bundle", "check", "data", "demo", "export", "extend", "feedback", "formgrader",
-                "grade", "init", "release", "release-to-exchange", "report", "roster", "similarity", "unflag")
+COURSE_VERBS = (
+    "bench",
+    "bundle",
+    "check",
+    "data",
+    "demo",
+    "export",
+    "extend",
+    "feedback",
+    "formgrader",
+    "grade",
+    "init",
+    "release",
+    "release-to-exchange",
+    "report",
+    "roster",
+    "similarity",
+    "unflag",
+)
 
 
 def instructor_words() -> re.Pattern:
@@ -263,7 +290,9 @@ def check_bundle(folder: Path, names: list[str], solutions: Path) -> list[str]:
     return problems
 
 
-def build(names: list[str], to: Path, make_zip: bool = False, force: bool = False, root: Path = REPO_ROOT) -> list[Path]:
+def build(
+    names: list[str], to: Path, make_zip: bool = False, force: bool = False, root: Path = REPO_ROOT
+) -> list[Path]:
     """Write the bundle folder ``to`` (and ``to.zip``); returns what was written."""
     solutions = root / "solutions"
     if not names:
@@ -274,7 +303,9 @@ def build(names: list[str], to: Path, make_zip: bool = False, force: bool = Fals
     with tempfile.TemporaryDirectory(prefix="course-bundle-") as tmp:
         scratch = Path(tmp)
         # a fresh release from a scratch copy: the bundle never depends on a stale notebooks/
-        shutil.copytree(solutions, scratch / "solutions", ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__"))
+        shutil.copytree(
+            solutions, scratch / "solutions", ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__")
+        )
         release(scratch, names, text=False)  # the figures drawn now travel in each assignment folder
         staged = scratch / "bundle"
         staged.mkdir()

@@ -57,7 +57,9 @@ def check_outputs(root: Path) -> list[str]:
                 if cell.get("outputs"):
                     problems.append(f"{_rel(path, root)}: cell {i} carries outputs (clear them before committing).")
                 if cell.get("execution_count") is not None:
-                    problems.append(f"{_rel(path, root)}: cell {i} carries an execution count (clear outputs before committing).")
+                    problems.append(
+                        f"{_rel(path, root)}: cell {i} carries an execution count (clear outputs before committing)."
+                    )
     return problems
 
 
@@ -72,7 +74,9 @@ def check_given(root: Path) -> list[str]:
             problems.append(f"{_rel(path, root)}: given cell cannot be generated ({err}).")
             continue
         for gid in stale:
-            problems.append(f"{_rel(path, root)}: given cell {gid!r} is out of date with its origin (run `course release`).")
+            problems.append(
+                f"{_rel(path, root)}: given cell {gid!r} is out of date with its origin (run `course release`)."
+            )
     return problems
 
 
@@ -122,7 +126,8 @@ def check_leaks(root: Path) -> list[str]:
             for line in cell.source.splitlines():
                 if line.strip() in secret:
                     problems.append(
-                        f"{_rel(student_path, root)}: cell {i} shows a solution or hidden-test line: {line.strip()[:60]!r}"
+                        f"{_rel(student_path, root)}: cell {i} shows a solution or hidden-test line: "
+                        f"{line.strip()[:60]!r}"
                     )
     return problems
 
@@ -138,7 +143,10 @@ def check_markers(root: Path) -> list[str]:
             # regions() leaves out the marker lines that stand alone: a marker still there is glued to text
             for _, line in regions(cell.source):
                 if has_marker(line):
-                    problems.append(f"{_rel(path, root)}: cell {i} has a marker that does not stand on a line of its own: {line.strip()[:60]!r}")
+                    problems.append(
+                        f"{_rel(path, root)}: cell {i} has a marker that does not stand on a line of its own: "
+                        f"{line.strip()[:60]!r}"
+                    )
     return problems
 
 
@@ -146,5 +154,12 @@ def check(root: Path) -> list[str]:
     """Every problem found under a course repository ``root`` (empty when clean)."""
     if not (root / "solutions").is_dir():
         raise CourseError(f"{root} is not a course repository: it has no solutions/ folder.")
-    return (check_markers(root) + check_outputs(root) + check_given(root) + check_figures(root)
-            + check_text_forms(root) + check_drift(root) + check_leaks(root))
+    return (
+        check_markers(root)
+        + check_outputs(root)
+        + check_given(root)
+        + check_figures(root)
+        + check_text_forms(root)
+        + check_drift(root)
+        + check_leaks(root)
+    )

@@ -17,7 +17,8 @@ MIN_SECRET_CHARS = 16
 
 def secret_and_public_lines(nb) -> tuple[set[str], set[str]]:
     """(lines inside markers, lines outside them) of a solution notebook, stripped; given cells skipped."""
-    secret, public = set(), set()
+    secret: set[str] = set()
+    public: set[str] = set()
     for cell in nb.cells:
         if given_refs(cell):
             continue

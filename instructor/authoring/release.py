@@ -35,14 +35,13 @@ def resolve_assignments(solutions: Path, requested=None) -> list[str]:
         return known
     for name in requested:
         if name not in known:
-            raise CourseError(
-                f"There is no assignment {name!r} in {solutions} (known: {', '.join(known) or 'none'})."
-            )
+            raise CourseError(f"There is no assignment {name!r} in {solutions} (known: {', '.join(known) or 'none'}).")
     return [a for a in known if a in requested]
 
 
-def generate(root: Path, assignment: str, source: str, release: str, database: bool = False,
-             db_url: str | None = None) -> None:
+def generate(
+    root: Path, assignment: str, source: str, release: str, database: bool = False, db_url: str | None = None
+) -> None:
     """Run nbgrader's generate_assignment for one assignment, quietly (``db_url``: the gradebook to record it in)."""
     cfg = configure(Config(), root, source=source, release=release)
     if db_url:
@@ -69,8 +68,9 @@ def _last_error_line(text: str) -> str:
     return lines[-1] if lines else "unknown error"
 
 
-def release(root: Path, assignments=None, sync: bool = True, figures: bool = True,
-            text: bool = True) -> list[tuple[str, list[str]]]:
+def release(
+    root: Path, assignments=None, sync: bool = True, figures: bool = True, text: bool = True
+) -> list[tuple[str, list[str]]]:
     """Regenerate ``notebooks/`` from ``solutions/`` under a course repo ``root``.
 
     ``figures``: draw each assignment's figures into ``solutions/<a>/figures/`` first

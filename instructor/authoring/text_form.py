@@ -73,8 +73,12 @@ def check_text_forms(root: Path) -> list[str]:
         path = text_form_path(solutions, name)
         rel = f"solutions/{path.name}"
         if not path.is_file():
-            problems.append(f"{rel} is missing: the text form of solutions/{name}/{name}.ipynb (run `course release {name}`).")
+            problems.append(
+                f"{rel} is missing: the text form of solutions/{name}/{name}.ipynb (run `course release {name}`)."
+            )
         elif path.read_text(encoding="utf-8") != to_text(read(nb_path)):
-            problems.append(f"{rel} is out of sync with solutions/{name}/{name}.ipynb (run `course release {name}`; "
-                            f"to keep an edit made in the text, see AUTHORING.md, \"Text forms\").")
+            problems.append(
+                f"{rel} is out of sync with solutions/{name}/{name}.ipynb (run `course release {name}`; "
+                f'to keep an edit made in the text, see AUTHORING.md, "Text forms").'
+            )
     return problems

@@ -41,7 +41,9 @@ def into_course_dir(folder: Path, repo_root: Path, assignments: list[str], db: s
         target = folder / "source" / name
         if target.exists():
             shutil.rmtree(target)
-        shutil.copytree(repo_root / "solutions" / name, target, ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__"))
+        shutil.copytree(
+            repo_root / "solutions" / name, target, ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__")
+        )
     for name in assignments:
         # given cells refer to earlier assignments, so sync against the repo
         sync_given(notebook_path(name, folder / "source"), repo_root / "solutions")
@@ -55,13 +57,15 @@ def into_course_dir(folder: Path, repo_root: Path, assignments: list[str], db: s
     due.apply_due_dates(folder, db_url, assignments)
     changes = []
     for name in assignments:
-        after = gradebook.recorded_cells(db_url, name)
-        if before[name] is not None and after is not None:
-            old_tests, new_tests = before[name][1], after[1]
+        after, earlier = gradebook.recorded_cells(db_url, name), before[name]
+        if earlier is not None and after is not None:
+            old_tests, new_tests = earlier[1], after[1]
             changed = sorted(k for k, src in new_tests.items() if k in old_tests and old_tests[k] != src)
-            changes += [f"{name}: test cell {k} changed since submissions were graded; they are graded "
-                        f"with the new code (hand grades kept; the cell as students received it is no edit)"
-                        for k in changed]
+            changes += [
+                f"{name}: test cell {k} changed since submissions were graded; they are graded "
+                f"with the new code (hand grades kept; the cell as students received it is no edit)"
+                for k in changed
+            ]
     return changes
 
 
@@ -70,22 +74,27 @@ def _refuse_changed_cells(folder: Path, assignment: str, recorded) -> None:
         return
     nb = read(notebook_path(assignment, folder / "source"))
     # the cells nbgrader records in the gradebook
-    new = {grade_id(c) for c in nb.cells if grade_id(c) and (is_grade(c) or is_solution(c) or is_locked(c) or is_task(c))}
+    new = {
+        grade_id(c) for c in nb.cells if grade_id(c) and (is_grade(c) or is_solution(c) or is_locked(c) or is_task(c))
+    }
     old = recorded[0]
     if new != old:
         removed, added = ", ".join(sorted(old - new)) or "none", ", ".join(sorted(new - old)) or "none"
         raise CourseError(
             f"{assignment} cannot be regraded: its nbgrader cells changed after submissions were recorded "
             f"(removed: {removed}; added: {added}), which nbgrader refuses; put the cells back, "
-            f"or grade in a new course directory (`course init DIR`).")
+            f"or grade in a new course directory (`course init DIR`)."
+        )
 
 
-def release_to_exchange(folder: Path, repo_root: Path, assignments: list[str], force: bool = False,
-                        log=print) -> Path:
+def release_to_exchange(folder: Path, repo_root: Path, assignments: list[str], force: bool = False, log=print) -> Path:
     """:func:`into_course_dir`, then ``nbgrader release_assignment`` in ``folder``; returns the exchange."""
     for change in into_course_dir(folder, repo_root, assignments):
         log(change)
-    exchange = directory.current_settings(folder).exchange
+    settings = directory.current_settings(folder)
+    if settings is None:
+        raise CourseError(f"{folder} is not a course directory: run `course init --course-dir {folder}` first.")
+    exchange = settings.exchange
     for name in assignments:
         command = [sys.executable, "-m", "nbgrader", "release_assignment", name] + (["--force"] if force else [])
         done = subprocess.run(command, cwd=folder, capture_output=True, text=True)

@@ -68,7 +68,11 @@ def run_trial(nb, cwd: Path, skip_tags=(), env: dict | None = None, timeout: int
     start = time.perf_counter()
     try:
         client = NotebookClient(
-            nb, timeout=timeout, kernel_name="python3", allow_errors=True, config=kernel_transport(Config()),
+            nb,
+            timeout=timeout,
+            kernel_name="python3",
+            allow_errors=True,
+            config=kernel_transport(Config()),
             resources={"metadata": {"path": str(cwd)}},
         )
         client.execute()

@@ -54,6 +54,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from instructor.errors import CourseError
 from instructor.sandbox import cgroup
 from instructor.sandbox.limits import Limits
 
@@ -69,8 +70,17 @@ KERNEL_UID = 65533
 EXECUTOR_CAPS = "setuid,setgid,setpcap,kill"
 #: the prefix of the kernel's command in the sandbox (the executor runs it): KERNEL_UID, every capability
 #: set empty, no way to gain one back
-KERNEL_LAUNCH = ["setpriv", f"--reuid={KERNEL_UID}", f"--regid={KERNEL_UID}", "--clear-groups", "--no-new-privs",
-                 "--bounding-set=-all", "--inh-caps=-all", "--ambient-caps=-all", "--"]
+KERNEL_LAUNCH = [
+    "setpriv",
+    f"--reuid={KERNEL_UID}",
+    f"--regid={KERNEL_UID}",
+    "--clear-groups",
+    "--no-new-privs",
+    "--bounding-set=-all",
+    "--inh-caps=-all",
+    "--ambient-caps=-all",
+    "--",
+]
 #: a result larger than this is not read (the executor caps outputs far below)
 MAX_RESULT_BYTES = 64 * 2**20
 
@@ -104,29 +114,43 @@ def detect() -> Isolation:
     why = probe()
     if why:
         return unsafe(f"bubblewrap does not start here: {why}")
-    limits = "memory and process limits per sandbox (cgroup v1)" if cgroup.available() else "no cgroups: memory by rlimit, processes unlimited"
-    return Isolation("bubblewrap", f"bubblewrap: uid {KERNEL_UID} (executor {NOBODY}), no network, private filesystem, "
-                                   f"{limits}", True)
+    limits = (
+        "memory and process limits per sandbox (cgroup v1)"
+        if cgroup.available()
+        else "no cgroups: memory by rlimit, processes unlimited"
+    )
+    return Isolation(
+        "bubblewrap",
+        f"bubblewrap: uid {KERNEL_UID} (executor {NOBODY}), no network, private filesystem, {limits}",
+        True,
+    )
 
 
 #: what the probe runs inside: the interpreter, the executor's imports and the student package, as a run needs
 #: them, and the switch to the kernel's uid
-PROBE = ("import sys; sys.modules.setdefault('rfc3987_syntax', None); "  # as the executor does: 1.5 s less
-         "import importlib.util as u, nbclient, nbformat, subprocess; "
-         "missing = [m for m in ('ipykernel', 'course') if not u.find_spec(m)]; "
-         "assert not missing, f'{missing} cannot be imported'; "
-         f"assert subprocess.run({KERNEL_LAUNCH!r} + ['true']).returncode == 0, "
-         "'the kernel cannot be started under a uid of its own (setpriv)'")
+PROBE = (
+    "import sys; sys.modules.setdefault('rfc3987_syntax', None); "  # as the executor does: 1.5 s less
+    "import importlib.util as u, nbclient, nbformat, subprocess; "
+    "missing = [m for m in ('ipykernel', 'course') if not u.find_spec(m)]; "
+    "assert not missing, f'{missing} cannot be imported'; "
+    f"assert subprocess.run({KERNEL_LAUNCH!r} + ['true']).returncode == 0, "
+    "'the kernel cannot be started under a uid of its own (setpriv)'"
+)
 
 
 def probe() -> str:
-    """"" if a sandbox with the real interpreter and binds starts and imports what grading needs, else why not.
+    """ "" if a sandbox with the real interpreter and binds starts and imports what grading needs, else why not.
 
     The real binds matter: an interpreter or a course installed under
     ``/tmp``, a home folder or a conda prefix must be visible inside.
     """
-    command = [*_bwrap_args(_readonly_roots(), {}, files={str(EXECUTOR): EXECUTOR_INSIDE}),
-               sys.executable, "-I", "-c", PROBE]
+    command = [
+        *_bwrap_args(_readonly_roots(), {}, files={str(EXECUTOR): EXECUTOR_INSIDE}),
+        sys.executable,
+        "-I",
+        "-c",
+        PROBE,
+    ]
     try:
         done = subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
     except (OSError, subprocess.TimeoutExpired) as err:
@@ -168,6 +192,8 @@ GRADER_PACKAGES = ("instructor", "course_data")
 def _package_dir(name: str) -> Path:
     """Where package ``name`` is installed (found, not imported)."""
     spec = importlib.util.find_spec(name)
+    if spec is None or not spec.submodule_search_locations:
+        raise CourseError(f"The package {name} is not installed: reinstall the course (pip install -e .).")
     return Path(next(iter(spec.submodule_search_locations))).resolve()
 
 
@@ -186,13 +212,41 @@ def _hidden(roots: list[str]) -> list[str]:
     return sorted(str(p) for p in grader if any(p.is_relative_to(root) for root in roots))
 
 
-def _bwrap_args(roots: list[str], binds: dict[str, str], tmp_mb: int = 64,
-                env: dict[str, str] | None = None, chdir: str = "/", files: dict[str, str] | None = None) -> list[str]:
+def _bwrap_args(
+    roots: list[str],
+    binds: dict[str, str],
+    tmp_mb: int = 64,
+    env: dict[str, str] | None = None,
+    chdir: str = "/",
+    files: dict[str, str] | None = None,
+) -> list[str]:
     args = [
-        "bwrap", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
-        "--die-with-parent", "--new-session", "--clearenv", "--chdir", chdir,
-        "--ro-bind", "/usr", "/usr", "--ro-bind", "/etc", "/etc",
-        "--symlink", "usr/bin", "/bin", "--symlink", "usr/lib", "/lib", "--symlink", "usr/sbin", "/sbin",
+        "bwrap",
+        "--unshare-pid",
+        "--unshare-net",
+        "--unshare-ipc",
+        "--unshare-uts",
+        "--unshare-cgroup-try",
+        "--die-with-parent",
+        "--new-session",
+        "--clearenv",
+        "--chdir",
+        chdir,
+        "--ro-bind",
+        "/usr",
+        "/usr",
+        "--ro-bind",
+        "/etc",
+        "/etc",
+        "--symlink",
+        "usr/bin",
+        "/bin",
+        "--symlink",
+        "usr/lib",
+        "/lib",
+        "--symlink",
+        "usr/sbin",
+        "/sbin",
     ]
     if os.path.isdir("/usr/lib64"):
         args += ["--symlink", "usr/lib64", "/lib64"]
@@ -214,17 +268,33 @@ def _bwrap_args(roots: list[str], binds: dict[str, str], tmp_mb: int = 64,
     for key, value in (env or {}).items():
         args += ["--setenv", key, value]
     caps = ",".join(f"+{cap}" for cap in EXECUTOR_CAPS.split(","))
-    return args + ["--", "setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", "--no-new-privs",
-                   f"--bounding-set=-all,{caps}", f"--inh-caps=-all,{caps}", f"--ambient-caps=-all,{caps}"]
+    return args + [
+        "--",
+        "setpriv",
+        f"--reuid={NOBODY}",
+        f"--regid={NOBODY}",
+        "--clear-groups",
+        "--no-new-privs",
+        f"--bounding-set=-all,{caps}",
+        f"--inh-caps=-all,{caps}",
+        f"--ambient-caps=-all,{caps}",
+    ]
 
 
 def _environment(prefix: str, home: str) -> dict[str, str]:
     """The kernel's whole environment: nothing of the grader's."""
     return {
-        "PATH": f"{prefix}/bin:/usr/bin:/bin", "HOME": home, "USER": "student", "LANG": "C.UTF-8",
-        "NBGRADER_EXECUTION": "autograde", "COURSE_QUICK": "1", "OPENBLAS_NUM_THREADS": "1",
-        "PYTHONDONTWRITEBYTECODE": "1", "MPLCONFIGDIR": f"{home}/.config/matplotlib",
-        "IPYTHONDIR": f"{home}/.ipython", "JUPYTER_RUNTIME_DIR": "/tmp/jupyter-runtime",
+        "PATH": f"{prefix}/bin:/usr/bin:/bin",
+        "HOME": home,
+        "USER": "student",
+        "LANG": "C.UTF-8",
+        "NBGRADER_EXECUTION": "autograde",
+        "COURSE_QUICK": "1",
+        "OPENBLAS_NUM_THREADS": "1",
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "MPLCONFIGDIR": f"{home}/.config/matplotlib",
+        "IPYTHONDIR": f"{home}/.ipython",
+        "JUPYTER_RUNTIME_DIR": "/tmp/jupyter-runtime",
         "JUPYTER_PLATFORM_DIRS": "1",
     }
 
@@ -276,14 +346,22 @@ def execute(nb, files: list[Path], limits: Limits, isolation: Isolation) -> Exec
         for path in files:
             shutil.copy(path, work / path.name)
         _copy_font_cache(home)
-        inside = {"work": "/sandbox/work", "out": "/sandbox/out", "home": "/sandbox/home"} if sandboxed else \
-            {"work": str(work), "out": str(out), "home": str(home)}
+        inside = (
+            {"work": "/sandbox/work", "out": "/sandbox/out", "home": "/sandbox/home"}
+            if sandboxed
+            else {"work": str(work), "out": str(out), "home": str(home)}
+        )
         name = "notebook.ipynb"
         nbformat.write(nb, str(out / name))
         channel, result_fd = os.pipe()  # the result's way out: the grader reads, only the executor writes
-        job = {"notebook": f"{inside['out']}/{name}", "work": inside["work"], "out": inside["out"],
-               "result_fd": result_fd, "kernel_prefix": KERNEL_LAUNCH if sandboxed else [],
-               "limits": limits.as_dict()}
+        job = {
+            "notebook": f"{inside['out']}/{name}",
+            "work": inside["work"],
+            "out": inside["out"],
+            "result_fd": result_fd,
+            "kernel_prefix": KERNEL_LAUNCH if sandboxed else [],
+            "limits": limits.as_dict(),
+        }
         (out / "job.json").write_text(json.dumps(job))  # root's: read-only to both
         # -I: no user site, no PYTHON* variables, and the script's folder not on sys.path
         script = EXECUTOR_INSIDE if sandboxed else str(EXECUTOR)
@@ -297,8 +375,8 @@ def execute(nb, files: list[Path], limits: Limits, isolation: Isolation) -> Exec
             os.chown(out / name, NOBODY, NOBODY)
             (out / name).chmod(0o600)
             binds = {str(work): inside["work"], str(out): inside["out"], str(home): inside["home"]}
-            files = {str(EXECUTOR): EXECUTOR_INSIDE}
-            command = [*_bwrap_args(_readonly_roots(), binds, limits.tmp_mb, env, inside["work"], files), *command]
+            executor = {str(EXECUTOR): EXECUTOR_INSIDE}
+            command = [*_bwrap_args(_readonly_roots(), binds, limits.tmp_mb, env, inside["work"], executor), *command]
             env = {}
         return _run(command, env, scratch, out, work, limits, (channel, result_fd))
     finally:
@@ -313,8 +391,11 @@ RESULT_MB = MAX_RESULT_BYTES // 2**20 + 16
 
 def _mount_tmpfs(folder: Path, size_mb: int) -> bool:
     """Make ``folder`` a private tmpfs of ``size_mb`` (root only): all a sandbox writes, bounded; False if not."""
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size_mb}m,mode=0700,nosuid,nodev", "tmpfs",
-                           str(folder)], capture_output=True, check=False)
+    done = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", f"size={size_mb}m,mode=0700,nosuid,nodev", "tmpfs", str(folder)],
+        capture_output=True,
+        check=False,
+    )
     return done.returncode == 0
 
 
@@ -331,7 +412,7 @@ def sweep_scratch() -> int:
     for folder in Path(tempfile.gettempdir()).glob(f"{SCRATCH}*"):
         if not folder.is_dir() or folder.is_symlink() or folder.lstat().st_uid not in (os.geteuid(), NOBODY):
             continue
-        name = folder.name[len(SCRATCH):]
+        name = folder.name[len(SCRATCH) :]
         if name.split("-", 1)[0].isdigit():
             gone = cgroup.left_by_dead_grader(name)
         else:  # named by an older grader without its pid: gone once it is an hour old
@@ -352,8 +433,9 @@ def _read_channel(fd: int, into: list) -> None:
     into.append(data)
 
 
-def _run(command: list[str], env: dict, scratch: Path, out: Path, work: Path, limits: Limits,
-         pipe: tuple[int, int]) -> Execution:
+def _run(
+    command: list[str], env: dict, scratch: Path, out: Path, work: Path, limits: Limits, pipe: tuple[int, int]
+) -> Execution:
     cg = cgroup.Cgroup.create(limits.memory_mb, limits.processes, limits.cpus) if cgroup.available() else None
     start = time.monotonic()
     log_path = scratch / "log.txt"
@@ -365,8 +447,14 @@ def _run(command: list[str], env: dict, scratch: Path, out: Path, work: Path, li
         with open(log_path, "wb") as log:
             try:
                 proc = subprocess.Popen(
-                    _limited(command, limits, cg), env=env or None, cwd=str(work), stdin=subprocess.DEVNULL,
-                    stdout=log, stderr=subprocess.STDOUT, start_new_session=True, pass_fds=(result_fd,),
+                    _limited(command, limits, cg),
+                    env=env or None,
+                    cwd=str(work),
+                    stdin=subprocess.DEVNULL,
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                    start_new_session=True,
+                    pass_fds=(result_fd,),
                 )
             finally:
                 os.close(result_fd)  # the executor holds the only writing end now
@@ -394,15 +482,25 @@ def _run(command: list[str], env: dict, scratch: Path, out: Path, work: Path, li
             last = (text.strip().splitlines() or ["no message"])[-1][:200]
             status, reason = "not_started", f"the sandbox did not start (exit status {code}: {last})"
         elif not status:
-            status, reason = ("memory", memory) if oom and code != 0 else (
-                "no_result", f"the sandbox ended without returning a result (exit status {code})")
+            status, reason = (
+                ("memory", memory)
+                if oom and code != 0
+                else ("no_result", f"the sandbox ended without returning a result (exit status {code})")
+            )
         return Execution(status, reason, None, seconds, log=text, processes_killed=killed, hit_process_limit=many)
     status, reason = result["status"], result["detail"]
     if status in ("died", "unresponsive") and oom:
         status, reason = "memory", memory
     return Execution(
-        status, reason if status != "ok" else "", result["notebook"], seconds, result["timed_out"],
-        result["output_cut"], text, killed, many,
+        status,
+        reason if status != "ok" else "",
+        result["notebook"],
+        seconds,
+        result["timed_out"],
+        result["output_cut"],
+        text,
+        killed,
+        many,
     )
 
 
@@ -423,5 +521,5 @@ def _read_result(raw: bytes):
         data["output_cut"] = [int(i) for i in data["output_cut"]]
         data["detail"] = str(data["detail"])[:300]
         return data
-    except Exception:  # noqa: BLE001 - RecursionError (nested too deep) and any other: a malformed result
+    except Exception:
         return None

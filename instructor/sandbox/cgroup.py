@@ -83,7 +83,7 @@ class Cgroup:
         return [self.memory, self.pids] + ([self.cpu] if self.cpu else [])
 
     @classmethod
-    def create(cls, memory_mb: int, processes: int, cpus: float = 0.0) -> "Cgroup":
+    def create(cls, memory_mb: int, processes: int, cpus: float = 0.0) -> Cgroup:
         """A new set for one sandbox, with its limits (after sweeping the dead graders' sets)."""
         sweep_orphans()
         self = cls(f"{prefix()}{uuid.uuid4().hex[:12]}")

@@ -32,8 +32,15 @@ CONNECT_TIMEOUT = "20s"
 Todo = list[tuple[Submission, dict]]
 
 
-def grade_task(folder: str, sub: Submission, limits: sandbox.Limits, unsafe: bool, db: str | None,
-               fingerprint: dict, isolation: sandbox.Isolation | None = None) -> Submission:
+def grade_task(
+    folder: str,
+    sub: Submission,
+    limits: sandbox.Limits,
+    unsafe: bool,
+    db: str | None,
+    fingerprint: dict,
+    isolation: sandbox.Isolation | None = None,
+) -> Submission:
     """One submission, on whichever process runs it; the sandbox is the one found there unless given."""
     graded = grade(Path(folder), sub, limits, isolation or sandbox.detect(), unsafe, db)
     graded.fingerprint = fingerprint
@@ -60,9 +67,18 @@ def connect(jobs: int | None = None, scheduler: str | None = None):
             yield client
         return
     # one thread per worker: each task runs a kernel in the sandbox, which uses a core
-    with LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True, host="127.0.0.1",
-                      dashboard_address=None, silence_logs=logging.ERROR, memory_limit=0) as cluster, \
-            Client(cluster) as client:
+    with (
+        LocalCluster(
+            n_workers=jobs,
+            threads_per_worker=1,
+            processes=True,
+            host="127.0.0.1",
+            dashboard_address=None,
+            silence_logs=logging.ERROR,
+            memory_limit=0,
+        ) as cluster,
+        Client(cluster) as client,
+    ):
         yield client
 
 
@@ -72,8 +88,17 @@ def on_dask(client, folder: Path, todo: Todo, limits, unsafe, db) -> Iterator[Su
 
     pending = {}
     for sub, print_ in todo:
-        fut = client.submit(grade_task, str(folder), sub, limits, unsafe, db, print_, pure=False,
-                            key=f"grade-{sub.student}-{sub.assignment}-{uuid.uuid4().hex[:8]}")
+        fut = client.submit(
+            grade_task,
+            str(folder),
+            sub,
+            limits,
+            unsafe,
+            db,
+            print_,
+            pure=False,
+            key=f"grade-{sub.student}-{sub.assignment}-{uuid.uuid4().hex[:8]}",
+        )
         pending[fut.key] = (fut, sub, print_)
     for fut in as_completed([f for f, _, _ in pending.values()]):
         _, sub, print_ = pending.pop(fut.key)
@@ -81,8 +106,11 @@ def on_dask(client, folder: Path, todo: Todo, limits, unsafe, db) -> Iterator[Su
             graded = fut.result()
         except Exception as err:  # a worker died (KilledWorker) or lost its connection: the batch goes on
             graded = sub.as_found()
-            graded.end(Status.GRADER_FAILED, f"the grader failed on this submission ({type(err).__name__}: "
-                                             f"{first_line(err, 120) if str(err) else 'no message'})")
+            graded.end(
+                Status.GRADER_FAILED,
+                f"the grader failed on this submission ({type(err).__name__}: "
+                f"{first_line(err, 120) if str(err) else 'no message'})",
+            )
             graded.log.append(f"{sub.student}/{sub.assignment}: the Dask task failed: {err!r}")
             graded.fingerprint = print_
         fut.release()  # the worker drops the executed notebook too

@@ -33,14 +33,25 @@ class ClassRun:
 
     def counts(self) -> dict[str, int]:
         """How many ended graded, flagged and not graded (a failure of the grader counts as not graded)."""
-        return {shown: sum(r.status.shown == shown for r in self.results) for shown in ("graded", "flagged", "not graded")}
+        return {
+            shown: sum(r.status.shown == shown for r in self.results) for shown in ("graded", "flagged", "not graded")
+        }
 
 
-def grade_class(folder: Path, subs: list[Submission], limits: sandbox.Limits | None = None,
-                unsafe: bool = False, db: str | None = None, jobs: int | None = None,
-                scheduler: str | None = None, force: bool = False, log: Callable[[str], None] = print,
-                progress: bool = True, on_record: Callable[[int], None] | None = None,
-                isolation: sandbox.Isolation | None = None) -> ClassRun:
+def grade_class(
+    folder: Path,
+    subs: list[Submission],
+    limits: sandbox.Limits | None = None,
+    unsafe: bool = False,
+    db: str | None = None,
+    jobs: int | None = None,
+    scheduler: str | None = None,
+    force: bool = False,
+    log: Callable[[str], None] = print,
+    progress: bool = True,
+    on_record: Callable[[int], None] | None = None,
+    isolation: sandbox.Isolation | None = None,
+) -> ClassRun:
     """Grade what is missing (all with ``force``) in the course directory ``folder``; record each as it arrives.
 
     Serially by default; on ``jobs`` local Dask workers, or on the cluster at

@@ -22,8 +22,15 @@ class Progress:
         self.start = self.last = time.monotonic()
         self.bar = None
         if self.stream.isatty():
-            self.bar = tqdm(total=total, initial=done, desc=desc, unit="submission", file=self.stream,
-                            dynamic_ncols=True, smoothing=0.1)
+            self.bar = tqdm(
+                total=total,
+                initial=done,
+                desc=desc,
+                unit="submission",
+                file=self.stream,
+                dynamic_ncols=True,
+                smoothing=0.1,
+            )
 
     def update(self, n: int = 1) -> None:
         self.count += n

@@ -48,10 +48,14 @@ def check_workers(client, folder: Path, submissions: list[Path], unsafe: bool) -
         token_path.unlink(missing_ok=True)
     for address, why in sorted(seen.items()):
         if why:
-            raise CourseError(f"the Dask worker at {address} cannot grade: {why}; workers need the course directory "
-                              "and the submissions on a filesystem they share with this machine, under the same paths.")
+            raise CourseError(
+                f"the Dask worker at {address} cannot grade: {why}; workers need the course directory "
+                "and the submissions on a filesystem they share with this machine, under the same paths."
+            )
     for address, (safe, detail) in sorted(sandboxes.items()):
         if not safe and not unsafe:
-            raise CourseError(f"the Dask worker at {address} has no sandbox ({detail}); "
-                              "run workers as root with bubblewrap installed, or pass --unsafe.")
+            raise CourseError(
+                f"the Dask worker at {address} has no sandbox ({detail}); "
+                "run workers as root with bubblewrap installed, or pass --unsafe."
+            )
     return len(seen)

@@ -32,8 +32,8 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from instructor.cells import read
 from instructor.errors import CourseError
@@ -57,7 +57,7 @@ def drawers(assignment: str) -> dict[str, Callable]:
     except Exception as err:  # a diagram module that does not import: name it
         raise CourseError(f"The figures cannot be drawn: {type(err).__name__}: {err}.") from None
     prefix = f"{assignment}/"
-    return {key[len(prefix):]: draw for key, draw in sorted(every.items()) if key.startswith(prefix)}
+    return {key[len(prefix) :]: draw for key, draw in sorted(every.items()) if key.startswith(prefix)}
 
 
 def draw(draw_function: Callable) -> bytes:
@@ -110,20 +110,25 @@ def same_figure(committed: bytes, fresh: bytes) -> tuple[bool, str]:
     old, new = creator_version(committed), creator_version(fresh)
     if old is not None and old == new:
         return committed == fresh, "bytes"
-    return text_labels(committed) == text_labels(fresh), f"text labels only: the file was written by Matplotlib {old or '?'}, " \
-                                                          f"this machine has {new or '?'}"
+    return text_labels(committed) == text_labels(
+        fresh
+    ), f"text labels only: the file was written by Matplotlib {old or '?'}, this machine has {new or '?'}"
 
 
 def image_references(nb) -> list[tuple[int, str, str]]:
     """(cell index, ``figures/<file>``, the whole markdown image) for every figure image in the notebook."""
-    return [(i, m.group(1), m.group(0)) for i, cell in enumerate(nb.cells) if cell.cell_type == "markdown"
-            for m in IMAGE.finditer(cell.source)]
+    return [
+        (i, m.group(1), m.group(0))
+        for i, cell in enumerate(nb.cells)
+        if cell.cell_type == "markdown"
+        for m in IMAGE.finditer(cell.source)
+    ]
 
 
 def check_figures(root: Path) -> list[str]:
     """Stale, orphaned and missing figure files of every assignment under ``root/solutions``."""
     solutions = root / "solutions"
-    problems = []
+    problems: list[str] = []
     for name in existing_assignments(solutions):
         folder = solutions / name / FOLDER
         try:
@@ -138,13 +143,17 @@ def check_figures(root: Path) -> list[str]:
                 continue
             equal, how = same_figure(path.read_bytes(), draw(draw_function))
             if not equal:
-                problems.append(f"{rel} differs from what the code draws now (compared: {how}; run `course release {name}`).")
+                problems.append(
+                    f"{rel} differs from what the code draws now (compared: {how}; run `course release {name}`)."
+                )
         if folder.is_dir():
             for path in sorted(p for p in folder.rglob("*") if p.is_file()):
                 file_name = path.relative_to(folder).as_posix()
                 if file_name not in found:
-                    problems.append(f"solutions/{name}/{FOLDER}/{file_name} is drawn by no code in instructor/authoring/figures "
-                                    f"(remove it, or add it to a FIGURES dict).")
+                    problems.append(
+                        f"solutions/{name}/{FOLDER}/{file_name} is drawn by no code in instructor/authoring/figures "
+                        f"(remove it, or add it to a FIGURES dict)."
+                    )
         path = notebook_path(name, solutions)
         if not path.is_file():
             continue
@@ -152,7 +161,9 @@ def check_figures(root: Path) -> list[str]:
             if not (solutions / name / ref).is_file():
                 problems.append(f"solutions/{name}/{name}.ipynb: cell {index} shows {ref}, which does not exist.")
             elif not FIGURE_IMAGE.fullmatch(whole):
-                problems.append(f"solutions/{name}/{name}.ipynb: cell {index} shows {ref} as {whole[:60]!r}: write "
-                                f"![what it shows](figures/<letters, digits, _ . ->.svg), no title and no <...>, "
-                                f"or the feedback page cannot carry it.")
+                problems.append(
+                    f"solutions/{name}/{name}.ipynb: cell {index} shows {ref} as {whole[:60]!r}: write "
+                    f"![what it shows](figures/<letters, digits, _ . ->.svg), no title and no <...>, "
+                    f"or the feedback page cannot carry it."
+                )
     return problems

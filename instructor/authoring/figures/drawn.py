@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import importlib
 import io
-from typing import Callable
+from collections.abc import Callable
 
 # the modules that draw figures; each has FIGURES (see above)
 MODULES = ("rnn", "seq2seq", "transformer")

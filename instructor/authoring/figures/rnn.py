@@ -68,10 +68,23 @@ def draw_rnn_unrolled() -> Figure:
         ax.text(9.5, y, name, ha="left", va="center", fontsize=10)
         ax.text(9.85, y, shape, ha="left", va="center", fontsize=10, family="monospace")
 
-    ax.text(5.0, 4.42, r"$h_t = \tanh(x_t W_{xh} + h_{t-1} W_{hh} + b)$,   $y_t = h_t W_{hy} + b_y$",
-            ha="center", va="center", fontsize=11)
-    ax.text(5.0, -0.3, "the same weights at every step; all T steps: x (T, N, C), h (T, N, D), y (T, N, K)",
-            ha="center", va="center", fontsize=9, color="#444444")
+    ax.text(
+        5.0,
+        4.42,
+        r"$h_t = \tanh(x_t W_{xh} + h_{t-1} W_{hh} + b)$,   $y_t = h_t W_{hy} + b_y$",
+        ha="center",
+        va="center",
+        fontsize=11,
+    )
+    ax.text(
+        5.0,
+        -0.3,
+        "the same weights at every step; all T steps: x (T, N, C), h (T, N, D), y (T, N, K)",
+        ha="center",
+        va="center",
+        fontsize=9,
+        color="#444444",
+    )
     return fig
 
 

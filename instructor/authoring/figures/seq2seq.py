@@ -43,9 +43,11 @@ def draw_encoder_decoder():
     y_cell, y_in, y_out = 4.4, 1.6, 7.2
 
     # encoder
-    ax.add_patch(FancyBboxPatch((0.4, 3.45), 8.3, 1.9, boxstyle="round,pad=0.1", facecolor="none", edgecolor=MUTED, ls=":"))
+    ax.add_patch(
+        FancyBboxPatch((0.4, 3.45), 8.3, 1.9, boxstyle="round,pad=0.1", facecolor="none", edgecolor=MUTED, ls=":")
+    )
     _note(ax, 4.55, 5.75, "encoder RNN: reads all of $x$ first", size=9.5, color="#1f4e79")
-    for i, (x, label) in enumerate(zip(enc_x, ["$x_1$", "$x_2$", r"$x_T = \langle E\rangle$"])):
+    for i, (x, label) in enumerate(zip(enc_x, ["$x_1$", "$x_2$", r"$x_T = \langle E\rangle$"], strict=True)):
         _box(ax, x, y_cell, f"$h^e_{{{['1', '2', 'T'][i]}}}$", color=ENCODER)
         _box(ax, x, y_in, label, w=1.9 if i == 2 else 1.3, h=0.7)
         _arrow(ax, (x, y_in + 0.35), (x, y_cell - 0.4))
@@ -61,7 +63,9 @@ def draw_encoder_decoder():
     _note(ax, 9.5, y_cell - 0.45, "$(1, N, D)$", size=9, color="#1f4e79")
 
     # decoder
-    ax.add_patch(FancyBboxPatch((10.4, 3.45), 10.2, 1.9, boxstyle="round,pad=0.1", facecolor="none", edgecolor=MUTED, ls=":"))
+    ax.add_patch(
+        FancyBboxPatch((10.4, 3.45), 10.2, 1.9, boxstyle="round,pad=0.1", facecolor="none", edgecolor=MUTED, ls=":")
+    )
     _note(ax, 17.0, 5.75, "decoder RNN", size=9.5, color="#9c4a12")
     inputs = [r"$\langle S\rangle$", "$s_2$", "$s_T$"]
     outputs = ["$y_1$", "$y_2$", "$y_T$"]
@@ -114,7 +118,8 @@ def draw_beam_search():
     for tok, (x, y, tot, keep) in s1.items():
         link((start[0] - 0.35, start[1]), (x, y), tot, keep)
         node(x, y, tok, tot, keep)
-    # step 2: from A: A->A -1.4 (-2.1), A->C -1.4 (-2.1 tie shown as -2.1)...; from B: B->C -0.1 (-1.0), B->A -2.3 (-3.2)
+    # step 2: from A: A->A -1.4 (-2.1), A->C -1.4 (-2.1 tie shown as -2.1)...;
+    # from B: B->C -0.1 (-1.0), B->A -2.3 (-3.2)
     s2 = [
         ("A", 8.8, -1.4, -2.1, False),
         ("B", 7.2, -1.5, -2.2, False),
@@ -122,12 +127,17 @@ def draw_beam_search():
         ("A", 4.0, -1.1, -2.0, True),
     ]
     parents = [s1["A"], s1["A"], s1["B"], s1["B"]]
-    for (tok, y, logp, tot, keep), par in zip(s2, parents):
+    for (tok, y, logp, tot, keep), par in zip(s2, parents, strict=True):
         link((par[0], par[1]), (11.0, y), logp, keep)
         node(11.0, y, tok, tot, keep)
-    # step 3, from the two kept ones: B,C -> (E -0.1 => -1.1), (A -2.4 => -3.4); B,A -> (E -0.3 => -2.3), (C -1.9 => -3.9)
-    s3 = [("<E>", 6.6, -0.1, -1.1, True, 1), ("A", 5.4, -2.4, -3.4, False, 1),
-          ("<E>", 4.2, -0.3, -2.3, True, 2), ("C", 3.0, -1.9, -3.9, False, 2)]
+    # step 3, from the two kept ones: B,C -> (E -0.1 => -1.1), (A -2.4 => -3.4);
+    # B,A -> (E -0.3 => -2.3), (C -1.9 => -3.9)
+    s3 = [
+        ("<E>", 6.6, -0.1, -1.1, True, 1),
+        ("A", 5.4, -2.4, -3.4, False, 1),
+        ("<E>", 4.2, -0.3, -2.3, True, 2),
+        ("C", 3.0, -1.9, -3.9, False, 2),
+    ]
     for tok, y, logp, tot, keep, parent in s3:
         py = s2[parent + 1][1]
         link((11.0, py), (16.0, y), logp, keep)
@@ -148,7 +158,7 @@ def draw_attention_step():
     T_x = [2.0, 4.2, 6.4, 9.2]
     labels = ["1", "2", "3", "T"]
     y_h, y_e, y_a = 1.4, 4.0, 6.3
-    for x, j in zip(T_x, labels):
+    for x, j in zip(T_x, labels, strict=True):
         _box(ax, x, y_h, f"$h^e_{{{j}}}$", w=1.4, color=ENCODER)
         _arrow(ax, (x, y_h + 0.4), (x, y_e - 0.35))
         _box(ax, x, y_e, f"$e_{{t,{j}}}$", w=1.4, h=0.7, color=ATTEND)
@@ -169,7 +179,11 @@ def draw_attention_step():
     _note(ax, 10.2, y_e, r"scores $e_{t,j} = (h^e_j W_\alpha)\cdot h^d_t$: $(T, N)$", size=9.5, ha="left")
 
     # softmax across the encoder steps
-    ax.add_patch(FancyBboxPatch((1.1, y_e + 0.65), 9.0, 0.9, boxstyle="round,pad=0.05", facecolor="#ffffff", edgecolor=MUTED, ls="--"))
+    ax.add_patch(
+        FancyBboxPatch(
+            (1.1, y_e + 0.65), 9.0, 0.9, boxstyle="round,pad=0.05", facecolor="#ffffff", edgecolor=MUTED, ls="--"
+        )
+    )
     _note(ax, 5.6, y_e + 1.1, "softmax over $j = 1, \\ldots, T$ (axis 0)", size=9)
     _note(ax, 10.2, y_a, r"weights $\alpha_t$: $(T, N)$, sum to 1", size=9.5, ha="left")
 
@@ -211,7 +225,9 @@ def draw_attention_seq2seq():
     _note(ax, 9.8, y_cell - 0.45, r"$h^d_0 = h^e_T$", size=9.5, color="#1f4e79")
 
     # the encoder states as one memory every step reads from
-    ax.add_patch(FancyBboxPatch((0.5, 4.4), 8.0, 0.9, boxstyle="round,pad=0.05", facecolor=ENCODER, edgecolor="#1f4e79", lw=1.2))
+    ax.add_patch(
+        FancyBboxPatch((0.5, 4.4), 8.0, 0.9, boxstyle="round,pad=0.05", facecolor=ENCODER, edgecolor="#1f4e79", lw=1.2)
+    )
     _note(ax, 4.5, 4.85, r"memory: $H^e$ and $H^e W_\alpha$ (computed once)", size=9.5)
     for x in enc_x:
         ax.plot([x, x], [y_cell + 0.4, 4.4], color="#1f4e79", lw=1.0, ls=":")

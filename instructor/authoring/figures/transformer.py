@@ -41,8 +41,19 @@ def _box(ax, x, y, text, w=3.2, h=0.8, color=PLAIN, size=10, lw=1.2, zorder=2):
 
 def _frame(ax, x0, y0, x1, y1, color, label, label_side="left"):
     """The rounded frame of a stack of layers, with a label such as "× n_enc" beside it."""
-    ax.add_patch(FancyBboxPatch((x0, y0), x1 - x0, y1 - y0, boxstyle="round,pad=0.02,rounding_size=0.3",
-                                facecolor=color, edgecolor=EDGE, lw=1.0, alpha=0.55, zorder=0))
+    ax.add_patch(
+        FancyBboxPatch(
+            (x0, y0),
+            x1 - x0,
+            y1 - y0,
+            boxstyle="round,pad=0.02,rounding_size=0.3",
+            facecolor=color,
+            edgecolor=EDGE,
+            lw=1.0,
+            alpha=0.55,
+            zorder=0,
+        )
+    )
     if label_side == "left":
         ax.text(x0 - 0.25, (y0 + y1) / 2, label, ha="right", va="center", fontsize=FONT * 11)
     else:
@@ -55,9 +66,16 @@ def _arrow(ax, start, end, color=EDGE, lw=1.2, dashed=False, zorder=1):
 
 def _path(ax, points, color=EDGE, lw=1.2, arrow=True, dashed=False):
     """A polyline through ``points``, with an arrow head at the last point."""
-    xs, ys = zip(*points)
-    ax.plot(xs[:-1], ys[:-1], color=color, lw=lw, linestyle=shapes.DASHED if dashed else "-", zorder=1,
-            solid_capstyle="butt")
+    xs, ys = zip(*points, strict=True)
+    ax.plot(
+        xs[:-1],
+        ys[:-1],
+        color=color,
+        lw=lw,
+        linestyle=shapes.DASHED if dashed else "-",
+        zorder=1,
+        solid_capstyle="butt",
+    )
     if arrow:
         _arrow(ax, points[-2], points[-1], color=color, lw=lw, dashed=dashed)
     else:
@@ -103,8 +121,12 @@ def draw_transformer() -> Figure:
     # encoder stack
     _frame(ax, xe - w / 2 - 0.5, 4.1, xe + w / 2 + 0.5, 10.9, ENCODER, r"$\times\,n_\mathrm{enc}$")
     _note(ax, xe, 10.5, "encoder layer", size=10, color=EDGE)
-    enc = [(5.0, "self-attention\n(padding mask)", ATTEND, 1.0), (6.5, "add & norm", NORM, 0.6),
-           (7.9, "feed-forward", FEED, 0.8), (9.3, "add & norm", NORM, 0.6)]
+    enc = [
+        (5.0, "self-attention\n(padding mask)", ATTEND, 1.0),
+        (6.5, "add & norm", NORM, 0.6),
+        (7.9, "feed-forward", FEED, 0.8),
+        (9.3, "add & norm", NORM, 0.6),
+    ]
     previous = 4.1
     for y, label, colour, h in enc:
         _arrow(ax, (xe, previous), (xe, y - h / 2))
@@ -117,9 +139,14 @@ def draw_transformer() -> Figure:
     top = 14.55
     _frame(ax, xd - w / 2 - 0.5, 4.1, xd + w / 2 + 0.5, top, DECODER, r"$n_\mathrm{dec}\,\times$", label_side="right")
     _note(ax, xd, top - 0.32, "decoder layer", size=10, color=EDGE)
-    dec = [(5.0, "masked self-attention\n(causal mask)", ATTEND, 1.0), (6.5, "add & norm", NORM, 0.6),
-           (8.3, "cross-attention\n(padding mask of the source)", ATTEND, 1.0), (9.8, "add & norm", NORM, 0.6),
-           (11.9, "feed-forward", FEED, 0.8), (13.4, "add & norm", NORM, 0.6)]
+    dec = [
+        (5.0, "masked self-attention\n(causal mask)", ATTEND, 1.0),
+        (6.5, "add & norm", NORM, 0.6),
+        (8.3, "cross-attention\n(padding mask of the source)", ATTEND, 1.0),
+        (9.8, "add & norm", NORM, 0.6),
+        (11.9, "feed-forward", FEED, 0.8),
+        (13.4, "add & norm", NORM, 0.6),
+    ]
     previous = 4.1
     for y, label, colour, h in dec:
         _arrow(ax, (xd, previous), (xd, y - h / 2))
@@ -138,8 +165,9 @@ def draw_transformer() -> Figure:
     _note(ax, xd + 0.25, 14.95, "(t, N, d)", ha="left")
     _note(ax, xe + 0.25, 11.6, "(T, N, d)", ha="left")
 
-    _note(ax, 5.6, 17.6, "one-hot tokens: the model width d = 29,\nso no embedding layer is needed",
-          size=10, color=EDGE)
+    _note(
+        ax, 5.6, 17.6, "one-hot tokens: the model width d = 29,\nso no embedding layer is needed", size=10, color=EDGE
+    )
     return fig
 
 
@@ -149,9 +177,18 @@ def draw_transformer() -> Figure:
 def _stacked(ax, x, y, text, w, h, color, copies=3, step=0.18, size=10):
     """A box drawn with ``copies`` shadows behind it: one per head."""
     for k in range(copies - 1, 0, -1):
-        ax.add_patch(FancyBboxPatch((x - w / 2 + k * step, y - h / 2 + k * step), w, h,
-                                    boxstyle="round,pad=0.02,rounding_size=0.12", facecolor=color,
-                                    edgecolor=EDGE, lw=0.9, zorder=1))
+        ax.add_patch(
+            FancyBboxPatch(
+                (x - w / 2 + k * step, y - h / 2 + k * step),
+                w,
+                h,
+                boxstyle="round,pad=0.02,rounding_size=0.12",
+                facecolor=color,
+                edgecolor=EDGE,
+                lw=0.9,
+                zorder=1,
+            )
+        )
     _box(ax, x, y, text, w=w, h=h, color=color, size=size)
 
 
@@ -165,8 +202,12 @@ def draw_multihead_attention() -> Figure:
     inputs = [(2.6, "q (t, d_k)"), (4.6, "k (T, d_k)"), (6.6, "v (T, d_k)")]
     for x, label in inputs:
         _box(ax, x, 0.8, label, w=1.8, h=0.8, color=PLAIN, size=9)
-    steps = [(2.5, r"$q\,k^\top$" + "  (t, T)"), (4.1, r"$\div\ \sqrt{d_k}$"),
-             (5.7, "mask: blocked → −10⁹"), (7.3, "softmax over the keys\n" + r"$\alpha$ (t, T)")]
+    steps = [
+        (2.5, r"$q\,k^\top$" + "  (t, T)"),
+        (4.1, r"$\div\ \sqrt{d_k}$"),
+        (5.7, "mask: blocked → −10⁹"),
+        (7.3, "softmax over the keys\n" + r"$\alpha$ (t, T)"),
+    ]
     xs = 3.6
     for i, (y, label) in enumerate(steps):
         _box(ax, xs, y, label, w=3.6, h=0.9 if i < 3 else 1.1, color=ATTEND if i == 3 else PLAIN, size=10)
@@ -179,8 +220,15 @@ def draw_multihead_attention() -> Figure:
     _path(ax, [(6.6, 1.2), (6.6, 9.3), (6.1, 9.3)])
     _arrow(ax, (4.6, 9.75), (4.6, 10.8))
     _note(ax, 4.6, 11.2, "head output (t, d_k)", color=EDGE)
-    _note(ax, 4.6, 13.9, r"$\alpha = \mathrm{softmax}\!\left(\frac{q\,k^\top}{\sqrt{d_k}}\right)$,   "
-                         r"output $= \alpha\, v$", size=11, color=EDGE)
+    _note(
+        ax,
+        4.6,
+        13.9,
+        r"$\alpha = \mathrm{softmax}\!\left(\frac{q\,k^\top}{\sqrt{d_k}}\right)$,   "
+        r"output $= \alpha\, v$",
+        size=11,
+        color=EDGE,
+    )
     _note(ax, 4.6, 12.9, "for one sequence of the batch; its mask is a (t, T) slice", size=9)
 
     # right panel: h heads
@@ -188,7 +236,7 @@ def draw_multihead_attention() -> Figure:
     _note(ax, xr, 15.0, "multi-head attention (h heads, here drawn as 3)", size=11, color=EDGE)
     ins = [(12.6, "Q (t, N, d)"), (16.5, "K (T, N, d)"), (20.4, "V (T, N, d)")]
     names = [r"$W_q^{(j)}$", r"$W_k^{(j)}$", r"$W_v^{(j)}$"]
-    for (x, label), name in zip(ins, names):
+    for (x, label), name in zip(ins, names, strict=True):
         _box(ax, x, 0.8, label, w=2.8, h=0.8, color=PLAIN, size=10)
         _arrow(ax, (x, 1.2), (x, 2.3))
         _stacked(ax, x, 2.8, f"{name}: d → d_k", w=3.0, h=0.9, color=PLAIN)
@@ -196,9 +244,16 @@ def draw_multihead_attention() -> Figure:
     _note(ax, 13.0, 4.05, "(t, N, h, d_k)", ha="left")
     _note(ax, 16.9, 4.05, "(T, N, h, d_k)", ha="left")
     _note(ax, 20.8, 4.05, "(T, N, h, d_k)", ha="left")
-    _stacked(ax, xr, 5.6, "scaled dot-product attention, every head on its own\n"
-                          "weights a_ij (t, N, h, T); mask (t, N, T), the same for every head",
-             w=10.6, h=1.5, color=ATTEND)
+    _stacked(
+        ax,
+        xr,
+        5.6,
+        "scaled dot-product attention, every head on its own\n"
+        "weights a_ij (t, N, h, T); mask (t, N, T), the same for every head",
+        w=10.6,
+        h=1.5,
+        color=ATTEND,
+    )
     _arrow(ax, (xr, 6.35), (xr, 7.8))
     _note(ax, xr + 0.3, 7.05, "(t, N, h, d_k)", ha="left")
     _box(ax, xr, 8.3, "join the heads: head 0's d_k numbers first\n(t, N, h·d_k)", w=6.4, h=1.0, color=PLAIN)
@@ -206,10 +261,17 @@ def draw_multihead_attention() -> Figure:
     _box(ax, xr, 10.35, r"$W_o$: h·d_k → d  (dense, no bias)", w=6.4, h=0.9, color=PLAIN)
     _arrow(ax, (xr, 10.8), (xr, 11.7))
     _note(ax, xr, 12.05, "output (t, N, d)", color=EDGE)
-    _note(ax, xr, 12.9, r"$\mathrm{MHA}(Q, K, V) = [\mathrm{head}_1 \cdots \mathrm{head}_h]\, W_o$",
-          size=11, color=EDGE)
-    _note(ax, xr, 13.9, r"$\mathrm{head}_j = \mathrm{Attention}(Q W_q^{(j)},\ K W_k^{(j)},\ V W_v^{(j)})$",
-          size=11, color=EDGE)
+    _note(
+        ax, xr, 12.9, r"$\mathrm{MHA}(Q, K, V) = [\mathrm{head}_1 \cdots \mathrm{head}_h]\, W_o$", size=11, color=EDGE
+    )
+    _note(
+        ax,
+        xr,
+        13.9,
+        r"$\mathrm{head}_j = \mathrm{Attention}(Q W_q^{(j)},\ K W_k^{(j)},\ V W_v^{(j)})$",
+        size=11,
+        color=EDGE,
+    )
     ax.plot([10.4, 10.4], [0.3, 14.6], color="#bbbbbb", lw=1.0)
     return fig
 
@@ -223,15 +285,24 @@ def _grid(ax, x0, y0, mask, cell=0.62, title="", key_label="key j", query_label=
     for i in range(t):
         for j in range(T):
             y = y0 + (t - 1 - i) * cell
-            ax.add_patch(Rectangle((x0 + j * cell, y), cell, cell, facecolor=ALLOWED if mask[i, j] else BLOCKED,
-                                   edgecolor="white", lw=1.5))
+            ax.add_patch(
+                Rectangle(
+                    (x0 + j * cell, y),
+                    cell,
+                    cell,
+                    facecolor=ALLOWED if mask[i, j] else BLOCKED,
+                    edgecolor="white",
+                    lw=1.5,
+                )
+            )
     for j in range(T):
         ax.text(x0 + (j + 0.5) * cell, y0 + t * cell + 0.22, str(j), ha="center", va="center", fontsize=FONT * 8.5)
     for i in range(t):
         ax.text(x0 - 0.22, y0 + (t - 1 - i + 0.5) * cell, str(i), ha="center", va="center", fontsize=FONT * 8.5)
     ax.text(x0 + T * cell / 2, y0 + t * cell + 0.62, key_label + " →", ha="center", va="center", fontsize=FONT * 9.5)
-    ax.text(x0 - 0.62, y0 + t * cell / 2, query_label + " →", ha="center", va="center", fontsize=FONT * 9.5,
-            rotation=270)
+    ax.text(
+        x0 - 0.62, y0 + t * cell / 2, query_label + " →", ha="center", va="center", fontsize=FONT * 9.5, rotation=270
+    )
     ax.text(x0 + T * cell / 2, y0 + t * cell + 1.35, title, ha="center", va="center", fontsize=FONT * 10)
 
 
@@ -251,8 +322,9 @@ def draw_masks() -> Figure:
     _grid(ax, xs[2], y0, earlier & padding, cell, "causal_mask: both\n(decoder self-attention)")
     for x, sign in (((xs[0] + width + xs[1]) / 2, "&"), ((xs[1] + width + xs[2]) / 2, "=")):
         ax.text(x + 0.1, y0 + width / 2, sign, ha="center", va="center", fontsize=FONT * 20)
-    for k, (colour, label) in enumerate(((ALLOWED, "True: query i may read key j"),
-                                         (BLOCKED, "False: weight exactly 0"))):
+    for k, (colour, label) in enumerate(
+        ((ALLOWED, "True: query i may read key j"), (BLOCKED, "False: weight exactly 0"))
+    ):
         x = 3.0 + k * 7.6
         ax.add_patch(Rectangle((x, 0.35), 0.45, 0.45, facecolor=colour, edgecolor="white"))
         ax.text(x + 0.7, 0.575, label, ha="left", va="center", fontsize=FONT * 9.5)
@@ -289,8 +361,7 @@ def draw_encoder_layer() -> Figure:
     for dx, name in ((-1.6, "Q"), (0.0, "K"), (1.6, "V")):
         _path(ax, [(x, 2.2), (x + dx, 2.2), (x + dx, 3.2)])
         _note(ax, x + dx + 0.3, 2.75, name, color=EDGE, size=10)
-    _sublayer(ax, x, 3.8, "multi-head self-attention", ATTEND, w, 1.2, 5.6, inputs=1.7,
-              mask="padding mask\n(T, N, T)")
+    _sublayer(ax, x, 3.8, "multi-head self-attention", ATTEND, w, 1.2, 5.6, inputs=1.7, mask="padding mask\n(T, N, T)")
     _note(ax, x + 0.25, 6.5, "X₁ (T, N, d)", ha="left", color=EDGE)
     _arrow(ax, (x, 5.95), (x, 7.4))
     _sublayer(ax, x, 8.0, "feed-forward\nReLU(x W₁ + b₁) W₂ + b₂", FEED, w, 1.2, 9.8, inputs=6.9)
@@ -308,8 +379,9 @@ def draw_decoder_layer() -> Figure:
     for dx, name in ((-1.6, "Q"), (0.0, "K"), (1.6, "V")):
         _path(ax, [(x, 2.2), (x + dx, 2.2), (x + dx, 3.2)])
         _note(ax, x + dx + 0.3, 2.75, name, color=EDGE, size=10)
-    _sublayer(ax, x, 3.8, "masked multi-head\nself-attention", ATTEND, w, 1.2, 5.6, inputs=1.7,
-              mask="causal mask\n(t, N, t)")
+    _sublayer(
+        ax, x, 3.8, "masked multi-head\nself-attention", ATTEND, w, 1.2, 5.6, inputs=1.7, mask="causal mask\n(t, N, t)"
+    )
     _note(ax, x + 0.25, 6.4, "X₁ (t, N, d)", ha="left", color=EDGE)
     # cross-attention: K and V from E (left), Q from X1 (right): no line crosses another
     _path(ax, [(x, 5.95), (x, 7.2), (x + 1.6, 7.2), (x + 1.6, 8.4)])
@@ -319,8 +391,18 @@ def draw_decoder_layer() -> Figure:
     _path(ax, [(x - 1.6, 7.9), (x - 1.6, 8.4)])
     _note(ax, x - 1.3, 8.15, "K", color=EDGE, size=10)
     _note(ax, x - 0.3, 8.15, "V", color=EDGE, size=10)
-    _sublayer(ax, x, 9.0, "multi-head\ncross-attention", ATTEND, w, 1.2, 10.8, inputs=6.8,
-              mask="padding mask\nof the source\n(t, N, T)")
+    _sublayer(
+        ax,
+        x,
+        9.0,
+        "multi-head\ncross-attention",
+        ATTEND,
+        w,
+        1.2,
+        10.8,
+        inputs=6.8,
+        mask="padding mask\nof the source\n(t, N, T)",
+    )
     _note(ax, x + 0.25, 11.6, "X₂ (t, N, d)", ha="left", color=EDGE)
     _arrow(ax, (x, 11.15), (x, 12.6))
     _sublayer(ax, x, 13.2, "feed-forward", FEED, w, 1.0, 14.9, inputs=12.1)

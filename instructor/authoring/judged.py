@@ -6,8 +6,9 @@ Lists, per graded test cell, how many checks are judged outside and each
 check that runs in the kernel (a ``kernel assert``: it calls the student's
 code itself), then the checks whose expected value the kernel could
 influence (every value they compare is the kernel's:
-:mod:`instructor.grading.checks.influence`), visible and hidden, with their cells. With ``--run`` the reference solution's fast cells run in a
-local kernel with the test cells split, and every cell is judged outside as
+:mod:`instructor.grading.checks.influence`), visible and hidden, with their
+cells. With ``--run`` the reference solution's fast cells run in a local
+kernel with the test cells split, and every cell is judged outside as
 ``course grade`` judges it: all must pass.
 """
 
@@ -98,7 +99,8 @@ def run_reference(assignment: str) -> list[str]:
             verdict = judge_cell(cell, found, original, origin, setup)
             errors = [o for o in cell.outputs if o.get("output_type") == "error"]
             if not verdict.passed or errors:
-                shown = verdict.message if not verdict.passed else f"{errors[0].get('ename')}: {errors[0].get('evalue')}"
+                error = f"{errors[0].get('ename')}: {errors[0].get('evalue')}" if errors else ""
+                shown = verdict.message if not verdict.passed else error
                 failed.append(f"  {found.cell} line {verdict.line}: {shown[:160]}")
     return failed
 

@@ -16,8 +16,14 @@ kernel), then runs every code cell, with:
 
 - a per-cell timeout (the cell is interrupted, grading goes on);
 - a budget for the whole notebook (the rest is not run);
-- caps on output bytes per cell and per notebook, text, figures and value
-  records (``VALUES_MIME``) each within a budget of their own (the rest is cut);
+- caps on output bytes per cell and per notebook, text and figures each
+  within a budget of their own (the rest is cut);
+- value records (``VALUES_MIME``) kept only as the cell's code asks for them:
+  one per record call of a split test cell (its cell and check), each within
+  a budget of its own; a record no call asked for (another cell's, a second
+  one, one shown by student code anywhere) is dropped with ``VALUES_STRAY``
+  in its cell, a record over its budget with ``VALUES_CUT``: the grader
+  fails such a cell and flags the submission;
 - an output nested deeper than ``MAX_DEPTH`` (or one that does not become an
   output) replaced by a note, an error or stderr by its strings: it costs
   itself, never the run;
@@ -33,6 +39,7 @@ import asyncio
 import ctypes
 import json
 import os
+import re
 import sys
 import time
 import warnings
@@ -68,6 +75,12 @@ MAX_DEPTH = 64
 #: the output kinds a cell keeps (update_display_data rewrites one already kept)
 OUTPUT_KINDS = {"stream", "display_data", "execute_result", "error", "update_display_data"}
 DEEP_NOTE = "\n[output dropped: nested deeper than the grader reads]\n"
+#: the notes a cell gets when a value record is dropped (instructor.grading.checks.cells reads them)
+VALUES_STRAY = "\n[value record dropped: no check of this cell asked for it]\n"
+VALUES_CUT = "\n[value record cut: over the grader's byte limit]\n"
+#: a record call in a split test cell's code (instructor.grading.checks.split): the name it binds privately,
+#: then the cell's name and the check's index
+_RECORD_CALL = re.compile(r"^_course_[0-9a-f]+_record\((['\"])([^'\"\n]*)\1, (\d+)[,)]", re.M)
 UNREADABLE_NOTE = "\n[output dropped: the grader could not read it]\n"
 
 
@@ -213,7 +226,7 @@ def _stand_in(msg, note: str, chars: int) -> dict:
 def _budget(content: dict) -> str:
     """Which byte budget an output counts against: "values", "image" or "text"."""
     data = content.get("data") or {}
-    if isinstance(data, dict) and list(data) == [VALUES_MIME]:
+    if isinstance(data, dict) and VALUES_MIME in data:
         return "values"
     return "image" if any(str(kind).startswith("image/") for kind in data) else "text"
 
@@ -228,6 +241,31 @@ class CappedClient(NotebookClient):
         self.used_cell: dict[tuple[int, str], int] = {}
         self.used_total = dict.fromkeys(caps, 0)
         self.cut: set[int] = set()
+        self.received: set[tuple[int, str, int]] = set()  # (cell index, cell name, check) of each record kept
+        self.noted: set[tuple[int, str]] = set()
+        self.current = -1  # the index of the cell that runs
+
+    def asked(self, cell_index: int) -> set[tuple[str, int]]:
+        """The records the code of cell ``cell_index`` asks for: (cell name, check index) of each record call."""
+        cell = self.nb.cells[cell_index] if 0 <= cell_index < len(self.nb.cells) else {}
+        source = cell.get("source", "") if isinstance(cell.get("source", ""), str) else ""
+        return {(m.group(2), int(m.group(3))) for m in _RECORD_CALL.finditer(source)}
+
+    def note(self, outs, cell_index: int, text: str) -> None:
+        """``text`` once in the cell's outputs (it marks the cell: the grader fails it and flags the submission)."""
+        self.cut.add(cell_index)
+        if (cell_index, text) not in self.noted:
+            self.noted.add((cell_index, text))
+            outs.append(new_output("stream", name="stdout", text=text))
+
+    def _update_display_id(self, display_id, msg):
+        # an update rewrites outputs already kept, in any cell: it never makes one of them a value record
+        data = msg.get("content", {}).get("data")
+        if isinstance(data, dict) and VALUES_MIME in data:
+            if 0 <= self.current < len(self.nb.cells):
+                self.note(self.nb.cells[self.current].setdefault("outputs", []), self.current, VALUES_STRAY)
+            return None
+        return super()._update_display_id(display_id, msg)
 
     timed_out_now = False
     timeout_text = "the cell ran past its time limit and was interrupted"
@@ -248,6 +286,7 @@ class CappedClient(NotebookClient):
         by its strings (it fails a test cell); any other such message is passed over.
         """
         kind = _kind(msg)
+        self.current = cell_index
         if _too_deep(msg.get("content")):
             content = msg.get("content")
             if kind == "status" and isinstance(content, dict) and content.get("execution_state") == "idle":
@@ -297,10 +336,29 @@ class CappedClient(NotebookClient):
         super().clear_output(outs, msg, cell_index)
         outs[:0] = [o for o in verdicts if not any(o is kept for kept in outs)]
 
+    def _values_output(self, outs, msg, display_id, cell_index, size: int):
+        """Keep a value record only if the cell's code asked for it and has not had it yet, within its budget."""
+        record = msg.get("content", {}).get("data", {})
+        sent = record.get(VALUES_MIME) if list(record) == [VALUES_MIME] else None
+        key = (sent.get("cell"), sent.get("check")) if isinstance(sent, dict) else None
+        if (_kind(msg) != "display_data" or display_id or key is None or type(key[1]) is not int
+                or key not in self.asked(cell_index) or (cell_index, *key) in self.received):
+            self.note(outs, cell_index, VALUES_STRAY)
+            return None
+        self.received.add((cell_index, *key))
+        per_record, per_notebook = self.caps["values"]
+        if size > per_record or self.used_total["values"] + size > per_notebook:
+            self.note(outs, cell_index, VALUES_CUT)
+            return None
+        self.used_total["values"] += size
+        return super().output(outs, msg, display_id, cell_index)
+
     def _capped_output(self, outs, msg, display_id, cell_index):
         content = msg.get("content", {})
         size = len(json.dumps(content))
         budget = _budget(content)
+        if budget == "values":
+            return self._values_output(outs, msg, display_id, cell_index, size)
         per_cell, per_notebook = self.caps[budget]
         used = self.used_cell.get((cell_index, budget), 0)
         if used + size > per_cell or self.used_total[budget] + size > per_notebook:

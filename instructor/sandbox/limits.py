@@ -33,8 +33,8 @@ class Limits:
     verdict_chars: int = 2_000  # kept of an error or stderr past the caps (never cut: it fails the cell)
     cell_image_bytes: int = 1_000_000  # figures kept per cell (a budget of their own: one attention
     notebook_image_bytes: int = 4_000_000  # figure would use up a cell's text budget)
-    cell_values_bytes: int = 4_000_000  # value records kept per cell (a budget of their own: what
-    notebook_values_bytes: int = 32_000_000  # checks computed, for the grader) and per notebook
+    cell_values_bytes: int = 4_000_000  # bytes of each value record a check asked for (a budget per record:
+    notebook_values_bytes: int = 32_000_000  # what checks computed, for the grader) and of all, per notebook
 
     def as_dict(self) -> dict:
         return asdict(self)

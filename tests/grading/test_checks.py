@@ -327,3 +327,46 @@ def test_a_student_cell_cannot_rebind_the_libraries_a_probe_reads(monkeypatch):
     assert not np.allclose(sent["out"], sent["ref"].data)  # the judge then fails the check
     # the cell's own lines keep their numbers: one header line, then the probes in place
     assert code.splitlines()[2].startswith("out = model(x)") and "mg.nnet.logsoftmax(x)" in code.splitlines()[3]
+
+
+def test_the_channel_is_the_graders():
+    """A record for another cell, for a check the cell has not, shown with other data, or marked by the
+    executor as dropped or cut, fails the cell with a fault that flags the submission; a record missing from a
+    cell that ran to its end without an error fails it too."""
+    from instructor.grading.checks.cells import CHANNEL_FAULTS, VALUES_CUT, VALUES_STRAY
+
+    right = encode(_right())
+    good = [(3, {"y": right}), (5, {"y": right})]
+
+    def faulted(extra) -> str:
+        cell, found, origin = _executed(CELL, good)
+        cell.outputs += extra
+        return judge_cell(cell, found, CELL, origin, ("import numpy as np",)).exception
+
+    other_cell = new_output("display_data", data={MIME: {"cell": "another", "check": 3, "values": {"y": right}}})
+    unasked = new_output("display_data", data={MIME: {"cell": "c", "check": 4, "values": {"y": right}}})
+    dressed = new_output("display_data", data={MIME: {"cell": "c", "check": 3, "values": {"y": right}},
+                                               "text/plain": "passed"})
+    assert faulted([]) == ""  # the honest cell passes
+    assert faulted([other_cell]) == faulted([unasked]) == faulted([dressed]) == "StrayValues"
+    assert faulted([new_output("stream", name="stdout", text=VALUES_STRAY)]) == "StrayValues"
+    assert faulted([new_output("stream", name="stdout", text=VALUES_CUT)]) == "CutValues"
+    assert {"StrayValues", "CutValues", "LostValues", "ForgedValues"} <= set(CHANNEL_FAULTS)
+    cell, found, origin = _executed(CELL, [(3, {"y": right})])  # ran to its end, no error, one record gone
+    assert judge_cell(cell, found, CELL, origin, ("import numpy as np",)).exception == "LostValues"
+
+
+def test_the_executor_and_the_grader_agree_on_the_channel():
+    """The executor (which imports nothing of the grader) writes the notes the grader reads, and finds each
+    record call of a split cell's code."""
+    import importlib.util
+
+    from instructor.grading.checks import cells
+    from instructor.paths import REPO_ROOT
+
+    spec = importlib.util.spec_from_file_location("executor", REPO_ROOT / "instructor" / "sandbox" / "executor.py")
+    executor = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(executor)
+    assert (executor.VALUES_STRAY, executor.VALUES_CUT, executor.VALUES_MIME) == (cells.VALUES_STRAY, cells.VALUES_CUT, MIME)
+    code, _ = plan("c", CELL, IMPORTED).kernel_code(("import numpy as np",))
+    assert {(m.group(2), int(m.group(3))) for m in executor._RECORD_CALL.finditer(code)} == {("c", 3), ("c", 5)}

@@ -475,17 +475,24 @@ def test_the_kernel_cannot_reach_the_executor():
     assert said["work"] == "done" and said["home"] == "done"
 
 
+#: a cell that asks for one record (as a split test cell does: a line that calls the private record function),
+#: then shows one nobody asked for, and one that merely includes the values' MIME type
 VALUES = """
 from IPython.display import display
-display({"application/vnd.course.values+json": {"x": "v" * 300_000}}, raw=True)
+def _course_0a_record(cell, check, **values):
+    display({"application/vnd.course.values+json": {"cell": cell, "check": check, "values": values}}, raw=True)
+_course_0a_record('c', 0, x="v" * 300_000)
+display({"application/vnd.course.values+json": {"cell": "c", "check": 7, "values": {}}}, raw=True)
 display({"application/vnd.course.values+json": {"x": "w" * 300_000}, "text/plain": "also text"}, raw=True)
 """
 
 
 def test_value_records_have_a_budget_of_their_own():
-    """Are value records (a display output whose one MIME type is the course's values) kept past the text
-    cap (64 kB a cell) within their own budget, and cut past it, while an output that merely includes
-    that MIME type counts as text?"""
+    """Is a value record that its cell's code asked for kept past the text cap (64 kB a cell), within a budget
+    of its own (per record, and for the notebook), and cut past it with a note; is a record no call asked for
+    (another check, or an output that merely includes that MIME type) dropped with a note, never kept?"""
+    from instructor.grading.checks.cells import VALUES_CUT, VALUES_STRAY
+
     isolation = require_sandbox()
     kernel = {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}}
     nb = new_notebook(cells=[new_code_cell(VALUES), new_code_cell(VALUES), new_code_cell("print('still here')")],
@@ -494,10 +501,11 @@ def test_value_records_have_a_budget_of_their_own():
     run = sandbox.execute(nb, [], limits, isolation)
     assert run.status == "ok", run.log
     first, second, third = (c.outputs for c in run.notebook.cells)
-    assert [o.output_type for o in first] == ["display_data", "stream"], first  # the mixed one: text, cut
-    assert len(first[0]["data"]["application/vnd.course.values+json"]["x"]) == 300_000
-    assert "output cut" in first[1]["text"]
-    assert [o.output_type for o in second] == ["stream"] and "output cut" in second[0]["text"]  # 600 kB a notebook
+    assert [o.output_type for o in first] == ["display_data", "stream"], first  # the two unasked: dropped, noted
+    assert len(first[0]["data"]["application/vnd.course.values+json"]["values"]["x"]) == 300_000
+    assert first[1]["text"] == VALUES_STRAY
+    # 600 kB a notebook: the second cell's record is cut, and its unasked ones dropped
+    assert [o["text"] for o in second] == [VALUES_CUT, VALUES_STRAY], second
     assert run.output_cut == [0, 1]
     assert third[0]["text"] == "still here\n"
 

@@ -7,16 +7,16 @@ lose points exactly as the grader takes them.
 
 from __future__ import annotations
 
+import json
 import re
 
 from nbformat.v4 import new_output
-import json
 
 from course.values import MIME
 from instructor.cells import grade_id, is_graded_test
 from instructor.grading.checks.judge import Verdict, imported_names, trusted_imports
+from instructor.grading.checks.split import JUDGED, Plan, plan
 from instructor.grading.checks.worker import Budget, judge_isolated
-from instructor.grading.checks.split import Plan, plan
 
 #: what IPython writes before a frame of a cell: ``Cell In[12], line 7`` (colour codes between any two words)
 _ANSI = r"(?:\x1b\[[0-9;]*[A-Za-z])*"
@@ -70,22 +70,69 @@ def split_notebook(nb, release=None) -> tuple[dict, tuple[str, ...]]:
     return plans, setup
 
 
-def records(cell, name: str) -> tuple[dict[int, dict], bool]:
-    """The value records among ``cell``'s outputs (removed from them), by check; and whether any was sent twice."""
-    found, twice, kept = {}, False, []
+#: what the sandbox's executor writes in a cell whose value record it dropped (instructor/sandbox/executor.py)
+VALUES_STRAY = "\n[value record dropped: no check of this cell asked for it]\n"
+VALUES_CUT = "\n[value record cut: over the grader's byte limit]\n"
+#: verdicts that say the value channel was tampered with: the submission is flagged
+CHANNEL_FAULTS = ("ForgedValues", "StrayValues", "CutValues", "LostValues")
+
+
+def _channel_note(out) -> str:
+    """The executor's note on a dropped or cut record that ``out`` is, else ""."""
+    text = out.get("text") if out.get("output_type") == "stream" else None
+    return text if text in (VALUES_STRAY, VALUES_CUT) else ""
+
+
+def records(cell, name: str, asked: set[int] | None = None) -> tuple[dict[int, dict], str]:
+    """The value records among ``cell``'s outputs (removed from them), by check; and what was wrong with the
+    channel, "" if nothing: a record sent twice, one no check of ``asked`` (the cell's judged statements)
+    asked for, one for another cell, one the executor dropped or cut."""
+    found, fault, kept = {}, "", []
     for out in cell.get("outputs", []):
         data = out.get("data") or {}
-        if out.get("output_type") == "display_data" and MIME in data:
+        note = _channel_note(out)
+        if note:
+            fault = fault or ("CutValues" if note == VALUES_CUT else "StrayValues")
+            continue
+        if isinstance(data, dict) and MIME in data:
             sent = data[MIME]
-            ok = isinstance(sent, dict) and sent.get("cell") == name and isinstance(sent.get("check"), int) \
-                and isinstance(sent.get("values"), dict)
-            if ok:
-                twice |= sent["check"] in found
+            ok = out.get("output_type") == "display_data" and list(data) == [MIME] and isinstance(sent, dict) \
+                and sent.get("cell") == name and type(sent.get("check")) is int \
+                and isinstance(sent.get("values"), dict) and (asked is None or sent["check"] in asked)
+            if not ok:
+                fault = fault or "StrayValues"
+            elif sent["check"] in found:
+                fault = fault or "ForgedValues"
+            else:
                 found[sent["check"]] = json.loads(json.dumps(sent["values"]))  # plain dicts, as the kernel sent them
             continue
         kept.append(out)
     cell["outputs"] = kept
-    return found, twice
+    return found, fault
+
+
+#: the grader's words for each fault of the channel
+_FAULT_MESSAGES = {
+    "ForgedValues": "the kernel sent the values of one check twice",
+    "StrayValues": "a value record that no check of this cell asked for was shown in it",
+    "CutValues": "a value record of this cell was cut on its way to the grader",
+    "LostValues": "the values of this check never reached the grader, and the kernel showed no error",
+}
+
+
+def stray_records(nb, plans: dict) -> list[str]:
+    """The cells of ``nb`` that are not split test cells (not in ``plans``) but showed a value record, or whose
+    record the executor dropped; such records are removed. One line per cell, for the submission's flag."""
+    found = []
+    for index, cell in enumerate(nb.cells):
+        if cell.get("cell_type") != "code" or (is_graded_test(cell) and grade_id(cell) in plans):
+            continue
+        outputs = cell.get("outputs", [])
+        kept = [o for o in outputs if not _channel_note(o) and MIME not in (o.get("data") or {})]
+        if len(kept) != len(outputs):
+            found.append(f"cell {index} showed a value record no check asked for")
+            cell["outputs"] = kept
+    return found
 
 
 def _map_lines(cell, origin: list[int]) -> None:
@@ -107,7 +154,8 @@ def _map_lines(cell, origin: list[int]) -> None:
     for out in cell.get("outputs", []):
         if out.get("output_type") == "error":
             state = [True]
-            out["traceback"] = [_FRAME.sub(lambda m: back(m, state), str(line)) for line in out.get("traceback") or []]
+            out["traceback"] = [_FRAME.sub(lambda m, state=state: back(m, state), str(line))
+                                for line in out.get("traceback") or []]
 
 
 def judge_cell(cell, found: Plan, original: str, origin: list[int], setup: tuple[str, ...],
@@ -117,17 +165,22 @@ def judge_cell(cell, found: Plan, original: str, origin: list[int], setup: tuple
     ``budget`` is the submission's judging time (:class:`~instructor.grading.checks.worker.Budget`).
     """
     name = found.cell
-    sent, twice = records(cell, name)
+    asked = {index for index, st in enumerate(found.statements) if st.kind == JUDGED}
+    sent, fault = records(cell, name, asked)
     cell["source"] = original
     _map_lines(cell, origin)
-    if twice:
-        verdict = Verdict(False, 1, "ForgedValues", "the kernel sent the values of one check twice", missing=True)
+    kernel_failed = any(o.get("output_type") == "error" for o in cell["outputs"])
+    if fault:
+        verdict = Verdict(False, 1, fault, _FAULT_MESSAGES[fault], missing=True)
     else:
         verdict = judge_isolated(found, setup, sent, budget)
-    kernel_failed = any(o.get("output_type") == "error" for o in cell["outputs"])
-    if not verdict.passed and not (verdict.missing and kernel_failed):
+        if verdict.missing and not kernel_failed and cell.get("execution_count") is not None:
+            # the cell ran to its end, yet a record it asked for is not here: something took it away
+            verdict = Verdict(False, verdict.line, "LostValues", _FAULT_MESSAGES["LostValues"], missing=True)
+    if not verdict.passed and not (verdict.missing and kernel_failed and not fault):
         # the grader's own words; the traceback's frame names the check (instructor.reporting.failures reads it)
+        count = cell.get("execution_count") or ""
         cell["outputs"].append(new_output("error", ename=verdict.exception, evalue=verdict.message, traceback=[
-            f"Judged by the grader, outside your kernel: Cell In[{cell.get('execution_count') or ''}], line {verdict.line}",
+            f"Judged by the grader, outside your kernel: Cell In[{count}], line {verdict.line}",
             f"{verdict.exception}: {verdict.message}"]))
     return verdict

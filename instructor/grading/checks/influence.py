@@ -87,7 +87,7 @@ class _Taint:
         if isinstance(target, ast.Tuple) and isinstance(value, ast.Call) and _func_name(value) in ("enumerate", "zip"):
             sources = [None, *value.args[:1]] if _func_name(value) == "enumerate" else list(value.args)
             if len(sources) == len(target.elts):
-                for elt, source in zip(target.elts, sources):
+                for elt, source in zip(target.elts, sources, strict=True):
                     if source is not None:
                         self._bind(elt, source)
                 return

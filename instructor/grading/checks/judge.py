@@ -119,14 +119,15 @@ def _judge(plan: Plan, namespace: dict, records: dict[int, dict]) -> Verdict:
                 namespace.update({name: decode(sent[name]) for name in st.kernel_values})
             except MemoryError:
                 raise
-            except Exception as err:  # noqa: BLE001 - whatever the kernel sent, a value that does not decode fails
-                return Verdict(False, st.line, "MalformedValues", f"the values this check needs came back malformed ({err})")
+            except Exception as err:  # whatever the kernel sent, a value that does not decode fails
+                why = f"the values this check needs came back malformed ({err})"
+                return Verdict(False, st.line, "MalformedValues", why)
         try:
             exec(_compiled(st.source, st.line), namespace)
         except Exception as err:  # the check said no, or the values made it fail: either way the cell fails
             if st.kind == GIVEN:
-                return Verdict(False, st.line, type(err).__name__, f"the grader could not run this line itself: {err}"[:500],
-                               broken=True)
+                why = f"the grader could not run this line itself: {err}"[:500]
+                return Verdict(False, st.line, type(err).__name__, why, broken=True)
             message = str(err) if isinstance(err, AssertionError) else f"{type(err).__name__}: {err}"
             return Verdict(False, _failing_line(err, st.line), type(err).__name__, message[:2000])
     return Verdict(True)

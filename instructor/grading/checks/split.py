@@ -145,7 +145,8 @@ _COPIES = {("np", "array"), ("np", "copy"), ("mg", "tensor"), ("mg", "Tensor")}
 
 
 def _copied_only(node: ast.AST) -> set[str]:
-    """Names that ``node`` reads only to copy them (``x.copy()``, ``x.astype(..)``, ``np.array(x)``, ``mg.tensor(x)``)."""
+    """Names that ``node`` reads only to copy them (``x.copy()``, ``x.astype(..)``, ``np.array(x)``,
+    ``mg.tensor(x)``)."""
     copied, other = set(), set()
     inside = set()
     for sub in ast.walk(node):

@@ -72,7 +72,8 @@ class Worker:
             proc.kill()
             proc.wait()
 
-    def judge(self, found: Plan, setup: tuple[str, ...], records: dict[int, dict], seconds: float | None = None) -> Verdict:
+    def judge(self, found: Plan, setup: tuple[str, ...], records: dict[int, dict],
+              seconds: float | None = None) -> Verdict:
         """The verdict on ``found``'s cell, judged in the worker within ``seconds`` (default :data:`SECONDS`);
         a failed verdict if the worker gave none."""
         seconds = SECONDS if seconds is None else seconds

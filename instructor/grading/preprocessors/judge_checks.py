@@ -8,7 +8,7 @@ from traitlets import Bool
 from instructor.cells import grade_id, is_graded_test
 from nbgrader.api import Gradebook
 
-from instructor.grading.checks.cells import judge_cell, setup_sources
+from instructor.grading.checks.cells import CHANNEL_FAULTS, judge_cell, setup_sources, stray_records
 from instructor.grading.checks.judge import imported_names, trusted_imports
 from instructor.grading.checks.split import RECORD, plan
 from instructor.grading.checks.worker import Budget
@@ -45,8 +45,10 @@ class JudgeChecks(Preprocessor):
             elif verdict.broken:
                 sub.flag(f"the grader could not run the release's own code of test cell {grade_id(cell)!r}: "
                          f"{verdict.message[:200]}")
-            elif verdict.exception == "ForgedValues":
+            elif verdict.exception in CHANNEL_FAULTS:
                 sub.flag(f"test cell {grade_id(cell)!r}: {verdict.message} (scored 0)")
+        for stray in stray_records(nb, plans):
+            sub.flag(stray)
         return nb, resources
 
 

@@ -10,7 +10,11 @@ operations here do the same work in fewer NumPy passes:
   attention models where the softmax is given, not the students' task;
 * :func:`softmax_crossentropy`, the loss over the real (unmasked) positions;
 * :func:`layer_norm`, written for 04 to *show* the speed of a fused layer
-  norm next to the one students write from MyGrad operations.
+  norm next to the one students write from MyGrad operations;
+* :func:`affine`, ``x @ weight + bias`` as one operation: the forward pass of
+  the dense layer the notebooks import (:class:`course.layers.dense`, MyNN's
+  ``dense`` with this forward pass), one matrix product over all leading axes
+  at once and the bias added in place.
 
 Two NumPy facts make most of the difference (NumPy 2.x, float32):
 
@@ -27,12 +31,14 @@ composition it replaces to float32 rounding (the course's tests check values and
 
 from __future__ import annotations
 
+import math
+
 import mygrad as mg
 import mygrad._utils.graph_tracking as _tracking
 import numpy as np
 from mygrad.operation_base import Operation
 
-__all__ = ["BLOCKED", "layer_norm", "softmax", "softmax_crossentropy"]
+__all__ = ["BLOCKED", "affine", "layer_norm", "softmax", "softmax_crossentropy"]
 
 #: The score a masked pair gets before the softmax: its weight is then exactly 0.
 #: A row with no allowed entry gets equal weights, as ``softmax(where(mask, s, BLOCKED))`` gives.
@@ -284,3 +290,66 @@ def layer_norm(x, gain, bias, eps=1e-5, *, constant=None):
     mygrad.Tensor, shape=(..., d)
     """
     return mg.execute_op(LayerNorm, x, gain, bias, op_kwargs={"eps": eps}, constant=constant)
+
+
+class Affine(Operation):
+    """``x @ weight + bias`` over the last axis of ``x`` (any leading axes), gradient by hand.
+
+    The leading axes are folded into the rows of one (M, C) @ (C, K) product.
+    The bias gradient, the column sums of the upstream gradient, is the product
+    ``ones(M) @ grad``: NumPy's ``sum(axis=0)`` over many short rows of float32
+    costs 10-20 times more (13 vs 1 us for 100 rows of 12, 190 vs 8 us for 2000).
+    Gradients are written into fresh arrays of the variables' shapes (MyGrad
+    copies a gradient that is a view).
+    """
+
+    def __call__(self, x, weight, bias=None):
+        self.variables = (x, weight) if bias is None else (x, weight, bias)
+        data = x.data
+        self._rows = data.reshape(math.prod(data.shape[:-1]), data.shape[-1])  # (M, C): a view for contiguous x
+        out = np.matmul(self._rows, weight.data)  # (M, K)
+        if bias is not None:
+            out += bias.data  # in place: (1, K) or (K,) broadcast over the rows
+        return out.reshape(*data.shape[:-1], out.shape[-1])
+
+    def backward_var(self, grad, index, **kwargs):
+        rows = grad.reshape(self._rows.shape[0], grad.shape[-1])  # (M, K)
+        if index == 1:  # d/dweight: x.T @ grad, summed over every row at once
+            return np.matmul(self._rows.T, rows)
+        var = self.variables[index]
+        out = np.empty(var.shape, dtype=np.result_type(var.dtype, grad.dtype))
+        if index == 0:  # d/dx: grad @ weight.T, in the shape of x
+            np.matmul(rows, self.variables[1].data.T, out=out.reshape(self._rows.shape))
+        else:  # d/dbias: the column sums
+            np.matmul(np.ones(rows.shape[0], dtype=rows.dtype), rows, out=out.reshape(rows.shape[1]))
+        return out
+
+
+def _ndim(a) -> int:
+    return a.ndim if hasattr(a, "ndim") else np.ndim(a)  # np.ndim refuses a mygrad.Tensor
+
+
+def _shape(a) -> tuple:
+    return a.shape if hasattr(a, "shape") else np.shape(a)
+
+
+def affine(x, weight, bias=None, *, constant=None):
+    """``mg.matmul(x, weight) + bias`` in one operation, for ``x`` with one or more leading axes.
+
+    Parameters
+    ----------
+    x : array_like, shape=(..., C), at least 2-dimensional
+    weight : array_like, shape=(C, K)
+    bias : Optional[array_like], shape=(1, K) or (K,)
+    constant : Optional[bool]
+        If True, the result is a constant.
+
+    Returns
+    -------
+    mygrad.Tensor, shape=(..., K)
+    """
+    if _ndim(x) < 2 or _ndim(weight) != 2 or (bias is not None and _ndim(bias) > 2):
+        raise ValueError(f"affine takes x of 2 or more axes, a 2-d weight and a bias of at most 2 axes, "
+                         f"not {_shape(x)}, {_shape(weight)}, {_shape(bias)}")
+    args = (x, weight) if bias is None else (x, weight, bias)
+    return mg.execute_op(Affine, *args, constant=constant)

@@ -187,3 +187,64 @@ def test_crossentropy_ignores_whatever_stands_at_padding():
     loss.backward()
     assert np.isfinite(loss.item())
     assert np.all(np.isfinite(x.grad)) and np.all(x.grad[1:] == 0)
+
+
+AFFINE_SHAPES = [((6, 12), 25), ((1, 100, 12), 25), ((21, 100, 25), 12), ((49, 32, 29), 64), ((3, 2, 4, 7), 5),
+                 ((0, 4, 3), 2)]
+
+
+@pytest.mark.parametrize("shape, k", AFFINE_SHAPES)
+@pytest.mark.parametrize("with_bias", [True, False])
+def test_affine_equals_matmul_plus_bias(shape, k, with_bias):
+    """affine(x, W, b) and its gradients (x, W, b) equal MyGrad's matmul(x, W) + b, float32 in and out."""
+    rng = np.random.default_rng(shape[-1] + k)
+    x = rng.normal(size=shape).astype(np.float32)
+    w = rng.normal(size=(shape[-1], k)).astype(np.float32)
+    b = rng.normal(size=(1, k)).astype(np.float32)
+    g = rng.normal(size=(*shape[:-1], k)).astype(np.float32)
+    inputs = [x, w, b] if with_bias else [x, w]
+    ref, ref_grads = _grads(lambda *t: mg.matmul(t[0], t[1]) + t[2] if with_bias else mg.matmul(*t), inputs, g)
+    out, grads = _grads(lambda *t: ops.affine(*t), inputs, g)
+    assert out.dtype == np.float32 and all(gr.dtype == np.float32 for gr in grads)
+    _close(out, ref, scale=np.abs(ref.data).max(initial=1))
+    for got, want in zip(grads, ref_grads, strict=True):
+        assert got.shape == want.shape
+        _close(got, want, scale=np.abs(want).max(initial=1))
+    with mg.no_autodiff, mg.mem_guard_off:
+        _close(ops.affine(*inputs), ref, scale=np.abs(ref.data).max(initial=1))
+
+
+def test_affine_of_a_constant_input_and_a_1d_bias():
+    """A plain array x gets no gradient; a (K,) bias gets a (K,) gradient; x and W are left as they were."""
+    rng = np.random.default_rng(5)
+    x = rng.normal(size=(4, 3, 6)).astype(np.float32)
+    copy = x.copy()
+    w, b = mg.tensor(rng.normal(size=(6, 2)).astype(np.float32)), mg.tensor(np.zeros(2, dtype=np.float32))
+    ops.affine(x, w, b).sum().backward()
+    np.testing.assert_array_equal(x, copy)
+    assert b.grad.shape == (2,) and np.allclose(b.grad, 12)  # 4 * 3 rows, each adding 1
+    _close(w.grad, np.broadcast_to(x.sum(axis=(0, 1))[:, None], (6, 2)), scale=10)
+    with pytest.raises(ValueError, match="2 or more axes"):
+        ops.affine(np.ones(6, dtype=np.float32), w, b)
+
+
+def test_course_dense_is_mynns_dense_with_a_fused_forward():
+    """course.layers.dense: MyNN's class (a subclass), the same weights from the same seed, the same outputs."""
+    from mygrad.nnet import glorot_normal
+    from mynn.layers.dense import dense as mynn_dense
+
+    from course.layers import dense
+
+    for bias in (True, False):
+        np.random.seed(0)
+        ours = dense(12, 25, weight_initializer=glorot_normal, bias=bias)
+        np.random.seed(0)
+        theirs = mynn_dense(12, 25, weight_initializer=glorot_normal, bias=bias)
+        assert isinstance(ours, mynn_dense) and len(ours.parameters) == len(theirs.parameters) == 1 + bias
+        for p, q in zip(ours.parameters, theirs.parameters, strict=True):
+            np.testing.assert_array_equal(p.data, q.data)
+        x = np.random.default_rng(0).normal(size=(7, 10, 12)).astype(np.float32)
+        _close(ours(x), theirs(x), scale=10)
+        assert type(ours(x).creator).__name__ == "Affine"
+        one = x[0, 0]  # one 1-d input: MyNN's own forward (its (1, K) bias broadcasts it to (1, 25))
+        assert ours(one).shape == theirs(one).shape

@@ -10,6 +10,7 @@ MISTAKES = [
         why="Takes the arg-max over the N sequences instead of over the K classes.",
         replace="best = scores.argmax(axis=-1)",
         by="best = scores.argmax(axis=1)",
+        expect="over the K classes (the last axis)",
     ),
     Mistake(
         task="one_hot_encode_prediction",
@@ -17,6 +18,7 @@ MISTAKES = [
         why="Takes one arg-max of the flattened array, so one class wins for the whole batch.",
         replace="best = scores.argmax(axis=-1)",
         by="best = np.full(scores.shape[:-1], scores.argmax() % scores.shape[-1])",
+        expect="over the K classes (the last axis)",
     ),
     Mistake(
         task="one_hot_encode_prediction",
@@ -24,6 +26,7 @@ MISTAKES = [
         why="Builds the one-hot array in NumPy's default float64.",
         replace="np.eye(scores.shape[-1], dtype=np.float32)[best]",
         by="np.eye(scores.shape[-1])[best]",
+        expect="expected float32",
     ),
     Mistake(
         task="one_hot_encode_prediction",
@@ -31,6 +34,7 @@ MISTAKES = [
         why="Wraps the one-hot array in a MyGrad tensor instead of returning a NumPy array.",
         replace="return np.eye(scores.shape[-1], dtype=np.float32)[best]",
         by="return mg.tensor(np.eye(scores.shape[-1], dtype=np.float32)[best])",
+        expect="return a NumPy array",
     ),
     Mistake(
         task="one_hot_encode_prediction",
@@ -38,6 +42,15 @@ MISTAKES = [
         why="Sizes the identity matrix by the batch axis N instead of the number of classes K.",
         replace="np.eye(scores.shape[-1], dtype=np.float32)",
         by="np.eye(scores.shape[1], dtype=np.float32)",
+        expect="a row of the K x K identity",
+    ),
+    Mistake(
+        task="one_hot_encode_prediction",
+        name="tie_gives_two_ones",
+        why="Marks every class that reaches the largest score, so a tie gives two 1s.",
+        replace="return np.eye(scores.shape[-1], dtype=np.float32)[best]  # row `best` of the identity",
+        by="return (scores == scores.max(axis=-1, keepdims=True)).astype(np.float32)",
+        expect="a tie in a one-hot",
     ),
     # ------------------------------------------------------------------ seq2seq
     Mistake(
@@ -46,6 +59,7 @@ MISTAKES = [
         why="Starts the decoder from the encoder's first state h^e_1 instead of its last state h^e_T.",
         replace="h = enc_h[-1:]",
         by="h = enc_h[:1]",
+        expect="start from the encoder's LAST state",
     ),
     Mistake(
         task="seq2seq",
@@ -53,6 +67,7 @@ MISTAKES = [
         why="Does not pass the encoder's state to the decoder, which then starts from zeros.",
         replace="h = enc_h[-1:]",
         by="h = None",
+        expect="must be given a start state",
     ),
     Mistake(
         task="seq2seq",
@@ -60,6 +75,7 @@ MISTAKES = [
         why="Marks index 11 (<E>) instead of 10 (<S>) in the first decoder input.",
         replace="s[:, :, START_TOKEN] = 1",
         by="s[:, :, END_TOKEN] = 1",
+        expect="the first decoder input must be one-hot <S>",
     ),
     Mistake(
         task="seq2seq",
@@ -67,6 +83,7 @@ MISTAKES = [
         why="Feeds the decoder an all-zero first input instead of the one-hot <S>.",
         replace="s[:, :, START_TOKEN] = 1",
         by="pass",
+        expect="the first decoder input must be one-hot <S>",
     ),
     Mistake(
         task="seq2seq",
@@ -74,6 +91,7 @@ MISTAKES = [
         why="Feeds the raw scores back into the decoder instead of the one-hot vector of its guess.",
         replace="s = one_hot_encode_prediction(y_t)",
         by="s = y_t",
+        expect="the one-hot vector of the previous step's best class",
     ),
     Mistake(
         task="seq2seq",
@@ -81,6 +99,7 @@ MISTAKES = [
         why="Keeps feeding <S> at every step: the decoder never sees its own guesses.",
         replace="s = one_hot_encode_prediction(y_t)",
         by="pass",
+        expect="the one-hot vector of the previous step's best class",
     ),
     Mistake(
         task="seq2seq",
@@ -88,6 +107,15 @@ MISTAKES = [
         why="Restarts every decoder step from the encoder's state instead of the previous decoder state.",
         replace="y_t, h = self.decoder(s, h)",
         by="y_t, _ = self.decoder(s, h)",
+        expect="must start from the state returned by step",
+    ),
+    Mistake(
+        task="seq2seq",
+        name="one_step_short",
+        why="Runs T - 1 decoder steps, one short of the target length.",
+        replace="        for _ in range(T):\n            y_t, h = self.decoder(s, h)",
+        by="        for _ in range(T - 1):\n            y_t, h = self.decoder(s, h)",
+        expect="one decoding step too few",
     ),
     Mistake(
         task="seq2seq",
@@ -95,6 +123,7 @@ MISTAKES = [
         why="Lists only the decoder's parameters, so the encoder is never trained.",
         replace="return self.encoder.parameters + self.decoder.parameters",
         by="return self.decoder.parameters",
+        expect="the 10 weights and biases of both RNNs",
     ),
     Mistake(
         task="seq2seq",
@@ -127,6 +156,7 @@ MISTAKES = [
         why="Adds up the probabilities of the tokens (softmax) instead of their log-probabilities.",
         replace="mg.nnet.logsoftmax(y_t[0], axis=-1)",
         by="mg.nnet.softmax(y_t[0], axis=-1)",
+        expect="a log-probability is never positive",
     ),
     Mistake(
         task="beam_search",
@@ -134,6 +164,15 @@ MISTAKES = [
         why="Adds up the decoder's raw scores, which are not log-probabilities (no log-softmax).",
         replace="mg.asarray(mg.nnet.logsoftmax(y_t[0], axis=-1))",
         by="mg.asarray(y_t[0])",
+        expect="not probabilities or raw scores",
+    ),
+    Mistake(
+        task="beam_search",
+        name="logsoftmax_over_rows",
+        why="Takes the log-softmax over the rows of the decoder's batch (axis 0) instead of over the K classes.",
+        replace="mg.nnet.logsoftmax(y_t[0], axis=-1)",
+        by="mg.nnet.logsoftmax(y_t[0], axis=0)",
+        expect="log-softmax over the classes axis",
     ),
     Mistake(
         task="beam_search",
@@ -141,6 +180,7 @@ MISTAKES = [
         why="Extends each beam by its own best token instead of keeping the `width` best candidates of all beams.",
         replace="best = np.argsort(-candidates, axis=1, kind=\"stable\")[:, :width]",
         by="best = np.arange(width) * K + log_p.argmax(axis=-1)",
+        expect="keep the 2 best candidates of all beams",
     ),
     Mistake(
         task="beam_search",
@@ -148,6 +188,7 @@ MISTAKES = [
         why="Sorts the candidates in increasing order, so it keeps the least likely ones.",
         replace="np.argsort(-candidates,",
         by="np.argsort(candidates,",
+        expect="the LARGEST summed log-probability",
     ),
     Mistake(
         task="beam_search",
@@ -155,6 +196,7 @@ MISTAKES = [
         why="Starts every copy of <S> at log-probability 0, so the first step keeps the same token `width` times.",
         replace="total[:, 0] = 0",
         by="total[:, :] = 0",
+        expect="start the copies of <S> at -inf",
     ),
     Mistake(
         task="beam_search",
@@ -162,6 +204,7 @@ MISTAKES = [
         why="Appends each kept token to the history of beam b instead of the beam the candidate came from.",
         replace="tokens = np.concatenate([tokens[:, rows, beam], token[np.newaxis]], axis=0)",
         by="tokens = np.concatenate([tokens, token[np.newaxis]], axis=0)",
+        expect="extend the history of the beam it came from",
     ),
     Mistake(
         task="beam_search",
@@ -169,6 +212,7 @@ MISTAKES = [
         why="Keeps the decoder states in their old order, so a kept candidate continues another beam's state.",
         replace="h = mg.asarray(h_t).reshape(N, width, D)[rows, beam].reshape(1, N * width, D)",
         by="h = mg.asarray(h_t)",
+        expect="the decoder state was not reordered with the beams",
     ),
     Mistake(
         task="beam_search",
@@ -176,6 +220,7 @@ MISTAKES = [
         why="Runs T - 1 decoder steps, one short of the target length.",
         replace="for _ in range(T):",
         by="for _ in range(T - 1):",
+        expect="one decoding step too few",
     ),
     Mistake(
         task="beam_search",
@@ -183,6 +228,7 @@ MISTAKES = [
         why="Returns the last of the kept outputs, the least likely, instead of the first.",
         replace="return tokens[:, :, 0], total[:, 0]",
         by="return tokens[:, :, -1], total[:, -1]",
+        expect="return the kept output with the largest log-probability",
     ),
     Mistake(
         task="beam_search",
@@ -190,5 +236,6 @@ MISTAKES = [
         why="Hard-codes a beam of 3 instead of using the `width` argument.",
         replace="    T, N = x.shape[:2]\n    K = model",
         by="    T, N = x.shape[:2]\n    width = 3\n    K = model",
+        expect="use the `width` argument",
     ),
 ]

@@ -2,7 +2,8 @@
 
 Folders of ``hub_dir`` (default ``/srv/course-hub/<course id>``):
 
-- ``jupyterhub_config.py``: what JupyterHub reads (no secret in it);
+- ``jupyterhub_config.py``: what JupyterHub reads (no secret in it), rewritten at each start;
+- ``jupyterhub_config.local.py``: the instructor's own settings (HTTPS, LTI), loaded last, never rewritten;
 - ``state/`` (0700, root's): the hub's database, cookie secret, proxy pid and
   the passwords of accounts ``course hub`` made;
 - ``jupyter/student/`` and ``jupyter/staff/`` (0755): the Jupyter settings each
@@ -58,6 +59,11 @@ class HubSettings:
     @property
     def config_file(self) -> Path:
         return self.hub_dir / "jupyterhub_config.py"
+
+    @property
+    def local_config(self) -> Path:
+        """Settings the instructor adds by hand (never rewritten)."""
+        return self.hub_dir / "jupyterhub_config.local.py"
 
     @property
     def student_config(self) -> Path:
@@ -135,6 +141,11 @@ def hub_config(s: HubSettings) -> str:
         f"c.CourseSpawner.memory_mb = {s.memory_mb!r}",
         f"c.CourseSpawner.cpus = {s.cpus!r}",
         f"c.CourseSpawner.processes = {s.processes!r}",
+        "",
+        "# the instructor's own additions (HTTPS, LTI, ...) survive the rewrite: they live in a file of their own",
+        f"local = {str(s.local_config)!r}",
+        "if __import__('os').path.exists(local):",
+        "    load_subconfig(local)  # noqa: F821",
         "",
     ]
     return "\n".join(lines)

@@ -57,6 +57,18 @@ def test_jupyterhub_loads_the_configuration_as_written(tmp_path):
     assert oct((s.state).stat().st_mode & 0o777) == "0o700"  # the cookie secret and the passwords live there
 
 
+def test_the_instructors_own_settings_are_loaded_last(tmp_path):
+    """HTTPS or LTI settings in jupyterhub_config.local.py override what `course hub` writes."""
+    from jupyterhub.app import JupyterHub
+
+    s = settings(tmp_path)
+    s.hub_dir.mkdir(parents=True)
+    s.local_config.write_text("c.JupyterHub.ssl_cert = '/etc/ssl/hub.pem'\nc.CourseSpawner.memory_mb = 999\n")
+    app = JupyterHub()
+    app.load_config_file(str(config.write(s)))
+    assert (app.config.JupyterHub.ssl_cert, app.config.CourseSpawner.memory_mb) == ("/etc/ssl/hub.pem", 999)
+
+
 def test_students_settings_switch_off_the_instructor_tools(tmp_path):
     s = settings(tmp_path)
     config.write(s)

@@ -10,7 +10,7 @@ from instructor.paths import REPO_ROOT
 FLOORS = [
     ["__main__"],
     ["cli"],
-    ["demo", "bench"],
+    ["demo", "bench", "hub"],
     ["scheduling"],
     ["authoring"],
     ["settings"],

@@ -47,8 +47,8 @@ def bench_autograde(jobs: int, quiet: bool = False) -> dict:
     names = existing_assignments(SOLUTIONS)
     isolation = sandbox.detect()
     bare_isolation = sandbox.unsafe("bench: no sandbox, for comparison")
-    with tempfile.TemporaryDirectory(prefix="course-bench-") as tmp:
-        tmp = Path(tmp)
+    with tempfile.TemporaryDirectory(prefix="course-bench-") as scratch:
+        tmp = Path(scratch)
         for name in names:
             for i in range(max(2, jobs)):
                 folder = SOLUTIONS if i % 2 == 0 else NOTEBOOKS  # reference and blank in turn
@@ -60,9 +60,10 @@ def bench_autograde(jobs: int, quiet: bool = False) -> dict:
         directory.init(course_dir)
         into_course_dir(course_dir, REPO_ROOT, names)
 
-        serial, bare = [], []
+        serial: list[tuple[str, float]] = []
+        bare: list[tuple[str, float]] = []
         for i, sub in enumerate(tqdm(subs, desc="serial", leave=False, disable=quiet)):
-            for sandboxed in ((True, False) if i % 2 == 0 else (False, True)):
+            for sandboxed in (True, False) if i % 2 == 0 else (False, True):
                 seconds = _timed(course_dir, sub, isolation if sandboxed else bare_isolation)
                 (serial if sandboxed else bare).append((sub.assignment, seconds))
         serial_wall = sum(s for _, s in serial)

@@ -53,10 +53,12 @@ def bench_class_tools(size: int, mistakes: dict[str, list[Mistake]], quiet: bool
     """Grade a class of ``size``, then time report, similarity, extend and export on it."""
     assignments = existing_assignments(SOLUTIONS)
     if size < 2 * len(assignments):  # similarity compares pairs: two submissions of each assignment at least
-        raise CourseError(f"--class-size takes at least {2 * len(assignments)} for part class-tools "
-                          "(two submissions of each assignment).")
-    with tempfile.TemporaryDirectory(prefix="course-bench-tools-") as tmp:
-        tmp = Path(tmp)
+        raise CourseError(
+            f"--class-size takes at least {2 * len(assignments)} for part class-tools "
+            "(two submissions of each assignment)."
+        )
+    with tempfile.TemporaryDirectory(prefix="course-bench-tools-") as scratch:
+        tmp = Path(scratch)
         kinds = build_class(tmp / "subs", size, assignments, mistakes)
         for student, a in kinds:  # nbgrader's stamp, as a collected submission has it
             (tmp / "subs" / student / a / "timestamp.txt").write_text(HANDED_IN)
@@ -66,8 +68,14 @@ def bench_class_tools(size: int, mistakes: dict[str, list[Mistake]], quiet: bool
         if not quiet:
             print(f"  grading the class of {size} with {WORKERS} workers (set-up) ...", file=sys.stderr, flush=True)
         start = time.perf_counter()
-        grade_class(course, find_submissions(tmp / "subs", assignments), unsafe=True, force=True,
-                    log=lambda *_: None, jobs=WORKERS)
+        grade_class(
+            course,
+            find_submissions(tmp / "subs", assignments),
+            unsafe=True,
+            force=True,
+            log=lambda *_: None,
+            jobs=WORKERS,
+        )
         graded = time.perf_counter() - start
         where = ["--course-dir", str(course)]
         seconds: dict[str, float] = {}
@@ -76,7 +84,9 @@ def bench_class_tools(size: int, mistakes: dict[str, list[Mistake]], quiet: bool
             seconds[f"similarity {a}"] = _time(["similarity", a, *where])
         student, assignment = sorted(kinds)[0]
         seconds["extend"] = _time(["extend", student, assignment, "--days", "3", "--because", "bench", *where])
-        seconds["export --format canvas"] = _time(["export", "--format", "canvas", "--to", str(tmp / "canvas.csv"), *where])
+        seconds["export --format canvas"] = _time(
+            ["export", "--format", "canvas", "--to", str(tmp / "canvas.csv"), *where]
+        )
     return {
         "class_size": size,
         "mix": {k: sum(v == k for v in kinds.values()) for k in KINDS},
@@ -89,8 +99,11 @@ def bench_class_tools(size: int, mistakes: dict[str, list[Mistake]], quiet: bool
 
 def table(r: dict) -> list[str]:
     """The class-tools part of the bench table."""
-    lines = ["", f"instructor commands on a graded class of {r['class_size']} "
-                 f"({', '.join(f'{n} {k}' for k, n in r['mix'].items())}; grading took {r['grading_seconds']:.0f} s)"]
+    lines = [
+        "",
+        f"instructor commands on a graded class of {r['class_size']} "
+        f"({', '.join(f'{n} {k}' for k, n in r['mix'].items())}; grading took {r['grading_seconds']:.0f} s)",
+    ]
     lines.append(f"{'command':36s} {'s':>7s}")
     for name, s in r["seconds"].items():
         lines.append(f"{'course ' + name:36s} {s:7.2f}{'' if s <= r['target_seconds'] else '  (over the target)'}")

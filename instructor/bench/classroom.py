@@ -72,11 +72,14 @@ def _with_mistake(nb, mistake: Mistake):
     try:
         return apply_mistake(nb, mistake)
     except (KeyError, ValueError):
-        raise CourseError(f"mistake {mistake.name!r} no longer applies to the solution cell {mistake.task!r}.") from None
+        raise CourseError(
+            f"mistake {mistake.name!r} no longer applies to the solution cell {mistake.task!r}."
+        ) from None
 
 
-def build_class(folder: Path, size: int, assignments: list[str],
-                mistakes: dict[str, list[Mistake]]) -> dict[tuple[str, str], str]:
+def build_class(
+    folder: Path, size: int, assignments: list[str], mistakes: dict[str, list[Mistake]]
+) -> dict[tuple[str, str], str]:
     """Write ``size`` submissions under ``folder``; returns the kind of each (student, assignment)."""
     solutions = {a: nbformat.read(str(notebook_path(a, SOLUTIONS)), as_version=4) for a in assignments}
     kinds = {}
@@ -112,19 +115,35 @@ def _grade_mode(mode: str, tmp: Path, subs: list, assignments: list[str], quiet:
             peaks["early"] = max(peaks["early"], now)
         stamps.append(time.perf_counter())
 
-    options = {"jobs": WORKERS} if mode == "jobs" else {}
+    jobs = WORKERS if mode == "jobs" else None
     load_before = os.getloadavg()[0]
     start = time.perf_counter()
     if mode == "scheduler":
         with Cluster(tmp / "cluster") as address:
             start = time.perf_counter()  # the cluster's start-up is the instructor's, not the grading's
-            run = grade_class(course_dir, subs, unsafe=True, scheduler=address, force=True,
-                              log=lambda *_: None, progress=True, on_record=on_record)
+            run = grade_class(
+                course_dir,
+                subs,
+                unsafe=True,
+                scheduler=address,
+                force=True,
+                log=lambda *_: None,
+                progress=True,
+                on_record=on_record,
+            )
     else:
-        run = grade_class(course_dir, subs, unsafe=True, force=True, log=lambda *_: None,
-                          progress=True, on_record=on_record, **options)
+        run = grade_class(
+            course_dir,
+            subs,
+            unsafe=True,
+            force=True,
+            log=lambda *_: None,
+            progress=True,
+            on_record=on_record,
+            jobs=jobs,
+        )
     wall = time.perf_counter() - start
-    gaps = [b - a for a, b in zip([start, *stamps], stamps)]
+    gaps = [b - a for a, b in zip([start, *stamps], stamps, strict=False)]  # one start more than stamps
     result = {
         "submissions": len(subs),
         "wall_seconds": round(wall, 1),
@@ -156,8 +175,8 @@ def bench_class(class_size: int, modes, mistakes: dict[str, list[Mistake]], quie
         raise CourseError("--class-size takes a whole number of at least 1.")
     assignments = existing_assignments(SOLUTIONS)
     out: dict = {"class_size": class_size, "isolation": sandbox.detect().detail, "workers": WORKERS, "modes": {}}
-    with tempfile.TemporaryDirectory(prefix="course-bench-class-") as tmp:
-        tmp = Path(tmp)
+    with tempfile.TemporaryDirectory(prefix="course-bench-class-") as scratch:
+        tmp = Path(scratch)
         kinds = build_class(tmp / "subs", class_size, assignments, mistakes)
         out["mix"] = {k: sum(v == k for v in kinds.values()) for k in KINDS}
         subs = find_submissions(tmp / "subs", assignments)
@@ -169,12 +188,12 @@ def bench_class(class_size: int, modes, mistakes: dict[str, list[Mistake]], quie
     if serial:
         gaps = serial.pop("record_gaps")
         order = [(s.student, s.assignment) for s in subs]
-        by_kind = {k: [g for key, g in zip(order, gaps) if kinds[key] == k] for k in KINDS}
+        by_kind = {k: [g for key, g in zip(order, gaps, strict=True) if kinds[key] == k] for k in KINDS}
         out["serial_seconds_per_submission_by_kind"] = {k: round(sum(v) / len(v), 2) for k, v in by_kind.items() if v}
         ref_blank = by_kind["reference"] + by_kind["blank"]
         if ref_blank:  # what `course bench --only autograde` averages (a reference and a blank each)
             out["serial_seconds_per_submission_reference_and_blank"] = round(sum(ref_blank) / len(ref_blank), 2)
-        for mode, r in out["modes"].items():
+        for r in out["modes"].values():
             r["speedup"] = round(serial["wall_seconds"] / r["wall_seconds"], 2)
     grades = {m: r.pop("grades") for m, r in out["modes"].items()}
     first = next(iter(grades.values()))
@@ -185,18 +204,28 @@ def bench_class(class_size: int, modes, mistakes: dict[str, list[Mistake]], quie
 
 def table(r: dict) -> list[str]:
     """The class part of the bench table."""
-    lines = ["", f"class of {r['class_size']} ({', '.join(f'{n} {k}' for k, n in r['mix'].items())}), "
-                 f"{r['workers']} workers"]
+    lines = [
+        "",
+        f"class of {r['class_size']} ({', '.join(f'{n} {k}' for k, n in r['mix'].items())}), {r['workers']} workers",
+    ]
     at = early_point(r["class_size"])
-    lines.append(f"{'mode':10s} {'wall s':>8s} {'subs/min':>9s} {'speed-up':>9s} {f'RSS@{at} MB':>11s} {'RSS end MB':>11s} {'load':>10s}")
+    lines.append(
+        f"{'mode':10s} {'wall s':>8s} {'subs/min':>9s} {'speed-up':>9s} "
+        f"{f'RSS@{at} MB':>11s} {'RSS end MB':>11s} {'load':>10s}"
+    )
     for mode, m in r["modes"].items():
-        lines.append(f"{mode:10s} {m['wall_seconds']:8.1f} {m['submissions_per_minute']:9.2f} "
-                     f"{m.get('speedup', float('nan')):9.2f} {m['coordinator_peak_rss_mb_early']:11.1f} "
-                     f"{m['coordinator_peak_rss_mb_at_end']:11.1f} "
-                     f"{m['load_average_1min_before']:4.2f}-{m['load_average_1min_after']:4.2f}")
+        lines.append(
+            f"{mode:10s} {m['wall_seconds']:8.1f} {m['submissions_per_minute']:9.2f} "
+            f"{m.get('speedup', float('nan')):9.2f} {m['coordinator_peak_rss_mb_early']:11.1f} "
+            f"{m['coordinator_peak_rss_mb_at_end']:11.1f} "
+            f"{m['load_average_1min_before']:4.2f}-{m['load_average_1min_after']:4.2f}"
+        )
     if "serial_seconds_per_submission_by_kind" in r:
         kinds = ", ".join(f"{k} {v:.2f}" for k, v in r["serial_seconds_per_submission_by_kind"].items())
         lines.append(f"serial s/submission by kind: {kinds}")
-    lines.append("grades identical in every mode" if r["grades_identical"] else
-                 f"GRADES DIFFER between modes: {', '.join(r['grade_differences'])}")
+    lines.append(
+        "grades identical in every mode"
+        if r["grades_identical"]
+        else f"GRADES DIFFER between modes: {', '.join(r['grade_differences'])}"
+    )
     return lines

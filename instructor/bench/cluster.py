@@ -22,19 +22,40 @@ class Cluster:
     """``dask scheduler`` plus ``workers`` x ``dask worker --nthreads 1``, as separate commands."""
 
     def __init__(self, folder: Path, workers: int = WORKERS):
-        self.folder, self.workers, self.procs = folder, workers, []
+        self.folder, self.workers = folder, workers
+        self.procs: list[subprocess.Popen] = []
         folder.mkdir(parents=True, exist_ok=True)
         self.file = folder / "scheduler.json"
         self.log = (folder / "dask.log").open("w")
 
     def __enter__(self) -> str:
         dask = [sys.executable, "-m", "dask"]
-        common = {"stdout": self.log, "stderr": subprocess.STDOUT, "start_new_session": True}
-        self.procs.append(subprocess.Popen([*dask, "scheduler", "--host", "127.0.0.1", "--port", "0",
-                                            "--no-dashboard", "--scheduler-file", str(self.file)], **common))
-        for _ in range(self.workers):
-            self.procs.append(subprocess.Popen([*dask, "worker", "--scheduler-file", str(self.file), "--nthreads", "1",
-                                                "--nworkers", "1", "--no-dashboard", "--memory-limit", "0"], **common))
+        scheduler = [
+            "scheduler",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            "0",
+            "--no-dashboard",
+            "--scheduler-file",
+            str(self.file),
+        ]
+        worker = [
+            "worker",
+            "--scheduler-file",
+            str(self.file),
+            "--nthreads",
+            "1",
+            "--nworkers",
+            "1",
+            "--no-dashboard",
+            "--memory-limit",
+            "0",
+        ]
+        for command in [scheduler] + [worker] * self.workers:
+            self.procs.append(
+                subprocess.Popen([*dask, *command], stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True)
+            )
         from distributed import Client
 
         deadline = time.monotonic() + 120

@@ -112,7 +112,9 @@ def answer_cells(nb) -> list[tuple[str, str]]:
 
 def document(student: str, nb) -> Document:
     """``student``'s document: the answer cells of ``nb`` joined, with the span of each."""
-    parts, spans, at = [], [], 0
+    parts: list[str] = []
+    spans: list = []
+    at = 0
     for gid, source in answer_cells(nb):
         if parts:
             at += len(SEPARATOR)
@@ -132,8 +134,11 @@ def released_code(notebooks) -> list[str]:
     texts = []
     for nb in notebooks:
         texts.append(document("", nb).text)
-        texts += [c.source for c in nb.cells if c.get("cell_type") == "code"
-                  and not c.get("metadata", {}).get("nbgrader", {}).get("solution")]
+        texts += [
+            c.source
+            for c in nb.cells
+            if c.get("cell_type") == "code" and not c.get("metadata", {}).get("nbgrader", {}).get("solution")
+        ]
     return [t for t in texts if t.strip()]
 
 
@@ -151,8 +156,9 @@ def released_answers(notebooks) -> dict[str, list[str]]:
 
 def _fingerprint(text: str, boilerplate=None, window: int = WINDOW) -> CodeFingerprint:
     """copydetect's fingerprint of a Python text (tokenised and filtered), ``boilerplate`` hashes removed."""
-    return CodeFingerprint("answers.py", NOISE, window, boilerplate=boilerplate, filter=True,
-                           language=LANGUAGE, fp=io.StringIO(text))
+    return CodeFingerprint(
+        "answers.py", NOISE, window, boilerplate=boilerplate, filter=True, language=LANGUAGE, fp=io.StringIO(text)
+    )
 
 
 def boilerplate_hashes(texts: list[str]) -> np.ndarray:
@@ -176,7 +182,7 @@ def kept_lines(source: str, versions: list[str]) -> np.ndarray:
     for version in versions:
         theirs = [line.rstrip() for line in version.splitlines()]
         for block in SequenceMatcher(None, theirs, mine, autojunk=False).get_matching_blocks():
-            mask[starts[block.b]:starts[block.b + block.size]] = True
+            mask[starts[block.b] : starts[block.b + block.size]] = True
     return mask
 
 
@@ -184,7 +190,7 @@ def released_text(doc: Document, answers: dict[str, list[str]]) -> np.ndarray:
     """A mask over ``doc.text``: True on the lines each answer cell keeps from its released version."""
     mask = np.zeros(len(doc.text), dtype=bool)
     for span in doc.spans:
-        mask[span.start:span.end] = kept_lines(doc.text[span.start:span.end], answers.get(span.grade_id, []))
+        mask[span.start : span.end] = kept_lines(doc.text[span.start : span.end], answers.get(span.grade_id, []))
     return mask
 
 
@@ -202,7 +208,7 @@ def boilerplate_characters(code: CodeFingerprint, boilerplate: np.ndarray) -> np
     edges = np.zeros(len(code.filtered_code) + NOISE + 1, dtype=np.int64)
     np.add.at(edges, starts, 1)
     np.add.at(edges, starts + NOISE, -1)
-    return np.cumsum(edges)[:len(code.filtered_code)] > 0
+    return np.cumsum(edges)[: len(code.filtered_code)] > 0
 
 
 def drop_released(code: CodeFingerprint, released: np.ndarray) -> CodeFingerprint:
@@ -314,7 +320,8 @@ def score_all(prints: dict[str, Fingerprints]) -> list[Pair]:
     for a, b in combinations(sorted(prints), 2):
         fa, fb = prints[a], prints[b]
         if fa.empty or fb.empty or not np.intersect1d(fa.hashes, fb.hashes, assume_unique=True).size:
-            pairs.append(Pair(*sorted((a, b)), 0.0, 0.0, 0))
+            first, second = sorted((a, b))
+            pairs.append(Pair(first, second, 0.0, 0.0, 0))
         else:
             pairs.append(score(a, b, fa, fb))
     return sorted(pairs, key=lambda p: (-p.score, -min(p.similarity_a, p.similarity_b), p.a, p.b))
@@ -373,8 +380,10 @@ def released_notebooks(folder: Path, assignment: str) -> list:
     current = folder / "release" / assignment / f"{assignment}.ipynb"
     if Path(assignment).name != assignment or assignment.startswith(".") or not current.is_file():
         known = sorted(p.name for p in (folder / "release").glob("*") if p.is_dir())
-        raise CourseError(f"unknown assignment {assignment!r}: {folder / 'release'} has no "
-                          f"{assignment}/{assignment}.ipynb (released: {', '.join(known) or 'none'}).")
+        raise CourseError(
+            f"unknown assignment {assignment!r}: {folder / 'release'} has no "
+            f"{assignment}/{assignment}.ipynb (released: {', '.join(known) or 'none'})."
+        )
     return [_read(current), *releases.issued(folder, assignment)]
 
 
@@ -384,8 +393,13 @@ def submissions(folder: Path, assignment: str) -> dict[str, Path]:
     found = {}
     for student_dir in sorted(root.iterdir()) if root.is_dir() else []:
         path = student_dir / assignment / f"{assignment}.ipynb"
-        if student_dir.is_dir() and not student_dir.is_symlink() and not student_dir.name.startswith(".") \
-                and path.is_file() and not path.is_symlink():
+        if (
+            student_dir.is_dir()
+            and not student_dir.is_symlink()
+            and not student_dir.name.startswith(".")
+            and path.is_file()
+            and not path.is_symlink()
+        ):
             found[student_dir.name] = path
     return found
 
@@ -398,8 +412,9 @@ def analyse(folder: Path, assignment: str, threshold: float = THRESHOLD, min_tok
     boilerplate, answers = boilerplate_hashes(released_code(notebooks)), released_answers(notebooks)
     paths = submissions(folder, assignment)
     if not paths:
-        raise CourseError(f"there is no graded submission of {assignment} in {folder / 'autograded'}: "
-                          "run `course grade` first.")
+        raise CourseError(
+            f"there is no graded submission of {assignment} in {folder / 'autograded'}: run `course grade` first."
+        )
     docs, skipped = {}, []
     for student, path in paths.items():
         try:
@@ -409,8 +424,15 @@ def analyse(folder: Path, assignment: str, threshold: float = THRESHOLD, min_tok
     if len(docs) < 2:
         raise CourseError(f"{assignment} has {len(docs)} readable graded submission: there is no pair to compare.")
     prints = {s: fingerprints(d, boilerplate, answers) for s, d in docs.items()}
-    result = Similarity(assignment, threshold, min_tokens, docs, score_all(prints),
-                        sorted(s for s, f in prints.items() if f.empty), skipped)
+    result = Similarity(
+        assignment,
+        threshold,
+        min_tokens,
+        docs,
+        score_all(prints),
+        sorted(s for s, f in prints.items() if f.empty),
+        skipped,
+    )
     for pair in result.shown:
         locate(pair, docs, prints)
     return result

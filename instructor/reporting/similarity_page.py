@@ -43,7 +43,8 @@ def in_cell(text: str, slices: np.ndarray, span: Span) -> tuple[np.ndarray, np.n
     break and the next line's indent: a mark stops at the last character.
     """
     starts, ends = [], []
-    for start, end in zip(np.clip(slices[0] - span.start, 0, len(text)), np.clip(slices[1] - span.start, 0, len(text))):
+    firsts, lasts = np.clip(slices[0] - span.start, 0, len(text)), np.clip(slices[1] - span.start, 0, len(text))
+    for start, end in zip(firsts, lasts, strict=True):
         part = text[start:end]
         start, end = start + len(part) - len(part.lstrip()), end - (len(part) - len(part.rstrip()))
         if end > start:
@@ -72,13 +73,15 @@ def _cell(doc: Document, slices: np.ndarray, task: str) -> Markup:
     span = next((s for s in doc.spans if s.grade_id == task), None)
     if span is None:
         return Markup("")
-    text = doc.text[span.start:span.end]
+    text = doc.text[span.start : span.end]
     return highlight(text, *in_cell(text, slices, span))
 
 
 def view(pair: Pair, docs: dict[str, Document]) -> View:
     """The side-by-side view of a located pair (:func:`instructor.reporting.similarity.locate`)."""
     a, b = docs[pair.a], docs[pair.b]
+    if pair.slices is None:
+        raise ValueError(f"the pair {pair.a}, {pair.b} was not located (similarity.locate) before its view")
     tasks = [s.grade_id for s in a.spans]
     tasks += [s.grade_id for s in b.spans if s.grade_id not in tasks]
     rows = [Row(t, _cell(a, pair.slices[0], t), _cell(b, pair.slices[1], t)) for t in tasks if t in pair.tasks]
@@ -87,8 +90,9 @@ def view(pair: Pair, docs: dict[str, Document]) -> View:
 
 def render(result: Similarity) -> str:
     """The page's HTML."""
-    env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True,
-                             undefined=jinja2.StrictUndefined)
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True, undefined=jinja2.StrictUndefined
+    )
     shown = result.shown
     views = [view(p, result.documents) for p in shown[:MAX_VIEWS]]
     return env.get_template(TEMPLATE).render(r=result, shown=shown, views=views, csp=STATIC_PAGE_POLICY)

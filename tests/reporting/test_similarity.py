@@ -328,12 +328,19 @@ def test_the_test_class_is_what_it_claims(result):
     assert [s.grade_id for s in docs["amy"].spans] == TASKS
 
 
-def test_every_score(result):
-    """Print every pair with a score (pytest -s): the measurements behind THRESHOLD and MIN_TOKENS."""
+def test_every_score_is_a_share_and_the_pairs_are_ranked(result):
+    """Is every pair's score the larger of two shares in [0, 1], the pairs ranked by it, and a shown pair above the
+    threshold? (pytest -s prints every scored pair: the measurements behind THRESHOLD and MIN_TOKENS.)"""
+    assert len(result.pairs) == len({(p.a, p.b) for p in result.pairs}) > 1
     for p in result.pairs:
+        assert 0.0 <= p.similarity_b <= p.similarity_a <= 1.0, p
+        assert p.score == p.similarity_a, p
+        assert not result.is_shown(p) or p.score >= result.threshold, p
         if p.score:
             print(f"{p.score:.3f} {'shown' if result.is_shown(p) else '     '} {p.a:>6} {p.similarity_a:.3f} ~ "
                   f"{p.b:<6} {p.similarity_b:.3f} {p.tokens_matched:4d}  {' '.join(p.tasks)}")
+    scores = [p.score for p in result.pairs]
+    assert scores == sorted(scores, reverse=True)
 
 
 def test_a_renamed_copy_ranks_first(result):

@@ -640,11 +640,13 @@ assert out_bias is not None, "the output layer has a bias"
 params = model.parameters
 assert isinstance(params, tuple), "parameters must be a tuple (a property, not a method)"
 param_ids = [id(p) for p in params]
-part_ids = {name: [id(p) for p in part.parameters] for name, part in
-            [("encoder", model.encoder), ("decoder", model.decoder), ("W_alpha", model.W_alpha),
-             ("output_layer", model.output_layer)]}
-for name, ids in part_ids.items():
-    assert set(ids) <= set(param_ids), f"parameters must include those of {name}"
+for k, p in enumerate(params):
+    p.data[...] = k + 1  # what an optimizer writes through parameters must reach every layer
+written = {"encoder": model.encoder.recurrent_layer.weight.data, "decoder": model.decoder.recurrent_layer.weight.data,
+           "W_alpha": model.W_alpha.weight.data, "output_layer": model.output_layer.weight.data}
+for name, values in written.items():
+    assert np.all(values >= 1), \
+        f"parameters must include those of {name}: values written through parameters did not reach its weight"
 ### BEGIN HIDDEN TESTS
 # feedback shows: params, param_ids, W_alpha_weight, out_weight
 assert len(params) == len(set(param_ids)) == 13, \
@@ -679,9 +681,10 @@ class StubDecoder:
         self.inputs, self.states = [], []
 
     def __call__(self, x, h=None):
-        assert h is not None, "the decoder must be given a start state: h^d_0 = h^e_T, the encoder's last state"
         self.inputs.append(np.array(mg.asarray(x)))
-        self.states.append(np.array(mg.asarray(h)))
+        self.states.append(None if h is None else np.array(mg.asarray(h)))
+        if h is None:  # recorded as None; the check below names it
+            h = np.zeros(x.shape[:2] + self.mix.shape[1:], dtype=np.float32)
         return mg.matmul(x, self.table), mg.tanh(h + mg.matmul(x, self.mix))
 
 
@@ -751,6 +754,8 @@ calls, decoder_inputs, decoder_states = model.W_alpha.calls, model.decoder.input
 assert calls <= 1, f"W_alpha was called {calls} times: apply it once, to all encoder states"
 assert len(decoder_inputs) == 6, f"the decoder ran {len(decoder_inputs)} steps, expected T = 6"
 assert np.array_equal(decoder_inputs[0], inputs[0]), "the first decoder input must be one-hot <S> (index 10)"
+assert decoder_states[0] is not None, \
+    "the decoder must be given a start state: h^d_0 = h^e_T, the encoder's last state"
 assert decoder_states[0].shape == (1, 3, 4), \
     f"start state of shape {decoder_states[0].shape}, expected (1, N, D) = (1, 3, 4)"
 assert np.allclose(decoder_states[0], states[0]), "the decoder must start from the encoder's last state"

@@ -34,7 +34,7 @@ MISTAKES = [
         why="Draws digits from [0, 9) because randint's upper bound is exclusive.",
         replace="np.random.randint(0, 10, size=(n_digits, batch_size))",
         by="np.random.randint(0, 9, size=(n_digits, batch_size))",
-        expect="never include [9]",
+        expect="randint excludes its upper bound, so it must be 10",
     ),
     Mistake(
         task="generate_batch",

@@ -181,7 +181,7 @@ MISTAKES = [
         replace="""            + self.W_alpha.parameters
             + self.output_layer.parameters""",
         by="",
-        expect="parameters must include those of W_alpha",
+        expect="parameters must include those of",
     ),
     Mistake(
         task="attention_seq2seq",

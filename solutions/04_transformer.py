@@ -449,7 +449,7 @@ for n in range(4):
 # Keep everything float32: divide by `np.sqrt(np.float32(d_k))`, because a Python or NumPy float64 number turns a float32 tensor into float64 (and halves the speed).
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "attention_task_text", "locked": true, "schema_version": 3, "solution": false}
-# Complete `MultiheadAttention`: in `__init__`, create `Wq`, `Wk`, `Wv` with `glorot_normal(h, d, d_k)`, and `Wo` as a MyNN `dense` layer from $h \cdot d_k$ to $d$ with `weight_initializer=glorot_normal` and `bias=False`; in `__call__`, compute attention as in the table, keeping the weights in `self.a_ij` for the pictures at the end.
+# Complete `MultiheadAttention`: in `__init__`, create `Wq`, `Wk`, `Wv` with `glorot_normal(h, d, d_k)`, and `Wo` as a MyNN `dense` layer from $h \cdot d_k$ to $d$ with `weight_initializer=glorot_normal` and `bias=False`; in `__call__`, compute attention as in the table, keeping the weights in `self.a_ij` for the pictures at the end. The tests give `Wq`, `Wk`, `Wv` and `Wo.weight` weights of their own, so `__call__` must read them from those attributes, and training needs their gradients: compute with MyGrad operations all the way (no `.data`, `np.asarray` or `astype` on the way).
 
 # %% nbgrader={"grade": false, "grade_id": "multihead_attention", "locked": false, "schema_version": 3, "solution": true} tags=["library"]
 BLOCKED = np.float32(-1e9)  # the score of a masked pair: its softmax weight is exactly 0
@@ -1162,7 +1162,7 @@ class FeedForward:
 #
 # Input and output are both (T, N, d), so encoder layers stack. The layer takes the self-attention mask as an argument (the Transformer of Part I builds it once with `padding_mask` and hands it to every layer); with it, the outputs at real positions do not depend on the padding at all.
 #
-# Write `TransformerEncoder` (attributes `self_attn`, `add_norm1`, `ff`, `add_norm2`).
+# Write `TransformerEncoder` (attributes `self_attn`, `add_norm1`, `ff`, `add_norm2`). The tests set weights of their own in these parts (`Wq`, `gain`, `dense1.weight`, …) and compare the layer's output with values worked out from them.
 
 # %% nbgrader={"grade": false, "grade_id": "encoder", "locked": false, "schema_version": 3, "solution": true} tags=["library"]
 class TransformerEncoder:
@@ -1259,7 +1259,7 @@ assert out.shape == (4, 2, 3), "the output should be (T, N, out_dim)"
 ### END HIDDEN TESTS
 
 # %% course={"task": "encoder"} nbgrader={"grade": true, "grade_id": "encoder__layer", "locked": true, "points": 1, "schema_version": 3, "solution": false}
-# Check TransformerEncoder on weights the test sets: self-attention (with the mask), add & norm, feed-forward, add & norm.
+# Check that TransformerEncoder chains self-attention (with the mask), add & norm, feed-forward, add & norm, on weights the test sets.
 rng = np.random.default_rng(5)
 
 
@@ -1895,7 +1895,7 @@ show_encodings({
 # %% [markdown] nbgrader={"grade": false, "grade_id": "transformer_task_text", "locked": true, "schema_version": 3, "solution": false}
 # The forward pass comes in two halves, `encode` and `decode`. That pays off when decrypting: the encoder runs once per message, the decoder once per symbol it writes. Both take the lengths of a padded batch and build the masks of Part D once, for all layers: `encode(src, lengths)` gives every encoder layer `padding_mask(lengths, T, T)`; `decode(enc_out, tgt, src_lengths, tgt_lengths)` gives every decoder layer `causal_mask(tgt_lengths, t)` and `padding_mask(src_lengths, t, T)`. Lengths of `None` mean a batch without padding (every source length T, every decoder length t). Here source and decoder input have the same lengths, but keep the two apart: a translation model's would differ.
 #
-# Write `__init__` (with `pos_enc = PositionalEncoder(dim)`), `encode`, `decode` and `parameters` (every learnable tensor once, as a tuple). `__call__` is given, and so are `save` and `load`, which the class inherits from `SaveLoad` (the cell below): they read and write the tensors of `parameters`, in order.
+# Write `__init__` (with `pos_enc = PositionalEncoder(dim)`), `encode`, `decode` and `parameters` (every learnable tensor once, as a tuple). `__call__` is given, and so are `save` and `load`, which the class inherits from `SaveLoad` (the cell below): they read and write the tensors of `parameters`, in order. The tests put stand-ins of their own into `pos_enc`, `enc_layers`, `dec_layers` and `out_dense`, so `encode` and `decode` must use those attributes, calling each layer as Parts F and G define it.
 
 # %% nbgrader={"grade": false, "grade_id": "save_load", "locked": true, "schema_version": 3, "solution": false} tags=["library"]
 class SaveLoad:
@@ -2109,8 +2109,8 @@ not_chained = np.array([
     [6.5198, 4.2902, 3.5263, -2.0887],
 ])
 reads_itself = np.array([
-    [0.2326, 1.6003, -0.9026, 0.4843],
-    [0.2326, 1.6003, -0.9026, 0.4843],
+    [-5.3881, -2.3165, -4.1398, 0.3475],
+    [-2.2728, 0.2611, -2.2281, 0.5634],
     [-0.1866, 0.7489, -1.3056, 0.2814],
 ])
 assert not np.allclose(scores.data[:, 0], not_chained, atol=2e-4), (
@@ -2427,7 +2427,7 @@ assert loss.dtype == np.float32, f"loss dtype {loss.dtype}, expected float32"
 # %% [markdown] nbgrader={"grade": false, "grade_id": "greedy_batch_text", "locked": true, "schema_version": 3, "solution": false}
 # **On a padded batch.** A batch decodes T − 1 symbols for every column, and column n keeps its first lengths[n] − 1. The source lengths go to `encode` and, as `src_lengths`, to `decode`, so that no column reads the padding of its cipher text. `decode` gets no `tgt_lengths` (None): the decoder input so far — `START` and the symbols picked before, i + 1 rows at step i (counting from 0) — holds no padding, so all of its positions are real in every column. A column whose message is shorter than T − 1 goes on writing symbols past its end; the causal mask keeps them from changing the symbols before, and they are thrown away.
 #
-# Write `greedy_decode`, which does this for a whole batch at once, inside `mg.no_autodiff` (no graph is needed).
+# Write `greedy_decode`, which does this for a whole batch at once, inside `mg.no_autodiff` (no graph is needed). Use only the model's `encode` and `decode`: the tests hand it stand-in models with those two methods and scores they know.
 
 # %% nbgrader={"grade": false, "grade_id": "greedy", "locked": false, "schema_version": 3, "solution": true} tags=["library"]
 def greedy_decode(model, source, lengths=None):

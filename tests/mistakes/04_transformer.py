@@ -26,6 +26,7 @@ MISTAKES = [
         why="Zips the message with the key itself, so the cipher text stops where the key ends.",
         replace="for p, k in zip(plaintext, repeated)",
         by="for p, k in zip(plaintext, key)",
+        expect='repeat the key along the whole message',
     ),
     Mistake(
         task="cipher",
@@ -33,6 +34,7 @@ MISTAKES = [
         why="Encrypts by subtracting the key instead of adding it.",
         replace="ALPHABET.index(p) + ALPHABET.index(k)",
         by="ALPHABET.index(p) - ALPHABET.index(k)",
+        expect="add the key's shift to encrypt",
     ),
     Mistake(
         task="cipher",
@@ -40,6 +42,7 @@ MISTAKES = [
         why="Wraps around after z, as for a 26-letter alphabet, so the space is never produced.",
         replace="(ALPHABET.index(p) + ALPHABET.index(k)) % len(ALPHABET)",
         by="(ALPHABET.index(p) + ALPHABET.index(k)) % 26",
+        expect='modulo 27',
     ),
     Mistake(
         task="decipher",
@@ -47,6 +50,7 @@ MISTAKES = [
         why="Deciphers by adding the key again instead of subtracting it.",
         replace="ALPHABET.index(c) - ALPHABET.index(k)",
         by="ALPHABET.index(c) + ALPHABET.index(k)",
+        expect='subtract it to undo cipher',
     ),
     Mistake(
         task="decipher",
@@ -54,6 +58,7 @@ MISTAKES = [
         why="Zips the cipher text with the key itself, so the plain text stops where the key ends.",
         replace="for c, k in zip(ciphertext, repeated)",
         by="for c, k in zip(ciphertext, key)",
+        expect='repeat the key along the whole message',
     ),
     Mistake(
         task="decipher",
@@ -61,6 +66,7 @@ MISTAKES = [
         why="Wraps around below a as for a 26-letter alphabet, so the space is never produced.",
         replace="(ALPHABET.index(c) - ALPHABET.index(k)) % len(ALPHABET)",
         by="(ALPHABET.index(c) - ALPHABET.index(k)) % 26",
+        expect='modulo 27',
     ),
     # --- Part B: one-hot vectors ---------------------------------------------
     Mistake(
@@ -69,6 +75,7 @@ MISTAKES = [
         why="Opens the sequence with the END token instead of START.",
         replace="tokens = [START] + tokens",
         by="tokens = [END] + tokens",
+        expect='START (27) opens the sequence',
     ),
     Mistake(
         task="one_hot",
@@ -76,6 +83,7 @@ MISTAKES = [
         why="Puts the END token in front of the text instead of after it.",
         replace="tokens = tokens + [END]",
         by="tokens = [END] + tokens",
+        expect='END (28) comes after the text',
     ),
     Mistake(
         task="one_hot",
@@ -83,6 +91,7 @@ MISTAKES = [
         why="Leaves np.zeros at its default float64, which doubles the cost of every layer.",
         replace="np.zeros((len(tokens), N_SYMBOLS), dtype=np.float32)",
         by="np.zeros((len(tokens), N_SYMBOLS))",
+        expect='expected float32',
     ),
     Mistake(
         task="one_hot",
@@ -90,6 +99,7 @@ MISTAKES = [
         why="Looks symbols up with str.index, whose error does not name the offending characters.",
         replace="tokens = tokens_of(text)",
         by="tokens = [ALPHABET.index(c) for c in text]",
+        expect="should name 'H' and '!'",
     ),
     # --- Part C: multi-head attention ----------------------------------------
     Mistake(
@@ -98,6 +108,7 @@ MISTAKES = [
         why="Forgets to divide the scores by sqrt(d_k).",
         replace='scores = mg.einsum("tNhk,TNhk->tNhT", q, k) / np.sqrt(np.float32(d_k))',
         by='scores = mg.einsum("tNhk,TNhk->tNhT", q, k)',
+        expect='not divided by sqrt(d_k)',
     ),
     Mistake(
         task="multihead_attention",
@@ -105,7 +116,7 @@ MISTAKES = [
         why="Divides the scores by sqrt(d), the root of the model width, instead of sqrt(d_k), that of one head.",
         replace='scores = mg.einsum("tNhk,TNhk->tNhT", q, k) / np.sqrt(np.float32(d_k))',
         by='scores = mg.einsum("tNhk,TNhk->tNhT", q, k) / np.sqrt(np.float32(Q.shape[-1]))',
-        expect="divided by 2 = sqrt(d)",
+        expect="sqrt(d), the root of the model width",
     ),
     Mistake(
         task="multihead_attention",
@@ -113,6 +124,7 @@ MISTAKES = [
         why="Divides by np.sqrt(d_k), a float64, which turns the whole model into float64.",
         replace="np.sqrt(np.float32(d_k))",
         by="np.sqrt(d_k)",
+        expect='a float64 constant crept in',
     ),
     Mistake(
         task="multihead_attention",
@@ -120,6 +132,7 @@ MISTAKES = [
         why="Takes the softmax over the query axis instead of the key axis.",
         replace=REFERENCE_WEIGHING,
         by=_weighing(0),
+        expect='take the softmax over the keys',
     ),
     Mistake(
         task="multihead_attention",
@@ -127,6 +140,7 @@ MISTAKES = [
         why="Takes the softmax over the head axis instead of the key axis.",
         replace=REFERENCE_WEIGHING,
         by=_weighing(2),
+        expect='take the softmax over the keys',
     ),
     Mistake(
         task="multihead_attention",
@@ -138,6 +152,7 @@ MISTAKES = [
             "        if mask is not None:\n"
             "            self.a_ij = mg.where(mask[:, :, None, :], self.a_ij, np.float32(0))\n"
         ),
+        expect='mask the scores before the softmax',
     ),
     Mistake(
         task="multihead_attention",
@@ -145,6 +160,7 @@ MISTAKES = [
         why="Swaps the mask's query and key axes, so query i is masked by key i's column.",
         replace="mask[:, :, None, :]",
         by="mask.transpose(2, 1, 0)[:, :, None, :]",
+        expect='mask[i, n, j] is about query i',
     ),
     Mistake(
         task="multihead_attention",
@@ -152,6 +168,7 @@ MISTAKES = [
         why="Applies the first sequence's mask to every sequence of the batch.",
         replace="mask[:, :, None, :]",
         by="mask[:, :1, None, :]",
+        expect='sequence n has its own mask[:, n, :]',
     ),
     Mistake(
         task="multihead_attention",
@@ -159,6 +176,15 @@ MISTAKES = [
         why="Moves the head axis last before flattening, interleaving the heads' numbers.",
         replace="mixed.reshape(mixed.shape[0], mixed.shape[1], -1)",
         by="mixed.transpose(0, 1, 3, 2).reshape(mixed.shape[0], mixed.shape[1], -1)",
+        expect="head 0's d_k numbers first",
+    ),
+    Mistake(
+        task="multihead_attention",
+        name="query_weights_detached",
+        why="Projects the queries with Wq.data, a NumPy array, which cuts Wq out of the graph: it never learns.",
+        replace='q = mg.einsum("tNd,hdk->tNhk", Q, self.Wq)',
+        by='q = mg.einsum("tNd,hdk->tNhk", Q, self.Wq.data)',
+        expect="Wq got no gradient",
     ),
     # --- Part E: residual connection and layer norm --------------------------
     Mistake(
@@ -167,6 +193,7 @@ MISTAKES = [
         why="Normalises the sub-layer's output alone, without adding its input.",
         replace="x = x_old + x_new",
         by="x = x_new",
+        expect='add the residual first',
     ),
     Mistake(
         task="add_and_norm",
@@ -180,6 +207,7 @@ MISTAKES = [
             "centred = x - x.mean(axis=0, keepdims=True)\n"
             "        return self.gain * centred / mg.sqrt(x.var(axis=0, keepdims=True) + EPS)"
         ),
+        expect='the last axis (axis=-1)',
     ),
     Mistake(
         task="add_and_norm",
@@ -187,6 +215,7 @@ MISTAKES = [
         why="Divides by the variance instead of the standard deviation.",
         replace="mg.sqrt(x.var(axis=-1, keepdims=True) + EPS)",
         by="(x.var(axis=-1, keepdims=True) + EPS)",
+        expect='divide by the standard deviation',
     ),
     Mistake(
         task="add_and_norm",
@@ -194,6 +223,7 @@ MISTAKES = [
         why="Adds epsilon as a Python float, which makes the output float64.",
         replace="+ EPS)",
         by="+ 1e-5)",
+        expect='use float32 constants',
     ),
     Mistake(
         task="add_and_norm",
@@ -201,6 +231,7 @@ MISTAKES = [
         why="Subtracts epsilon from the variance, so a constant vector gives the square root of a negative number.",
         replace="x.var(axis=-1, keepdims=True) + EPS",
         by="x.var(axis=-1, keepdims=True) - EPS",
+        expect='is epsilon added to the variance',
     ),
     Mistake(
         task="add_and_norm",
@@ -210,6 +241,14 @@ MISTAKES = [
         by="(mg.sqrt(x.var(axis=-1, keepdims=True)) + EPS)",
         expect="epsilon goes inside the square root",
     ),
+    Mistake(
+        task="add_and_norm",
+        name="gain_detached",
+        why="Scales by gain.data, a NumPy array, so the gain gets no gradient and never learns.",
+        replace="return self.gain * centred",
+        by="return self.gain.data * centred",
+        expect="gain got no gradient",
+    ),
     # --- Part F: feed-forward network, then the encoder layer -----------------
     Mistake(
         task="feed_forward",
@@ -217,6 +256,7 @@ MISTAKES = [
         why="Chains the two dense layers without the ReLU, so the network is linear.",
         replace="return self.dense2(relu(self.dense1(x)))",
         by="return self.dense2(self.dense1(x))",
+        expect='put the ReLU between the two layers',
     ),
     Mistake(
         task="feed_forward",
@@ -224,6 +264,7 @@ MISTAKES = [
         why="Applies the ReLU to the output of the second layer instead of between the two.",
         replace="return self.dense2(relu(self.dense1(x)))",
         by="return relu(self.dense2(self.dense1(x)))",
+        expect='the ReLU came after dense2',
     ),
     Mistake(
         task="feed_forward",
@@ -231,6 +272,7 @@ MISTAKES = [
         why="Builds the first dense layer without its bias b1.",
         replace="self.dense1 = dense(in_dim, h_dim, weight_initializer=glorot_normal)",
         by="self.dense1 = dense(in_dim, h_dim, weight_initializer=glorot_normal, bias=False)",
+        expect='each with a bias',
     ),
     Mistake(
         task="feed_forward",
@@ -238,6 +280,7 @@ MISTAKES = [
         why="Maps the hidden units back to in_dim instead of out_dim.",
         replace="self.dense2 = dense(h_dim, out_dim, weight_initializer=glorot_normal)",
         by="self.dense2 = dense(h_dim, in_dim, weight_initializer=glorot_normal)",
+        expect='-> out_dim 2',
     ),
     Mistake(
         task="encoder",
@@ -245,6 +288,7 @@ MISTAKES = [
         why="Feeds the raw source to the feed-forward network instead of the first add & norm.",
         replace="return self.add_norm2(x1, self.ff(x1))",
         by="return self.add_norm2(x1, self.ff(src))",
+        expect='the feed-forward network read the source src',
     ),
     Mistake(
         task="encoder",
@@ -252,6 +296,7 @@ MISTAKES = [
         why="Adds the layer's input instead of X1 in the second residual connection.",
         replace="return self.add_norm2(x1, self.ff(x1))",
         by="return self.add_norm2(src, self.ff(x1))",
+        expect='the second add & norm added the source src',
     ),
     Mistake(
         task="encoder",
@@ -259,6 +304,7 @@ MISTAKES = [
         why="Uses the first add & norm (and its gain and bias) for both sub-layers.",
         replace="return self.add_norm2(x1, self.ff(x1))",
         by="return self.add_norm1(x1, self.ff(x1))",
+        expect='add_norm1 served both sub-layers',
     ),
     Mistake(
         task="encoder",
@@ -266,6 +312,7 @@ MISTAKES = [
         why="Calls self-attention without the mask, so real positions read the padding.",
         replace="self.self_attn(src, src, src, mask=mask)",
         by="self.self_attn(src, src, src)",
+        expect='pass the mask to self-attention',
     ),
     # --- Part D: masks (padding_mask, then causal_mask) -------------------------
     Mistake(
@@ -282,6 +329,7 @@ MISTAKES = [
         why="Counts key lengths[n] as real too, so every sequence reads one padded position.",
         replace="real = np.arange(T)[None, :] < np.asarray(lengths)[:, None]",
         by="real = np.arange(T)[None, :] <= np.asarray(lengths)[:, None]",
+        expect='the real keys are j < lengths[n]',
     ),
     Mistake(
         task="masks",
@@ -289,6 +337,7 @@ MISTAKES = [
         why="Uses the longest sequence's length for the whole batch, so shorter ones read padding.",
         replace="real = np.arange(T)[None, :] < np.asarray(lengths)[:, None]",
         by="real = np.broadcast_to(np.arange(T)[None, :] < max(lengths), (len(lengths), T))",
+        expect="use each sequence's own lengths[n]",
     ),
     Mistake(
         task="causal_mask",
@@ -296,6 +345,7 @@ MISTAKES = [
         why="Returns the causal pattern for every sequence and forgets the padding.",
         replace="return earlier[:, None, :] & padding_mask(lengths, t, t)",
         by="return np.broadcast_to(earlier[:, None, :], (t, len(lengths), t)).copy()",
+        expect='combine the causal pattern with padding_mask',
     ),
     Mistake(
         task="causal_mask",
@@ -303,6 +353,7 @@ MISTAKES = [
         why="Builds the causal pattern with triu, letting positions see the future and not the past.",
         replace="earlier = np.tril(np.ones((t, t), dtype=bool))",
         by="earlier = np.triu(np.ones((t, t), dtype=bool))",
+        expect='reads the later positions and not the earlier ones',
     ),
     Mistake(
         task="causal_mask",
@@ -310,6 +361,7 @@ MISTAKES = [
         why="Shifts the causal pattern by one so a position cannot read its own input.",
         replace="earlier = np.tril(np.ones((t, t), dtype=bool))",
         by="earlier = np.tril(np.ones((t, t), dtype=bool), k=-1)",
+        expect='the diagonal stays open',
     ),
     Mistake(
         task="causal_mask",
@@ -317,6 +369,7 @@ MISTAKES = [
         why="Shifts the causal pattern the other way, so each position sees the next one.",
         replace="earlier = np.tril(np.ones((t, t), dtype=bool))",
         by="earlier = np.tril(np.ones((t, t), dtype=bool), k=1)",
+        expect='a position reads a later position',
     ),
     # --- Part G: decoder layer -------------------------------------------------
     Mistake(
@@ -325,6 +378,7 @@ MISTAKES = [
         why="Forgets to pass the mask to the decoder's self-attention.",
         replace="self.self_attn(tgt, tgt, tgt, mask=self_mask)",
         by="self.self_attn(tgt, tgt, tgt)",
+        expect='the self-attention needs self_mask',
     ),
     Mistake(
         task="decoder",
@@ -332,6 +386,7 @@ MISTAKES = [
         why="Leaves self_mask as None when the caller passes none, so the decoder sees the future.",
         replace="            self_mask = causal_mask(np.full(N, t), t)\n",
         by="            pass\n",
+        expect='causal_mask for unpadded inputs when none is given',
     ),
     Mistake(
         task="decoder",
@@ -339,6 +394,7 @@ MISTAKES = [
         why="Forgets the source's padding mask in the encoder-decoder attention.",
         replace="self.enc_dec_attn(x1, enc_out, enc_out, mask=cross_mask)",
         by="self.enc_dec_attn(x1, enc_out, enc_out)",
+        expect='pass cross_mask to the cross-attention',
     ),
     Mistake(
         task="decoder",
@@ -346,6 +402,7 @@ MISTAKES = [
         why="Swaps the roles: the encoder output queries the decoder, not the other way round.",
         replace="self.enc_dec_attn(x1, enc_out, enc_out, mask=cross_mask)",
         by="self.enc_dec_attn(enc_out, x1, x1)",
+        expect="the cross-attention's queries came from enc_out",
     ),
     Mistake(
         task="decoder",
@@ -353,6 +410,7 @@ MISTAKES = [
         why="Adds the decoder input instead of X1 around the encoder-decoder attention.",
         replace="x2 = self.add_norm2(x1,",
         by="x2 = self.add_norm2(tgt,",
+        expect="the cross-attention's add & norm added the decoder input tgt",
     ),
     # --- Part H: positional encoding -------------------------------------------
     Mistake(
@@ -391,6 +449,7 @@ MISTAKES = [
         why="Uses 1000 instead of 10000 as the base of the rates.",
         replace="np.float32(10000)",
         by="np.float32(1000)",
+        expect='the base of the rates is 10000',
     ),
     Mistake(
         task="positional_encoding",
@@ -398,6 +457,7 @@ MISTAKES = [
         why="Multiplies the positions by 10000^(2i/d) instead of dividing by it.",
         replace="** (-even / np.float32(self.dim))",
         by="** (even / np.float32(self.dim))",
+        expect='do not multiply',
     ),
     Mistake(
         task="positional_encoding",
@@ -405,6 +465,7 @@ MISTAKES = [
         why="Builds the encoding in float64, which turns the model's inputs into float64.",
         replace="np.empty((seq_len, self.dim), dtype=np.float32)",
         by="np.empty((seq_len, self.dim))",
+        expect='expected float32',
     ),
     Mistake(
         task="positional_encoding",
@@ -412,6 +473,7 @@ MISTAKES = [
         why="Numbers the positions with int64, so the angles come out float64.",
         replace="position = np.arange(seq_len, dtype=np.float32)[:, None]",
         by="position = np.arange(seq_len)[:, None]",
+        expect='expected float32',
     ),
     Mistake(
         task="positional_encoding",
@@ -419,6 +481,7 @@ MISTAKES = [
         why="Gives the cosines as many angles as the sines, which fails for an odd width.",
         replace="np.cos(angle[:, : self.dim // 2])",
         by="np.cos(angle)",
+        expect='the cosines take only the first d // 2 angles',
     ),
     Mistake(
         task="positional_encoding",
@@ -429,6 +492,7 @@ MISTAKES = [
             "angle = np.arange(seq_len, dtype=np.float32)[:, None] * np.float32(10000) ** "
             "(-np.arange(0, self.dim, 2, dtype=np.float32) / np.float32(self.dim))"
         ),
+        expect='take its angles from self.angles',
     ),
     # --- Part I: Transformer ---------------------------------------------------
     Mistake(
@@ -437,6 +501,7 @@ MISTAKES = [
         why="Adds the positional encoding to the source only, not to the decoder input.",
         replace="y = tgt + self.pos_enc(t)",
         by="y = tgt",
+        expect='the decoder input got no positional encoding',
     ),
     Mistake(
         task="transformer",
@@ -444,6 +509,7 @@ MISTAKES = [
         why="Gives every encoder layer the encoded source instead of the previous layer's output.",
         replace="            x = layer(x, mask)\n        return x",
         by="            out = layer(x, mask)\n        return out",
+        expect='chain them',
     ),
     Mistake(
         task="transformer",
@@ -451,6 +517,7 @@ MISTAKES = [
         why="Passes the decoder's own state where the encoder output belongs.",
         replace="y = layer(enc_out, y, self_mask, cross_mask)",
         by="y = layer(y, y, self_mask, self_mask)",
+        expect='give every decoder layer E',
     ),
     Mistake(
         task="transformer",
@@ -458,6 +525,7 @@ MISTAKES = [
         why="Leaves the output layer out of parameters, so it is never trained or saved.",
         replace="[*self.enc_layers, *self.dec_layers, self.out_dense]",
         by="[*self.enc_layers, *self.dec_layers]",
+        expect="the output layer's weight 0 and bias 1",
     ),
     Mistake(
         task="transformer",
@@ -465,6 +533,7 @@ MISTAKES = [
         why="Builds the output layer without its bias, unlike the documented layer.",
         replace="self.out_dense = dense(dim, dim, weight_initializer=glorot_normal)",
         by="self.out_dense = dense(dim, dim, weight_initializer=glorot_normal, bias=False)",
+        expect='out_dense.bias should exist',
     ),
     Mistake(
         task="transformer",
@@ -472,6 +541,7 @@ MISTAKES = [
         why="Runs the encoder layers without the padding mask.",
         replace="            x = layer(x, mask)\n",
         by="            x = layer(x)\n",
+        expect='build the masks from src_lengths and tgt_lengths',
     ),
     Mistake(
         task="transformer",
@@ -479,6 +549,7 @@ MISTAKES = [
         why="Builds the encoder-decoder mask from the decoder's lengths instead of the source's.",
         replace="padding_mask(src_lengths, t, T)",
         by="padding_mask(np.minimum(tgt_lengths, T), t, T)",
+        expect="from the source's lengths",
     ),
     Mistake(
         task="transformer",
@@ -486,6 +557,7 @@ MISTAKES = [
         why="Builds the masks but calls the decoder layers without them.",
         replace="y = layer(enc_out, y, self_mask, cross_mask)",
         by="y = layer(enc_out, y)",
+        expect='build the masks from src_lengths and tgt_lengths',
     ),
     # --- Part J: masked loss -------------------------------------------------
     Mistake(
@@ -494,6 +566,7 @@ MISTAKES = [
         why="Averages the cross-entropy over every position, padding included.",
         replace="return softmax_crossentropy(scores[real], target[real])",
         by="return softmax_crossentropy(scores.reshape(-1, scores.shape[-1]), target.reshape(-1))",
+        expect='counts the padded position',
     ),
     Mistake(
         task="loss",
@@ -509,6 +582,7 @@ MISTAKES = [
         why="Takes lengths - 1 real positions, so the END token is never learned.",
         replace="np.arange(target.shape[0])[:, None] < np.asarray(lengths)[None, :]",
         by="np.arange(target.shape[0])[:, None] < np.asarray(lengths)[None, :] - 1",
+        expect='the last real one (END) included',
     ),
     Mistake(
         task="loss",
@@ -516,6 +590,15 @@ MISTAKES = [
         why="Zeroes the scores at padded positions, which still counts them (as uniform guesses).",
         replace="return softmax_crossentropy(scores[real], target[real])",
         by="return softmax_crossentropy((scores * real[..., None]).reshape(-1, scores.shape[-1]), target.reshape(-1))",
+        expect='as a uniform guess',
+    ),
+    Mistake(
+        task="loss",
+        name="loss_on_detached_scores",
+        why="Takes the cross-entropy of scores.data, so no gradient reaches the model.",
+        replace="return softmax_crossentropy(scores[real], target[real])",
+        by="return softmax_crossentropy(scores.data[real], target[real])",
+        expect="scores.grad is None",
     ),
     # --- Part K: greedy decoding ---------------------------------------------
     Mistake(
@@ -524,6 +607,7 @@ MISTAKES = [
         why="Takes the scores at the first decoder position instead of the last.",
         replace="scores.data[-1, :, : len(ALPHABET)]",
         by="scores.data[0, :, : len(ALPHABET)]",
+        expect="the next symbol's scores are at the last position",
     ),
     Mistake(
         task="greedy",
@@ -547,6 +631,7 @@ MISTAKES = [
         why="Cuts the scores one symbol short, so the space (token 26) can never be picked.",
         replace="scores.data[-1, :, : len(ALPHABET)]",
         by="scores.data[-1, :, : len(ALPHABET) - 1]",
+        expect='the space included',
     ),
     Mistake(
         task="greedy",
@@ -554,6 +639,7 @@ MISTAKES = [
         why="Runs T - 2 steps, so the last symbol is never written.",
         replace="for i in range(T - 1):",
         by="for i in range(T - 2):",
+        expect='decode T - 1 = 6 symbols',
     ),
     Mistake(
         task="greedy",
@@ -561,6 +647,7 @@ MISTAKES = [
         why="Calls the whole model at every step, re-running the encoder T - 1 times.",
         replace="scores = model.decode(enc_out, decoder_input[: i + 1], lengths)",
         by="scores = model(source, decoder_input[: i + 1], lengths)",
+        expect='expected one encoder run',
     ),
     Mistake(
         task="greedy",
@@ -568,6 +655,7 @@ MISTAKES = [
         why="Never writes the chosen symbols into the decoder input.",
         replace="decoder_input[i + 1, np.arange(N), tokens[i]] = 1",
         by="pass",
+        expect="write each picked symbol's one-hot vector",
     ),
     Mistake(
         task="greedy",
@@ -575,5 +663,6 @@ MISTAKES = [
         why="Encodes and decodes a padded batch without its lengths, so short messages read padding.",
         replace="        enc_out = model.encode(source, lengths)\n",
         by="        enc_out = model.encode(source)\n",
+        expect='pass the lengths to model.encode',
     ),
 ]

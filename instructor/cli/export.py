@@ -52,7 +52,7 @@ def add_arguments(p):
                    help=f"file to write (default: <dir>/grades.csv; <dir>/{canvas.DEFAULT_NAME} with --format canvas)")
     p.add_argument("--assignment", "-a", action="append", metavar="A",
                    help="with --format canvas: only these assignments' columns (repeat, or a,b; default: every one: "
-                        "a missing submission of each uploads as 0)")
+                        "a missing submission uploads as 0 once its due date has passed)")
     add_db(p)
 
 

@@ -7,7 +7,9 @@ from pathlib import Path
 
 from instructor.authoring.judged import summary as checks_summary
 from instructor.cli.options import add_course_dir, add_db, add_root, names
-from instructor.coursedir import directory
+from nbgrader.api import Gradebook
+
+from instructor.coursedir import directory, gradebook, overrides
 from instructor.errors import CourseError
 from instructor.reporting.table import format_table, grades
 from instructor.sandbox import Limits
@@ -87,6 +89,14 @@ def add_arguments(p):
                    help="grade even though no sandbox is available: student code then runs with YOUR rights")
 
 
+def _observe_overrides(folder: Path, db: str | None) -> None:
+    """Note in the ledger, as early as a course command can, the overrides graders made in the formgrader."""
+    url = gradebook.url(folder, db)
+    if gradebook.exists(url):
+        with Gradebook(url) as gb:
+            overrides.observe(folder, gb, "grade")
+
+
 def _check_sudo(course_dir: Path | None) -> None:
     """Under sudo, which drops $COURSE_DIR: refuse to make a new course directory where nobody named one."""
     if course_dir is None and os.environ.get("SUDO_USER") and not os.environ.get(directory.ENV) \
@@ -104,6 +114,7 @@ def run(args) -> int:
         jobs=args.jobs, scheduler=args.scheduler, db=args.db, force=args.force, unsafe=args.unsafe,
     )
     run, _ = grade_course(request, log=lambda line: print(line, flush=True))
+    _observe_overrides(request.course_dir, args.db)
     rows = grades(request.course_dir, request.assignments, request.students, db=args.db)
     print(format_table(rows))  # the isolation line was logged before grading began
     print("\n".join(checks_summary(request.course_dir, sorted({r.assignment for r in rows}))))

@@ -5,7 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from instructor.cli.options import add_course_dir, add_db
-from instructor.coursedir import directory, gradebook
+from nbgrader.api import Gradebook
+
+from instructor.coursedir import directory, gradebook, overrides
 from instructor.reporting import class_report, item_analysis
 
 NAME = "report"
@@ -26,6 +28,7 @@ what it writes, into <dir>/reports/<assignment>/ (or --to):
   checks.csv    per graded cell: points, judged, failed, share failed, waiting
   mistakes.csv  per check and mistake: count and share of those judged
   statuses.csv  submissions per status, flag and reason not graded
+  overrides.csv every test cell overridden and hand grade taken back: from, to, by, when
 
 examples:
   course report 04_transformer
@@ -46,7 +49,10 @@ def run(args) -> int:
     print(f"course directory: {folder}")
     report = item_analysis.analyse(folder, args.assignment, db=args.db)
     to = (args.to or folder / "reports" / args.assignment).resolve()
-    path = class_report.write(report, to)
+    with Gradebook(gradebook.require(folder, args.db)) as gb:
+        overrides.observe(folder, gb, "report")
+    changed = [e for e in overrides.entries(folder) if e.get("assignment") == args.assignment]
+    path = class_report.write(report, to, changed)
     figures = class_report.summary(report)
     print(f"{args.assignment}: {figures['submissions']} submissions with points of {figures['students']} students, "
           f"mean {figures['mean']:.1f} of {report.max_score:g}")

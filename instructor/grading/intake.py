@@ -14,14 +14,16 @@ import json
 import os
 import pwd
 import stat
-from datetime import datetime, timezone
 from pathlib import Path
 
 import nbformat
 
+from instructor.coursedir.arrivals import Arrivals
+from instructor.coursedir.directory import current_settings, is_course_dir
 from instructor.coursedir.roster import STUDENT_ID_RULE, is_student_id
 from instructor.errors import CourseError, first_line
 from instructor.grading.submission import Status, Submission
+from instructor.settings import COURSE_ID
 
 #: a submitted notebook larger than this is not read
 MAX_NOTEBOOK_BYTES = 20 * 2**20
@@ -60,12 +62,29 @@ def depth(data) -> int:
     return deepest
 
 
-def find_submissions(folder: Path, known: list[str], roster: set[str] | None = None) -> list[Submission]:
-    """Every submission under ``folder``; the ones that cannot be graded end ``not graded`` with the reason."""
+def find_submissions(folder: Path, known: list[str], roster: set[str] | None = None,
+                     course_dir: Path | None = None) -> list[Submission]:
+    """Every submission under ``folder``; the ones that cannot be graded end ``not graded`` with the reason.
+
+    ``course_dir`` (default: ``folder``'s parent when ``folder`` is a course
+    directory's ``submitted/``) keeps when each exchange folder arrived
+    (:mod:`instructor.coursedir.arrivals`); a collected submission is traced
+    back to its exchange folder there, for who made it and when it arrived.
+    """
     if not folder.is_dir():
         raise CourseError(f"There is no submissions folder at {folder}.")
+    if course_dir is None and is_course_dir(folder.parent):
+        course_dir = folder.parent
+    arrivals = Arrivals(course_dir)
     inbound = _exchange_inbound(folder)
-    subs = _from_exchange(inbound, known) if inbound else _from_folders(folder, known)
+    if inbound:
+        subs = _from_exchange(inbound, known, arrivals)
+    else:
+        subs = _from_folders(folder, known)
+        exchange = _course_inbound(course_dir)
+        if exchange is not None:
+            _trace_to_exchange(subs, exchange, arrivals)
+    arrivals.save()
     if not subs:
         raise CourseError(f"{folder} holds no submissions (expected <student>/<assignment>/*.ipynb).")
     for sub in subs:
@@ -140,14 +159,55 @@ def _from_folders(folder: Path, known: list[str]) -> list[Submission]:
     return subs
 
 
-def _from_exchange(inbound: Path, known: list[str]) -> list[Submission]:
+def _course_inbound(course_dir: Path | None) -> Path | None:
+    """The inbound folder of the course directory's exchange (its settings), if there is one."""
+    settings = current_settings(course_dir) if course_dir is not None else None
+    inbound = settings.exchange / COURSE_ID / "inbound" if settings else None
+    return inbound if inbound is not None and inbound.is_dir() else None
+
+
+def _trace_to_exchange(subs: list[Submission], inbound: Path, arrivals: Arrivals) -> None:
+    """Find the exchange folder each collected submission was copied from: who made it, when it arrived.
+
+    ``nbgrader collect`` copies the newest ``<student>+<assignment>+<stamp>+...``
+    folder into ``submitted/<student>/<assignment>/`` with its ``timestamp.txt``,
+    and the copy belongs to whoever collected: the maker is known only in the
+    exchange. A submission made by another student's account is refused as
+    it is when graded from the exchange; its time is the folder's arrival.
+    """
+    entries = sorted(p for p in inbound.iterdir() if p.is_dir() and not p.is_symlink())
+    claimed = {e.name.split("+")[0] for e in entries}
+    for sub in subs:
+        if sub.status is not Status.WAITING:
+            continue
+        try:
+            stamp = read_regular(sub.folder / "timestamp.txt", 200).decode("utf-8", "replace").strip()
+        except OSError:
+            continue  # not collected by nbgrader: nothing to trace
+        prefix = f"{sub.student}+{sub.assignment}+{stamp}"
+        found = [e for e in entries if e.name == prefix or e.name.startswith(prefix + "+")]
+        if not found:
+            sub.note(f"no exchange folder of {sub.student} has its stamp ({stamp}): who made it and when it arrived "
+                     "cannot be checked")
+            continue
+        entry = found[-1]
+        maker = _login(entry)
+        if maker and maker != sub.student and maker in claimed:
+            sub.end(Status.NOT_GRADED, f"it claims to be {sub.student}'s but was made by {maker} "
+                                       f"(exchange folder {entry.name})")
+            continue
+        sub.received = arrivals.of(entry)
+
+
+def _from_exchange(inbound: Path, known: list[str], arrivals: Arrivals | None = None) -> list[Submission]:
     """The newest folder per student and assignment that the student's own account made.
 
     The folder name (``<student>+<assignment>+<timestamp>+...``) is written by
     the student's side, so neither the name nor the time in it is trusted
     alone: a folder whose owner is another student of the class (their login
     is another id among the folders) is refused, and the time that counts is
-    when the exchange received the files (:func:`_received`).
+    when the exchange received the files, as first recorded
+    (:mod:`instructor.coursedir.arrivals`).
     """
     latest: dict[tuple[str, str], Path] = {}
     bad = []
@@ -173,7 +233,8 @@ def _from_exchange(inbound: Path, known: list[str]) -> list[Submission]:
         key = (student, assignment)
         if key not in latest or stamp > latest[key].name.split("+")[2]:
             latest[key] = entry
-    return [Submission(s, a, p, received=_received(p)) for (s, a), p in sorted(latest.items())] + bad
+    arrivals = arrivals or Arrivals(None)
+    return [Submission(s, a, p, received=arrivals.of(p)) for (s, a), p in sorted(latest.items())] + bad
 
 
 def _login(path: Path) -> str:
@@ -185,12 +246,6 @@ def _login(path: Path) -> str:
         return pwd.getpwuid(uid).pw_name
     except KeyError:
         return f"uid {uid}"
-
-
-def _received(folder: Path) -> str:
-    """When the exchange received ``folder``'s files: their latest change time (no user can set it back), UTC."""
-    times = [p.lstat().st_ctime for p in [folder, *folder.iterdir()]]
-    return datetime.fromtimestamp(max(times), timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f UTC")
 
 
 def _notebook_problem(sub: Submission) -> str:

@@ -16,6 +16,7 @@ record an update, never a doubled row::
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import shutil
@@ -26,7 +27,7 @@ import nbformat
 from nbgrader.api import Gradebook
 from nbgrader.utils import parse_utc
 
-from instructor.coursedir import extensions, gradebook, reviews
+from instructor.coursedir import extensions, gradebook, overrides, reviews
 from instructor.coursedir.atomic import write_atomic
 from instructor.coursedir.roster import is_student_id
 from instructor.errors import first_line
@@ -64,7 +65,9 @@ def record(folder: Path, sub: Submission, db: str | None = None) -> Result:
         if autograded is not None and autograded.exists():
             shutil.rmtree(autograded)
     else:
-        penalty = _into_gradebook(folder, sub, db)
+        graded_before = _answers_graded(autograded / f"{sub.assignment}.ipynb")
+        sub.notebook.metadata[ANSWERS] = answers(sub.notebook)
+        penalty = _into_gradebook(folder, sub, db, graded_before)
         sub.notebook.metadata[SUMMARY] = summary(sub.result(), penalty)
         autograded.mkdir(parents=True, exist_ok=True)
         for stale in autograded.iterdir():  # only the notebook belongs here
@@ -108,8 +111,50 @@ def summary(result: Result, late_penalty: float) -> dict:
             "notes": list(result.notes), "late_penalty": late_penalty, "timestamp": result.timestamp}
 
 
-def _into_gradebook(folder: Path, sub: Submission, db: str | None) -> float:
-    """Scores, hand grades kept, late penalty; returns the penalty."""
+#: the autograded notebook's hash of each written answer it holds: a hand grade belongs to those bytes
+ANSWERS = "course_answers"
+#: how the note of a hand grade taken back starts (the grade table and the CSV show it)
+ANSWER_CHANGED = "written answer changed since it was graded by hand"
+
+
+def answers(nb) -> dict[str, str]:
+    """grade_id -> sha256 of the source of each answer a person grades (a graded cell the student writes)."""
+    return {c.metadata["nbgrader"]["grade_id"]: hashlib.sha256(c.source.encode()).hexdigest() for c in nb.cells
+            if c.get("metadata", {}).get("nbgrader", {}).get("grade")
+            and c.metadata["nbgrader"].get("solution") and c.metadata["nbgrader"].get("grade_id")}
+
+
+def _answers_graded(path: Path) -> dict[str, str]:
+    """The answers of the notebook recorded last (what the formgrader showed a grader); {} if none."""
+    try:
+        found = json.loads(path.read_text()).get("metadata", {}).get(ANSWERS, {})
+    except (OSError, ValueError, AttributeError):
+        return {}
+    return found if isinstance(found, dict) else {}
+
+
+def _take_back_changed_answers(gb, folder: Path, sub: Submission, graded_before: dict[str, str]) -> None:
+    """A hand grade given to an answer that this submission changed goes back to "needs grading" (and the ledger)."""
+    now = answers(sub.notebook)
+    changed = {gid for gid, digest in graded_before.items() if gid in now and now[gid] != digest}
+    if not changed:
+        return
+    notebook = gb.find_submission_notebook(sub.assignment, sub.assignment, sub.student)
+    taken = []
+    for grade in notebook.grades:
+        if grade.name in changed and grade.manual_score is not None and grade.auto_score is None:
+            taken.append({"student": sub.student, "assignment": sub.assignment, "cell": grade.name,
+                          "from": grade.manual_score, "to": None, "by": "course grade", "at": overrides.now(),
+                          "what": "hand grade reset"})
+            grade.manual_score, grade.needs_manual_grade = None, True
+    gb.db.commit()
+    overrides.add(folder, *taken)
+    for entry in taken:
+        sub.note(f"{ANSWER_CHANGED}: {entry['cell']} ({entry['from']:g} points taken back) waits for a grader again")
+
+
+def _into_gradebook(folder: Path, sub: Submission, db: str | None, graded_before: dict[str, str] | None = None) -> float:
+    """Scores, hand grades kept (of unchanged answers only), late penalty; returns the penalty."""
     cfg = grading_config(folder, db)
     db_url, course_id = cfg.CourseDirectory.db_url, cfg.CourseDirectory.course_id
     with Gradebook(db_url, course_id) as gb:
@@ -123,6 +168,7 @@ def _into_gradebook(folder: Path, sub: Submission, db: str | None) -> float:
                               "student": sub.student}}
     sub.notebook, _ = run_chain(RECORD, sub.notebook, resources, cfg)
     with Gradebook(db_url, course_id) as gb:
+        _take_back_changed_answers(gb, folder, sub, graded_before or {})
         if sub.status is Status.FLAGGED:
             # a flagged submission shows as "needs manual grade" in nbgrader's formgrader; a hand grade
             # already given stays done (KeepHandGrades re-flags it only if its autograde score changed)

@@ -80,9 +80,9 @@ class Submission:
         return self.student, self.assignment
 
     def as_found(self) -> Submission:
-        """A fresh copy with only what intake found: what a grading run starts from."""
+        """A fresh copy with only what intake found (its notes included): what a grading run starts from."""
         return Submission(self.student, self.assignment, self.folder, self.status, self.reason, self.received,
-                          self.sha256)
+                          self.sha256, notes=list(self.notes))
 
     def flag(self, text: str) -> None:
         if text not in self.flags:

@@ -34,10 +34,9 @@ them: nothing but the formgrader, the CSV and this file read it.
 
 What each cell holds (:data:`CELL_RULE`): a number only when it is the
 final grade. ``complete``: the ``score`` of ``course export``'s CSV (raw
-score minus the late penalty); ``not submitted``: 0 (export with
-``--assignment`` only the assignments whose collection is over, or every
-missing submission of a later one uploads as 0); ``waiting for a
-grader``, ``flagged for review``, ``not graded`` (and any other status):
+score minus the late penalty); ``not submitted``: 0, once the student's due
+date has passed; ``not due`` (nothing collected and the due date still to
+come), ``waiting for a grader``, ``flagged for review``, ``not graded`` (and any other status):
 empty, so no score that may still change is uploaded. Canvas treats an empty
 cell as "no grade": where Canvas has no grade yet, nothing changes; where it
 already holds one (an earlier upload), the import removes it, and the review
@@ -68,7 +67,7 @@ from nbgrader.api import Gradebook
 from instructor.coursedir.gradebook import require as require_gradebook
 from instructor.errors import CourseError, first_line
 from instructor.grading.record import read_results
-from instructor.reporting.export import inert_cell, rows
+from instructor.reporting.export import inert_cell, rows, student_due
 
 #: the columns before the assignments, exactly as Canvas's own export names them
 IDENTITY_COLUMNS = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
@@ -85,7 +84,8 @@ MATCHING = {
 #: the status of ``course export``'s CSV -> what the Canvas cell holds, and why
 CELL_RULE = {
     "complete": "the score (raw score - late penalty): final",
-    "not submitted": "0: nothing was collected",
+    "not submitted": "0: nothing was collected, and the student's due date has passed",
+    "not due": "empty: the student's due date (an extension included) has not passed yet",
     "waiting for a grader": "empty: written answers still to grade by hand, the score would rise",
     "flagged for review": "empty: a person must look at it first",
     "not graded": "empty: there is no grade",
@@ -175,7 +175,7 @@ def chosen_assignments(gradebook: Gradebook, names=()) -> list:
     return chosen
 
 
-def build(gradebook: Gradebook, assignments=(), results=None) -> Sheet:
+def build(gradebook: Gradebook, assignments=(), results=None, due_of=None, now=None) -> Sheet:
     """The Canvas sheet of a gradebook: one row per student (sorted by id), one column per assignment.
 
     ``results`` is what ``course grade`` recorded
@@ -188,7 +188,7 @@ def build(gradebook: Gradebook, assignments=(), results=None) -> Sheet:
     known = {s.id for s in students}
     by_cell = {}
     sheet = Sheet(assignments=names, points=[a.max_score for a in chosen])
-    for row in rows(gradebook, names, (), results):
+    for row in rows(gradebook, names, (), results, now=now, due_of=due_of):
         if row["student_id"] in known:
             by_cell[row["student_id"], row["assignment"]] = row
         else:  # a not-graded submission of someone off the roster: no row for it in Canvas's file
@@ -244,7 +244,7 @@ def export_canvas(folder: Path, to: Path, db: str | None = None, assignments=())
     """Write the Canvas file of a course directory (or of the database ``db``) to ``to``; returns what it holds."""
     db_url = require_gradebook(folder, db)
     with Gradebook(db_url) as gb:
-        sheet = build(gb, assignments, read_results(folder))
+        sheet = build(gb, assignments, read_results(folder), due_of=student_due(folder))
     try:
         write(sheet, to)
     except OSError as err:  # a folder the user may not write to, a full disk

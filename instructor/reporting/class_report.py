@@ -9,7 +9,9 @@ Writes into ``<to>/`` (default ``<dir>/reports/<A>/``):
   share failed, written answers waiting (the bar chart's data);
 * ``mistakes.csv``: per check and mistake (the author's words), the count
   and the share of the submissions judged;
-* ``statuses.csv``: how many submissions have each status, flag and reason.
+* ``statuses.csv``: how many submissions have each status, flag and reason;
+* ``overrides.csv``: every override of a test cell and hand grade taken back:
+  student, cell, from, to, by whom, when.
 """
 
 from __future__ import annotations
@@ -29,6 +31,8 @@ from instructor.reporting.item_analysis import ClassReport
 from instructor.reporting.rendering import STATIC_PAGE_POLICY
 
 TEMPLATES = Path(__file__).parent / "templates"
+#: overrides.csv: one row per grade changed by hand (the ledger's fields; by is empty where the formgrader did not say)
+OVERRIDE_COLUMNS = ["student", "cell", "from", "to", "what", "by", "at", "seen_by"]
 PAGE = "report.html.j2"
 
 
@@ -84,13 +88,16 @@ def summary(report: ClassReport) -> dict:
     }
 
 
-def page(report: ClassReport) -> str:
-    """The report page's HTML (autoescaped: flag texts and reasons may hold student-chosen names)."""
+def page(report: ClassReport, overrides: list[dict] = ()) -> str:
+    """The report page's HTML (autoescaped: flag texts and reasons may hold student-chosen names).
+
+    ``overrides``: the ledger's entries of this assignment (:mod:`instructor.coursedir.overrides`).
+    """
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True,
                              undefined=jinja2.StrictUndefined)
     body = dict(report=report, summary=summary(report), figures=figures(report),
                 top=report.top_mistakes(15), statuses=report.statuses.most_common(),
-                not_attempted=NOT_ATTEMPTED)
+                not_attempted=NOT_ATTEMPTED, overrides=list(overrides))
     return env.get_template(PAGE).render(csp=STATIC_PAGE_POLICY, **body)
 
 
@@ -101,8 +108,11 @@ def _write_csv(path: Path, header: list[str], rows) -> None:
         writer.writerows([[inert_cell(v) for v in row] for row in rows])
 
 
-def write(report: ClassReport, to: Path) -> Path:
-    """Write the page and its CSV files into the folder ``to``; returns the page's path."""
+def write(report: ClassReport, to: Path, overrides: list[dict] = ()) -> Path:
+    """Write the page and its CSV files into the folder ``to``; returns the page's path.
+
+    ``overrides``: every override of a test cell and hand grade taken back (who, when, from what to what).
+    """
     try:
         to.mkdir(parents=True, exist_ok=True)
         _write_csv(to / "scores.csv", ["student_id", "status", "score", "max_score"],
@@ -117,7 +127,8 @@ def write(report: ClassReport, to: Path) -> Path:
                    [("status", s, k) for s, k in report.statuses.most_common()]
                    + [("flag", f, k) for f, k in report.flags.most_common()]
                    + [("not graded", r, k) for r, k in report.not_graded.most_common()])
-        (to / "index.html").write_text(page(report))
+        _write_csv(to / "overrides.csv", OVERRIDE_COLUMNS, [[e.get(k, "") for k in OVERRIDE_COLUMNS] for e in overrides])
+        (to / "index.html").write_text(page(report, overrides))
     except OSError as err:
         raise CourseError(f"cannot write the report into {to} ({err.strerror or first_line(err)}).") from None
     return to / "index.html"

@@ -8,8 +8,11 @@ writes nbgrader's columns, then (see :data:`COLUMN_HELP`)
   and of the written answers graded by hand so far, out of ``hand_max``;
 * ``pending_points``: the points of answers still to be graded by hand;
 * ``status``: ``complete``, ``waiting for a grader``, ``flagged for review``,
-  ``not graded`` or ``not submitted``; ``reason``: why, in one sentence
-  (from ``course grade``'s ``<dir>/results/``);
+  ``not graded``, ``not submitted`` or ``not due`` (nothing collected, the
+  student's due date still to come: no points, never a zero); ``reason``:
+  why, in one sentence (from ``course grade``'s ``<dir>/results/``);
+* ``overrides``: each override of a test cell, from what to what, by whom
+  and when (:mod:`instructor.coursedir.overrides`);
 * ``<assignment>:<grade_id>``: the points of each graded cell.
 
 No text cell starts a spreadsheet formula: student-chosen text (a folder
@@ -22,18 +25,22 @@ instructor.reporting.export.PendingCsvExportPlugin`` writes the same file as ``c
 from __future__ import annotations
 
 import csv
+from datetime import datetime, timezone
 from pathlib import Path
 
 from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.plugins import ExportPlugin
+from nbgrader.utils import parse_utc
 from traitlets import Unicode
 
+from instructor.coursedir import extensions, overrides
+from instructor.coursedir.directory import current_settings
 from instructor.coursedir.gradebook import is_pending, pending_points
 from instructor.coursedir.gradebook import require as require_gradebook
 from instructor.errors import CourseError, first_line
 from instructor.grading.record import read_results
 from instructor.grading.submission import Result
-from instructor.reporting.table import status_words
+from instructor.reporting.table import status_words, taken_back
 
 #: Every fixed column, in order, with what it holds (``course export --help`` and the README print these).
 COLUMN_HELP = {
@@ -52,8 +59,9 @@ COLUMN_HELP = {
     "hand_points": "points given by hand to written answers so far",
     "hand_max": "points of the written answers",
     "pending_points": "points of written answers nobody has graded yet (counted as 0 in score)",
-    "status": "complete, waiting for a grader, flagged for review, not graded, or not submitted",
-    "reason": "why a submission is flagged, not graded or missing, in one sentence",
+    "status": "complete, waiting for a grader, flagged for review, not graded, not submitted, or not due (no points)",
+    "reason": "why a submission is flagged, not graded, missing or not due; a hand grade taken back because its answer changed",
+    "overrides": "each grader's override of a test cell: cell, autograded -> given points, who, when",
 }
 COLUMNS = list(COLUMN_HELP)
 #: the columns a "not graded" row leaves empty
@@ -63,6 +71,8 @@ FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 #: then one column per graded cell: ``<assignment>:<grade_id>`` = its points ("" while it waits for a grader)
 TASK_COLUMN = "{assignment}:{grade_id}"
 NOT_SUBMITTED = "no submission was collected"
+#: the status of a row whose student's due date has not passed and who has not been collected
+NOT_DUE = "not due"
 
 
 def task_columns(gradebook: Gradebook, assignments=()) -> list[str]:
@@ -77,14 +87,21 @@ def task_columns(gradebook: Gradebook, assignments=()) -> list[str]:
 
 
 def rows(gradebook: Gradebook, assignments=(), students=(),
-         results: dict[tuple[str, str], Result] | None = None) -> list[dict]:
+         results: dict[tuple[str, str], Result] | None = None, now: datetime | None = None,
+         due_of=None, overrides_of=None) -> list[dict]:
     """One row per assignment and student of the gradebook (rostered or graded), as the CSV holds it.
 
     ``results`` maps (student, assignment) to what ``course grade`` recorded
     (:func:`instructor.grading.record.read_results`): it marks flagged
     submissions and adds a row for every submission that could not be graded.
+    Nothing collected before the student's due date (``due_of(student,
+    assignment, class due date)``, the class's by default) passed ``now``
+    (naive UTC) is ``not due``, without points. ``overrides_of(student,
+    assignment)`` gives the override entries to list (:mod:`instructor.coursedir.overrides`).
     """
     results = dict(results or {})
+    now = now or datetime.now(timezone.utc).replace(tzinfo=None)
+    due_of = due_of or (lambda student, assignment, duedate: duedate)
     out = []
     for assignment in gradebook.assignments:
         if assignments and assignment.name not in assignments:
@@ -103,10 +120,15 @@ def rows(gradebook: Gradebook, assignments=(), students=(),
             try:
                 sub = gradebook.find_submission(assignment.name, student.id)
             except MissingEntry:
-                row.update(timestamp="", raw_score=0.0, late_submission_penalty=0.0, score=0.0,
-                           auto_points=0.0, hand_points=0.0, pending_points=0.0,
-                           status="not submitted", reason=NOT_SUBMITTED)
-                row.update({column: 0.0 for column, _ in tasks})
+                due = due_of(student.id, assignment.name, assignment.duedate)
+                if due is not None and due > now:  # nothing is missing yet: no points, not a zero
+                    row.update(duedate=due, timestamp="", status=NOT_DUE, reason=f"due {due:%Y-%m-%d %H:%M} UTC")
+                    row.update({k: "" for k in POINTS + [column for column, _ in tasks]})
+                else:
+                    row.update(timestamp="", raw_score=0.0, late_submission_penalty=0.0, score=0.0,
+                               auto_points=0.0, hand_points=0.0, pending_points=0.0,
+                               status="not submitted", reason=NOT_SUBMITTED)
+                    row.update({column: 0.0 for column, _ in tasks})
             else:
                 penalty = sub.late_submission_penalty or 0.0
                 pending = pending_points(sub)
@@ -121,6 +143,10 @@ def rows(gradebook: Gradebook, assignments=(), students=(),
                     grade = given.get(name)
                     row[column] = "" if grade is None or is_pending(grade) else grade.score
             result = results.pop((student.id, assignment.name), None)
+            if overrides_of is not None:
+                row["overrides"] = "; ".join(overrides.words(e) for e in overrides_of(student.id, assignment.name))
+            if result is not None and taken_back(result):
+                row["reason"] = "; ".join(taken_back(result))
             if result is not None and not result.status.has_grade:
                 # points nbgrader's own autograde left in the gradebook do not count: course grade refused it
                 row.update({k: "" for k in POINTS + [column for column, _ in tasks]})
@@ -152,14 +178,39 @@ class PendingCsvExportPlugin(ExportPlugin):
     results = Unicode("", help="course grade's results/ folder, for flagged and not graded submissions").tag(config=True)
 
     def export(self, gradebook: Gradebook) -> None:
-        found = read_results(Path(self.results).parent) if self.results else {}
+        folder = Path(self.results).parent if self.results else None
+        found = read_results(folder) if folder else {}
+        by_cell = {}
+        if folder is not None:
+            for entry in overrides.observe(folder, gradebook, "export"):
+                by_cell.setdefault((entry["student"], entry["assignment"]), []).append(entry)
         dest = self.to or "grades.csv"
         with open(dest, "w", newline="") as f:
             chosen = [str(a) for a in self.assignment]
             writer = csv.DictWriter(f, fieldnames=COLUMNS + task_columns(gradebook, chosen), restval="")
             writer.writeheader()
             writer.writerows([{k: inert_cell(v) for k, v in row.items()}
-                              for row in rows(gradebook, chosen, [str(s) for s in self.student], found)])
+                              for row in rows(gradebook, chosen, [str(s) for s in self.student], found,
+                                              due_of=student_due(folder) if folder else None,
+                                              overrides_of=lambda s, a: by_cell.get((s, a), []))])
+
+
+def student_due(folder: Path):
+    """``due_of`` for :func:`rows`: the class's due date moved by the student's extension (``course extend``).
+
+    The class's date is the settings' (``course init --due``), where it is
+    written, else the gradebook's copy (which ``course grade`` refreshes).
+    """
+    granted = extensions.read(folder)
+    settings = current_settings(folder)
+    written = {a: parse_utc(d) for a, d in (settings.due if settings else {}).items()}
+
+    def due_of(student: str, assignment: str, duedate):
+        duedate = written.get(assignment, duedate)
+        extension = granted.get((student, assignment))
+        return duedate if extension is None else extension.student_due(duedate)
+
+    return due_of
 
 
 def export_csv(folder: Path, to: Path, db: str | None = None) -> Path:

@@ -13,7 +13,7 @@ from pathlib import Path
 from nbgrader.api import Gradebook, MissingEntry
 
 from instructor.coursedir import gradebook, reviews
-from instructor.grading.record import read_results
+from instructor.grading.record import ANSWER_CHANGED, read_results
 
 
 @dataclass(frozen=True)
@@ -73,13 +73,18 @@ def grades(folder: Path, assignments=(), students=(), db: str | None = None) -> 
 
 
 def _reason(result) -> str:
-    """A flag's reasons, or the note of the person who cleared them."""
+    """A flag's reasons, or the note of the person who cleared them; and any hand grade taken back."""
     if result is None:
         return ""
     if result.status.shown == "flagged":
-        return result.reason
+        return "; ".join([result.reason, *taken_back(result)])
     cleared = [n for n in result.notes if n.startswith(reviews.CLEARED)]
-    return cleared[-1] if cleared else ""
+    return "; ".join(cleared[-1:] + taken_back(result))
+
+
+def taken_back(result) -> list[str]:
+    """The notes of hand grades this grading took back: the written answer they graded changed."""
+    return [n for n in result.notes if n.startswith(ANSWER_CHANGED)] if result is not None else []
 
 
 def status_words(status: str, pending: float) -> str:

@@ -73,7 +73,7 @@ def grade_course(req: GradeRequest, log=print) -> tuple[ClassRun, sandbox.Isolat
     isolation = check_isolation(req.unsafe)
     gradebook.check_server(req.db)
     folder = (req.submissions or req.course_dir / "submitted").resolve()
-    subs = find_submissions(folder, known, ids)
+    subs = find_submissions(folder, known, ids, course_dir=req.course_dir)
     if req.assignments or req.students:
         subs = select(subs, req.assignments, req.students)
     if not directory.is_course_dir(req.course_dir):

@@ -1,0 +1,63 @@
+"""When each exchange folder arrived, as the course first saw it: a record that survives a copy of the exchange.
+
+A submission's time must not come from the student's side (the folder name,
+``timestamp.txt``), and the exchange's own evidence, the files' change time,
+is reset by any copy (a new disk, a restored backup): after one, every
+student looks late. nbgrader keeps no log of arrivals, so the course keeps
+one. The first time a course command reads an exchange folder, its arrival
+(the latest change time of the folder and its files, which no user can set
+back) is written here and never changed::
+
+    <dir>/arrivals.json   {"<exchange folder name>": "2026-10-05 16:58:12.000000 UTC", ...}
+
+A folder's name holds the student, the assignment, nbgrader's stamp and a
+random part, and a name already in the exchange cannot be made again, so
+the name identifies the folder across copies.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+from pathlib import Path
+
+from instructor.coursedir.atomic import write_atomic
+
+ARRIVALS = "arrivals.json"
+STORED = "%Y-%m-%d %H:%M:%S.%f UTC"
+
+
+def change_time(folder: Path) -> str:
+    """The latest change time of ``folder`` and the files in it, UTC (as :data:`STORED`)."""
+    times = [p.lstat().st_ctime for p in [folder, *folder.iterdir()]]
+    return datetime.fromtimestamp(max(times), timezone.utc).strftime(STORED)
+
+
+def read(course_dir: Path) -> dict[str, str]:
+    try:
+        found = json.loads((Path(course_dir) / ARRIVALS).read_text())
+    except (OSError, ValueError):
+        return {}
+    return {str(k): str(v) for k, v in found.items()} if isinstance(found, dict) else {}
+
+
+class Arrivals:
+    """The record of one course directory, read once; :meth:`save` writes what was first seen this run."""
+
+    def __init__(self, course_dir: Path | None):
+        self.course_dir = course_dir
+        self.known = read(course_dir) if course_dir is not None else {}
+        self.new: dict[str, str] = {}
+
+    def of(self, folder: Path) -> str:
+        """When ``folder`` arrived: the recorded time, else its change time now (recorded on :meth:`save`)."""
+        if folder.name in self.known:
+            return self.known[folder.name]
+        seen = change_time(folder)
+        self.known[folder.name] = self.new[folder.name] = seen
+        return seen
+
+    def save(self) -> None:
+        if self.new and self.course_dir is not None and (Path(self.course_dir) / "nbgrader_config.py").is_file():
+            write_atomic(Path(self.course_dir) / ARRIVALS, json.dumps({**read(self.course_dir), **self.new}, indent=1))
+            self.new = {}

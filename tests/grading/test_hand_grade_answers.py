@@ -1,0 +1,64 @@
+"""A hand grade belongs to the written answer it graded (issue 35, finding 1)."""
+
+from __future__ import annotations
+
+import csv
+import json
+import shutil
+
+import nbformat
+from nbgrader.api import Gradebook
+
+
+def _set_cell(path, grade_id, source):
+    nb = nbformat.read(str(path), as_version=4)
+    next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == grade_id).source = source
+    nbformat.write(nb, str(path))
+
+
+def _hand_grade(cd, points):
+    with Gradebook(f"sqlite:///{cd / 'gradebook.db'}") as gb:
+        grade = gb.find_grade("why", "01_toy", "01_toy", "amy")
+        grade.manual_score, grade.needs_manual_grade = points, False
+        gb.db.commit()
+
+
+def _why(cd):
+    with Gradebook(f"sqlite:///{cd / 'gradebook.db'}") as gb:
+        grade = gb.find_grade("why", "01_toy", "01_toy", "amy")
+        return grade.manual_score, grade.needs_manual_grade
+
+
+def test_a_changed_answer_waits_for_a_grader_and_an_unchanged_one_keeps_its_grade(course_repo, tmp_path, run_course):
+    """Re-submitted with the written answer unchanged (code edited), is the hand grade kept; with the answer
+    rewritten, is it sent back to "needs grading", said so in the table and the CSV, and kept in the ledger?"""
+    nb = tmp_path / "subs/amy/01_toy/01_toy.ipynb"
+    nb.parent.mkdir(parents=True)
+    shutil.copy(course_repo / "solutions/01_toy/01_toy.ipynb", nb)
+    _set_cell(nb, "why", "Addition of numbers is commutative: a + b = b + a.")
+    cd = tmp_path / "cd"
+    grade = ["grade", tmp_path / "subs", "--course-dir", cd, "--root", course_repo, "--unsafe"]
+    run_course(grade)
+    _hand_grade(cd, 1.0)
+
+    nbk = nbformat.read(str(nb), as_version=4)
+    nbk.cells.append(nbformat.v4.new_code_cell("# a comment the student added"))
+    nbformat.write(nbk, str(nb))
+    out, _ = run_course(grade)
+    assert _why(cd) == (1.0, False), out
+    assert next(ln for ln in out.splitlines() if ln.startswith("amy ")).endswith("complete"), out
+
+    _set_cell(nb, "why", "I did not understand the question.")
+    out, _ = run_course(grade)
+    assert _why(cd) == (None, True)  # the formgrader lists it under "needs manual grade"
+    line = next(ln for ln in out.splitlines() if ln.startswith("amy "))
+    assert "waiting for a grader" in line and "written answer changed since it was graded by hand: why" in line, out
+    assert "autograde score changed" not in out
+    run_course(["export", "--course-dir", cd, "--to", tmp_path / "g.csv"])
+    with open(tmp_path / "g.csv", newline="") as f:
+        row = next(csv.DictReader(f))
+    assert (row["status"], row["hand_points"], row["pending_points"]) == ("waiting for a grader", "0.0", "1.0")
+    assert "written answer changed since it was graded by hand: why (1 points taken back)" in row["reason"]
+    ledger = json.loads((cd / "overrides.json").read_text())
+    assert [(e["cell"], e["from"], e["to"], e["by"], e["what"]) for e in ledger] == [
+        ("why", 1.0, None, "course grade", "hand grade reset")]

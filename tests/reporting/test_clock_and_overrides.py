@@ -1,0 +1,83 @@
+"""Exports know the clock (issue 35, finding 5), and every override shows, who, when, from what to what (issue 33)."""
+
+from __future__ import annotations
+
+import csv
+import shutil
+
+import pytest
+from nbgrader.api import Gradebook
+
+ROSTER = "id,first_name,last_name,email\namy,Amy,Adams,amy@example.org\nbob,Bob,Brown,bob@example.org\n"
+
+
+@pytest.fixture
+def graded(course_repo, tmp_path, run_course):
+    """amy's 01_toy graded; bob has submitted nothing; 01_toy is due in 2099."""
+    cd = tmp_path / "cd"
+    run_course(["init", cd, "--due", "01_toy=2099-01-01 12:00 UTC"])
+    (tmp_path / "class.csv").write_text(ROSTER)
+    run_course(["roster", "import", tmp_path / "class.csv", "--course-dir", cd])
+    (tmp_path / "subs/amy/01_toy").mkdir(parents=True)
+    shutil.copy(course_repo / "solutions/01_toy/01_toy.ipynb", tmp_path / "subs/amy/01_toy")
+    run_course(["grade", tmp_path / "subs", "--course-dir", cd, "--root", course_repo, "--unsafe",
+                "--assignment", "01_toy"])
+    return cd
+
+
+def _csv(run_course, cd, student):
+    run_course(["export", "--course-dir", cd, "--to", cd / "g.csv"])
+    with open(cd / "g.csv", newline="") as f:
+        return next(r for r in csv.DictReader(f) if (r["student_id"], r["assignment"]) == (student, "01_toy"))
+
+
+def _canvas(run_course, cd):
+    out, _ = run_course(["export", "--course-dir", cd, "--format", "canvas", "--to", cd / "c.csv"])
+    with open(cd / "c.csv", newline="") as f:
+        rows = list(csv.reader(f))
+    column = rows[0].index("01_toy")
+    return out, {r[2]: r[column] for r in rows[2:]}
+
+
+def test_an_assignment_not_due_is_no_zero(graded, run_course):
+    """Before the due date, is bob's missing submission `not due` (no points, the reason given) in the CSV and an
+    empty, listed cell in the Canvas file; and after it, `not submitted` and 0?"""
+    bob = _csv(run_course, graded, "bob")
+    assert (bob["status"], bob["score"], bob["raw_score"], bob["01_toy:add__values"]) == ("not due", "", "", "")
+    assert bob["reason"] == "due 2099-01-01 12:00 UTC"
+    out, cells = _canvas(run_course, graded)
+    assert cells["bob"] == "" and "0 zero(s)" in out and "bob 01_toy: not due: due 2099-01-01 12:00 UTC" in out
+
+    run_course(["init", graded, "--due", "01_toy=2020-01-01 12:00 UTC"])
+    bob = _csv(run_course, graded, "bob")
+    assert (bob["status"], bob["score"]) == ("not submitted", "0.0")
+    assert _canvas(run_course, graded)[1]["bob"] == "0"
+
+
+def test_an_extension_keeps_a_student_not_due(graded, run_course):
+    """Past the class's due date, is a student whose extension has not run out still `not due`?"""
+    run_course(["init", graded, "--due", "01_toy=2020-01-01 12:00 UTC"])
+    run_course(["extend", "bob", "01_toy", "--until", "2099-06-01 12:00 UTC", "--because", "ill",
+                "--course-dir", graded])
+    assert _csv(run_course, graded, "bob")["status"] == "not due"
+
+
+def test_every_override_shows_in_the_export_and_the_report(graded, run_course):
+    """A grader's override of a test cell in the formgrader: does the CSV's overrides column and the report's
+    page and overrides.csv say which cell, from what to what, who (the formgrader does not say) and when?"""
+    with Gradebook(f"sqlite:///{graded / 'gradebook.db'}") as gb:
+        grade = gb.find_grade("add__values", "01_toy", "01_toy", "amy")
+        grade.manual_score = 1.5
+        gb.db.commit()
+    amy = _csv(run_course, graded, "amy")
+    assert amy["overrides"].startswith("add__values: 2 -> 1.5 (override by a grader the formgrader does not name, "
+                                       "first seen 20"), amy["overrides"]
+    assert _csv(run_course, graded, "bob")["overrides"] == ""
+    run_course(["report", "01_toy", "--course-dir", graded])
+    with open(graded / "reports/01_toy/overrides.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert [(r["student"], r["cell"], r["from"], r["to"], r["what"], r["by"]) for r in rows] == [
+        ("amy", "add__values", "2.0", "1.5", "override", "")]
+    assert rows[0]["at"] == amy["overrides"].split("first seen ")[1].rstrip(")")  # first seen once, kept
+    page = (graded / "reports/01_toy/index.html").read_text()
+    assert "Grades changed by hand" in page and "not recorded by the formgrader" in page

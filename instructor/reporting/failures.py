@@ -99,7 +99,8 @@ class Check:
         """The words on one line, each value named by its code: for the instructor's class report."""
         if not self.fields:
             return " ".join(self.words.split())
-        text = self.parts[0] + "".join(f"{{{code}}}{after}" for (code, _), after in zip(self.fields, self.parts[1:]))
+        text = self.parts[0] + "".join(f"{{{code}}}{after}"
+                                       for (code, _), after in zip(self.fields, self.parts[1:], strict=True))
         return " ".join(text.split())
 
 
@@ -228,7 +229,9 @@ def name_failure(source: str, outputs: list[dict]) -> str:
     if failure.check is None:
         return UNNAMED
     check = failure.check
-    return check.words if failure.exception == "AssertionError" and check.judges else f"{failure.exception} at: {check.words}"
+    if failure.exception == "AssertionError" and check.judges:
+        return check.words
+    return f"{failure.exception} at: {check.words}"
 
 
 def report_line(source: str, outputs: list[dict]) -> str:
@@ -282,7 +285,7 @@ def _with_values(check: Check, outputs: list[dict]) -> list[tuple[str, bool]] | 
         return None
     visible = not check.hidden and not check.after_hidden
     pieces = [(check.parts[0], False)]
-    for (_, names), text, after in zip(check.fields, texts, check.parts[1:]):
+    for (_, names), text, after in zip(check.fields, texts, check.parts[1:], strict=True):
         shown = (visible or (names and names <= check.shows)) and is_value_text(text)
         pieces += [(text, True) if shown else ("…", False), (after, False)]
     return [p for p in pieces if p[0]]

@@ -18,6 +18,10 @@ from tests.system import require_sandbox
 def test_grade_export_feedback(course_repo, tmp_path, run_course):
     """Does grading give the solution full marks, the blank 0, a CSV and clean feedback?"""
     subs = toy_submissions(tmp_path / "subs", course_repo)
+    # a student whose add passes the visible check and fails the hidden one (add(-40, 2))
+    (subs / "half" / "01_toy").mkdir(parents=True)
+    source = (course_repo / "solutions/01_toy/01_toy.ipynb").read_text()
+    (subs / "half/01_toy/01_toy.ipynb").write_text(source.replace("= a + b", "= abs(a) + b"))
     ws = tmp_path / "ws"
     out, err = run_course(["grade", subs, "--course-dir", ws, "--root", course_repo])
     table = {tuple(line.split()[:2]): line.split()[2:5] for line in out.splitlines()[2:] if line.startswith(("ref", "blank"))}
@@ -29,12 +33,17 @@ def test_grade_export_feedback(course_repo, tmp_path, run_course):
     run_course(["export", "--course-dir", ws, "--to", tmp_path / "grades.csv"])
     with open(tmp_path / "grades.csv", newline="") as f:
         rows = {(r["student_id"], r["assignment"]): float(r["score"]) for r in csv.DictReader(f)}
-    assert rows == {("ref", "01_toy"): 2.0, ("blank", "01_toy"): 0.0, ("ref", "02_toy"): 1.0, ("blank", "02_toy"): 0.0}
+    assert {k: v for k, v in rows.items() if k[0] != "half"} == \
+        {("ref", "01_toy"): 2.0, ("blank", "01_toy"): 0.0, ("ref", "02_toy"): 1.0, ("blank", "02_toy"): 0.0}
+    assert rows[("half", "01_toy")] == 0.0
 
     out, _ = run_course(["feedback", "--course-dir", ws])
-    html = (ws / "feedback/blank/01_toy/01_toy.html").read_text()
-    assert "ran hidden tests; its output is not shown" in html
+    html = (ws / "feedback/half/01_toy/01_toy.html").read_text()
+    assert "ran hidden tests; its output is not shown" in html  # a hidden check ran and failed
     assert "very secret" not in html and "-40" not in html  # not even in a traceback
+    html = (ws / "feedback/blank/01_toy/01_toy.html").read_text()
+    assert "This cell ran hidden tests" not in html  # it failed at the visible check: no hidden check ran
+    assert "very secret" not in html and "-40" not in html
 
 
 def test_grade_reads_an_exchange(course_repo, tmp_path, run_course):

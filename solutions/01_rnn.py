@@ -234,7 +234,8 @@ assert all(np.array_equal(a, b) for a, b in zip(first, second)), "np.random.seed
 # 2. loop over $t$ for $h_t$, collecting the states in a list, and `mg.stack` them once;
 # 3. apply the output layer once, to the stacked $(T, N, D)$ states.
 #
-# Keep everything `float32` (a default `np.zeros` is `float64`). Complete the class `RNN`.
+# Keep everything `float32` (a default `np.zeros` is `float64`). The tests set weights of their own through
+# `parameters`, each tensor found by its shape, so list all five there. Complete the class `RNN`.
 
 # %% nbgrader={"grade": false, "grade_id": "rnn", "locked": false, "schema_version": 3, "solution": true} tags=["library"]
 class RNN:

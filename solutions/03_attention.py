@@ -535,7 +535,23 @@ assert np.allclose(a.data, a_ref, atol=1e-5) and np.allclose(c.data, c_ref, atol
 
 # %% nbgrader={"grade": false, "grade_id": "attention_seq2seq", "locked": false, "schema_version": 3, "solution": true} tags=["library"]
 class AttentionSeq2Seq:
-    """Seq2Seq whose decoder attends to all encoder states at every step."""
+    """Seq2Seq whose decoder attends to all encoder states at every step.
+
+    Attributes
+    ----------
+    encoder : RNN
+        RNN(C, D, K): reads the source.
+    decoder : RNN
+        RNN(K, D, K), with weights of its own: writes the output.
+    W_alpha : dense
+        D -> D, no bias: the matrix W_alpha.
+    output_layer : dense
+        K + D -> K, with a bias: reads [y_t, c_t].
+
+    The checks load weights they chose into these layers, through each one's
+    `weight` and `bias` (and, for the RNNs, those of `input_layer`,
+    `recurrent_layer` and `output_layer`).
+    """
 
     def __init__(self, dim_input, dim_recurrent, dim_output):
         """Create the encoder, the decoder, W_alpha and the output layer.

@@ -16,7 +16,7 @@ import pytest
 from instructor.cells import read
 from instructor.paths import SOLUTIONS, notebook_path
 from tests.hostile.no_work_04 import A, build, cases
-from tests.nbexec import MistakeRunner
+from tests.nbexec import MistakeRunner, without_hidden_tests
 
 CASES = cases()
 
@@ -46,6 +46,23 @@ def test_no_work_scores_only_what_it_honestly_answers(runner, case):
     scored = sum(points()[g] for g, c in graded.items() if not c.failed)
     print(f"{case.name}: {scored:g} of {sum(points().values()):g} points; passed {sorted(g for g, c in graded.items() if not c.failed)}")
     assert not unearned, f"{case.name} ({case.why}) passes {unearned}"
+
+
+#: the visible checks the copier answers with copied values (its hidden checks then fail, above)
+COPIED = ("encoder__layer", "transformer__forward", "greedy__step_by_step", "positional_encoding__values")
+
+
+@pytest.mark.notebook
+def test_the_copier_passes_the_visible_checks_it_copies():
+    """Is the copier a real threat: does it pass, as Validate runs them, the visible checks whose values it copies?"""
+    case = next(c for c in CASES if c.name == "copies_visible_values")
+    visible = MistakeRunner(A, visible_only=True)
+    try:
+        run = visible.run_notebook(without_hidden_tests(build(case)))
+    finally:
+        visible.close()
+    failed = {c.grade_id for c in run.failed_tests()}
+    assert not failed & set(COPIED), sorted(failed & set(COPIED))
 
 
 def test_cases_cover_the_issue():

@@ -107,8 +107,12 @@ def split_step(torch, pair, first: int, steps: int, project_ms: float, torch_ms:
     indices = range(first, first + steps)
     project = breakdown.mygrad_breakdown(pair.project_step, indices, pair.project_optimizer)
     twin = breakdown.torch_breakdown(torch, pair.twin_step, indices)
+    per_op = breakdown.scaled({"seconds": {**project["operations"], "rest": project["total"]}}, project_ms)
     return {"profiled_steps": steps, "project_ms": breakdown.scaled(project, project_ms),
-            "torch_ms": breakdown.scaled(twin, torch_ms)}
+            "torch_ms": breakdown.scaled(twin, torch_ms),
+            # the project's MyGrad operations by class (forward and backward), largest first
+            "project_operations_ms": dict(sorted(((k, v) for k, v in per_op.items() if k != "rest"),
+                                                 key=lambda kv: -kv[1]))}
 
 
 def bench_against_torch(only: str | None = None, rounds: int = 3, steps: int = 50, warmup: int = 10,

@@ -87,11 +87,15 @@ def test_tiny_comparison_of_the_four_models(run_course, tmp_path, torch):
         assert m["median_ratio"] > 0
         # where each side's median step goes: every category, adding up to that median
         split = m["breakdown"]
-        for side, ms_key in (("project_ms", "project_ms"), ("torch_ms", "torch_ms")):
+        for side in ("project_ms", "torch_ms"):
             assert list(split[side]) == list(CATEGORIES), key
-            median = statistics.median(r[ms_key] for r in m["rounds"])
+            median = statistics.median(r[side] for r in m["rounds"])
             assert sum(split[side].values()) == pytest.approx(median, abs=0.01), (key, side)
             assert split[side]["matmul"] > 0 and split[side]["bookkeeping"] >= 0, (key, side)
+        project_median = statistics.median(r["project_ms"] for r in m["rounds"])
+        assert 0 < sum(split["project_operations_ms"].values()) < project_median, key  # bookkeeping apart
+        assert list(split["project_operations_ms"].values()) == sorted(split["project_operations_ms"].values(),
+                                                                       reverse=True), key
     assert models["transformer"]["tensors"] == 62  # the Transformer of 04: 2 encoder and 2 decoder layers
     rows = [line for line in out.splitlines() if re.search(r"=\s+\d+\.\d\dx.*\d+\.\d\dx\s*$", line)]
     assert [row.split(",")[0] for row in rows] == ["RNN", "Seq2Seq", "Attention", "Transformer"], out

@@ -13,8 +13,8 @@ from instructor.bench import breakdown
 
 
 @pytest.mark.parametrize(("op", "category"), [
-    ("MatMul", "matmul"), ("EinSum", "matmul"), ("Multiply", "elementwise"), ("Sum", "elementwise"),
-    ("Tanh", "elementwise"), ("Softmax", "softmax"), ("LayerNorm", "softmax"), ("SoftmaxCrossEntropy", "softmax"),
+    ("MatMul", "matmul"), ("EinSum", "matmul"), ("Affine", "matmul"), ("Multiply", "elementwise"),
+    ("Sum", "elementwise"), ("Tanh", "elementwise"), ("Softmax", "softmax"), ("LayerNorm", "softmax"), ("SoftmaxCrossEntropy", "softmax"),
     ("GetItem", "shape"), ("Concatenate", "shape"), ("Reshape", "shape"),
 ])
 def test_mygrad_operations_by_kind(op, category):

@@ -174,7 +174,8 @@ def test_few_checks_run_in_the_kernel(assignment):
 
 
 #: checks whose every compared value is the kernel's (visible, hidden), per assignment: only fewer, 0 in the end
-KERNEL_INFLUENCED = {"01_rnn": (6, 9), "02_seq2seq": (6, 7), "03_attention": (4, 5), "04_transformer": (17, 9)}
+#: (at first: 01 6 + 9, 02 6 + 7, 03 4 + 5, 04 17 + 9)
+KERNEL_INFLUENCED = {"01_rnn": (2, 3), "02_seq2seq": (0, 0), "03_attention": (0, 0), "04_transformer": (0, 0)}
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)

@@ -14,6 +14,10 @@ nbgrader's formgrader is kept; three of its routes answer differently:
   submissions (and a student's) marks a submission flagged when its results
   file says ``flagged`` (:mod:`instructor.grading.record`), as well as when
   someone flagged it in the formgrader; `course unflag` clears it.
+- **An override names its grader**: a score saved over an autograded test
+  cell's verdict is written at once into ``<dir>/overrides.json``
+  (:mod:`instructor.coursedir.overrides`) with the account that saved it
+  and when; `course export` and `course report` show it from there.
 - The submission view itself is the nbconvert template
   ``instructor/reporting/feedback/templates/formgrade/`` (escaped names, a
   policy hashed from the template's text, no one-click full credit).
@@ -24,6 +28,7 @@ two extensions does not matter.
 
 from __future__ import annotations
 
+import getpass
 import json
 from pathlib import Path
 
@@ -62,6 +67,29 @@ def course_flagged(course_dir: Path, student: str, assignment: str) -> bool:
         return False
 
 
+def record_override(course_dir: Path, grade, by: str) -> dict | None:
+    """Write an override of an autograded cell (``grade``: nbgrader's Grade, just saved) into the ledger,
+    unless it holds the same one already; returns the entry, or None if ``grade`` is no override."""
+    from instructor.coursedir import overrides
+
+    if grade.auto_score is None or grade.manual_score is None or grade.manual_score == grade.auto_score:
+        return None
+    notebook = grade.notebook
+    entry = {"student": notebook.student.id, "assignment": notebook.assignment.name, "cell": grade.name,
+             "from": grade.auto_score, "to": grade.manual_score, "by": by, "at": overrides.now(),
+             "seen_by": "the formgrader", "what": "override"}
+    if not any(overrides._key(e) == overrides._key(entry) for e in overrides.entries(course_dir)):
+        overrides.add(course_dir, entry)
+    return entry
+
+
+def grader() -> str:
+    """Who saves a grade: the account that runs the formgrader. `course formgrader` runs as the instructor
+    and the course hub starts each grader's server as their own account; Jupyter's user behind a shared
+    token is a random "Anonymous" name, so it names no one."""
+    return getpass.getuser()
+
+
 def _handlers():
     handlers, apihandlers = _formgrader()
     check_xsrf, check_notebook_dir = handlers.check_xsrf, handlers.check_notebook_dir
@@ -96,6 +124,14 @@ def _handlers():
                 row["flagged"] = True
         return rows
 
+    class Grade(apihandlers.GradeHandler):
+        @web.authenticated
+        @check_xsrf
+        @check_notebook_dir
+        def put(self, grade_id):
+            super().put(grade_id)  # nbgrader saves the grade and answers with it
+            record_override(Path(self.coursedir.root), self.gradebook.find_grade_by_id(grade_id), grader())
+
     class NotebookSubmissions(apihandlers.BaseApiHandler):
         @web.authenticated
         @check_xsrf
@@ -119,6 +155,7 @@ def _handlers():
     return [
         (r"/formgrader/manage_submissions/([^/]+)/?", ManageSubmissions),
         (r"/formgrader/api/submission/([^/]+)/([^/]+)/autograde", RefusedAutograde),
+        (r"/formgrader/api/grade/([^/]+)", Grade),
         (r"/formgrader/api/submitted_notebooks/([^/]+)/([^/]+)", NotebookSubmissions),
         (r"/formgrader/api/student_notebook_submissions/([^/]+)/([^/]+)", StudentNotebookSubmissions),
     ]

@@ -248,6 +248,13 @@ def test_an_autograded_cell_is_overridden_only_deliberately(chromium, hostile_co
     assert len(answers) == 2 and "Override the checks of 'add__values'" in answers[0], answers
     assert kept == before and shown != "1", (before, kept, shown)  # declined: nothing saved, the box put back
     assert manual("add__values") == 1.0  # confirmed: the override is saved
+    import getpass
+
+    from instructor.coursedir import overrides
+
+    recorded = [e for e in overrides.entries(hostile_course_dir) if e["cell"] == "add__values"]
+    assert [(e["student"], e["from"], e["to"], e["by"]) for e in recorded] == [("eve", 2.0, 1.0, getpass.getuser())]
+    assert recorded[0]["at"]  # when, to the minute
 
 
 def test_the_lists_flag_and_autograde_is_refused_without_loss(chromium, hostile_course_dir, tmp_path):  # noqa: F811

@@ -1800,7 +1800,7 @@ assert np.allclose(pe6[:, 0], want6, atol=1e-4), "d = 6: the encoding of positio
 ### END HIDDEN TESTS
 
 # %% course={"task": "positional_encoding"} jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "positional_encoding__odd_width", "locked": true, "points": 1, "schema_version": 3, "solution": false}
-# Check an odd width, where the last dimension is a sine without a cosine partner, and the angles themselves.
+# Check an odd width, where the last dimension is a sine without a cosine partner, the angles, and a subclass's angles.
 try:
     pe = PositionalEncoder(5)(25)
     error = None
@@ -1816,6 +1816,21 @@ assert np.allclose(pe[:, 0, 4], np.sin(p / 10000 ** (4 / 5)), atol=1e-5), "d = 5
 angles = PositionalEncoder(5).angles(25)
 assert angles.shape == (25, 3), f"angles(25) for d = 5 has shape {angles.shape}, expected (T, ceil(d / 2)) = (25, 3)"
 assert angles.dtype == np.float32, f"angles has dtype {angles.dtype}, expected float32"
+
+
+class Halved(PositionalEncoder):
+    """A variant that halves every angle, as QuarterTurnEncoder below scales them."""
+
+    def angles(self, seq_len):
+        return super().angles(seq_len) / np.float32(2)
+
+
+halved = Halved(4)(3)
+want_halved = np.array([[np.sin(p / 2), np.cos(p / 2), np.sin(p / 200), np.cos(p / 200)] for p in (0, 1, 2)])
+assert halved.shape == (3, 1, 4), f"Halved(4)(3) has shape {halved.shape}, expected (T, 1, d) = (3, 1, 4)"
+assert np.allclose(halved[:, 0], want_halved, atol=1e-5), (
+    "a subclass that halves the angles did not change the encoding: __call__ should take its angles from self.angles"
+)
 ### BEGIN HIDDEN TESTS
 d, T = 29, 49
 want = np.zeros((T, d))
@@ -2367,7 +2382,7 @@ assert np.shape(no_padding) == () and np.shape(first_only) == (), (
     f"losses of shapes {np.shape(no_padding)} and {np.shape(first_only)}, expected scalars ()"
 )
 assert np.isclose(no_padding, -np.log([0.5, 0.5, 0.5, 0.1]).mean(), atol=1e-5), (
-    "lengths [2, 2]: every position counts, the last real one (END) included: the real positions are i < lengths[n]"
+    "lengths [2, 2]: every position counts, each sequence's END, its last real position, included: i < lengths[n]"
 )
 assert np.isclose(first_only, -np.log(0.5), atol=1e-5), "lengths [1, 1]: only position 0 counts"
 ### END HIDDEN TESTS

@@ -26,7 +26,7 @@ MISTAKES = [
         why="Zips the message with the key itself, so the cipher text stops where the key ends.",
         replace="for p, k in zip(plaintext, repeated)",
         by="for p, k in zip(plaintext, key)",
-        expect='repeat the key along the whole message',
+        expect="repeat the key along the whole message",
     ),
     Mistake(
         task="cipher",
@@ -42,7 +42,7 @@ MISTAKES = [
         why="Wraps around after z, as for a 26-letter alphabet, so the space is never produced.",
         replace="(ALPHABET.index(p) + ALPHABET.index(k)) % len(ALPHABET)",
         by="(ALPHABET.index(p) + ALPHABET.index(k)) % 26",
-        expect='modulo 27',
+        expect="modulo 27",
     ),
     Mistake(
         task="decipher",
@@ -50,7 +50,7 @@ MISTAKES = [
         why="Deciphers by adding the key again instead of subtracting it.",
         replace="ALPHABET.index(c) - ALPHABET.index(k)",
         by="ALPHABET.index(c) + ALPHABET.index(k)",
-        expect='subtract it to undo cipher',
+        expect="subtract it to undo cipher",
     ),
     Mistake(
         task="decipher",
@@ -58,7 +58,7 @@ MISTAKES = [
         why="Zips the cipher text with the key itself, so the plain text stops where the key ends.",
         replace="for c, k in zip(ciphertext, repeated)",
         by="for c, k in zip(ciphertext, key)",
-        expect='repeat the key along the whole message',
+        expect="repeat the key along the whole message",
     ),
     Mistake(
         task="decipher",
@@ -66,7 +66,7 @@ MISTAKES = [
         why="Wraps around below a as for a 26-letter alphabet, so the space is never produced.",
         replace="(ALPHABET.index(c) - ALPHABET.index(k)) % len(ALPHABET)",
         by="(ALPHABET.index(c) - ALPHABET.index(k)) % 26",
-        expect='modulo 27',
+        expect="modulo 27",
     ),
     # --- Part B: one-hot vectors ---------------------------------------------
     Mistake(
@@ -75,7 +75,7 @@ MISTAKES = [
         why="Opens the sequence with the END token instead of START.",
         replace="tokens = [START] + tokens",
         by="tokens = [END] + tokens",
-        expect='START (27) opens the sequence',
+        expect="START (27) opens the sequence",
     ),
     Mistake(
         task="one_hot",
@@ -83,7 +83,7 @@ MISTAKES = [
         why="Puts the END token in front of the text instead of after it.",
         replace="tokens = tokens + [END]",
         by="tokens = [END] + tokens",
-        expect='END (28) comes after the text',
+        expect="END (28) comes after the text",
     ),
     Mistake(
         task="one_hot",
@@ -91,7 +91,7 @@ MISTAKES = [
         why="Leaves np.zeros at its default float64, which doubles the cost of every layer.",
         replace="np.zeros((len(tokens), N_SYMBOLS), dtype=np.float32)",
         by="np.zeros((len(tokens), N_SYMBOLS))",
-        expect='expected float32',
+        expect="expected float32",
     ),
     Mistake(
         task="one_hot",
@@ -108,7 +108,7 @@ MISTAKES = [
         why="Forgets to divide the scores by sqrt(d_k).",
         replace='scores = mg.einsum("tNhk,TNhk->tNhT", q, k) / np.sqrt(np.float32(d_k))',
         by='scores = mg.einsum("tNhk,TNhk->tNhT", q, k)',
-        expect='not divided by sqrt(d_k)',
+        expect="not divided by sqrt(d_k)",
     ),
     Mistake(
         task="multihead_attention",
@@ -124,7 +124,7 @@ MISTAKES = [
         why="Divides by np.sqrt(d_k), a float64, which turns the whole model into float64.",
         replace="np.sqrt(np.float32(d_k))",
         by="np.sqrt(d_k)",
-        expect='a float64 constant crept in',
+        expect="a float64 constant crept in",
     ),
     Mistake(
         task="multihead_attention",
@@ -132,7 +132,7 @@ MISTAKES = [
         why="Takes the softmax over the query axis instead of the key axis.",
         replace=REFERENCE_WEIGHING,
         by=_weighing(0),
-        expect='take the softmax over the keys',
+        expect="take the softmax over the keys",
     ),
     Mistake(
         task="multihead_attention",
@@ -140,7 +140,7 @@ MISTAKES = [
         why="Takes the softmax over the head axis instead of the key axis.",
         replace=REFERENCE_WEIGHING,
         by=_weighing(2),
-        expect='take the softmax over the keys',
+        expect="take the softmax over the keys",
     ),
     Mistake(
         task="multihead_attention",
@@ -152,7 +152,7 @@ MISTAKES = [
             "        if mask is not None:\n"
             "            self.a_ij = mg.where(mask[:, :, None, :], self.a_ij, np.float32(0))\n"
         ),
-        expect='mask the scores before the softmax',
+        expect="mask the scores before the softmax",
     ),
     Mistake(
         task="multihead_attention",
@@ -160,7 +160,7 @@ MISTAKES = [
         why="Swaps the mask's query and key axes, so query i is masked by key i's column.",
         replace="mask[:, :, None, :]",
         by="mask.transpose(2, 1, 0)[:, :, None, :]",
-        expect='mask[i, n, j] is about query i',
+        expect="mask[i, n, j] is about query i",
     ),
     Mistake(
         task="multihead_attention",
@@ -168,7 +168,7 @@ MISTAKES = [
         why="Applies the first sequence's mask to every sequence of the batch.",
         replace="mask[:, :, None, :]",
         by="mask[:, :1, None, :]",
-        expect='sequence n has its own mask[:, n, :]',
+        expect="sequence n has its own mask[:, n, :]",
     ),
     Mistake(
         task="multihead_attention",
@@ -193,7 +193,7 @@ MISTAKES = [
         why="Normalises the sub-layer's output alone, without adding its input.",
         replace="x = x_old + x_new",
         by="x = x_new",
-        expect='add the residual first',
+        expect="add the residual first",
     ),
     Mistake(
         task="add_and_norm",
@@ -207,7 +207,7 @@ MISTAKES = [
             "centred = x - x.mean(axis=0, keepdims=True)\n"
             "        return self.gain * centred / mg.sqrt(x.var(axis=0, keepdims=True) + EPS)"
         ),
-        expect='the last axis (axis=-1)',
+        expect="the last axis (axis=-1)",
     ),
     Mistake(
         task="add_and_norm",
@@ -215,7 +215,7 @@ MISTAKES = [
         why="Divides by the variance instead of the standard deviation.",
         replace="mg.sqrt(x.var(axis=-1, keepdims=True) + EPS)",
         by="(x.var(axis=-1, keepdims=True) + EPS)",
-        expect='divide by the standard deviation',
+        expect="divide by the standard deviation",
     ),
     Mistake(
         task="add_and_norm",
@@ -223,7 +223,7 @@ MISTAKES = [
         why="Adds epsilon as a Python float, which makes the output float64.",
         replace="+ EPS)",
         by="+ 1e-5)",
-        expect='use float32 constants',
+        expect="use float32 constants",
     ),
     Mistake(
         task="add_and_norm",
@@ -231,7 +231,7 @@ MISTAKES = [
         why="Subtracts epsilon from the variance, so a constant vector gives the square root of a negative number.",
         replace="x.var(axis=-1, keepdims=True) + EPS",
         by="x.var(axis=-1, keepdims=True) - EPS",
-        expect='is epsilon added to the variance',
+        expect="is epsilon added to the variance",
     ),
     Mistake(
         task="add_and_norm",
@@ -256,7 +256,7 @@ MISTAKES = [
         why="Chains the two dense layers without the ReLU, so the network is linear.",
         replace="return self.dense2(relu(self.dense1(x)))",
         by="return self.dense2(self.dense1(x))",
-        expect='put the ReLU between the two layers',
+        expect="put the ReLU between the two layers",
     ),
     Mistake(
         task="feed_forward",
@@ -264,7 +264,7 @@ MISTAKES = [
         why="Applies the ReLU to the output of the second layer instead of between the two.",
         replace="return self.dense2(relu(self.dense1(x)))",
         by="return relu(self.dense2(self.dense1(x)))",
-        expect='the ReLU came after dense2',
+        expect="the ReLU came after dense2",
     ),
     Mistake(
         task="feed_forward",
@@ -272,7 +272,7 @@ MISTAKES = [
         why="Builds the first dense layer without its bias b1.",
         replace="self.dense1 = dense(in_dim, h_dim, weight_initializer=glorot_normal)",
         by="self.dense1 = dense(in_dim, h_dim, weight_initializer=glorot_normal, bias=False)",
-        expect='each with a bias',
+        expect="each with a bias",
     ),
     Mistake(
         task="feed_forward",
@@ -280,7 +280,7 @@ MISTAKES = [
         why="Maps the hidden units back to in_dim instead of out_dim.",
         replace="self.dense2 = dense(h_dim, out_dim, weight_initializer=glorot_normal)",
         by="self.dense2 = dense(h_dim, in_dim, weight_initializer=glorot_normal)",
-        expect='-> out_dim 2',
+        expect="-> out_dim 2",
     ),
     Mistake(
         task="encoder",
@@ -288,7 +288,7 @@ MISTAKES = [
         why="Feeds the raw source to the feed-forward network instead of the first add & norm.",
         replace="return self.add_norm2(x1, self.ff(x1))",
         by="return self.add_norm2(x1, self.ff(src))",
-        expect='the feed-forward network read the source src',
+        expect="the feed-forward network read the source src",
     ),
     Mistake(
         task="encoder",
@@ -296,7 +296,7 @@ MISTAKES = [
         why="Adds the layer's input instead of X1 in the second residual connection.",
         replace="return self.add_norm2(x1, self.ff(x1))",
         by="return self.add_norm2(src, self.ff(x1))",
-        expect='the second add & norm added the source src',
+        expect="the second add & norm added the source src",
     ),
     Mistake(
         task="encoder",
@@ -304,7 +304,7 @@ MISTAKES = [
         why="Uses the first add & norm (and its gain and bias) for both sub-layers.",
         replace="return self.add_norm2(x1, self.ff(x1))",
         by="return self.add_norm1(x1, self.ff(x1))",
-        expect='add_norm1 served both sub-layers',
+        expect="add_norm1 served both sub-layers",
     ),
     Mistake(
         task="encoder",
@@ -312,7 +312,7 @@ MISTAKES = [
         why="Calls self-attention without the mask, so real positions read the padding.",
         replace="self.self_attn(src, src, src, mask=mask)",
         by="self.self_attn(src, src, src)",
-        expect='pass the mask to self-attention',
+        expect="pass the mask to self-attention",
     ),
     # --- Part D: masks (padding_mask, then causal_mask) -------------------------
     Mistake(
@@ -329,7 +329,7 @@ MISTAKES = [
         why="Counts key lengths[n] as real too, so every sequence reads one padded position.",
         replace="real = np.arange(T)[None, :] < np.asarray(lengths)[:, None]",
         by="real = np.arange(T)[None, :] <= np.asarray(lengths)[:, None]",
-        expect='the real keys are j < lengths[n]',
+        expect="the real keys are j < lengths[n]",
     ),
     Mistake(
         task="masks",
@@ -345,7 +345,7 @@ MISTAKES = [
         why="Returns the causal pattern for every sequence and forgets the padding.",
         replace="return earlier[:, None, :] & padding_mask(lengths, t, t)",
         by="return np.broadcast_to(earlier[:, None, :], (t, len(lengths), t)).copy()",
-        expect='combine the causal pattern with padding_mask',
+        expect="combine the causal pattern with padding_mask",
     ),
     Mistake(
         task="causal_mask",
@@ -353,7 +353,7 @@ MISTAKES = [
         why="Builds the causal pattern with triu, letting positions see the future and not the past.",
         replace="earlier = np.tril(np.ones((t, t), dtype=bool))",
         by="earlier = np.triu(np.ones((t, t), dtype=bool))",
-        expect='reads the later positions and not the earlier ones',
+        expect="reads the later positions and not the earlier ones",
     ),
     Mistake(
         task="causal_mask",
@@ -361,7 +361,7 @@ MISTAKES = [
         why="Shifts the causal pattern by one so a position cannot read its own input.",
         replace="earlier = np.tril(np.ones((t, t), dtype=bool))",
         by="earlier = np.tril(np.ones((t, t), dtype=bool), k=-1)",
-        expect='the diagonal stays open',
+        expect="the diagonal stays open",
     ),
     Mistake(
         task="causal_mask",
@@ -369,7 +369,7 @@ MISTAKES = [
         why="Shifts the causal pattern the other way, so each position sees the next one.",
         replace="earlier = np.tril(np.ones((t, t), dtype=bool))",
         by="earlier = np.tril(np.ones((t, t), dtype=bool), k=1)",
-        expect='a position reads a later position',
+        expect="a position reads a later position",
     ),
     # --- Part G: decoder layer -------------------------------------------------
     Mistake(
@@ -378,7 +378,7 @@ MISTAKES = [
         why="Forgets to pass the mask to the decoder's self-attention.",
         replace="self.self_attn(tgt, tgt, tgt, mask=self_mask)",
         by="self.self_attn(tgt, tgt, tgt)",
-        expect='the self-attention needs self_mask',
+        expect="the self-attention needs self_mask",
     ),
     Mistake(
         task="decoder",
@@ -386,7 +386,7 @@ MISTAKES = [
         why="Leaves self_mask as None when the caller passes none, so the decoder sees the future.",
         replace="            self_mask = causal_mask(np.full(N, t), t)\n",
         by="            pass\n",
-        expect='causal_mask for unpadded inputs when none is given',
+        expect="causal_mask for unpadded inputs when none is given",
     ),
     Mistake(
         task="decoder",
@@ -394,7 +394,7 @@ MISTAKES = [
         why="Forgets the source's padding mask in the encoder-decoder attention.",
         replace="self.enc_dec_attn(x1, enc_out, enc_out, mask=cross_mask)",
         by="self.enc_dec_attn(x1, enc_out, enc_out)",
-        expect='pass cross_mask to the cross-attention',
+        expect="pass cross_mask to the cross-attention",
     ),
     Mistake(
         task="decoder",
@@ -449,7 +449,7 @@ MISTAKES = [
         why="Uses 1000 instead of 10000 as the base of the rates.",
         replace="np.float32(10000)",
         by="np.float32(1000)",
-        expect='the base of the rates is 10000',
+        expect="the base of the rates is 10000",
     ),
     Mistake(
         task="positional_encoding",
@@ -457,7 +457,7 @@ MISTAKES = [
         why="Multiplies the positions by 10000^(2i/d) instead of dividing by it.",
         replace="** (-even / np.float32(self.dim))",
         by="** (even / np.float32(self.dim))",
-        expect='do not multiply',
+        expect="do not multiply",
     ),
     Mistake(
         task="positional_encoding",
@@ -465,7 +465,7 @@ MISTAKES = [
         why="Builds the encoding in float64, which turns the model's inputs into float64.",
         replace="np.empty((seq_len, self.dim), dtype=np.float32)",
         by="np.empty((seq_len, self.dim))",
-        expect='expected float32',
+        expect="expected float32",
     ),
     Mistake(
         task="positional_encoding",
@@ -473,7 +473,7 @@ MISTAKES = [
         why="Numbers the positions with int64, so the angles come out float64.",
         replace="position = np.arange(seq_len, dtype=np.float32)[:, None]",
         by="position = np.arange(seq_len)[:, None]",
-        expect='expected float32',
+        expect="expected float32",
     ),
     Mistake(
         task="positional_encoding",
@@ -481,7 +481,7 @@ MISTAKES = [
         why="Gives the cosines as many angles as the sines, which fails for an odd width.",
         replace="np.cos(angle[:, : self.dim // 2])",
         by="np.cos(angle)",
-        expect='the cosines take only the first d // 2 angles',
+        expect="the cosines take only the first d // 2 angles",
     ),
     Mistake(
         task="positional_encoding",
@@ -492,7 +492,7 @@ MISTAKES = [
             "angle = np.arange(seq_len, dtype=np.float32)[:, None] * np.float32(10000) ** "
             "(-np.arange(0, self.dim, 2, dtype=np.float32) / np.float32(self.dim))"
         ),
-        expect='take its angles from self.angles',
+        expect="take its angles from self.angles",
     ),
     # --- Part I: Transformer ---------------------------------------------------
     Mistake(
@@ -501,7 +501,7 @@ MISTAKES = [
         why="Adds the positional encoding to the source only, not to the decoder input.",
         replace="y = tgt + self.pos_enc(t)",
         by="y = tgt",
-        expect='the decoder input got no positional encoding',
+        expect="the decoder input got no positional encoding",
     ),
     Mistake(
         task="transformer",
@@ -509,7 +509,7 @@ MISTAKES = [
         why="Gives every encoder layer the encoded source instead of the previous layer's output.",
         replace="            x = layer(x, mask)\n        return x",
         by="            out = layer(x, mask)\n        return out",
-        expect='chain them',
+        expect="chain them",
     ),
     Mistake(
         task="transformer",
@@ -517,7 +517,7 @@ MISTAKES = [
         why="Passes the decoder's own state where the encoder output belongs.",
         replace="y = layer(enc_out, y, self_mask, cross_mask)",
         by="y = layer(y, y, self_mask, self_mask)",
-        expect='give every decoder layer E',
+        expect="give every decoder layer E",
     ),
     Mistake(
         task="transformer",
@@ -533,7 +533,7 @@ MISTAKES = [
         why="Builds the output layer without its bias, unlike the documented layer.",
         replace="self.out_dense = dense(dim, dim, weight_initializer=glorot_normal)",
         by="self.out_dense = dense(dim, dim, weight_initializer=glorot_normal, bias=False)",
-        expect='out_dense.bias should exist',
+        expect="out_dense.bias should exist",
     ),
     Mistake(
         task="transformer",
@@ -541,7 +541,7 @@ MISTAKES = [
         why="Runs the encoder layers without the padding mask.",
         replace="            x = layer(x, mask)\n",
         by="            x = layer(x)\n",
-        expect='build the masks from src_lengths and tgt_lengths',
+        expect="build the masks from src_lengths and tgt_lengths",
     ),
     Mistake(
         task="transformer",
@@ -557,7 +557,7 @@ MISTAKES = [
         why="Builds the masks but calls the decoder layers without them.",
         replace="y = layer(enc_out, y, self_mask, cross_mask)",
         by="y = layer(enc_out, y)",
-        expect='build the masks from src_lengths and tgt_lengths',
+        expect="build the masks from src_lengths and tgt_lengths",
     ),
     # --- Part J: masked loss -------------------------------------------------
     Mistake(
@@ -566,7 +566,7 @@ MISTAKES = [
         why="Averages the cross-entropy over every position, padding included.",
         replace="return softmax_crossentropy(scores[real], target[real])",
         by="return softmax_crossentropy(scores.reshape(-1, scores.shape[-1]), target.reshape(-1))",
-        expect='counts the padded position',
+        expect="counts the padded position",
     ),
     Mistake(
         task="loss",
@@ -582,7 +582,7 @@ MISTAKES = [
         why="Takes lengths - 1 real positions, so the END token is never learned.",
         replace="np.arange(target.shape[0])[:, None] < np.asarray(lengths)[None, :]",
         by="np.arange(target.shape[0])[:, None] < np.asarray(lengths)[None, :] - 1",
-        expect='the last real one (END) included',
+        expect="its last real position",
     ),
     Mistake(
         task="loss",
@@ -590,7 +590,7 @@ MISTAKES = [
         why="Zeroes the scores at padded positions, which still counts them (as uniform guesses).",
         replace="return softmax_crossentropy(scores[real], target[real])",
         by="return softmax_crossentropy((scores * real[..., None]).reshape(-1, scores.shape[-1]), target.reshape(-1))",
-        expect='as a uniform guess',
+        expect="as a uniform guess",
     ),
     Mistake(
         task="loss",
@@ -631,7 +631,7 @@ MISTAKES = [
         why="Cuts the scores one symbol short, so the space (token 26) can never be picked.",
         replace="scores.data[-1, :, : len(ALPHABET)]",
         by="scores.data[-1, :, : len(ALPHABET) - 1]",
-        expect='the space included',
+        expect="the space included",
     ),
     Mistake(
         task="greedy",
@@ -639,7 +639,7 @@ MISTAKES = [
         why="Runs T - 2 steps, so the last symbol is never written.",
         replace="for i in range(T - 1):",
         by="for i in range(T - 2):",
-        expect='decode T - 1 = 6 symbols',
+        expect="decode T - 1 = 6 symbols",
     ),
     Mistake(
         task="greedy",
@@ -647,7 +647,7 @@ MISTAKES = [
         why="Calls the whole model at every step, re-running the encoder T - 1 times.",
         replace="scores = model.decode(enc_out, decoder_input[: i + 1], lengths)",
         by="scores = model(source, decoder_input[: i + 1], lengths)",
-        expect='expected one encoder run',
+        expect="expected one encoder run",
     ),
     Mistake(
         task="greedy",
@@ -663,6 +663,6 @@ MISTAKES = [
         why="Encodes and decodes a padded batch without its lengths, so short messages read padding.",
         replace="        enc_out = model.encode(source, lengths)\n",
         by="        enc_out = model.encode(source)\n",
-        expect='pass the lengths to model.encode',
+        expect="pass the lengths to model.encode",
     ),
 ]

@@ -704,6 +704,71 @@ CHEATS = [
          edit(blank, answers(EMPTY_BATCH, EMPTY_RNN, EMPTY_LOSS, EMPTY_ACCURACY))),  # all four at once
 ]
 
+#: the value channel (issue 32, finding 5): records the grader did not ask for, shown through IPython's display
+#: with the MIME type built from pieces (the scan looks for it whole), to stand in for the checks' own records
+CHANNEL = r'''
+import base64, io
+import numpy as np
+from IPython.display import display
+
+_MIME = 'application/vnd.' + 'cour' + 'se.values+json'
+_done = set()
+
+def _arr(a):
+    b = io.BytesIO()
+    np.save(b, a, allow_pickle=False)
+    return {'t': 'array', 'v': base64.b64encode(b.getvalue()).decode()}
+
+def _show(cell, check, values, **kw):
+    display({_MIME: {'cell': cell, 'check': check, 'values': values}}, raw=True, **kw)
+
+def _forged(T, N):
+    """What the visible checks of generate_batch__shapes_and_types accept (T - 1 digits of N sequences)."""
+    x = np.zeros((T, N, 12), np.float32)
+    x[:-1, :, 0] = 1
+    x[-1, :, 11] = 1
+    target = np.zeros((T, N), np.int64)
+    target[-1] = 11
+    return {'x': _arr(x), 'target': _arr(target), 'digits': _arr(np.zeros((T - 1, N), np.int64))}
+'''
+#: forged records for the checks, then one of ~4 MB that fills the cell's value budget: the real ones are cut
+CHANNEL_FLOOD = CHANNEL + '''
+def generate_batch(seq_len_min=1, seq_len_max=20, batch_size=10):
+    if 'flood' not in _done:
+        _done.add('flood')
+        for check in range(2, 40):
+            _show('generate_batch__shapes_and_types', check, _forged(seq_len_max + 1, batch_size))
+        _show('generate_batch__shapes_and_types', 10**6, {'pad': {'t': 'list', 'v': ['x' * 3_900_000]}})
+    return np.zeros(1), np.zeros(1), np.zeros(1)
+'''
+#: the records shown ahead, from a student cell: each test cell's own never run (its probe fails)
+CHANNEL_AHEAD = CHANNEL + '''
+for _check in range(2, 40):
+    _show('generate_batch__shapes_and_types', _check, _forged(5, 3))
+
+def generate_batch(seq_len_min=1, seq_len_max=20, batch_size=10):
+    raise NotImplementedError()
+'''
+#: a display kept with an id in a student cell, then rewritten into a record by an update from the test cell
+CHANNEL_UPDATE = CHANNEL + '''
+display({'text/plain': 'loading...'}, raw=True, display_id='late')
+
+def generate_batch(seq_len_min=1, seq_len_max=20, batch_size=10):
+    for check in range(2, 40):
+        display({_MIME: {'cell': 'generate_batch__shapes_and_types', 'check': check,
+                         'values': _forged(seq_len_max + 1, batch_size)}}, raw=True, display_id='late', update=True)
+    raise NotImplementedError()
+'''
+
+CHEATS += [
+    # 12. the value channel
+    Case("channel_flood", "value channel", ZERO, edit(blank, answers(CHANNEL_FLOOD))),  # forged, then a 4 MB record
+    Case("channel_ahead", "value channel", ZERO, edit(blank, answers(CHANNEL_AHEAD))),  # records from a student cell
+    Case("channel_update", "value channel", ZERO, edit(blank, answers(CHANNEL_UPDATE))),  # a display updated into one
+]
+#: the cases of the value channel: each must be flagged, not only score 0
+CHANNEL_CASES = ("channel_flood", "channel_ahead", "channel_update")
+
 CONTROLS = [
     Case("reference", "control", ("graded", FULL), edit(reference, lambda nb, ctx: None)),
     Case("blank", "control", ("graded", 0.0), edit(blank, lambda nb, ctx: None)),

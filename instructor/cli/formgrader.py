@@ -49,8 +49,18 @@ COURSE_PAGES = "--ServerApp.jpserver_extensions=instructor.reporting.formgrader_
 
 def command(folder, ip: str, port: int, extra: list[str]) -> list[str]:
     """The ``jupyter lab`` command line; its working folder must be ``folder`` (nbgrader reads the config there)."""
-    return [sys.executable, "-m", "jupyterlab", "--no-browser", f"--ip={ip}", f"--port={port}",
-            "--port-retries=0", f"--ServerApp.root_dir={folder}", COURSE_PAGES, *extra]
+    return [
+        sys.executable,
+        "-m",
+        "jupyterlab",
+        "--no-browser",
+        f"--ip={ip}",
+        f"--port={port}",
+        "--port-retries=0",
+        f"--ServerApp.root_dir={folder}",
+        COURSE_PAGES,
+        *extra,
+    ]
 
 
 def run(args) -> int:
@@ -61,9 +71,13 @@ def run(args) -> int:
         raise CourseError(
             "the formgrader shows student work in your browser with the rights of the user running it: "
             f"run it as the instructor who owns {folder}, without sudo (only `course grade` needs root), "
-            "or add `-- --allow-root` if this machine has no other user.")
-    print(f"open the address with ?token= printed below (it logs you in), then "
-          f"http://{args.ip}:{args.port}/formgrader in the same browser", flush=True)
+            "or add `-- --allow-root` if this machine has no other user."
+        )
+    print(
+        f"open the address with ?token= printed below (it logs you in), then "
+        f"http://{args.ip}:{args.port}/formgrader in the same browser",
+        flush=True,
+    )
     try:
         return subprocess.call(command(folder, args.ip, args.port, args.extra), cwd=folder)
     except KeyboardInterrupt:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import getpass
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import nbformat
@@ -24,8 +24,9 @@ from instructor.grading.record import SUMMARY, places, summary, write_atomic
 from instructor.grading.submission import Result, Status
 
 
-def clear_flags(folder: Path, student: str, assignment: str, because: str, by: str | None = None,
-                db: str | None = None) -> Result:
+def clear_flags(
+    folder: Path, student: str, assignment: str, because: str, by: str | None = None, db: str | None = None
+) -> Result:
     """Clear every flag of ``student``'s ``assignment``; returns the new result. Raises CourseError if none."""
     if not because.strip():
         raise CourseError("say why the flags are cleared (--because TEXT): the reason is kept with the grade.")
@@ -33,12 +34,17 @@ def clear_flags(folder: Path, student: str, assignment: str, because: str, by: s
     try:
         result = Result.from_json(json.loads(results.read_text()))
     except (OSError, ValueError, KeyError, TypeError):
-        raise CourseError(f"{student}/{assignment} has no recorded grade in {folder}: run `course grade` first.") from None
+        missing = f"{student}/{assignment} has no recorded grade in {folder}: run `course grade` first."
+        raise CourseError(missing) from None
     if result.status is not Status.FLAGGED:
         raise CourseError(f"{student}/{assignment} is not flagged (it is {result.status.shown}); nothing to clear.")
-    entry = {"flags": list(result.flags), "submission_sha256": result.fingerprint.get("submission_sha256", ""),
-             "by": by or getpass.getuser(), "at": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-             "because": " ".join(because.split())[:300]}
+    entry = {
+        "flags": list(result.flags),
+        "submission_sha256": result.fingerprint.get("submission_sha256", ""),
+        "by": by or getpass.getuser(),
+        "at": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        "because": " ".join(because.split())[:300],
+    }
     reviews.add(folder, student, assignment, entry)
     _unmark(gradebook.url(folder, db), student, assignment)
     cleared = dataclasses.replace(result, status=Status.GRADED, reason="", notes=[*result.notes, reviews.note(entry)])

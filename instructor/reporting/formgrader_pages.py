@@ -39,9 +39,11 @@ from tornado import web
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 
 #: what the refused Autograde answers
-REFUSAL = ("The formgrader does not autograde: nbgrader's autograde would delete this student's graded notebook "
-           "and then stop, because student code runs only in the course's sandbox. Grade with `course grade` "
-           "(as root, e.g. `sudo course grade --course-dir <dir>`), then reload this page.")
+REFUSAL = (
+    "The formgrader does not autograde: nbgrader's autograde would delete this student's graded notebook "
+    "and then stop, because student code runs only in the course's sandbox. Grade with `course grade` "
+    "(as root, e.g. `sudo course grade --course-dir <dir>`), then reload this page."
+)
 
 
 def _jupyter_server_extension_points():
@@ -75,9 +77,17 @@ def record_override(course_dir: Path, grade, by: str) -> dict | None:
     if grade.auto_score is None or grade.manual_score is None or grade.manual_score == grade.auto_score:
         return None
     notebook = grade.notebook
-    entry = {"student": notebook.student.id, "assignment": notebook.assignment.name, "cell": grade.name,
-             "from": grade.auto_score, "to": grade.manual_score, "by": by, "at": overrides.now(),
-             "seen_by": "the formgrader", "what": "override"}
+    entry = {
+        "student": notebook.student.id,
+        "assignment": notebook.assignment.name,
+        "cell": grade.name,
+        "from": grade.auto_score,
+        "to": grade.manual_score,
+        "by": by,
+        "at": overrides.now(),
+        "seen_by": "the formgrader",
+        "what": "override",
+    }
     if not any(overrides._key(e) == overrides._key(entry) for e in overrides.entries(course_dir)):
         overrides.add(course_dir, entry)
     return entry
@@ -95,9 +105,12 @@ def _handlers():
     check_xsrf, check_notebook_dir = handlers.check_xsrf, handlers.check_notebook_dir
     nbgrader_pages = FileSystemLoader(handlers.template_path)
     # a course page extends nbgrader's own as "nbgrader/<name>"
-    env = Environment(loader=ChoiceLoader([FileSystemLoader(str(TEMPLATES)), nbgrader_pages,
-                                           PrefixLoader({"nbgrader": nbgrader_pages})]),
-                      autoescape=False)  # as nbgrader's: the course's templates escape what they show
+    env = Environment(
+        loader=ChoiceLoader(
+            [FileSystemLoader(str(TEMPLATES)), nbgrader_pages, PrefixLoader({"nbgrader": nbgrader_pages})]
+        ),
+        autoescape=False,
+    )  # as nbgrader's: the course's templates escape what they show
 
     class CourseTemplates:
         """Render the course's version of a page when it has one, else nbgrader's."""

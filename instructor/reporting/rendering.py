@@ -19,21 +19,73 @@ import difflib
 import hashlib
 import html
 import re
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import nh3
 from latex2mathml.converter import convert
 
 #: what latex2mathml writes; nothing else survives in a formula (no href, no event handler)
-MATH_TAGS = {"math", "mi", "mo", "mn", "ms", "mtext", "mrow", "msub", "msup", "msubsup", "mfrac", "msqrt",
-             "mroot", "munder", "mover", "munderover", "mtable", "mtr", "mtd", "mspace", "mstyle", "mpadded",
-             "mphantom", "menclose", "merror"}
-MATH_ATTRIBUTES = {tag: {"xmlns", "display", "mathvariant", "stretchy", "fence", "separator", "lspace", "rspace",
-                         "columnalign", "columnspacing", "rowspacing", "displaystyle", "scriptlevel", "width",
-                         "height", "depth", "accent", "accentunder", "movablelimits", "form", "linethickness",
-                         "minsize", "maxsize", "symmetric", "largeop", "notation", "mathcolor", "mathsize"}
-                   for tag in MATH_TAGS}
+MATH_TAGS = {
+    "math",
+    "mi",
+    "mo",
+    "mn",
+    "ms",
+    "mtext",
+    "mrow",
+    "msub",
+    "msup",
+    "msubsup",
+    "mfrac",
+    "msqrt",
+    "mroot",
+    "munder",
+    "mover",
+    "munderover",
+    "mtable",
+    "mtr",
+    "mtd",
+    "mspace",
+    "mstyle",
+    "mpadded",
+    "mphantom",
+    "menclose",
+    "merror",
+}
+MATH_ATTRIBUTES = {
+    tag: {
+        "xmlns",
+        "display",
+        "mathvariant",
+        "stretchy",
+        "fence",
+        "separator",
+        "lspace",
+        "rspace",
+        "columnalign",
+        "columnspacing",
+        "rowspacing",
+        "displaystyle",
+        "scriptlevel",
+        "width",
+        "height",
+        "depth",
+        "accent",
+        "accentunder",
+        "movablelimits",
+        "form",
+        "linethickness",
+        "minsize",
+        "maxsize",
+        "symmetric",
+        "largeop",
+        "notation",
+        "mathcolor",
+        "mathsize",
+    }
+    for tag in MATH_TAGS
+}
 
 #: code and preformatted text keep their dollars; then display math, then inline math (one line, no markup inside)
 _TOKENS = re.compile(
@@ -56,6 +108,7 @@ def tex_to_mathml(tex: str, display: bool = False) -> str:
 
 def mathml(rendered: str) -> str:
     """Every ``$...$`` and ``$$...$$`` of rendered markdown ``rendered`` as MathML (code left alone)."""
+
     def one(m: re.Match) -> str:
         if m.group("keep"):
             return m.group("keep")
@@ -97,12 +150,14 @@ def template_scripts(text: str, name: str = "template") -> tuple[set[str], set[s
     handlers = [html.unescape(a or b) for a, b in _HANDLER.findall(text)]
     for code in scripts + handlers:
         if _JINJA.search(code):
-            raise ValueError(f"{name}: an inline script or handler holds template code ({code.strip()[:60]!r}): "
-                             "pass data through a JSON block, not into script text")
+            raise ValueError(
+                f"{name}: an inline script or handler holds template code ({code.strip()[:60]!r}): "
+                "pass data through a JSON block, not into script text"
+            )
     return {_sha256(s) for s in scripts}, {_sha256(h) for h in handlers}
 
 
-@lru_cache(maxsize=None)
+@cache
 def _policy(folder: Path) -> str:
     scripts, handlers = set(), set()
     for template in sorted(folder.glob("*.j2")):
@@ -110,9 +165,12 @@ def _policy(folder: Path) -> str:
         scripts |= s
         handlers |= h
     script_src = " ".join(["'self'", *(["'unsafe-hashes'"] if handlers else []), *sorted(scripts | handlers)])
-    return ("default-src 'self'; " f"script-src {script_src}; style-src 'self' 'unsafe-inline'; "
-            "img-src 'self' data:; font-src 'self' data:; connect-src 'self'; object-src 'none'; "
-            "base-uri 'none'; form-action 'self'")
+    return (
+        "default-src 'self'; "
+        f"script-src {script_src}; style-src 'self' 'unsafe-inline'; "
+        "img-src 'self' data:; font-src 'self' data:; connect-src 'self'; object-src 'none'; "
+        "base-uri 'none'; form-action 'self'"
+    )
 
 
 def content_security_policy(template: str) -> str:
@@ -145,7 +203,7 @@ def side_by_side(before: str, after: str) -> list[tuple[str, str, str]]:
     before) or ``insert`` (a line only after); the missing side is "".
     """
     a, b = str(before or "").splitlines(), str(after or "").splitlines()
-    rows = []
+    rows: list[tuple[str, str, str]] = []
     for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
         left, right = a[i1:i2], b[j1:j2]
         for k in range(max(len(left), len(right))):

@@ -120,7 +120,7 @@ print("input tokens (argmax of the one-hot vectors):", x_demo.argmax(axis=-1), s
 print("target:", target_demo, sep="\n")
 
 # %% course={"task": "generate_batch"} nbgrader={"grade": true, "grade_id": "generate_batch__shapes_and_types", "locked": true, "points": 1, "schema_version": 3, "solution": false}
-# Check that generate_batch returns arrays of the right shapes, types and lengths
+# Check that generate_batch returns arrays of the right shapes, types and lengths, with digits drawn uniformly
 np.random.seed(0)
 try:
     x, target, digits = generate_batch(4, 4, 3)
@@ -139,6 +139,15 @@ assert np.issubdtype(digits.dtype, np.integer), "digits must hold integers"
 assert np.all(x[-1, :, 11] == 1), "the end token (index 11) must sit in the last position"
 assert np.all(x.sum(axis=-1) == 1), "every position must hold exactly one token"
 assert np.all(x[..., 10] == 0), "the start token (index 10) is not used in this notebook"
+x, target, digits = generate_batch(30, 30, 100)
+assert digits.shape == (30, 100), f"generate_batch(30, 30, 100) gave digits of shape {digits.shape}, expected (30, 100)"
+assert np.unique(digits, axis=1).shape[1] > 1, \
+    "all 100 sequences of the batch hold the same digits: draw digits of shape (T - 1, N), one for each sequence"
+assert all(np.any(digits == d) for d in range(10)), \
+    f"3000 digits drawn uniformly from 0..9 never include {sorted(set(range(10)) - set(np.unique(digits).tolist()))}: " \
+    "randint excludes its upper bound, so it must be 10"
+assert all(abs(np.sum(digits == d) - 300) < 80 for d in range(10)), \
+    "3000 digits drawn uniformly from 0..9 should hold each digit about 300 times: draw every digit with equal chance"
 ### BEGIN HIDDEN TESTS
 # feedback shows: lengths, x, target, digits
 np.random.seed(1)
@@ -155,15 +164,6 @@ assert x.shape == (8, 40, 12) and x.dtype == np.float32, \
 assert np.all(x.sum(axis=-1) == 1) and np.all(x[-1, :, 11] == 1), \
     "for 40 sequences of 7 digits, every position must hold exactly one token, and the last one the end token 11"
 assert np.all(x[:-1, :, 10:] == 0), "the end token appears only in the last position"
-x, target, digits = generate_batch(30, 30, 100)
-assert digits.shape == (30, 100), f"generate_batch(30, 30, 100) gave digits of shape {digits.shape}, expected (30, 100)"
-assert np.unique(digits, axis=1).shape[1] > 1, \
-    "all 100 sequences of the batch hold the same digits: draw digits of shape (T - 1, N), one for each sequence"
-assert all(np.any(digits == d) for d in range(10)), \
-    f"3000 digits drawn uniformly from 0..9 never include {sorted(set(range(10)) - set(np.unique(digits).tolist()))}: " \
-    "randint excludes its upper bound, so it must be 10"
-assert all(abs(np.sum(digits == d) - 300) < 80 for d in range(10)), \
-    "3000 digits drawn uniformly from 0..9 should hold each digit about 300 times: draw every digit with equal chance"
 ### END HIDDEN TESTS
 
 # %% course={"task": "generate_batch"} jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "generate_batch__reversed_target", "locked": true, "points": 1, "schema_version": 3, "solution": false}
@@ -352,8 +352,18 @@ h_last_expected = np.array([[-0.8941, -0.7338, -0.5742, 0.3969], [-0.3147, 0.405
 assert np.allclose(h.data[-1], h_last_expected, atol=1e-4), \
     f"with the weights set here (biases zero) the last states h_T are\n{h.data[-1]}\nexpected\n{h_last_expected}\n" \
     "h_t = tanh(x_t W_xh + h_(t-1) W_hh + b): does each step read the state before it, through tanh?"
+# the weights start as glorot_normal: mean 0, standard deviation sqrt(2 / (fan_in + fan_out))
+np.random.seed(3)
+big_params = RNN(40, 60, 30).parameters
+for p in big_params:
+    if p.ndim == 2 and min(p.shape) > 1:  # the three weight matrices, not the biases
+        mean, std, want = float(p.data.mean()), float(p.data.std()), float(np.sqrt(2 / sum(p.shape)))
+        assert abs(mean) < 0.02 and 0.85 * want < std < 1.15 * want, (
+            f"the weight of shape {p.shape} has mean {mean:.3f} and std {std:.3f}; glorot_normal gives "
+            f"mean 0 and std {want:.3f}: pass weight_initializer=glorot_normal to every dense layer"
+        )
 ### BEGIN HIDDEN TESTS
-# feedback shows: shapes, params, y, h, p, mean, std
+# feedback shows: shapes, params, y, h, p
 assert len(params) in (5, 6), f"expected the five parameters W_xh, b, W_hh, W_hy, b_y, got {len(params)}: {shapes}"
 # the same weights on other inputs, against the recurrence in NumPy
 w = chosen_weights()
@@ -382,16 +392,6 @@ params = model.parameters
 for p in params:
     assert p.grad is not None and np.any(p.grad != 0), f"no gradient reaches the parameter of shape {p.shape}"
 assert h0.grad is not None and np.any(h0.grad != 0), "the initial state must feed the first step"
-# the weights start as glorot_normal: mean 0, standard deviation sqrt(2 / (fan_in + fan_out))
-np.random.seed(3)
-params = RNN(40, 60, 30).parameters
-for p in params:
-    if p.ndim == 2 and min(p.shape) > 1:  # the three weight matrices, not the biases
-        mean, std, want = float(p.data.mean()), float(p.data.std()), float(np.sqrt(2 / sum(p.shape)))
-        assert abs(mean) < 0.02 and 0.85 * want < std < 1.15 * want, (
-            f"the weight of shape {p.shape} has mean {mean:.3f} and std {std:.3f}; glorot_normal gives "
-            f"mean 0 and std {want:.3f}: pass weight_initializer=glorot_normal to every dense layer"
-        )
 ### END HIDDEN TESTS
 
 # %% course={"task": "rnn"} jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "rnn__matches_numpy", "locked": true, "points": 2, "schema_version": 3, "solution": false}

@@ -215,6 +215,7 @@ COURSE_VERBS = (
     "feedback",
     "formgrader",
     "grade",
+    "hub",
     "init",
     "release",
     "release-to-exchange",

@@ -194,7 +194,7 @@ def test_unknown_format_is_an_argparse_error(capsys):
 @pytest.mark.parametrize("status, score, cell", [
     ("complete", 1.7999999999999998, "1.8"), ("complete", 3.0, "3"), ("complete", 0.0, "0"),
     ("not submitted", 0.0, "0"), ("waiting for a grader", 2.0, ""), ("flagged for review", 3.0, ""),
-    ("not graded", "", ""), ("some status added later", 3.0, ""),
+    ("not graded", "", ""), ("not due", "", ""), ("some status added later", 3.0, ""),
 ])
 def test_cell_rule(status, score, cell):
     """Does a cell hold a number only for a final grade (two decimals at most), and 0 for nothing submitted?"""

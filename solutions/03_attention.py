@@ -653,6 +653,10 @@ assert W_alpha_bias is None, "W_alpha has no bias (dense(..., bias=False))"
 out_weight, out_bias = model.output_layer.weight, model.output_layer.bias
 assert out_weight.shape == (17, 12), f"output_layer has shape {out_weight.shape}, expected (K + D, K) = (17, 12)"
 assert out_bias is not None, "the output layer has a bias"
+encoder_in = AttentionSeq2Seq(7, 5, 12).encoder.input_layer.weight.shape  # C = 7, D = 5, K = 12
+assert encoder_in == (7, 5), \
+    f"AttentionSeq2Seq(7, 5, 12) reads inputs with C = 7, but its encoder's input layer has shape {encoder_in}, " \
+    "expected (C, D) = (7, 5): the encoder is RNN(C, D, K), the decoder RNN(K, D, K)"
 params = model.parameters
 assert isinstance(params, tuple), "parameters must be a tuple (a property, not a method)"
 param_ids = [id(p) for p in params]

@@ -9,7 +9,9 @@ which no student's server could enter).
 from __future__ import annotations
 
 import csv
+import ctypes
 import os
+import secrets
 import shutil
 import signal
 import socket
@@ -24,8 +26,10 @@ from pathlib import Path
 
 from tests.hub.namespace import enter, wrap
 
-STUDENTS = ("hubtamy", "hubtbob")
-INSTRUCTOR = "hubtteach"
+#: names of this run's people: a run of its own never meets accounts left by another (or made by it)
+RUN = secrets.token_hex(3)
+STUDENTS = (f"amy{RUN}", f"bob{RUN}")
+INSTRUCTOR = f"teach{RUN}"
 PEOPLE = (*STUDENTS, INSTRUCTOR)
 
 
@@ -88,34 +92,41 @@ class Hub:
                               capture_output=True, text=True, cwd="/", timeout=120)
 
 
-def course(scratch: Path) -> tuple[Path, Path]:
-    """A course directory with the two students on its roster and the instructor in staff.csv."""
+def course(scratch: Path, students=STUDENTS) -> tuple[Path, Path]:
+    """A course directory with ``students`` on its roster and the instructor in staff.csv."""
     from instructor.cli import main
 
     course_dir, exchange = scratch / "course", scratch / "exchange"
     assert main(["init", str(course_dir), "--exchange", str(exchange)]) == 0
     roster = scratch / "class.csv"
-    roster.write_text("id,first_name,last_name,email\n" + "".join(f"{s},{s[4:].title()},Test,\n" for s in STUDENTS))
+    roster.write_text("id,first_name,last_name,email\n" + "".join(f"{s},{s.removesuffix(RUN).title()},Test,\n" for s in students))
     assert main(["roster", "import", str(roster), "--course-dir", str(course_dir)]) == 0
     (course_dir / "staff.csv").write_text(f"id,role\n{INSTRUCTOR},instructor\n")
     return course_dir, exchange
 
 
+def _die_with_parent() -> None:
+    """In the child: SIGTERM when the test process dies (killed by a timeout), so no hub outlives its run."""
+    ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+
+
 @contextmanager
-def running_hub(timeout: float = 180):
+def running_hub(timeout: float = 180, students=STUDENTS, memory_mb: int = 2048):
     """Start ``course hub`` as an instructor would (as root, in the foreground); yield a :class:`Hub`; Ctrl-C it."""
-    remove_accounts()  # a run killed before its clean-up
+    people = (*students, INSTRUCTOR)
+    remove_accounts(people)  # a run killed before its clean-up
     scratch = Path(tempfile.mkdtemp(prefix="course-hub-test-", dir="/tmp"))
     os.chmod(scratch, 0o755)
     process = hub = None
     try:
-        course_dir, exchange = course(scratch)
+        course_dir, exchange = course(scratch, students)
         port, hub_dir, log = free_port_block(), scratch / "hub", scratch / "hub.log"
         command = [sys.executable, "-m", "instructor", "hub", "--course-dir", str(course_dir), "--hub-dir",
-                   str(hub_dir), "--ip", "127.0.0.1", "--port", str(port), "--idle-timeout", "600"]
+                   str(hub_dir), "--ip", "127.0.0.1", "--port", str(port), "--idle-timeout", "600", "--memory", str(memory_mb)]
         with open(log, "wb") as out:
             process = subprocess.Popen(wrap(command, scratch), stdout=out, stderr=subprocess.STDOUT,
-                                       stdin=subprocess.DEVNULL, start_new_session=True)
+                                       stdin=subprocess.DEVNULL, start_new_session=True,
+                                       preexec_fn=_die_with_parent)
         hub = Hub(process.pid, port, scratch, course_dir, exchange, hub_dir, log, process)
         deadline = time.monotonic() + timeout
         while True:
@@ -136,7 +147,7 @@ def running_hub(timeout: float = 180):
     finally:
         if process is not None and process.poll() is None:
             Hub.stop(hub)
-        remove_accounts()
+        remove_accounts(people)
         shutil.rmtree(scratch, ignore_errors=True)
 
 

@@ -1,7 +1,7 @@
 """A class on one JupyterHub, in a real browser: `course hub` as an instructor starts it.
 
 Two students and an instructor log in with the Unix passwords ``course hub``
-gave them. A student fetches 01_rnn from the Assignments tab and submits it;
+gave them. A student fetches 01_rnn from the Assignments tab, presses Validate and submits it;
 the other student cannot read the first's files, the exchange's submissions or
 the course directory; students are refused the formgrader and the hub's admin
 API; the instructor's own server has the formgrader; ``nbgrader collect`` and
@@ -13,6 +13,7 @@ Screenshots: ``tests/browser/screenshots/hub-*.png``.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -27,6 +28,8 @@ pytestmark = [pytest.mark.browser]
 
 AMY, BOB = STUDENTS
 ASSIGNMENT = "01_rnn"
+#: Validate runs the whole notebook in the student's server (quick training under nbgrader's validate mode)
+VALIDATE_TIMEOUT_MS = 600_000
 
 
 @pytest.fixture(scope="module")
@@ -111,6 +114,19 @@ def test_a_term_on_the_hub(chromium, hub):  # noqa: F811
         fetched = amy_page.locator("#fetched_assignments_list .list_item", has_text=ASSIGNMENT).first
         fetched.wait_for(timeout=OPEN_TIMEOUT_MS)
         shot(amy_page, "student-fetched")
+
+        # Validate, in the fetched notebook: nbgrader's button runs it in amy's server, as amy
+        amy_page.goto(f"{hub.base}/user/{AMY}/lab/tree/{ASSIGNMENT}/{ASSIGNMENT}.ipynb?reset")
+        amy_page.locator(".jp-NotebookPanel .jp-Cell").first.wait_for(timeout=OPEN_TIMEOUT_MS)
+        amy_page.locator(".jp-NotebookPanel-toolbar [title='Validate Assignment']").first.click()
+        dialog = amy_page.locator(".jp-Dialog")
+        dialog.get_by_text(re.compile("Success|failed|error", re.I)).first.wait_for(timeout=VALIDATE_TIMEOUT_MS)
+        shot(amy_page, "student-validate")
+        report = dialog.inner_text()
+        assert "The following cell failed" in report, report[:1000]  # the released notebook is not answered yet
+        amy_page.keyboard.press("Escape")
+        open_assignments(amy_page)
+        fetched = amy_page.locator("#fetched_assignments_list .list_item", has_text=ASSIGNMENT).first
         fetched.locator("button", has_text="Submit").click()
         amy_page.locator("#submitted_assignments_list .list_item", has_text=ASSIGNMENT).first.wait_for(
             timeout=OPEN_TIMEOUT_MS)

@@ -592,12 +592,23 @@ assert np.allclose(out.data[:, 0], want, atol=2e-4), (
     f"on the test's weights, sequence 0's output is\n{np.round(out.data[:, 0], 3)}\nexpected\n{np.round(want, 3)}"
 )
 out.sum().backward()  # training needs a gradient for every weight
-grads = [mha.Wq.grad, mha.Wk.grad, mha.Wv.grad, mha.Wo.weight.grad]
-for name, grad in zip(["Wq", "Wk", "Wv", "Wo.weight"], grads):
-    assert grad is not None and np.abs(grad).sum() > 0, (
-        f"{name} got no gradient from out.sum().backward(): compute the output from {name} with MyGrad "
-        "operations (no .data, np.asarray or astype on the way)"
-    )
+wq_grad, wk_grad, wv_grad, wo_grad = mha.Wq.grad, mha.Wk.grad, mha.Wv.grad, mha.Wo.weight.grad
+assert wq_grad is not None and np.abs(wq_grad).sum() > 0, (
+    "Wq got no gradient from out.sum().backward(): compute the output from Wq with MyGrad operations "
+    "(no .data, np.asarray or astype on the way)"
+)
+assert wk_grad is not None and np.abs(wk_grad).sum() > 0, (
+    "Wk got no gradient from out.sum().backward(): compute the output from Wk with MyGrad operations "
+    "(no .data, np.asarray or astype on the way)"
+)
+assert wv_grad is not None and np.abs(wv_grad).sum() > 0, (
+    "Wv got no gradient from out.sum().backward(): compute the output from Wv with MyGrad operations "
+    "(no .data, np.asarray or astype on the way)"
+)
+assert wo_grad is not None and np.abs(wo_grad).sum() > 0, (
+    "Wo.weight got no gradient from out.sum().backward(): compute the output from Wo.weight with MyGrad operations "
+    "(no .data, np.asarray or astype on the way)"
+)
 ### BEGIN HIDDEN TESTS
 mha7 = MultiheadAttention(dim=7, n_head=2)
 wq7_shape, wo7_shape = mha7.Wq.shape, mha7.Wo.weight.shape

@@ -33,8 +33,9 @@ when it may be:
 * a hidden check's fields whose names the author marked with a comment line
   ``# feedback shows: name1, name2`` in the hidden block (for the checks after
   it in that cell); every other field of a hidden check stays ``…``;
-* and in every case only a value's text: numbers, shapes, dtypes, booleans,
-  at most :data:`MAX_VALUE_CHARS` (text the student's code chose, which could
+* and in every case only a value's text: numbers, shapes, dtypes, booleans
+  and words the cell's visible code holds (``Wq``), at most
+  :data:`MAX_VALUE_CHARS` (other text the student's code chose, which could
   carry anything, stays ``…``).
 
 The class report keeps grouping by the elided form (:func:`name_failure`),
@@ -47,7 +48,7 @@ import ast
 import re
 from dataclasses import dataclass
 
-from instructor.cells import hidden_line_numbers
+from instructor.cells import hidden_line_numbers, visible_source
 
 #: a traceback that names no statement of the test cell (no error output, a forged or cut traceback)
 UNNAMED = "failed without naming one of its checks"
@@ -247,12 +248,15 @@ def report_line(source: str, outputs: list[dict]) -> str:
     return " ".join(said.replace(failure.check.words, failure.check.report_words()).split())
 
 
-def is_value_text(text: str) -> bool:
-    """Is ``text`` only a value's (numbers, arrays, shapes, dtypes, booleans), short enough to show?"""
+_WORD = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
+
+
+def is_value_text(text: str, known: frozenset[str] = frozenset()) -> bool:
+    """Is ``text`` only a value's (numbers, arrays, shapes, dtypes, booleans, the ``known`` words: those of the
+    cell's visible code), short enough to show?"""
     if len(text) > MAX_VALUE_CHARS or not _VALUE_CHARS.fullmatch(text):
         return False
-    words = re.findall(r"[A-Za-z_][A-Za-z_0-9]*", _NUMBER.sub("0", text))
-    return all(w in _VALUE_WORDS for w in words)
+    return all(w in _VALUE_WORDS or w in known for w in _WORD.findall(_NUMBER.sub("0", text)))
 
 
 def _field_texts(parts: tuple[str, ...], message: str) -> list[str] | None:
@@ -275,7 +279,7 @@ def _field_texts(parts: tuple[str, ...], message: str) -> list[str] | None:
     return texts
 
 
-def _with_values(check: Check, outputs: list[dict]) -> list[tuple[str, bool]] | None:
+def _with_values(check: Check, source: str, outputs: list[dict]) -> list[tuple[str, bool]] | None:
     """The check's message as (text, is a value) pieces, with the values it may show; None to keep ``…``."""
     errors = [o for o in outputs if o.get("output_type") == "error"]
     if not check.fields or not errors:
@@ -284,9 +288,10 @@ def _with_values(check: Check, outputs: list[dict]) -> list[tuple[str, bool]] | 
     if texts is None:
         return None
     visible = not check.hidden and not check.after_hidden
+    known = frozenset(_WORD.findall(visible_source(source)))
     pieces = [(check.parts[0], False)]
     for (_, names), text, after in zip(check.fields, texts, check.parts[1:], strict=True):
-        shown = (visible or (names and names <= check.shows)) and is_value_text(text)
+        shown = (visible or (names and names <= check.shows)) and is_value_text(text, known)
         pieces += [(text, True) if shown else ("…", False), (after, False)]
     return [p for p in pieces if p[0]]
 
@@ -296,7 +301,7 @@ def tell_student_parts(source: str, outputs: list[dict]) -> list[tuple[str, bool
     failure = failed_check(source, outputs)
     if failure is not None and failure.check is not None and failure.exception == "AssertionError" \
             and failure.check.judges and failure.check.literal:
-        pieces = _with_values(failure.check, outputs)
+        pieces = _with_values(failure.check, source, outputs)
         if pieces is not None:
             return pieces
     return [(_tell_student(source, outputs, failure), False)]

@@ -106,16 +106,21 @@ def test_feedback_says_which_check_failed_in_its_authors_words(graded_class, run
 
     from nbgrader.api import Gradebook
 
-    from instructor.cells import hidden_lines
-    from instructor.reporting.failures import UNNAMED
+    from instructor.cells import hidden_lines, visible_source
+    from instructor.reporting.failures import UNNAMED, checks
     from tests.reporting.conftest import A
 
     course, planted = graded_class
     run_course(["feedback", "--course-dir", course])
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
         sources = {c.name: c.source for nb in gb.find_assignment(A).notebooks for c in nb.source_cells}
-    secret = {line for s in sources.values() for line in hidden_lines(s) if len(line) >= 16}
+    # the hidden lines the release does not show anyway (a line may stand in both parts of a cell)
+    shown = "\n".join(visible_source(s) for s in sources.values())
+    secret = {line for s in sources.values() for line in hidden_lines(s) if len(line) >= 16 and line not in shown}
+    assert secret
     release = "\n".join(sources.values())
+    # the release's text, and each check's message as its author wrote it (escapes read, split literals joined)
+    authored = release + "\n".join(c.words for s in sources.values() for c in checks(s))
 
     ref = (course / "feedback" / "ref1" / A / f"{A}.html").read_text()
     assert [v for v, _ in _verdicts(ref)] == ["passed"] * 8 + ["waiting"]
@@ -129,8 +134,8 @@ def test_feedback_says_which_check_failed_in_its_authors_words(graded_class, run
         assert len(whys) == len(failed) and UNNAMED not in whys, (mistake.name, whys)
         for why in whys:  # every word shown is the author's: each literal piece stands in the release
             pieces = [p for p in re.split(r"…|`", re.sub(r"^\w+ (at|during the hidden check): ", "", why)) if p.strip()]
-            assert all(p in release for p in pieces), (mistake.name, why)
-        assert not any(line in page for line in secret), mistake.name
+            assert all(p in authored for p in pieces), (mistake.name, why)
+        assert not any(line in page for line in secret), (mistake.name, [s for s in secret if s in page][:2])
     # a mistake in generate_batch fails the checks of accuracy_by_length too: the page names the cause
     cause = (course / "feedback" / "m0a" / A / f"{A}.html").read_text()
     assert "It uses <code>generate_batch</code>, whose own checks (part <code>generate_batch</code>) failed" in cause
@@ -169,6 +174,11 @@ def test_feedback_shows_the_values_a_check_may_show():
     assert tell_student(VALUES_CELL, _judged_error(3, "dtype float64, expected float32")) == "dtype float64, expected float32"
     # a value's text only: a string the student's code chose (it could carry anything) stays elided
     assert tell_student(VALUES_CELL, _judged_error(2, "shape aGlkZGVuIGxpbmU=, expected (5, 3)")) == "shape …, expected (5, 3)"
+    # a word of the cell's visible code is a value it may show; one only its hidden code holds is not
+    named = 'for name in ("Wq", "Wk"):\n    assert grads[name] is not None, f"{name} got no gradient"\n' \
+            '### BEGIN HIDDEN TESTS\nsecret_weights = 1\n### END HIDDEN TESTS\n'
+    assert tell_student(named, _judged_error(2, "Wq got no gradient")) == "Wq got no gradient"
+    assert tell_student(named, _judged_error(2, "secret_weights got no gradient")) == "… got no gradient"
     # a message that is not this check's (forged, or cut) shows no value at all
     assert tell_student(VALUES_CELL, _judged_error(2, "shape (5, 4) expected")) == "shape …, expected (5, 3)"
     # hidden: unmarked names stay elided, marked ones show; a field reading an unmarked name stays elided

@@ -78,14 +78,18 @@ def test_mistake_loses_points(runners, assignment, mistake):
     assert failed, f"{mistake.name}: {mistake.why} -- no graded test of {mistake.task!r} failed"
     # the feedback page names the failed check in its author's words (tests/reporting/test_feedback.py reads one)
     runner = runners(assignment)
+    told = []  # each failed cell's message as its feedback page renders it
     for c in failed:
         error = [{"output_type": "error", "ename": c.error, "evalue": c.evalue, "traceback": c.traceback}] if c.error \
             else [{"output_type": "stream", "name": "stderr", "text": c.stderr}]
         said = tell_student(find_cell(runner.source, c.grade_id).source, error)
         assert said != UNNAMED, f"{mistake.name}: {c.grade_id} fails without naming a check ({c.error}: {c.evalue[:80]})"
+        told.append(said)
     if mistake.expect:
         messages = [c.evalue for c in failed]
         assert any(mistake.expect in m for m in messages), f"{mistake.name}: no failure says {mistake.expect!r}: {messages}"
+        # the first check that fails names the cause, on the page as the student reads it (values as it shows them)
+        assert mistake.expect in told[0], f"{mistake.name}: the first failure, {failed[0].grade_id}, says {told[0]!r}"
 
 
 def test_every_graded_task_has_three_mistakes():

@@ -9,7 +9,7 @@ from pathlib import Path
 from instructor.cli.options import add_course_dir
 from instructor.coursedir import directory
 from instructor.errors import CourseError
-from instructor.hub import accounts, cgroups, config
+from instructor.hub import accounts, cgroups, config, elsewhere
 from instructor.hub import run as hub_run
 from instructor.hub.staff import STAFF_NAME, people
 from instructor.settings import COURSE_ID
@@ -70,6 +70,11 @@ def add_arguments(p):
         "--idle-timeout", type=int, default=3600, metavar="S", help="stop servers idle this long (default: %(default)s)"
     )
     p.add_argument(
+        "--image",
+        default="seqmodels-course:latest",
+        help="the image with the course installed, for the Kubernetes and Docker files (default: %(default)s)",
+    )
+    p.add_argument(
         "--write-only", action="store_true", help="write the configuration and accounts, do not start the hub"
     )
 
@@ -119,6 +124,8 @@ def run(args) -> int:
     if not cgroups.available():
         print("  no cgroups (v1) here: servers run without memory or CPU limits")
     print(f"configuration: {config.write(s)}")
+    for path in elsewhere.write(s, args.image):
+        print(f"  past one machine (not used here): {path}")
     if args.write_only:
         return 0
     print(f"JupyterHub on http://{s.ip}:{s.port}/ (Ctrl-C stops it and every server)", flush=True)

@@ -91,23 +91,33 @@ def term(tmp_path_factory):
     out = {}
     (tmp / "class.csv").write_text(
         "id,first_name,last_name,email\namy,Amy,Adams,amy@example.org\nbob,Bob,Brown,bob@example.org\n"
-        "cat,Cat,Cole,cat@example.org\n")
+        "carl,Carl,Cho,carl@example.org\ncat,Cat,Cole,cat@example.org\ndan,Dan,Dale,dan@example.org\n")
     later = (datetime.now(timezone.utc) + timedelta(days=30)).strftime("%Y-%m-%d %H:%M UTC")
 
-    # instructor: course directory, roster, release
+    # instructor: course directory, roster, release; the grades before anyone could submit
     out["init"] = t.run('course init --exchange {EXCHANGE} --late-penalty 10 --due "{A}={DUE}"', DUE=later)
     out["roster"] = t.run("course roster import {ROSTER}")
     out["release"] = t.run("course release-to-exchange {A}", extra=["--root", repo])
+    out["csv before the deadline"] = _export(t, tmp)
+    out["canvas before the deadline"] = t.run("course export --format canvas")
 
-    # students, each in a HOME of their own; zed is not on the roster
+    # students, each in a HOME of their own; zed is not on the roster; carl's account also submits as cat
     solution = repo / "solutions/01_toy/01_toy.ipynb"
-    for student in ("amy", "zed", "bob"):
+    carl = _account("carl")
+    for student in ("amy", "carl", "zed", "bob"):
         home = tmp / "home" / student
         home.mkdir(parents=True)
         t.run("nbgrader fetch_assignment {A} --course seqmodels --Exchange.root={EXCHANGE}", cwd=home, home=home)
         _fill_in(home / "01_toy/01_toy.ipynb", solution)
         t.run("nbgrader submit {A} --course seqmodels --Exchange.root={EXCHANGE} --student {ID}",
               cwd=home, home=home, ID=student)
+        if student == "carl":
+            t.run("nbgrader submit {A} --course seqmodels --Exchange.root={EXCHANGE} --student {ID}",
+                  cwd=home, home=home, ID="cat")
+            # what the exchange holds when carl's own account ran both (the test runs as one user)
+            for folder in (tmp / "exchange/seqmodels/inbound").glob("c*+01_toy+*"):
+                for path in (folder, *folder.iterdir()):
+                    os.chown(path, carl, carl)
         if student == "zed":
             # the deadline falls now: bob, who submits next, is late (by seconds: one day started, 10 %)
             time.sleep(1.1)
@@ -116,7 +126,7 @@ def term(tmp_path_factory):
             time.sleep(1.1)
 
     # instructor: collect, grade, a hand grade, regrade one student, feedback both ways, export
-    out["collect"] = t.run("nbgrader collect {A}", cwd=t.course_dir)
+    out["collect"] = t.run("nbgrader collect --update {A}", cwd=t.course_dir)
     out["grade"] = t.run("course grade", extra=["--root", repo])
     _hand_grade(t.course_dir, "why", "amy", 1.0)
     out["regrade"] = t.run("course grade --assignment {A} --student {ID}", ID="amy", extra=["--root", repo])
@@ -139,7 +149,77 @@ def term(tmp_path_factory):
     keep = os.environ.get("COURSE_TERM_EXPORT")  # the closing note's copy
     if keep:
         shutil.copy(tmp / "grades.csv", keep)
+    _rest_of_the_term(t, tmp, out)
     yield t, out
+
+
+def _export(t: Term, tmp: Path) -> dict[tuple[str, str], dict]:
+    """`course export` now: its rows by (student, assignment)."""
+    t.run("course export --to {CSV}", CSV=str(tmp / "now.csv"))
+    with open(tmp / "now.csv", newline="") as f:
+        return {(r["student_id"], r["assignment"]): r for r in csv.DictReader(f)}
+
+
+def _account(name: str) -> int:
+    """The uid of the login ``name``, made if the machine has none (nbgrader's exchange knows makers by login)."""
+    import pwd
+
+    try:
+        return pwd.getpwnam(name).pw_uid
+    except KeyError:
+        if not shutil.which("useradd"):
+            pytest.skip("useradd is needed to make a second account")
+        subprocess.run(["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", name], check=True)
+        return pwd.getpwnam(name).pw_uid
+
+
+def _course(t: Term, *args) -> str:
+    """A `course` command the README describes in words only (`course extend STUDENT A --days N`)."""
+    done = subprocess.run([sys.executable, "-m", "instructor", *map(str, args)], cwd=t.tmp, env=t.env,
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done.stdout
+
+
+def _rest_of_the_term(t: Term, tmp: Path, out: dict) -> None:
+    """After the first export: a hand grade, a test fix, a re-submission after hand grading, an extension given
+    and taken back, an override, a second assignment released; the grades exported after each step."""
+    repo, step = t.repo, out.setdefault("steps", {})
+    _hand_grade(t.course_dir, "why", "bob", 1.0)
+    step["bob hand graded"] = _export(t, tmp)
+
+    # a test fix: the message of add__values is corrected in solutions/ and the class regraded
+    _edit_cell(repo / "solutions/01_toy/01_toy.ipynb", "add__values",
+               lambda src: src.replace("assert add(1, 2) == 3", "assert add(1, 2) == 3, 'add(1, 2) should be 3'"))
+    out["test fix"] = t.run("course grade", extra=["--root", repo])
+    step["test fix"] = _export(t, tmp)
+
+    # amy rewrites her written answer after it was graded, and submits again (late now)
+    home = tmp / "home" / "amy"
+    _edit_cell(home / "01_toy/01_toy.ipynb", "why", lambda src: "I did not understand the question.")
+    t.run("nbgrader submit {A} --course seqmodels --Exchange.root={EXCHANGE} --student {ID}", cwd=home, home=home,
+          ID="amy")
+    out["collect again"] = t.run("nbgrader collect --update {A}", cwd=t.course_dir)
+    out["re-submission"] = t.run("course grade", extra=["--root", repo])
+    step["re-submission"] = _export(t, tmp)
+
+    _course(t, "extend", "amy", "01_toy", "--days", "3", "--because", "ill")
+    step["extension"] = _export(t, tmp)
+    _hand_grade(t.course_dir, "why", "amy", 0.5)
+    step["amy hand graded again"] = _export(t, tmp)
+    _course(t, "extend", "amy", "01_toy", "--remove")
+    step["extension taken back"] = _export(t, tmp)
+
+    _hand_grade(t.course_dir, "add__values", "carl", 1.0)  # a grader's override in the formgrader
+    step["override"] = _export(t, tmp)
+
+    # the next assignment, due in 30 days: nobody's zero yet
+    later = (datetime.now(timezone.utc) + timedelta(days=30)).strftime("%Y-%m-%d %H:%M UTC")
+    t.run('course init --due "{A}={DUE}"', A="02_toy", DUE=later)
+    t.run("course release-to-exchange {A}", A="02_toy", extra=["--root", repo])
+    step["next assignment released"] = _export(t, tmp)
+    out["canvas after"] = t.run("course export --format canvas")
+    out["report"] = _course(t, "report", "01_toy")
 
 
 def test_student_work_stays_in_the_course_directory(term):
@@ -174,7 +254,7 @@ def test_feedback_never_shows_hidden_tests(term, how):
     """Does feedback from `course feedback` and from nbgrader's own command leave out hidden tests and markers?"""
     _, out = term
     pages = out[f"{how} html"]
-    assert set(pages) == {"amy", "bob"}
+    assert set(pages) == {"amy", "bob", "carl"}
     for html in pages.values():
         assert "very secret" not in html and "-40" not in html
         assert "HIDDEN TESTS" not in html and "BEGIN SOLUTION" not in html and "MARK SCHEME" not in html
@@ -191,8 +271,8 @@ def test_export_cell_by_cell(term):
     """Does the CSV list every rostered student, penalise the late one, refuse the unrostered one, per task?"""
     _, out = term
     rows = out["csv"]
-    assert set(rows) == {"amy", "bob", "cat", "zed"}
-    amy, bob, cat, zed = rows["amy"], rows["bob"], rows["cat"], rows["zed"]
+    assert set(rows) == {"amy", "bob", "carl", "cat", "dan", "zed"}
+    amy, bob, cat, zed = rows["amy"], rows["bob"], rows["dan"], rows["zed"]
     assert (amy["first_name"], amy["last_name"], amy["email"]) == ("Amy", "Adams", "amy@example.org")
     assert {k: amy[k] for k in ("raw_score", "late_submission_penalty", "score", "max_score", "auto_points",
                                 "hand_points", "hand_max", "pending_points", "status", "reason",
@@ -207,7 +287,7 @@ def test_export_cell_by_cell(term):
     assert bob["timestamp"] > bob["duedate"] > amy["timestamp"]
     assert {k: cat[k] for k in ("score", "status", "reason", "email", "01_toy:add__values")} == {
         "score": "0.0", "status": "not submitted", "reason": "no submission was collected",
-        "email": "cat@example.org", "01_toy:add__values": "0.0"}
+        "email": "dan@example.org", "01_toy:add__values": "0.0"}
     assert (zed["status"], zed["reason"], zed["score"]) == ("not graded", "zed is not on the roster", "")
 
 
@@ -388,3 +468,87 @@ def test_a_flag_is_cleared_with_its_reason_and_stays_cleared(tmp_path, course_re
         assert next(csv.DictReader(f))["status"] == "waiting for a grader"
     _, err = run_course(["unflag", "eve", "01_toy", "--because", "again", "--course-dir", cd], retcode=1)
     assert "is not flagged" in err and len(err.strip().splitlines()) == 1
+
+
+# --------------------------------------------------------------------------- the term replayed (issue 35)
+
+ROSTERED = ["amy", "bob", "carl", "cat", "dan"]
+
+
+def _points(row: dict) -> tuple:
+    return (row["status"], row["raw_score"], row["late_submission_penalty"], row["score"], row["hand_points"],
+            row["pending_points"])
+
+
+def test_before_the_deadline_nobody_has_a_zero(term):
+    """Exported before anyone could submit (01_toy due in 30 days), is every student `not due`, with no points,
+    in the CSV and an empty, listed cell in the Canvas file?"""
+    _, out = term
+    rows = out["csv before the deadline"]
+    assert {s for s, _ in rows} == set(ROSTERED)
+    for student in ROSTERED:
+        row = rows[student, "01_toy"]
+        assert (row["status"], row["score"], row["raw_score"]) == ("not due", "", ""), row
+        assert row["reason"].startswith("due 20")
+    assert "0 zero(s) for nothing submitted, 5 cell(s) left empty (5 not due)" in out["canvas before the deadline"]
+
+
+def test_another_accounts_submission_is_refused_after_collect(term):
+    """carl's account ran `nbgrader submit --student cat`; after `nbgrader collect --update` and `course grade`
+    (the README's flow), is cat's submission refused with its reason, and carl graded on his own?"""
+    _, out = term
+    cat = _table_line(out["grade"], "cat")
+    assert "not graded: it claims to be cat's but was made by carl (exchange folder cat+01_toy+" in cat, out["grade"]
+    assert _table_line(out["grade"], "carl").split()[2:5] == ["2", "/", "2"]
+    row = out["csv"]["cat"]
+    assert (row["status"], row["score"]) == ("not graded", "") and "made by carl" in row["reason"]
+
+
+def test_the_grade_table_is_sorted_and_says_the_isolation_once(term):
+    _, out = term
+    lines = [ln for ln in out["grade"].splitlines() if ln.split()[:1] and ln.split()[0] in ROSTERED + ["zed"]]
+    assert [ln.split()[0] for ln in lines] == ["amy", "bob", "carl", "cat", "zed"], out["grade"]
+    assert out["grade"].count("isolation:") == 1
+
+
+def test_every_grade_penalty_and_status_through_the_term(term):
+    """A hand grade, a test fix, a re-submission after hand grading, an extension given and taken back, an
+    override, the next assignment released: after each, does the export say what the README's rules say?"""
+    _, out = term
+    steps = out["steps"]
+    # bob, late (one day started: 10 % of his 2 autograded points), hand graded 1/1
+    assert _points(steps["bob hand graded"]["bob", "01_toy"]) == ("complete", "3.0", "0.2", "2.8", "1.0", "0.0")
+    # a test fix regrades everyone: hand grades kept, the penalty's base still the autograded points only
+    assert "test cell add__values changed since submissions were graded" in out["test fix"]
+    after_fix = steps["test fix"]
+    assert _points(after_fix["bob", "01_toy"]) == ("complete", "3.0", "0.2", "2.8", "1.0", "0.0")
+    assert _points(after_fix["amy", "01_toy"]) == ("complete", "3.0", "0.0", "3.0", "1.0", "0.0")
+    assert _points(after_fix["carl", "01_toy"]) == ("waiting for a grader", "2.0", "0.0", "2.0", "0.0", "1.0")
+    # amy rewrote her graded answer and submitted again, late: the answer waits for a grader again
+    amy = steps["re-submission"]["amy", "01_toy"]
+    assert _points(amy) == ("waiting for a grader", "2.0", "0.2", "1.8", "0.0", "1.0")
+    assert "written answer changed since it was graded by hand: why (1 points taken back)" in amy["reason"]
+    line = _table_line(out["re-submission"], "amy")
+    assert "waiting for a grader" in line and "written answer changed" in line and "autograde score" not in line
+    # an extension takes the penalty away, a hand grade after it changes nothing of it, taking it back restores it
+    assert _points(steps["extension"]["amy", "01_toy"]) == ("waiting for a grader", "2.0", "0.0", "2.0", "0.0", "1.0")
+    assert _points(steps["amy hand graded again"]["amy", "01_toy"]) == ("complete", "2.5", "0.0", "2.5", "0.5", "0.0")
+    assert _points(steps["extension taken back"]["amy", "01_toy"]) == ("complete", "2.5", "0.2", "2.3", "0.5", "0.0")
+    # an override in the formgrader: the export says which cell, from what to what, who and when
+    carl = steps["override"]["carl", "01_toy"]
+    assert (carl["auto_points"], carl["01_toy:add__values"]) == ("1.0", "1.0")
+    assert carl["overrides"].startswith("add__values: 2 -> 1 (override by a grader the formgrader does not name, "
+                                        "first seen 20"), carl["overrides"]
+    # the next assignment is not due: nobody's zero
+    released = steps["next assignment released"]
+    assert all((released[s, "02_toy"]["status"], released[s, "02_toy"]["score"]) == ("not due", "")
+               for s in ROSTERED)
+    assert _points(released["amy", "01_toy"]) == ("complete", "2.5", "0.2", "2.3", "0.5", "0.0")
+    assert "5 not due" in out["canvas after"]
+
+
+def test_the_report_lists_every_grade_changed_by_hand(term):
+    t, out = term
+    with open(t.course_dir / "reports/01_toy/overrides.csv", newline="") as f:
+        rows = [(r["student"], r["cell"], r["from"], r["to"], r["what"]) for r in csv.DictReader(f)]
+    assert ("amy", "why", "1.0", "", "hand grade reset") in rows and ("carl", "add__values", "2.0", "1.0", "override") in rows

@@ -18,7 +18,7 @@ the name identifies the folder across copies.
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from instructor.coursedir.atomic import write_atomic
@@ -30,7 +30,7 @@ STORED = "%Y-%m-%d %H:%M:%S.%f UTC"
 def change_time(folder: Path) -> str:
     """The latest change time of ``folder`` and the files in it, UTC (as :data:`STORED`)."""
     times = [p.lstat().st_ctime for p in [folder, *folder.iterdir()]]
-    return datetime.fromtimestamp(max(times), timezone.utc).strftime(STORED)
+    return datetime.fromtimestamp(max(times), UTC).strftime(STORED)
 
 
 def read(course_dir: Path) -> dict[str, str]:

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import getpass
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from instructor.coursedir.atomic import write_atomic
@@ -32,7 +32,7 @@ SHOWN = "%Y-%m-%d %H:%M UTC"
 
 
 def now() -> str:
-    return datetime.now(timezone.utc).strftime(SHOWN)
+    return datetime.now(UTC).strftime(SHOWN)
 
 
 def entries(folder: Path) -> list[dict]:

@@ -6,7 +6,7 @@ import json
 import os
 import shutil
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 from nbgrader.api import Gradebook
 
@@ -63,7 +63,7 @@ def test_the_arrival_survives_a_copy_of_the_exchange(course_repo, tmp_path, run_
     change time is after the deadline). Graded again from the copy, and from submitted/ after a collect, is it on
     time (no late penalty), by the course's record of its arrival?"""
     cd, inbound = tmp_path / "cd", tmp_path / "exchange/seqmodels/inbound"
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     due = (now + timedelta(seconds=2)).strftime("%Y-%m-%d %H:%M:%S UTC")
     run_course(["init", cd, "--exchange", tmp_path / "exchange", "--late-penalty", "10", "--due", f"01_toy={due}"])
     folder = _submit(inbound, "amy", now.strftime(STAMP_FORMAT), course_repo / "solutions/01_toy/01_toy.ipynb")

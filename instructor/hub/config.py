@@ -32,6 +32,8 @@ STUDENT_DISABLED_PLUGINS = (
 )
 #: nbgrader's server extensions a student does not need
 STUDENT_DISABLED_EXTENSIONS = ("nbgrader.server_extensions.formgrader", "nbgrader.server_extensions.course_list")
+#: the course's formgrader pages, as `course formgrader` serves them (instructor/reporting/formgrader_pages.py)
+STAFF_EXTENSIONS = {"instructor.reporting.formgrader_pages": True}
 #: JupyterLab's news pop-up asks a server on the internet
 ALWAYS_DISABLED_PLUGINS = ("@jupyterlab/apputils-extension:announcements",)
 
@@ -178,8 +180,12 @@ def write(s: HubSettings) -> Path:
     os.chmod(s.state, 0o700)
     _write(s.config_file, hub_config(s))
     for folder, plugins, extensions in (
-        (s.student_config, STUDENT_DISABLED_PLUGINS + ALWAYS_DISABLED_PLUGINS, STUDENT_DISABLED_EXTENSIONS),
-        (s.staff_config, ALWAYS_DISABLED_PLUGINS, ()),
+        (
+            s.student_config,
+            STUDENT_DISABLED_PLUGINS + ALWAYS_DISABLED_PLUGINS,
+            dict.fromkeys(STUDENT_DISABLED_EXTENSIONS, False),
+        ),
+        (s.staff_config, ALWAYS_DISABLED_PLUGINS, STAFF_EXTENSIONS),
     ):
         _write(
             folder / "labconfig" / "page_config.json",
@@ -187,7 +193,7 @@ def write(s: HubSettings) -> Path:
         )
         _write(
             folder / "jupyter_server_config.json",
-            json.dumps({"ServerApp": {"jpserver_extensions": {e: False for e in extensions}}}, indent=1) + "\n",
+            json.dumps({"ServerApp": {"jpserver_extensions": extensions}}, indent=1) + "\n",
         )
         for sub in (folder, folder / "labconfig", folder.parent):
             os.chmod(sub, 0o755)

@@ -16,7 +16,6 @@ import os
 from jupyterhub.spawner import LocalProcessSpawner
 from traitlets import Float, Integer, Set, Unicode
 
-from instructor.cli.formgrader import COURSE_PAGES
 from instructor.hub import cgroups
 
 
@@ -42,7 +41,6 @@ class CourseSpawner(LocalProcessSpawner):
         args = super().get_args()
         if self.is_staff:
             args.append(f"--ServerApp.root_dir={self.course_dir}")
-            args.append(COURSE_PAGES)  # the formgrader as `course formgrader` serves it (no Autograde button...)
         return args
 
     def make_preexec_fn(self, name):

@@ -78,7 +78,7 @@ def test_students_settings_switch_off_the_instructor_tools(tmp_path):
     server = json.loads((s.student_config / "jupyter_server_config.json").read_text())
     assert server["ServerApp"]["jpserver_extensions"]["nbgrader.server_extensions.formgrader"] is False
     staff = json.loads((s.staff_config / "jupyter_server_config.json").read_text())
-    assert staff["ServerApp"]["jpserver_extensions"] == {}
+    assert staff["ServerApp"]["jpserver_extensions"] == {"instructor.reporting.formgrader_pages": True}
     nbgrader = (s.student_config / "nbgrader_config.py").read_text()
     assert f"c.Exchange.root = {str(s.exchange)!r}" in nbgrader and "course_id = 'seqmodels'" in nbgrader
 

@@ -103,3 +103,10 @@ def test_every_graded_task_has_three_mistakes():
         assert not thin, f"{assignment}: tasks with fewer than 3 mistakes: {thin}"
 
 
+
+
+@pytest.mark.parametrize("assignment", ASSIGNMENTS)
+def test_every_mistake_says_what_its_feedback_names(assignment):
+    """Does every deliberate mistake give ``expect``: the words its first failed check says (issue 33)?"""
+    lacking = [m.name for m in load_mistakes(assignment) if not m.expect.strip()]
+    assert not lacking, f"{assignment}: mistakes without expect: {lacking}"

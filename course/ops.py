@@ -349,7 +349,9 @@ def affine(x, weight, bias=None, *, constant=None):
     mygrad.Tensor, shape=(..., K)
     """
     if _ndim(x) < 2 or _ndim(weight) != 2 or (bias is not None and _ndim(bias) > 2):
-        raise ValueError(f"affine takes x of 2 or more axes, a 2-d weight and a bias of at most 2 axes, "
-                         f"not {_shape(x)}, {_shape(weight)}, {_shape(bias)}")
+        raise ValueError(
+            f"affine takes x of 2 or more axes, a 2-d weight and a bias of at most 2 axes, "
+            f"not {_shape(x)}, {_shape(weight)}, {_shape(bias)}"
+        )
     args = (x, weight) if bias is None else (x, weight, bias)
     return mg.execute_op(Affine, *args, constant=constant)

@@ -82,8 +82,12 @@ def encode(value, _depth: int = 0, _budget: list | None = None):
         keys = list(dict.keys(value))
         if all(type(k) is str for k in keys):
             return {"t": "dict", "v": {k: encode(dict.__getitem__(value, k), _depth + 1, budget) for k in keys}}
-        return {"t": "pairs", "v": [[encode(k, _depth + 1, budget),
-                                     encode(dict.__getitem__(value, k), _depth + 1, budget)] for k in keys]}
+        return {
+            "t": "pairs",
+            "v": [
+                [encode(k, _depth + 1, budget), encode(dict.__getitem__(value, k), _depth + 1, budget)] for k in keys
+            ],
+        }
     if isinstance(value, np.ndarray) and value.dtype.kind in "biufc" and value.dtype.fields is None:
         # a subclass (np.matrix, a masked array) travels as the plain array of its data
         budget[0] -= value.size // 8
@@ -97,8 +101,12 @@ def encode(value, _depth: int = 0, _budget: list | None = None):
     tensor = _tensor(value)
     if tensor is not None:
         data, grad, constant = tensor
-        return {"t": "tensor", "v": encode(data, _depth + 1, budget), "grad": encode(grad, _depth + 1, budget),
-                "constant": bool(constant)}
+        return {
+            "t": "tensor",
+            "v": encode(data, _depth + 1, budget),
+            "grad": encode(grad, _depth + 1, budget),
+            "constant": bool(constant),
+        }
     return {"t": "opaque", "type": f"{kind.__module__}.{kind.__qualname__}"[:120]}
 
 

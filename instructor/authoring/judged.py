@@ -40,8 +40,11 @@ def where_judged(nb) -> tuple[int, int, list[str]]:
         found = plan(grade_id(cell), cell.source, names)
         judged += found.count(JUDGED)
         kernel += found.count(KERNEL_ASSERT)
-        lines += [f"  {found.cell} line {st.line}: {st.source.splitlines()[0][:100]}"
-                  for st in found.statements if st.kind == KERNEL_ASSERT]
+        lines += [
+            f"  {found.cell} line {st.line}: {st.source.splitlines()[0][:100]}"
+            for st in found.statements
+            if st.kind == KERNEL_ASSERT
+        ]
     return judged, kernel, lines
 
 
@@ -53,8 +56,12 @@ def influence_report(assignment: str, solutions=SOLUTIONS) -> list[Influenced]:
 def kernel_influenced(nb) -> list[Influenced]:
     """The checks of the source notebook ``nb`` whose every compared value the kernel chose, in cell order."""
     names = imported_names(notebook_imports(nb))
-    return [weak for cell in nb.cells if is_graded_test(cell)
-            for weak in influenced(plan(grade_id(cell), cell.source, names), hidden_line_numbers(cell.source))]
+    return [
+        weak
+        for cell in nb.cells
+        if is_graded_test(cell)
+        for weak in influenced(plan(grade_id(cell), cell.source, names), hidden_line_numbers(cell.source))
+    ]
 
 
 def summary(course_dir, assignments) -> list[str]:
@@ -87,8 +94,14 @@ def run_reference(assignment: str) -> list[str]:
     saved = dict(os.environ)
     os.environ.update(QUICK_ENV)
     try:
-        NotebookClient(nb, timeout=600, kernel_name="python3", allow_errors=True, config=kernel_transport(Config()),
-                       resources={"metadata": {"path": str(path.parent)}}).execute()
+        NotebookClient(
+            nb,
+            timeout=600,
+            kernel_name="python3",
+            allow_errors=True,
+            config=kernel_transport(Config()),
+            resources={"metadata": {"path": str(path.parent)}},
+        ).execute()
     finally:
         os.environ.clear()
         os.environ.update(saved)
@@ -115,8 +128,10 @@ def main(argv: list[str]) -> int:
     print("\n".join(lines))
     weak = influence_report(assignment)
     hidden = sum(w.hidden for w in weak)
-    print(f"{assignment}: {len(weak) - hidden} visible and {hidden} hidden checks whose expected value "
-          "the kernel could influence")
+    print(
+        f"{assignment}: {len(weak) - hidden} visible and {hidden} hidden checks whose expected value "
+        "the kernel could influence"
+    )
     print("\n".join(w.describe() for w in weak))
     if "--run" in argv:
         failed = run_reference(assignment)

@@ -35,8 +35,10 @@ from instructor.bench.models import MODELS
 from instructor.errors import CourseError
 
 TORCH_PIN = "torch==2.13.0"
-INSTALL_HINT = (f'PyTorch is not installed: `course bench --against torch` needs the bench\'s extra, '
-                f'`pip install -e ".[torch]"` ({TORCH_PIN}).')
+INSTALL_HINT = (
+    f"PyTorch is not installed: `course bench --against torch` needs the bench's extra, "
+    f'`pip install -e ".[torch]"` ({TORCH_PIN}).'
+)
 #: the losses of the project and its twin, step by step, may differ by this much relative to the loss
 LOSS_TOLERANCE = 1e-5
 
@@ -69,16 +71,19 @@ def check_losses(pair, steps: int, tolerance: float = LOSS_TOLERANCE) -> dict:
     """
     project = [pair.project_step(i) for i in range(steps)]
     twin = [pair.twin_step(i) for i in range(steps)]
-    worst = max(abs(p - t) / max(1.0, abs(p)) for p, t in zip(project, twin))
+    worst = max(abs(p - t) / max(1.0, abs(p)) for p, t in zip(project, twin, strict=True))
     if not worst <= tolerance:  # NaN fails too
-        listed = ", ".join(f"{p:.6f} vs {t:.6f}" for p, t in zip(project, twin))
+        listed = ", ".join(f"{p:.6f} vs {t:.6f}" for p, t in zip(project, twin, strict=True))
         raise CourseError(
             f"{pair.title}: the PyTorch twin's losses differ from the project's by up to {worst:.2e} "
             f"(tolerance {tolerance:.0e}) over the first {steps} steps ({listed}): the twin is not the same "
             "model, so timing it would compare different things."
         )
-    return {"project_losses": [round(p, 7) for p in project], "twin_losses": [round(t, 7) for t in twin],
-            "max_relative_difference": float(f"{worst:.3g}")}
+    return {
+        "project_losses": [round(p, 7) for p in project],
+        "twin_losses": [round(t, 7) for t in twin],
+        "max_relative_difference": float(f"{worst:.3g}"),
+    }
 
 
 def _timed(step, i: int) -> float:
@@ -108,15 +113,26 @@ def split_step(torch, pair, first: int, steps: int, project_ms: float, torch_ms:
     project = breakdown.mygrad_breakdown(pair.project_step, indices, pair.project_optimizer)
     twin = breakdown.torch_breakdown(torch, pair.twin_step, indices)
     per_op = breakdown.scaled({"seconds": {**project["operations"], "rest": project["total"]}}, project_ms)
-    return {"profiled_steps": steps, "project_ms": breakdown.scaled(project, project_ms),
-            "torch_ms": breakdown.scaled(twin, torch_ms),
-            # the project's MyGrad operations by class (forward and backward), largest first
-            "project_operations_ms": dict(sorted(((k, v) for k, v in per_op.items() if k != "rest"),
-                                                 key=lambda kv: -kv[1]))}
+    return {
+        "profiled_steps": steps,
+        "project_ms": breakdown.scaled(project, project_ms),
+        "torch_ms": breakdown.scaled(twin, torch_ms),
+        # the project's MyGrad operations by class (forward and backward), largest first
+        "project_operations_ms": dict(
+            sorted(((k, v) for k, v in per_op.items() if k != "rest"), key=lambda kv: -kv[1])
+        ),
+    }
 
 
-def bench_against_torch(only: str | None = None, rounds: int = 3, steps: int = 50, warmup: int = 10,
-                        check_steps: int = 10, quiet: bool = False, breakdown_steps: int = 10) -> dict:
+def bench_against_torch(
+    only: str | None = None,
+    rounds: int = 3,
+    steps: int = 50,
+    warmup: int = 10,
+    check_steps: int = 10,
+    quiet: bool = False,
+    breakdown_steps: int = 10,
+) -> dict:
     """Pair every model (or the one ``only`` names), check the losses, time ``rounds`` rounds, split the step.
 
     ``breakdown_steps`` profiled steps per side give where the time goes (0: no breakdown).
@@ -130,9 +146,17 @@ def bench_against_torch(only: str | None = None, rounds: int = 3, steps: int = 5
     if not parts:
         raise CourseError(f"--against torch times the models only: {', '.join(p.key for p in MODELS)}, not {only!r}.")
     pool = max(steps, check_steps + warmup)
-    results = {"torch": torch.__version__, "threads": 1, "rounds": rounds, "steps_per_round": steps,
-               "warmup_steps": warmup, "check_steps": check_steps, "loss_tolerance": LOSS_TOLERANCE,
-               "load_before": load_average(), "models": {}}
+    results = {
+        "torch": torch.__version__,
+        "threads": 1,
+        "rounds": rounds,
+        "steps_per_round": steps,
+        "warmup_steps": warmup,
+        "check_steps": check_steps,
+        "loss_tolerance": LOSS_TOLERANCE,
+        "load_before": load_average(),
+        "models": {},
+    }
     with one_thread(torch):
         pairs = []
         for part in parts:
@@ -144,8 +168,13 @@ def bench_against_torch(only: str | None = None, rounds: int = 3, steps: int = 5
                 pair.twin_step(i)
             pairs.append(pair)
             results["models"][pair.key] = {
-                "model": pair.title, "parameters": pair.parameters, "tensors": pair.tensors,
-                "twin_parameters": pair.twin_parameters, "twin_tensors": pair.twin_tensors, **check, "rounds": [],
+                "model": pair.title,
+                "parameters": pair.parameters,
+                "tensors": pair.tensors,
+                "twin_parameters": pair.twin_parameters,
+                "twin_tensors": pair.twin_tensors,
+                **check,
+                "rounds": [],
             }
         done = check_steps + warmup
         bar = tqdm(total=rounds * len(pairs), desc="rounds", unit="model", leave=False, disable=quiet)
@@ -162,9 +191,13 @@ def bench_against_torch(only: str | None = None, rounds: int = 3, steps: int = 5
             figures["median_ratio"] = round(statistics.median(r["ratio"] for r in figures["rounds"]), 3)
             if breakdown_steps:
                 figures["breakdown"] = split_step(
-                    torch, pair, done, breakdown_steps,
+                    torch,
+                    pair,
+                    done,
+                    breakdown_steps,
                     statistics.median(r["project_ms"] for r in figures["rounds"]),
-                    statistics.median(r["torch_ms"] for r in figures["rounds"]))
+                    statistics.median(r["torch_ms"] for r in figures["rounds"]),
+                )
     results["load_after"] = load_average()
     return results
 
@@ -191,8 +224,10 @@ def table(results: dict) -> list[str]:
     )
     if any("breakdown" in m for m in results["models"].values()):
         steps = next(m["breakdown"]["profiled_steps"] for m in results["models"].values() if "breakdown" in m)
-        lines += ["", f"each side's median step split by {steps} profiled steps "
-                      "(shares of them, scaled to the median):"]
+        lines += [
+            "",
+            f"each side's median step split by {steps} profiled steps (shares of them, scaled to the median):",
+        ]
         lines += breakdown.table(results["models"])
     return lines
 

@@ -46,12 +46,37 @@ CATEGORY_MEANING = {
 
 # --- MyGrad: operation classes by name ---
 _MYGRAD_MATMUL = {"MatMul", "EinSum", "Tensordot", "MultiMatMul", "Dot", "Affine"}
-_MYGRAD_SOFTMAX = {"Softmax", "MaskedSoftmax", "LogSoftmax", "SoftmaxCrossEntropy", "LayerNorm", "FocalLoss",
-                   "MarginRanking"}
+_MYGRAD_SOFTMAX = {
+    "Softmax",
+    "MaskedSoftmax",
+    "LogSoftmax",
+    "SoftmaxCrossEntropy",
+    "LayerNorm",
+    "FocalLoss",
+    "MarginRanking",
+}
 _MYGRAD_SHAPE = {
-    "GetItem", "SetItem", "Reshape", "Flatten", "Squeeze", "ExpandDims", "Ravel", "Transpose", "MoveAxis",
-    "SwapAxes", "Roll", "BroadcastTo", "Concatenate", "Stack", "Tensor_Transpose_Property", "AtLeast1D",
-    "AtLeast2D", "AtLeast3D", "Where", "Copy", "Positive",
+    "GetItem",
+    "SetItem",
+    "Reshape",
+    "Flatten",
+    "Squeeze",
+    "ExpandDims",
+    "Ravel",
+    "Transpose",
+    "MoveAxis",
+    "SwapAxes",
+    "Roll",
+    "BroadcastTo",
+    "Concatenate",
+    "Stack",
+    "Tensor_Transpose_Property",
+    "AtLeast1D",
+    "AtLeast2D",
+    "AtLeast3D",
+    "Where",
+    "Copy",
+    "Positive",
 }
 
 
@@ -67,20 +92,98 @@ def mygrad_category(op_name: str) -> str:
 
 
 # --- PyTorch: ATen operations by name (without the "aten::" prefix) ---
-_TORCH_MATMUL = {"mm", "bmm", "addmm", "matmul", "einsum", "linear", "dot", "baddbmm", "addbmm", "tensordot",
-                 "mv", "addmv", "_unsafe_view_mm"}
-_TORCH_SOFTMAX = {"softmax", "_softmax", "_softmax_backward_data", "log_softmax", "_log_softmax",
-                  "_log_softmax_backward_data", "cross_entropy_loss", "nll_loss", "nll_loss_forward",
-                  "nll_loss_backward", "nll_loss_nd", "layer_norm", "native_layer_norm", "native_layer_norm_backward",
-                  "masked_fill", "masked_fill_"}
+_TORCH_MATMUL = {
+    "mm",
+    "bmm",
+    "addmm",
+    "matmul",
+    "einsum",
+    "linear",
+    "dot",
+    "baddbmm",
+    "addbmm",
+    "tensordot",
+    "mv",
+    "addmv",
+    "_unsafe_view_mm",
+}
+_TORCH_SOFTMAX = {
+    "softmax",
+    "_softmax",
+    "_softmax_backward_data",
+    "log_softmax",
+    "_log_softmax",
+    "_log_softmax_backward_data",
+    "cross_entropy_loss",
+    "nll_loss",
+    "nll_loss_forward",
+    "nll_loss_backward",
+    "nll_loss_nd",
+    "layer_norm",
+    "native_layer_norm",
+    "native_layer_norm_backward",
+    "masked_fill",
+    "masked_fill_",
+}
 _TORCH_SHAPE = {
-    "view", "reshape", "_reshape_alias", "_unsafe_view", "cat", "stack", "index", "index_select", "slice",
-    "select", "expand", "permute", "transpose", "t", "unsqueeze", "squeeze", "contiguous", "clone", "copy_",
-    "as_strided", "unbind", "narrow", "flatten", "split", "chunk", "where",
-    "empty", "empty_like", "empty_strided", "zeros", "zeros_like", "new_zeros", "new_empty", "new_empty_strided",
-    "fill_", "zero_", "ones", "ones_like", "to", "_to_copy", "detach", "alias", "lift_fresh", "resize_",
-    "slice_backward", "select_backward", "index_put_", "_index_put_impl_", "scatter", "scatter_",
-    "one_hot", "embedding", "arange", "tril", "expand_as", "view_as", "_unsafe_index", "split_with_sizes",
+    "view",
+    "reshape",
+    "_reshape_alias",
+    "_unsafe_view",
+    "cat",
+    "stack",
+    "index",
+    "index_select",
+    "slice",
+    "select",
+    "expand",
+    "permute",
+    "transpose",
+    "t",
+    "unsqueeze",
+    "squeeze",
+    "contiguous",
+    "clone",
+    "copy_",
+    "as_strided",
+    "unbind",
+    "narrow",
+    "flatten",
+    "split",
+    "chunk",
+    "where",
+    "empty",
+    "empty_like",
+    "empty_strided",
+    "zeros",
+    "zeros_like",
+    "new_zeros",
+    "new_empty",
+    "new_empty_strided",
+    "fill_",
+    "zero_",
+    "ones",
+    "ones_like",
+    "to",
+    "_to_copy",
+    "detach",
+    "alias",
+    "lift_fresh",
+    "resize_",
+    "slice_backward",
+    "select_backward",
+    "index_put_",
+    "_index_put_impl_",
+    "scatter",
+    "scatter_",
+    "one_hot",
+    "embedding",
+    "arange",
+    "tril",
+    "expand_as",
+    "view_as",
+    "_unsafe_index",
+    "split_with_sizes",
 }
 
 
@@ -88,7 +191,7 @@ def torch_category(name: str) -> str | None:
     """The category of a profiler event's name; None for an event that is not an ATen operation."""
     if not name.startswith("aten::"):
         return None
-    op = name[len("aten::"):]
+    op = name[len("aten::") :]
     if op in _TORCH_MATMUL:
         return "matmul"
     if op in _TORCH_SOFTMAX:
@@ -100,8 +203,17 @@ def torch_category(name: str) -> str | None:
 
 #: ATen operations made of others (einsum of permute, reshape and bmm; linear of t and addmm; ...): all the
 #: time of what they call counts to their own category, as MyGrad's einsum or softmax does its copies itself
-_TORCH_COMPOSITE = {"einsum", "linear", "matmul", "tensordot", "softmax", "log_softmax", "cross_entropy_loss",
-                    "nll_loss_nd", "layer_norm"}
+_TORCH_COMPOSITE = {
+    "einsum",
+    "linear",
+    "matmul",
+    "tensordot",
+    "softmax",
+    "log_softmax",
+    "cross_entropy_loss",
+    "nll_loss_nd",
+    "layer_norm",
+}
 
 
 def _torch_event_category(event) -> str | None:
@@ -115,7 +227,7 @@ def _torch_event_category(event) -> str | None:
     while parent is not None:
         if parent.name.startswith("Optimizer.step"):
             return "optimizer"
-        if parent.name.startswith("aten::") and parent.name[len("aten::"):] in _TORCH_COMPOSITE:
+        if parent.name.startswith("aten::") and parent.name[len("aten::") :] in _TORCH_COMPOSITE:
             outer = parent
         parent = parent.cpu_parent
     return torch_category(outer.name)

@@ -83,8 +83,10 @@ def recurrent_pair(part: ModelPart, lib, cls_name: str, pool: int) -> Pair:
     twin_optimizer = _adam_twin(twin, settings["learning_rate"])
 
     np.random.seed(SEED + 1)
-    batches = [lib.generate_batch(settings["seq_len_min"], settings["seq_len_max"], settings["batch_size"])[:2]
-               for _ in range(pool)]
+    batches = [
+        lib.generate_batch(settings["seq_len_min"], settings["seq_len_max"], settings["batch_size"])[:2]
+        for _ in range(pool)
+    ]
     twin_batches = [(torch.from_numpy(x), torch.from_numpy(target.astype(np.int64))) for x, target in batches]
 
     def project_step(i: int) -> float:
@@ -119,15 +121,20 @@ def transformer_pair(part: ModelPart, lib, pool: int) -> Pair:
     np.random.seed(SEED)
     model = lib.new_model()
     optimizer = lib.Adam(model.parameters, learning_rate=settings["learning_rate"])
-    twin = TwinTransformer(lib.N_SYMBOLS, settings["ff_units"], settings["n_enc"], settings["n_dec"], settings["n_head"])
+    twin = TwinTransformer(
+        lib.N_SYMBOLS, settings["ff_units"], settings["n_enc"], settings["n_dec"], settings["n_head"]
+    )
     copy_weights(model.parameters, twin, part.title)
     twin_optimizer = _adam_twin(twin, settings["learning_rate"])
 
     data = lib.load_cipher_data(str(SOLUTIONS / "04_transformer" / "cipher_data.npz"))
     rng = np.random.default_rng(SEED)
-    batches = [lib.make_batch(lib.sample_messages(rng, data.train_plain, settings["batch_size"],
-                                                  random_share=settings["random_share"]))
-               for _ in range(pool)]
+    batches = [
+        lib.make_batch(
+            lib.sample_messages(rng, data.train_plain, settings["batch_size"], random_share=settings["random_share"])
+        )
+        for _ in range(pool)
+    ]
     twin_batches = [tuple(torch.from_numpy(a) for a in batch) for batch in batches]
 
     def project_step(i: int) -> float:
@@ -153,8 +160,19 @@ def transformer_pair(part: ModelPart, lib, pool: int) -> Pair:
 def _pair(part: ModelPart, project_step, twin_step, pool: int, model, twin, optimizer, twin_optimizer) -> Pair:
     tensors, values = count_parameters(model.parameters)
     twin_tensors, twin_values = count_parameters(twin.parameters())
-    return Pair(part.key, part.title, project_step, twin_step, pool, values, tensors, twin_values, twin_tensors,
-                optimizer, twin_optimizer)
+    return Pair(
+        part.key,
+        part.title,
+        project_step,
+        twin_step,
+        pool,
+        values,
+        tensors,
+        twin_values,
+        twin_tensors,
+        optimizer,
+        twin_optimizer,
+    )
 
 
 #: model key -> how to pair it: (part, library module, pool size) -> Pair

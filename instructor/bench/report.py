@@ -22,16 +22,20 @@ def table(results: dict) -> str:
             )
             for key, value in r.items():
                 if key.startswith("median_ms_"):
-                    lines.append(f"{'':30s} {key[len('median_ms_'):].replace('_', ' ')}: {value:.2f} ms/step")
+                    lines.append(f"{'':30s} {key[len('median_ms_') :].replace('_', ' ')}: {value:.2f} ms/step")
             if "accuracy_by_length" in r:
                 acc = " ".join(f"{a:.2f}" for a in r["accuracy_by_length"])
                 lines.append(f"{'':30s} accuracy by length 1-20: {acc}")
             for band, b in r.get("bands", {}).items():
-                lines.append(f"{'':30s} held out {band:>6s}: {b['per_character']:.4f} per character, "
-                             f"{b['whole_message']:.4f} whole messages")
+                lines.append(
+                    f"{'':30s} held out {band:>6s}: {b['per_character']:.4f} per character, "
+                    f"{b['whole_message']:.4f} whole messages"
+                )
             for band, b in r.get("own_sentences", {}).items():
-                lines.append(f"{'':30s} own sentences {band:>7s}: {b['per_character']:.4f} per character, "
-                             f"{b['whole_right']} of {b['messages']} whole")
+                lines.append(
+                    f"{'':30s} own sentences {band:>7s}: {b['per_character']:.4f} per character, "
+                    f"{b['whole_right']} of {b['messages']} whole"
+                )
     nbs = results.get("notebooks")
     if nbs:
         lines.append("")
@@ -47,8 +51,10 @@ def table(results: dict) -> str:
         for name, r in ag["per_notebook"].items():
             lines.append(f"{name:16s} {r['serial_seconds_per_submission']:13.2f}")
         lines.append(f"{'all, serial':16s} {ag['serial_seconds_per_submission']:13.2f}")
-        lines.append(f"{'no sandbox':16s} {ag['unsandboxed_seconds_per_submission']:13.2f}  "
-                     f"(sandbox overhead {ag['sandbox_overhead_percent']:+.1f} %, target <= 25 %)")
+        lines.append(
+            f"{'no sandbox':16s} {ag['unsandboxed_seconds_per_submission']:13.2f}  "
+            f"(sandbox overhead {ag['sandbox_overhead_percent']:+.1f} %, target <= 25 %)"
+        )
         lines.append(f"{'all, ' + str(ag['jobs']) + ' jobs':16s} {ag['parallel_seconds_per_submission']:13.2f}")
     if results.get("class"):
         lines += class_table(results["class"])
@@ -59,6 +65,8 @@ def table(results: dict) -> str:
     m = results["machine"]
     threads = ", ".join(f"{b['library']} {b['threads']} threads" for b in m["blas"]) or "no BLAS info"
     lines.append("")
-    lines.append(f"machine: {m['cores']} cores, load {m['load_average_1min']}, {threads} (bench uses 1); "
-                 f"python {m['python']}, numpy {m['numpy']}, mygrad {m['mygrad']}, nbgrader {m['nbgrader']}")
+    lines.append(
+        f"machine: {m['cores']} cores, load {m['load_average_1min']}, {threads} (bench uses 1); "
+        f"python {m['python']}, numpy {m['numpy']}, mygrad {m['mygrad']}, nbgrader {m['nbgrader']}"
+    )
     return "\n".join(lines)

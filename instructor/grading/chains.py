@@ -21,8 +21,8 @@ from nbgrader.preprocessors import (
 
 from instructor.grading.preprocessors.cap_output_bytes import CapOutputBytes
 from instructor.grading.preprocessors.check_tests_ran import CheckTestsRan
-from instructor.grading.preprocessors.flag_test_machinery import FlagTestMachinery
 from instructor.grading.preprocessors.fail_shaped_outputs import FailShapedTestOutputs
+from instructor.grading.preprocessors.flag_test_machinery import FlagTestMachinery
 from instructor.grading.preprocessors.inert_student_content import InertStudentContent
 from instructor.grading.preprocessors.judge_checks import JudgeChecks
 from instructor.grading.preprocessors.keep_hand_grades import KeepHandGrades
@@ -35,14 +35,32 @@ from instructor.grading.preprocessors.split_checks import SplitChecks
 #: before anything compares it; tampering is detected before OverwriteCells
 #: silently repairs it; the scan reads student code after locked cells are restored; test cells are split
 #: last, once they hold the release's code again.
-PREPARE = [MatchRelease, RestoreTamperedCells, ClearOutput, DeduplicateIds, OverwriteKernelspec,
-           OverwriteCells, CheckCellMetadata, FlagTestMachinery, SplitChecks]
+PREPARE = [
+    MatchRelease,
+    RestoreTamperedCells,
+    ClearOutput,
+    DeduplicateIds,
+    OverwriteKernelspec,
+    OverwriteCells,
+    CheckCellMetadata,
+    FlagTestMachinery,
+    SplitChecks,
+]
 #: the only stage that runs student code, in the sandbox
 EXECUTE = [SandboxedExecute]
 #: outside the sandbox, on what came back (ClearMetadataPreprocessor is off unless configured, as in nbgrader);
 #: the grader judges the checks on the values the kernel sent (JudgeChecks); the student's markup is made
 #: inert last, before anyone opens the graded notebook
-SCORE = [CheckTestsRan, FailShapedTestOutputs, JudgeChecks, IgnorePattern, ClearMetadataPreprocessor, LimitOutput, CapOutputBytes, InertStudentContent]
+SCORE = [
+    CheckTestsRan,
+    FailShapedTestOutputs,
+    JudgeChecks,
+    IgnorePattern,
+    ClearMetadataPreprocessor,
+    LimitOutput,
+    CapOutputBytes,
+    InertStudentContent,
+]
 #: into the gradebook: nbgrader's SaveAutoGrades, minus re-flagging unchanged hand grades
 RECORD = [KeepHandGrades, AssignLatePenalties, CheckCellMetadata]
 

@@ -18,7 +18,9 @@ def execute(sub: Submission, nb, resources: dict, config):
     finally:
         run = sub.execution
         if run is not None:
-            sub.log.append(f"sandbox: {run.status} in {run.seconds:.1f} s; timed out: {run.timed_out}; "
-                           f"output cut: {run.output_cut}; processes killed after: {run.processes_killed}")
+            sub.log.append(
+                f"sandbox: {run.status} in {run.seconds:.1f} s; timed out: {run.timed_out}; "
+                f"output cut: {run.output_cut}; processes killed after: {run.processes_killed}"
+            )
             sub.log.append(run.log)
     return nb

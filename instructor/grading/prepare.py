@@ -33,7 +33,12 @@ def resources_for(folder: Path, sub: Submission, db_url: str) -> dict:
     sub.release = release_dir / f"{sub.assignment}.ipynb"
     sub.files = [p for p in sorted(release_dir.iterdir()) if p.is_file() and p.suffix != ".ipynb"]
     return {
-        "nbgrader": {"db_url": db_url, "assignment": sub.assignment, "notebook": sub.assignment, "student": sub.student},
+        "nbgrader": {
+            "db_url": db_url,
+            "assignment": sub.assignment,
+            "notebook": sub.assignment,
+            "student": sub.student,
+        },
         "course": sub,
     }
 
@@ -58,8 +63,10 @@ def read_timestamp(sub: Submission) -> None:
     received = parse_utc(sub.received) if sub.received else None
     if received is not None and (written is None or written < received - TOLERANCE):
         if written is not None:
-            sub.note(f"{TIMESTAMP} says {written:%Y-%m-%d %H:%M:%S} UTC, earlier than the exchange received the "
-                     f"files ({received:%Y-%m-%d %H:%M:%S} UTC): the arrival time counts")
+            sub.note(
+                f"{TIMESTAMP} says {written:%Y-%m-%d %H:%M:%S} UTC, earlier than the exchange received the "
+                f"files ({received:%Y-%m-%d %H:%M:%S} UTC): the arrival time counts"
+            )
         written = received
     if written is None:  # a folder without nbgrader's stamp: no late check
         return

@@ -76,9 +76,36 @@ MAX_VALUE_CHARS = 400
 _VALUE_CHARS = re.compile(r"[A-Za-z0-9_ \n\t\[\](),.+\-:=']*")
 _NUMBER = re.compile(r"(?<![A-Za-z_\d])\d+(?:\.\d*)?(?:[eE][+-]?\d+)?")
 #: the words a value's text may hold
-_VALUE_WORDS = {"nan", "inf", "True", "False", "None", "array", "dtype", "bool", "bool_", "float16", "float32",
-                "float64", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "complex64",
-                "complex128", "Tensor", "tensor", "shape", "ndim", "size", "grad"}
+_VALUE_WORDS = {
+    "nan",
+    "inf",
+    "True",
+    "False",
+    "None",
+    "array",
+    "dtype",
+    "bool",
+    "bool_",
+    "float16",
+    "float32",
+    "float64",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "complex64",
+    "complex128",
+    "Tensor",
+    "tensor",
+    "shape",
+    "ndim",
+    "size",
+    "grad",
+}
 
 
 @dataclass(frozen=True)
@@ -100,8 +127,9 @@ class Check:
         """The words on one line, each value named by its code: for the instructor's class report."""
         if not self.fields:
             return " ".join(self.words.split())
-        text = self.parts[0] + "".join(f"{{{code}}}{after}"
-                                       for (code, _), after in zip(self.fields, self.parts[1:], strict=True))
+        text = self.parts[0] + "".join(
+            f"{{{code}}}{after}" for (code, _), after in zip(self.fields, self.parts[1:], strict=True)
+        )
         return " ".join(text.split())
 
 
@@ -179,10 +207,20 @@ def checks(source: str) -> list[Check]:
             words, literal = _words(node, source)
             message = _message(node, source) if literal else None
             parts, fields = (message[1], message[2]) if message else ((), ())
-            found.append(Check(node.lineno, node.end_lineno or node.lineno, words,
-                               isinstance(node, (ast.Assert, ast.Raise)), literal, node.lineno in hidden,
-                               parts, fields, marked.get(node.lineno, frozenset()),
-                               first_hidden is not None and first_hidden < node.lineno))
+            found.append(
+                Check(
+                    node.lineno,
+                    node.end_lineno or node.lineno,
+                    words,
+                    isinstance(node, (ast.Assert, ast.Raise)),
+                    literal,
+                    node.lineno in hidden,
+                    parts,
+                    fields,
+                    marked.get(node.lineno, frozenset()),
+                    first_hidden is not None and first_hidden < node.lineno,
+                )
+            )
     return sorted(found, key=lambda c: c.last - c.first)
 
 
@@ -299,8 +337,13 @@ def _with_values(check: Check, source: str, outputs: list[dict]) -> list[tuple[s
 def tell_student_parts(source: str, outputs: list[dict]) -> list[tuple[str, bool]]:
     """:func:`tell_student` as (text, is a value) pieces: the page sets values apart from the author's words."""
     failure = failed_check(source, outputs)
-    if failure is not None and failure.check is not None and failure.exception == "AssertionError" \
-            and failure.check.judges and failure.check.literal:
+    if (
+        failure is not None
+        and failure.check is not None
+        and failure.exception == "AssertionError"
+        and failure.check.judges
+        and failure.check.literal
+    ):
         pieces = _with_values(failure.check, source, outputs)
         if pieces is not None:
             return pieces
@@ -321,5 +364,8 @@ def _tell_student(source: str, outputs: list[dict], failure: Failure | None) -> 
     check = failure.check
     if failure.exception == "AssertionError" and check.judges:
         return check.words if check.literal else HIDDEN
-    return f"{failure.exception} during the hidden check: {check.words}" if check.literal \
+    return (
+        f"{failure.exception} during the hidden check: {check.words}"
+        if check.literal
         else f"{failure.exception} during a hidden check"
+    )

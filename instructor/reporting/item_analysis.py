@@ -109,7 +109,9 @@ def analyse(folder: Path, assignment: str, db: str | None = None) -> ClassReport
         try:
             cells, sources = _source_cells(gb, assignment)
         except MissingEntry:
-            raise CourseError(f"the gradebook has no assignment {assignment!r} (has `course grade` run on it?).") from None
+            raise CourseError(
+                f"the gradebook has no assignment {assignment!r} (has `course grade` run on it?)."
+            ) from None
         checks = [CheckStats(c.name, float(c.max_score), c.cell_type == "markdown") for c in cells]
         rows = export.rows(gb, [assignment], results=results)
         max_score = gb.find_assignment(assignment).max_score

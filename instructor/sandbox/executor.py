@@ -52,13 +52,14 @@ sys.modules.setdefault("rfc3987_syntax", None)
 # kernel specs only, and IPython warns that it cannot write it
 warnings.filterwarnings("ignore", message="IPython parent", category=UserWarning)
 
-import nbformat  # noqa: E402  (after the lines above)
-from jupyter_client.manager import AsyncKernelManager
+# these import jsonschema and IPython: after the two lines above (E402)
+import nbformat  # noqa: E402
+from jupyter_client.manager import AsyncKernelManager  # noqa: E402
 from nbclient import NotebookClient  # noqa: E402
-from nbclient.exceptions import CellExecutionComplete, CellTimeoutError, DeadKernelError
-from nbformat.v4 import new_output, output_from_msg
-from traitlets import List, Unicode
-from traitlets.config import Config
+from nbclient.exceptions import CellExecutionComplete, CellTimeoutError, DeadKernelError  # noqa: E402
+from nbformat.v4 import new_output, output_from_msg  # noqa: E402
+from traitlets import List, Unicode  # noqa: E402
+from traitlets.config import Config  # noqa: E402
 
 PR_SET_DUMPABLE = 4
 #: written beside the job before any student code runs
@@ -212,8 +213,11 @@ def _stand_in(msg, note: str, chars: int) -> dict:
     if kind == "error":
         lines = content.get("traceback")
         lines = [_text(line, chars) for line in lines[-3:] if isinstance(line, str)] if isinstance(lines, list) else []
-        new = {"ename": _text(content.get("ename"), 100) or "Error",
-               "evalue": _text(content.get("evalue"), chars) or note.strip(), "traceback": lines}
+        new = {
+            "ename": _text(content.get("ename"), 100) or "Error",
+            "evalue": _text(content.get("evalue"), chars) or note.strip(),
+            "traceback": lines,
+        }
     elif kind == "stream" and content.get("name") == "stderr":
         kind, new = "stream", {"name": "stderr", "text": _text(content.get("text"), chars) or note}
     else:
@@ -275,8 +279,14 @@ class CappedClient(NotebookClient):
         # the cell; put the error there, so nbgrader scores a timed-out test 0
         self.timed_out_now = True
         if cell is not None:
-            cell.outputs.append(new_output("error", ename="TimeoutError", evalue=self.timeout_text,
-                                           traceback=[f"TimeoutError: {self.timeout_text}"]))
+            cell.outputs.append(
+                new_output(
+                    "error",
+                    ename="TimeoutError",
+                    evalue=self.timeout_text,
+                    traceback=[f"TimeoutError: {self.timeout_text}"],
+                )
+            )
         return await super()._async_handle_timeout(timeout, cell)
 
     def process_message(self, msg, cell, cell_index):
@@ -298,7 +308,7 @@ class CappedClient(NotebookClient):
             return super().process_message(msg, cell, cell_index)
         except CellExecutionComplete:
             raise
-        except Exception:  # noqa: BLE001 - whatever one message breaks, the run goes on
+        except Exception:
             if kind not in OUTPUT_KINDS:
                 return None
             return self._handle_stand_in(msg, cell, cell_index, UNREADABLE_NOTE)
@@ -310,9 +320,12 @@ class CappedClient(NotebookClient):
             return super().process_message(stand_in, cell, cell_index)
         except CellExecutionComplete:
             raise
-        except Exception:  # noqa: BLE001 - the stand-in is plain strings; keep the note whatever happens
-            out = new_output("error", ename="Error", evalue=note.strip(), traceback=[]) if _is_verdict(stand_in) else \
-                new_output("stream", name="stdout", text=note)
+        except Exception:
+            out = (
+                new_output("error", ename="Error", evalue=note.strip(), traceback=[])
+                if _is_verdict(stand_in)
+                else new_output("stream", name="stdout", text=note)
+            )
             cell.outputs.append(out)
             return out
 
@@ -341,8 +354,14 @@ class CappedClient(NotebookClient):
         record = msg.get("content", {}).get("data", {})
         sent = record.get(VALUES_MIME) if list(record) == [VALUES_MIME] else None
         key = (sent.get("cell"), sent.get("check")) if isinstance(sent, dict) else None
-        if (_kind(msg) != "display_data" or display_id or key is None or type(key[1]) is not int
-                or key not in self.asked(cell_index) or (cell_index, *key) in self.received):
+        if (
+            _kind(msg) != "display_data"
+            or display_id
+            or key is None
+            or type(key[1]) is not int
+            or key not in self.asked(cell_index)
+            or (cell_index, *key) in self.received
+        ):
             self.note(outs, cell_index, VALUES_STRAY)
             return None
         self.received.add((cell_index, *key))
@@ -406,14 +425,27 @@ def run(job: dict) -> dict:
         cfg.KernelManager.ip = "/tmp/kernel-ipc"
     timeout_msg = f"the cell ran longer than the {limits['cell_timeout']:g} s limit and was interrupted"
     client = CappedClient(
-        nb, {"text": (limits["cell_output_bytes"], limits["notebook_output_bytes"]),
-             "image": (limits["cell_image_bytes"], limits["notebook_image_bytes"]),
-             "values": (limits["cell_values_bytes"], limits["notebook_values_bytes"])},
+        nb,
+        {
+            "text": (limits["cell_output_bytes"], limits["notebook_output_bytes"]),
+            "image": (limits["cell_image_bytes"], limits["notebook_image_bytes"]),
+            "values": (limits["cell_values_bytes"], limits["notebook_values_bytes"]),
+        },
         limits["verdict_chars"],
-        timeout=int(limits["cell_timeout"]), kernel_name="python3", allow_errors=True,
-        interrupt_on_timeout=True, iopub_timeout=4, kernel_manager_class=KernelManager,
-        error_on_timeout={"ename": "TimeoutError", "evalue": timeout_msg, "traceback": [f"TimeoutError: {timeout_msg}"]},
-        record_timing=False, config=cfg, resources={"metadata": {"path": job["work"]}},
+        timeout=int(limits["cell_timeout"]),
+        kernel_name="python3",
+        allow_errors=True,
+        interrupt_on_timeout=True,
+        iopub_timeout=4,
+        kernel_manager_class=KernelManager,
+        error_on_timeout={
+            "ename": "TimeoutError",
+            "evalue": timeout_msg,
+            "traceback": [f"TimeoutError: {timeout_msg}"],
+        },
+        record_timing=False,
+        config=cfg,
+        resources={"metadata": {"path": job["work"]}},
     )
     client.timeout_text = timeout_msg
     start = time.monotonic()
@@ -454,8 +486,12 @@ def run(job: dict) -> dict:
         status, stopped_at = "died", index
         detail = f"the kernel died while running cell {index}"
     return {
-        "status": status, "detail": detail, "stopped_at": stopped_at, "timed_out": timed_out,
-        "output_cut": sorted(client.cut), "seconds": round(time.monotonic() - start, 3),
+        "status": status,
+        "detail": detail,
+        "stopped_at": stopped_at,
+        "timed_out": timed_out,
+        "output_cut": sorted(client.cut),
+        "seconds": round(time.monotonic() - start, 3),
         "notebook": nb,
     }
 

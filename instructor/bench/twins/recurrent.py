@@ -52,9 +52,11 @@ class TwinRNN(nn.Module):
     def in_project_order(self):
         """(parameter, stored transposed?) in the order of the notebook's ``RNN.parameters``."""
         return [
-            (self.input_layer.weight, True), (self.input_layer.bias, False),
+            (self.input_layer.weight, True),
+            (self.input_layer.bias, False),
             (self.recurrent_layer.weight, True),
-            (self.output_layer.weight, True), (self.output_layer.bias, False),
+            (self.output_layer.weight, True),
+            (self.output_layer.bias, False),
         ]
 
 

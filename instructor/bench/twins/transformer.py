@@ -110,8 +110,9 @@ class EncoderLayer(nn.Module):
         return self.add_norm2(x1, self.ff(x1))
 
     def in_project_order(self):
-        return [p for part in (self.self_attn, self.add_norm1, self.ff, self.add_norm2)
-                for p in part.in_project_order()]
+        return [
+            p for part in (self.self_attn, self.add_norm1, self.ff, self.add_norm2) for p in part.in_project_order()
+        ]
 
 
 class DecoderLayer(nn.Module):

@@ -50,7 +50,7 @@ def copy_weights(project_params, twin, name: str) -> None:
             f"the project's model {mine[1]} in {mine[0]}: they are not the same architecture."
         )
     with torch.no_grad():
-        for i, (source, (target, transposed)) in enumerate(zip(project_params, pairs)):
+        for i, (source, (target, transposed)) in enumerate(zip(project_params, pairs, strict=True)):
             array = np.asarray(source.data)
             if array.dtype != np.float32:
                 raise CourseError(f"{name}: the project's parameter {i} is {array.dtype}, not float32.")

@@ -27,8 +27,9 @@ def setup_sources(nb) -> tuple[str, ...]:
     """The code of the set-up cells of ``nb`` (a release or source notebook: the author's), whose imports of
     trusted modules the grader makes itself (:func:`~instructor.grading.checks.judge.trusted_imports`)."""
     meta = lambda c: c.get("metadata", {}).get("nbgrader", {})  # noqa: E731
-    return tuple(c.source for c in nb.cells if c.cell_type == "code"
-                 and not meta(c).get("grade") and not meta(c).get("solution"))
+    return tuple(
+        c.source for c in nb.cells if c.cell_type == "code" and not meta(c).get("grade") and not meta(c).get("solution")
+    )
 
 
 def notebook_imports(nb) -> dict:
@@ -96,9 +97,15 @@ def records(cell, name: str, asked: set[int] | None = None) -> tuple[dict[int, d
             continue
         if isinstance(data, dict) and MIME in data:
             sent = data[MIME]
-            ok = out.get("output_type") == "display_data" and list(data) == [MIME] and isinstance(sent, dict) \
-                and sent.get("cell") == name and type(sent.get("check")) is int \
-                and isinstance(sent.get("values"), dict) and (asked is None or sent["check"] in asked)
+            ok = (
+                out.get("output_type") == "display_data"
+                and list(data) == [MIME]
+                and isinstance(sent, dict)
+                and sent.get("cell") == name
+                and type(sent.get("check")) is int
+                and isinstance(sent.get("values"), dict)
+                and (asked is None or sent["check"] in asked)
+            )
             if not ok:
                 fault = fault or "StrayValues"
             elif sent["check"] in found:
@@ -154,12 +161,14 @@ def _map_lines(cell, origin: list[int]) -> None:
     for out in cell.get("outputs", []):
         if out.get("output_type") == "error":
             state = [True]
-            out["traceback"] = [_FRAME.sub(lambda m, state=state: back(m, state), str(line))
-                                for line in out.get("traceback") or []]
+            out["traceback"] = [
+                _FRAME.sub(lambda m, state=state: back(m, state), str(line)) for line in out.get("traceback") or []
+            ]
 
 
-def judge_cell(cell, found: Plan, original: str, origin: list[int], setup: tuple[str, ...],
-               budget: Budget | None = None) -> Verdict:
+def judge_cell(
+    cell, found: Plan, original: str, origin: list[int], setup: tuple[str, ...], budget: Budget | None = None
+) -> Verdict:
     """Judge executed test ``cell`` outside; its source is the release's again, a failure is an error output.
 
     ``budget`` is the submission's judging time (:class:`~instructor.grading.checks.worker.Budget`).
@@ -180,7 +189,15 @@ def judge_cell(cell, found: Plan, original: str, origin: list[int], setup: tuple
     if not verdict.passed and not (verdict.missing and kernel_failed and not fault):
         # the grader's own words; the traceback's frame names the check (instructor.reporting.failures reads it)
         count = cell.get("execution_count") or ""
-        cell["outputs"].append(new_output("error", ename=verdict.exception, evalue=verdict.message, traceback=[
-            f"Judged by the grader, outside your kernel: Cell In[{count}], line {verdict.line}",
-            f"{verdict.exception}: {verdict.message}"]))
+        cell["outputs"].append(
+            new_output(
+                "error",
+                ename=verdict.exception,
+                evalue=verdict.message,
+                traceback=[
+                    f"Judged by the grader, outside your kernel: Cell In[{count}], line {verdict.line}",
+                    f"{verdict.exception}: {verdict.message}",
+                ],
+            )
+        )
     return verdict

@@ -32,8 +32,17 @@ from dataclasses import dataclass
 from instructor.grading.checks.split import JUDGED, KERNEL_ASSERT, Plan
 
 #: functions whose first two arguments are the two sides of a comparison
-_COMPARISONS = {"allclose", "isclose", "array_equal", "array_equiv", "assert_allclose", "assert_array_equal",
-                "assert_array_almost_equal", "assert_almost_equal", "assert_equal"}
+_COMPARISONS = {
+    "allclose",
+    "isclose",
+    "array_equal",
+    "array_equiv",
+    "assert_allclose",
+    "assert_array_equal",
+    "assert_array_almost_equal",
+    "assert_almost_equal",
+    "assert_equal",
+}
 #: functions that hold exactly when their argument does (their truth is their argument's)
 _PASS_THROUGH = {"all", "any", "bool", "alltrue"}
 

@@ -113,8 +113,12 @@ def _judge(plan: Plan, namespace: dict, records: dict[int, dict]) -> Verdict:
             # so checks on one result cannot be answered each with a value made up for it alone
             changed = [n for n in st.kernel_values if n in sent and since_probe.setdefault(n, sent[n]) != sent[n]]
             if changed:
-                return Verdict(False, st.line, "ForgedValues", f"the kernel sent two different values of {changed[0]} "
-                                                               "for checks of one result")
+                return Verdict(
+                    False,
+                    st.line,
+                    "ForgedValues",
+                    f"the kernel sent two different values of {changed[0]} for checks of one result",
+                )
             try:
                 namespace.update({name: decode(sent[name]) for name in st.kernel_values})
             except MemoryError:

@@ -53,8 +53,13 @@ def imports_line(setup: tuple[str, ...] | list[str]) -> tuple[str, dict[str, str
                     else:  # `import a.b` binds a (with a.b imported)
                         statements += [f"import {alias.name} as {private}", f"import {bound} as {private}"]
                     names[bound] = private
-            elif (isinstance(node, ast.ImportFrom) and node.level == 0 and node.module
-                  and node.module.split(".")[0] in TRUSTED_MODULES and all(a.name != "*" for a in node.names)):
+            elif (
+                isinstance(node, ast.ImportFrom)
+                and node.level == 0
+                and node.module
+                and node.module.split(".")[0] in TRUSTED_MODULES
+                and all(a.name != "*" for a in node.names)
+            ):
                 for alias in node.names:
                     bound = alias.asname or alias.name
                     statements.append(f"from {node.module} import {alias.name} as {private_name(bound)}")
@@ -80,9 +85,18 @@ def rewrite(source: str, names: dict[str, str]) -> str:
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             own.add(node.name)
     lines = source.split("\n")
-    spots = sorted(((n.lineno, n.col_offset, n.end_col_offset, n.id) for n in ast.walk(tree)
-                    if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in names and n.id not in own
-                    and n.lineno == n.end_lineno), reverse=True)
+    spots = sorted(
+        (
+            (n.lineno, n.col_offset, n.end_col_offset, n.id)
+            for n in ast.walk(tree)
+            if isinstance(n, ast.Name)
+            and isinstance(n.ctx, ast.Load)
+            and n.id in names
+            and n.id not in own
+            and n.lineno == n.end_lineno
+        ),
+        reverse=True,
+    )
     for lineno, start, end, name in spots:
         raw = lines[lineno - 1].encode()  # offsets count UTF-8 bytes
         if raw[start:end].decode(errors="replace") == name:  # (a position inside an f-string can be off: left alone)

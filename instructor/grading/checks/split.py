@@ -136,8 +136,13 @@ def _local_names(node: ast.AST) -> set[str]:
 def _is_global_random(node: ast.Attribute) -> bool:
     """``np.random.<f>`` or ``numpy.random.<f>`` for a function that draws from the global state."""
     inner = node.value
-    return (isinstance(inner, ast.Attribute) and inner.attr == "random" and isinstance(inner.value, ast.Name)
-            and inner.value.id in ("np", "numpy") and node.attr not in _OWN_GENERATORS)
+    return (
+        isinstance(inner, ast.Attribute)
+        and inner.attr == "random"
+        and isinstance(inner.value, ast.Name)
+        and inner.value.id in ("np", "numpy")
+        and node.attr not in _OWN_GENERATORS
+    )
 
 
 #: calls that hand the student's code a copy of a value, so the grader's own stays what the cell made
@@ -156,9 +161,14 @@ def _copied_only(node: ast.AST) -> set[str]:
         if isinstance(func, ast.Attribute) and func.attr in ("copy", "astype") and isinstance(func.value, ast.Name):
             inside.add(id(func.value))
             copied.add(func.value.id)
-        elif (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
-              and (func.value.id, func.attr) in _COPIES and sub.args and isinstance(sub.args[0], ast.Name)
-              and not any(k.arg == "copy" for k in sub.keywords)):
+        elif (
+            isinstance(func, ast.Attribute)
+            and isinstance(func.value, ast.Name)
+            and (func.value.id, func.attr) in _COPIES
+            and sub.args
+            and isinstance(sub.args[0], ast.Name)
+            and not any(k.arg == "copy" for k in sub.keywords)
+        ):
             inside.add(id(sub.args[0]))
             copied.add(sub.args[0].id)
     for sub in ast.walk(node):
@@ -176,8 +186,13 @@ def _holds_assert(node: ast.AST) -> bool:
 def _free_names(node: ast.AST) -> set[str]:
     """The names a function or class definition reads that it does not bind itself."""
     reads, binds = _names(node)
-    args = {a.arg for sub in ast.walk(node) if isinstance(sub, ast.arguments)
-            for a in (*sub.posonlyargs, *sub.args, *sub.kwonlyargs, sub.vararg, sub.kwarg) if a is not None}
+    args = {
+        a.arg
+        for sub in ast.walk(node)
+        if isinstance(sub, ast.arguments)
+        for a in (*sub.posonlyargs, *sub.args, *sub.kwonlyargs, sub.vararg, sub.kwarg)
+        if a is not None
+    }
     return reads - binds - args
 
 
@@ -250,8 +265,8 @@ def _segment(lines: list[str], node: ast.stmt) -> str:
     first, last = node.lineno - 1, node.end_lineno - 1
     head, tail = lines[first].encode(), lines[last].encode()  # the offsets count UTF-8 bytes
     if first == last:
-        return head[node.col_offset:node.end_col_offset].decode()
-    return "\n".join([head[node.col_offset:].decode(), *lines[first + 1:last], tail[:node.end_col_offset].decode()])
+        return head[node.col_offset : node.end_col_offset].decode()
+    return "\n".join([head[node.col_offset :].decode(), *lines[first + 1 : last], tail[: node.end_col_offset].decode()])
 
 
 def _slice_givens(statements: list[Statement]) -> None:

@@ -47,8 +47,13 @@ class Worker:
 
     def _start(self) -> subprocess.Popen:
         env = {**os.environ, "COURSE_JUDGE_MEMORY_MB": str(MEMORY_MB)}
-        proc = subprocess.Popen([sys.executable, "-m", "instructor.grading.checks.worker"], stdin=subprocess.PIPE,
-                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "instructor.grading.checks.worker"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env=env,
+        )
         if self._read(proc, START_SECONDS) != {"ready": True}:
             self._stop(proc)
             raise RuntimeError("the judge process did not start")
@@ -72,13 +77,23 @@ class Worker:
             proc.kill()
             proc.wait()
 
-    def judge(self, found: Plan, setup: tuple[str, ...], records: dict[int, dict],
-              seconds: float | None = None) -> Verdict:
+    def judge(
+        self, found: Plan, setup: tuple[str, ...], records: dict[int, dict], seconds: float | None = None
+    ) -> Verdict:
         """The verdict on ``found``'s cell, judged in the worker within ``seconds`` (default :data:`SECONDS`);
         a failed verdict if the worker gave none."""
         seconds = SECONDS if seconds is None else seconds
-        request = json.dumps({"cell": found.cell, "source": found.source, "setup": list(setup),
-                              "records": {str(k): v for k, v in records.items()}}) + "\n"
+        request = (
+            json.dumps(
+                {
+                    "cell": found.cell,
+                    "source": found.source,
+                    "setup": list(setup),
+                    "records": {str(k): v for k, v in records.items()},
+                }
+            )
+            + "\n"
+        )
         with self._lock:
             if self._proc is None or self._proc.poll() is not None:
                 self._proc = self._start()
@@ -93,9 +108,10 @@ class Worker:
                 late = time.monotonic() - start >= seconds
                 self._stop(self._proc)
                 self._proc = None
-                why = (f"took more than {seconds:g} s" if late else f"needed more than {MEMORY_MB} MB or failed")
-                return Verdict(False, 1, "JudgeStopped", f"the grader stopped judging this cell: its values {why}",
-                               broken=True)
+                why = f"took more than {seconds:g} s" if late else f"needed more than {MEMORY_MB} MB or failed"
+                return Verdict(
+                    False, 1, "JudgeStopped", f"the grader stopped judging this cell: its values {why}", broken=True
+                )
         return Verdict(**answer["verdict"])
 
     def close(self) -> None:
@@ -119,8 +135,9 @@ class Budget:
         return self.total - self.spent
 
 
-def judge_isolated(found: Plan, setup: tuple[str, ...], records: dict[int, dict],
-                   budget: Budget | None = None) -> Verdict:
+def judge_isolated(
+    found: Plan, setup: tuple[str, ...], records: dict[int, dict], budget: Budget | None = None
+) -> Verdict:
     """:func:`~instructor.grading.checks.judge.judge`, in the worker process (see the module doc).
 
     With a ``budget`` (one per submission), a cell gets at most what is left
@@ -129,8 +146,13 @@ def judge_isolated(found: Plan, setup: tuple[str, ...], records: dict[int, dict]
     if budget is None:
         return _WORKER.judge(found, setup, records)
     if budget.left() <= 0:
-        return Verdict(False, 1, "JudgeStopped", f"the grader stopped judging: this submission used its "
-                                                 f"{budget.total:g} s of judging time before this cell", broken=True)
+        return Verdict(
+            False,
+            1,
+            "JudgeStopped",
+            f"the grader stopped judging: this submission used its {budget.total:g} s of judging time before this cell",
+            broken=True,
+        )
     start = time.monotonic()
     try:
         return _WORKER.judge(found, setup, records, min(SECONDS, budget.left()))
@@ -154,11 +176,17 @@ def serve() -> int:
             records = {int(k): v for k, v in request["records"].items()}
             verdict = judge(found, trusted_imports(list(setup)), records)
         except MemoryError:
-            verdict = Verdict(False, 1, "JudgeStopped", f"the grader stopped judging this cell: its values needed "
-                                                          f"more than {limit // 2**20} MB", broken=True)
+            verdict = Verdict(
+                False,
+                1,
+                "JudgeStopped",
+                f"the grader stopped judging this cell: its values needed more than {limit // 2**20} MB",
+                broken=True,
+            )
         except Exception as err:  # a request the worker cannot read is a cell it cannot judge
-            verdict = Verdict(False, 1, "JudgeStopped", f"the grader could not judge this cell ({type(err).__name__})",
-                              broken=True)
+            verdict = Verdict(
+                False, 1, "JudgeStopped", f"the grader could not judge this cell ({type(err).__name__})", broken=True
+            )
         out.write(json.dumps({"verdict": asdict(verdict)}) + "\n")
         out.flush()
     return 0

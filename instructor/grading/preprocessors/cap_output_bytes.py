@@ -24,8 +24,12 @@ def shortened(out, chars: int = Limits.verdict_chars):
     The sandbox's executor does the same inside (``_shorten``), with the same ``Limits.verdict_chars``.
     """
     if out.get("output_type") == "error":
-        return new_output("error", ename=str(out.get("ename", ""))[:100], evalue=str(out.get("evalue", ""))[:chars],
-                          traceback=[str(line)[:chars] for line in (out.get("traceback") or [])[-3:]])
+        return new_output(
+            "error",
+            ename=str(out.get("ename", ""))[:100],
+            evalue=str(out.get("evalue", ""))[:chars],
+            traceback=[str(line)[:chars] for line in (out.get("traceback") or [])[-3:]],
+        )
     return new_output("stream", name="stderr", text=str(out.get("text", ""))[:chars])
 
 

@@ -31,7 +31,9 @@ class CheckTestsRan(Preprocessor):
             if is_graded_test(cell) and not isinstance(count, int):
                 grade_id = cell.metadata["nbgrader"]["grade_id"]
                 flag(f"the test cell {grade_id!r} came back without running (scored 0)")
-                cell.outputs = [new_output("error", ename="TestNotRun", evalue="this test cell did not run", traceback=[])]
+                cell.outputs = [
+                    new_output("error", ename="TestNotRun", evalue="this test cell did not run", traceback=[])
+                ]
                 continue
             if isinstance(count, int):
                 if count != expected:

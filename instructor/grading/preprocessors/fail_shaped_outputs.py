@@ -45,7 +45,15 @@ class FailShapedTestOutputs(Preprocessor):
             if not reasons:
                 continue
             why = " and ".join(reasons)
-            carried(resources).flag(f"the test cell {grade_id(cell)!r} came back shaped by the kernel ({why}): scored 0")
-            cell.outputs = [new_output("error", ename="ShapedOutput", traceback=[],
-                                       evalue=f"this test cell's output was shaped by the kernel ({why})")]
+            carried(resources).flag(
+                f"the test cell {grade_id(cell)!r} came back shaped by the kernel ({why}): scored 0"
+            )
+            cell.outputs = [
+                new_output(
+                    "error",
+                    ename="ShapedOutput",
+                    traceback=[],
+                    evalue=f"this test cell's output was shaped by the kernel ({why})",
+                )
+            ]
         return nb, resources

@@ -14,19 +14,37 @@ from instructor.grading.submission import carried
 
 #: (what it is, pattern) -- matched against student code with comments and strings removed
 PATTERNS = [
-    ("IPython's machinery", r"\bget_ipython\b|\binput_transformers\w*|\bast_transformers\b|\bevents\s*\.\s*register\b|__IPYTHON__|\brun_cell\b"),
+    (
+        "IPython's machinery",
+        r"\bget_ipython\b|\binput_transformers\w*|\bast_transformers\b|\bevents\s*\.\s*register\b|__IPYTHON__|\brun_cell\b",
+    ),
     ("the input history", r"\b(_ih|_oh|_dh|_i\d*|_ii+|In|Out)\b"),  # read as code: see reads_history
     ("builtins", r"\bbuiltins\b|__builtins__|__import__"),
     ("the import system", r"\bsys\s*\.\s*(modules|meta_path|path_hooks|path_importer_cache)\b|\bimportlib\b"),
-    ("the interpreter's hooks", r"\bsys\s*\.\s*(settrace|setprofile|_getframe|excepthook|displayhook|audit|addaudithook)\b|\binspect\b|\bgc\s*\.|\bctypes\b|\batexit\b|\bframe\b\s*\.\s*f_"),
-    ("a library function (monkeypatching)", r"\b(np|numpy|mg|mygrad|mynn|noggin|math|random|testing|plt|matplotlib)\s*(\.\s*\w+\s*)+=(?!=)|\bsetattr\s*\(|\bdelattr\s*\(|__code__|__globals__|__subclasses__|__dict__"),
+    (
+        "the interpreter's hooks",
+        r"\bsys\s*\.\s*(settrace|setprofile|_getframe|excepthook|displayhook|audit|addaudithook)\b|\binspect\b|\bgc\s*\.|\bctypes\b|\batexit\b|\bframe\b\s*\.\s*f_",
+    ),
+    (
+        "a library function (monkeypatching)",
+        r"\b(np|numpy|mg|mygrad|mynn|noggin|math|random|testing|plt|matplotlib)\s*(\.\s*\w+\s*)+=(?!=)|\bsetattr\s*\(|\bdelattr\s*\(|__code__|__globals__|__subclasses__|__dict__",
+    ),
     ("the grader's own code", r"\b(from|import)\s+(instructor|course_data)\b|\bnbgrader\b"),
-    ("processes or signals", r"\bos\s*\.\s*(kill|killpg|system|fork|forkpty|exec\w*|spawn\w*|setsid|_exit|popen)\b|\bsubprocess\b|\bmultiprocessing\b|\bsignal\b|\bthreading\b|\bPopen\b"),
-    ("files outside the notebook's folder, or the environment", r"['\"]/(etc|proc|sys|root|work|home|tmp|dev)\b|\bos\s*\.\s*(environ|getenv)\b|\bsocket\b|\burllib\b|\brequests\b"),
+    (
+        "processes or signals",
+        r"\bos\s*\.\s*(kill|killpg|system|fork|forkpty|exec\w*|spawn\w*|setsid|_exit|popen)\b|\bsubprocess\b|\bmultiprocessing\b|\bsignal\b|\bthreading\b|\bPopen\b",
+    ),
+    (
+        "files outside the notebook's folder, or the environment",
+        r"['\"]/(etc|proc|sys|root|work|home|tmp|dev)\b|\bos\s*\.\s*(environ|getenv)\b|\bsocket\b|\burllib\b|\brequests\b",
+    ),
     ("dynamic code", r"(?<![\w.])(eval|exec|compile)\s*\("),
     # the kernel sends the values a check reads to the grader as display data of its own MIME type (course.values)
-    ("the grader's value channel", r"\bcourse\s*\.\s*values\b|\bfrom\s+course\s+import\b[^\n]*\bvalues\b|"
-     r"\bpublish_display_data\b|\bdisplay_pub\b|\bvnd\s*\.\s*course\b"),
+    (
+        "the grader's value channel",
+        r"\bcourse\s*\.\s*values\b|\bfrom\s+course\s+import\b[^\n]*\bvalues\b|"
+        r"\bpublish_display_data\b|\bdisplay_pub\b|\bvnd\s*\.\s*course\b",
+    ),
 ]
 _COMPILED = [(what, re.compile(p)) for what, p in PATTERNS]
 HISTORY = "the input history"
@@ -76,8 +94,7 @@ def reads_history(source: str) -> bool:
             elif node.id not in bound:  # a loop's, a `with ... as`'s, a walrus's target
                 bind(node.id, (node.lineno, node.col_offset))
     far = (10**9, 0)
-    return any(_HISTORY_NAME.fullmatch(name) and name not in always and at < bound.get(name, far)
-               for name, at in reads)
+    return any(_HISTORY_NAME.fullmatch(name) and name not in always and at < bound.get(name, far) for name, at in reads)
 
 
 def _code_only(source: str, strings: bool = True) -> str:
@@ -89,7 +106,9 @@ def _code_only(source: str, strings: bool = True) -> str:
         for tok in tokenize.generate_tokens(io.StringIO(text).readline):
             if tok.type == tokenize.COMMENT:
                 continue
-            if tok.type == tokenize.STRING and (not strings or tok.string.lstrip("rbuRBUfF").startswith(('"""', "'''"))):
+            if tok.type == tokenize.STRING and (
+                not strings or tok.string.lstrip("rbuRBUfF").startswith(('"""', "'''"))
+            ):
                 continue
             out.append(tok.string)
         return " ".join(out)
@@ -98,8 +117,11 @@ def _code_only(source: str, strings: bool = True) -> str:
 
 
 def magics(source: str) -> list[str]:
-    return [line.strip().split()[0] for line in source.splitlines() if line.lstrip().startswith(("%", "!"))
-            and not line.strip().startswith("%matplotlib")]
+    return [
+        line.strip().split()[0]
+        for line in source.splitlines()
+        if line.lstrip().startswith(("%", "!")) and not line.strip().startswith("%matplotlib")
+    ]
 
 
 class FlagTestMachinery(Preprocessor):

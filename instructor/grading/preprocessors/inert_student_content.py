@@ -33,11 +33,51 @@ SAFE_OUTPUTS = ("text/plain", "image/png", "image/jpeg", "image/gif")
 #: what a sanitised student cell starts with (so a second pass only cleans again)
 MARK = '<div class="student-markdown">'
 #: what rendered markdown needs; nothing that runs, submits, embeds or restyles the page
-TAGS = {"a", "abbr", "b", "blockquote", "br", "code", "del", "div", "em", "h1", "h2", "h3", "h4", "h5", "h6",
-        "hr", "i", "img", "li", "ol", "p", "pre", "s", "span", "strong", "sub", "sup", "table", "tbody", "td",
-        "th", "thead", "tr", "ul"}
-ATTRIBUTES = {"a": {"href", "title"}, "img": {"alt", "title", "src"}, "td": {"align"}, "th": {"align"},
-              "div": {"class"}, "span": {"class"}, "code": {"class"}}
+TAGS = {
+    "a",
+    "abbr",
+    "b",
+    "blockquote",
+    "br",
+    "code",
+    "del",
+    "div",
+    "em",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "hr",
+    "i",
+    "img",
+    "li",
+    "ol",
+    "p",
+    "pre",
+    "s",
+    "span",
+    "strong",
+    "sub",
+    "sup",
+    "table",
+    "tbody",
+    "td",
+    "th",
+    "thead",
+    "tr",
+    "ul",
+}
+ATTRIBUTES = {
+    "a": {"href", "title"},
+    "img": {"alt", "title", "src"},
+    "td": {"align"},
+    "th": {"align"},
+    "div": {"class"},
+    "span": {"class"},
+    "code": {"class"},
+}
 URL_SCHEMES = {"http", "https", "mailto", "data"}
 
 
@@ -51,11 +91,20 @@ def _attribute(tag: str, name: str, value: str) -> str | None:
 
 def inert_markdown(source: str) -> str:
     """``source`` (markdown, or HTML this function made) as one sanitised HTML block."""
-    body = source[len(MARK):-len("</div>")] if source.startswith(MARK) and source.endswith("</div>") else \
-        markdown2html_mistune(source)
-    clean = nh3.clean(body, tags=TAGS, attributes=ATTRIBUTES, url_schemes=URL_SCHEMES,
-                      link_rel="noopener noreferrer nofollow", strip_comments=True,
-                      attribute_filter=_attribute)
+    body = (
+        source[len(MARK) : -len("</div>")]
+        if source.startswith(MARK) and source.endswith("</div>")
+        else markdown2html_mistune(source)
+    )
+    clean = nh3.clean(
+        body,
+        tags=TAGS,
+        attributes=ATTRIBUTES,
+        url_schemes=URL_SCHEMES,
+        link_rel="noopener noreferrer nofollow",
+        strip_comments=True,
+        attribute_filter=_attribute,
+    )
     # one line: a markdown renderer ends an HTML block at a blank line and would parse the rest as markdown
     return MARK + clean.replace("\r", "").replace("\n", "&#10;") + "</div>"
 
@@ -80,6 +129,7 @@ _ATTACHMENT = re.compile(r"attachment:([^\s)\"'>]+)")
 def _attachments_inline(source: str, attachments: dict) -> str:
     """``attachment:<name>`` references (a screenshot pasted into a written answer) as data the page
     holds: a PNG, JPEG or GIF stays visible to the grader; anything else becomes a note."""
+
     def one(m: re.Match) -> str:
         found = attachments.get(m.group(1)) or {}
         for mime in ("image/png", "image/jpeg", "image/gif"):
@@ -107,8 +157,11 @@ def make_inert(cell, course: set[str]) -> None:
     """Sanitise one cell in place (see the module doc); the course's own text stays as it is."""
     if cell.cell_type in ("markdown", "raw") and not is_course_cell(cell, course):
         text = _attachments_inline(cell.source, cell.pop("attachments", None) or {})
-        source = inert_markdown(text) if cell.cell_type == "markdown" else \
-            MARK + "<pre>" + nh3.clean_text(text).replace("\n", "&#10;") + "</pre></div>"
+        source = (
+            inert_markdown(text)
+            if cell.cell_type == "markdown"
+            else MARK + "<pre>" + nh3.clean_text(text).replace("\n", "&#10;") + "</pre></div>"
+        )
         cell.cell_type, cell.source = "markdown", source
         cell.metadata.pop("format", None)
         cell.metadata.pop("raw_mimetype", None)

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 from nbconvert.preprocessors import Preprocessor
+from nbgrader.api import Gradebook
 from traitlets import Bool
 
 from instructor.cells import grade_id, is_graded_test
-from nbgrader.api import Gradebook
-
 from instructor.grading.checks.cells import CHANNEL_FAULTS, judge_cell, setup_sources, stray_records
 from instructor.grading.checks.judge import imported_names, trusted_imports
 from instructor.grading.checks.split import RECORD, plan
@@ -43,8 +42,10 @@ class JudgeChecks(Preprocessor):
             if verdict.exception == "JudgeStopped":
                 sub.flag(f"test cell {grade_id(cell)!r}: {verdict.message} (scored 0)")
             elif verdict.broken:
-                sub.flag(f"the grader could not run the release's own code of test cell {grade_id(cell)!r}: "
-                         f"{verdict.message[:200]}")
+                sub.flag(
+                    f"the grader could not run the release's own code of test cell {grade_id(cell)!r}: "
+                    f"{verdict.message[:200]}"
+                )
             elif verdict.exception in CHANNEL_FAULTS:
                 sub.flag(f"test cell {grade_id(cell)!r}: {verdict.message} (scored 0)")
         for stray in stray_records(nb, plans):

@@ -18,7 +18,8 @@ class KeepHandGrades(SaveAutoGrades):
 
     def _add_score(self, cell, resources) -> None:
         grade = self.gradebook.find_grade(
-            cell.metadata["nbgrader"]["grade_id"], self.notebook_id, self.assignment_id, self.student_id)
+            cell.metadata["nbgrader"]["grade_id"], self.notebook_id, self.assignment_id, self.student_id
+        )
         before = (grade.manual_score is not None, grade.auto_score, grade.needs_manual_grade)
         super()._add_score(cell, resources)
         hand_graded, old_auto, old_flag = before

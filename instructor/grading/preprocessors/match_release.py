@@ -42,7 +42,11 @@ class MatchRelease(Preprocessor):
         student = [c for c in nb.cells if c.cell_type == "code"]
         answers = [c for c in release.cells if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("solution")]
         rebuilt, matched = copy.deepcopy(release), 0
-        by_id = {c.metadata["nbgrader"]["grade_id"]: c for c in rebuilt.cells if c.metadata.get("nbgrader", {}).get("grade_id")}
+        by_id = {
+            c.metadata["nbgrader"]["grade_id"]: c
+            for c in rebuilt.cells
+            if c.metadata.get("nbgrader", {}).get("grade_id")
+        }
         for answer in answers:
             names = defined_names(answer.source)
             hits = [c for c in student if names and names <= defined_names(c.source)]
@@ -50,6 +54,10 @@ class MatchRelease(Preprocessor):
                 by_id[answer.metadata["nbgrader"]["grade_id"]].source = hits[-1].source
                 matched += 1
         if not matched:
-            raise NotGraded("the notebook has no nbgrader metadata and none of its cells defines what the release asks for")
-        carried(resources).note(f"no nbgrader metadata: {matched} of {len(answers)} answers matched to the release by name")
+            raise NotGraded(
+                "the notebook has no nbgrader metadata and none of its cells defines what the release asks for"
+            )
+        carried(resources).note(
+            f"no nbgrader metadata: {matched} of {len(answers)} answers matched to the release by name"
+        )
         return rebuilt, resources

@@ -21,7 +21,10 @@ def release_notebook(config, resources):
 
             info = resources["nbgrader"]
             coursedir = CourseDirectory(config=config)
-            path = Path(coursedir.format_path(coursedir.release_directory, ".", info["assignment"])) / f"{info['notebook']}.ipynb"
+            path = (
+                Path(coursedir.format_path(coursedir.release_directory, ".", info["assignment"]))
+                / f"{info['notebook']}.ipynb"
+            )
         except (KeyError, ValueError):
             return None
     path = Path(path)

@@ -87,8 +87,11 @@ class RestoreTamperedCells(Preprocessor):
 
 
 def _by_id(nb) -> dict:
-    return {c.metadata["nbgrader"]["grade_id"]: c for c in nb.cells
-            if c.get("metadata", {}).get("nbgrader", {}).get("grade_id")}
+    return {
+        c.metadata["nbgrader"]["grade_id"]: c
+        for c in nb.cells
+        if c.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+    }
 
 
 def _archive(config, sub) -> list:

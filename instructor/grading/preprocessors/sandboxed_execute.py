@@ -24,9 +24,12 @@ def outputs_into(sent, returned):
     if len(cells) != len(sent.cells):
         raise NotGraded(f"the sandbox returned {len(cells)} cells for the {len(sent.cells)} it was given")
     made = copy.deepcopy(sent)
-    for index, (mine, theirs) in enumerate(zip(made.cells, cells)):
-        if theirs.get("cell_type") != mine.cell_type or theirs.get("source") != mine.source or \
-                theirs.get("metadata", {}).get("nbgrader") != mine.get("metadata", {}).get("nbgrader"):
+    for index, (mine, theirs) in enumerate(zip(made.cells, cells, strict=True)):
+        if (
+            theirs.get("cell_type") != mine.cell_type
+            or theirs.get("source") != mine.source
+            or theirs.get("metadata", {}).get("nbgrader") != mine.get("metadata", {}).get("nbgrader")
+        ):
             raise NotGraded(f"the sandbox returned a notebook that is not the one it was given (cell {index})")
         if mine.cell_type == "code":
             mine.outputs = theirs.get("outputs", [])
@@ -60,8 +63,11 @@ class SandboxedExecute(Preprocessor):
 
     def limits(self) -> sandbox.Limits:
         return sandbox.Limits(
-            cell_timeout=self.cell_timeout, notebook_budget=self.notebook_budget, memory_mb=self.memory_mb,
-            processes=self.processes, cell_output_bytes=self.cell_output_bytes,
+            cell_timeout=self.cell_timeout,
+            notebook_budget=self.notebook_budget,
+            memory_mb=self.memory_mb,
+            processes=self.processes,
+            cell_output_bytes=self.cell_output_bytes,
             notebook_output_bytes=self.notebook_output_bytes,
         )
 

@@ -34,6 +34,17 @@ from instructor.reporting.feedback.preprocessors.withhold_leaks import WithholdL
 #: error outputs) before ClearHiddenTestsOfTests removes them; WithholdLeaks checks the final
 #: outputs, so it comes last.
 FEEDBACK = [
-    GetGrades, MarkPendingGrades, NameGradedCells, ExplainVerdicts, HideHiddenTestOutputs, ClearHiddenTestsOfTests, ClearRubrics,
-    ShortenTracebacks, EscapeStudentHTML, InlineFigures, CapOutputBytes, WithholdLeaks, CSSHTMLHeaderPreprocessor,
+    GetGrades,
+    MarkPendingGrades,
+    NameGradedCells,
+    ExplainVerdicts,
+    HideHiddenTestOutputs,
+    ClearHiddenTestsOfTests,
+    ClearRubrics,
+    ShortenTracebacks,
+    EscapeStudentHTML,
+    InlineFigures,
+    CapOutputBytes,
+    WithholdLeaks,
+    CSSHTMLHeaderPreprocessor,
 ]

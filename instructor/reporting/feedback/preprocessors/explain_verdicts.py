@@ -57,14 +57,18 @@ class ExplainVerdicts(Preprocessor):
     enabled = Bool(True, help="nbconvert preprocessors are off unless enabled").tag(config=True)
 
     def preprocess(self, nb, resources):
-        answers = {grade_id(c): (i, c.source) for i, c in enumerate(nb.cells)
-                   if c.get("metadata", {}).get("nbgrader", {}).get("solution") and c.cell_type == "code"}
+        answers = {
+            grade_id(c): (i, c.source)
+            for i, c in enumerate(nb.cells)
+            if c.get("metadata", {}).get("nbgrader", {}).get("solution") and c.cell_type == "code"
+        }
         tests = [(i, c) for i, c in enumerate(nb.cells) if is_graded_test(c)]
         called = {}  # task -> names its checks use (the release's words)
         for _, cell in tests:
             called.setdefault(task_of(cell), set()).update(_names(visible_source(cell.source)))
-        offers = {task: _names(answers[task][1], top_level_definitions=True) & called.get(task, set())
-                  for task in answers}
+        offers = {
+            task: _names(answers[task][1], top_level_definitions=True) & called.get(task, set()) for task in answers
+        }
 
         for cell in nb.cells:
             meta = cell.get("metadata", {}).get("nbgrader", {})
@@ -84,7 +88,8 @@ class ExplainVerdicts(Preprocessor):
             task = task_of(cell)
             used = _names(visible_source(cell.source)) | _names(answers.get(task, (0, ""))[1])
             meta["depends"] = sorted(
-                [name, other] for other in failed_tasks
+                [name, other]
+                for other in failed_tasks
                 if other != task and other in answers and answers[other][0] < index
                 for name in offers.get(other, set()) & used
             )

@@ -42,10 +42,13 @@ class HideHiddenTestOutputs(Preprocessor):
     """
 
     enabled = Bool(True).tag(config=True)
-    note = Unicode("This cell ran hidden tests; its output is not shown. Its verdict is above, and below "
-                   "when it failed.").tag(config=True)
-    after_note = Unicode("Output not shown: this cell ran after hidden checks, and code in a notebook can "
-                         "pass on what they hold. Your own output is in your notebook.").tag(config=True)
+    note = Unicode(
+        "This cell ran hidden tests; its output is not shown. Its verdict is above, and below when it failed."
+    ).tag(config=True)
+    after_note = Unicode(
+        "Output not shown: this cell ran after hidden checks, and code in a notebook can "
+        "pass on what they hold. Your own output is in your notebook."
+    ).tag(config=True)
 
     def preprocess(self, nb, resources):
         found = withheld(resources).hidden_lines

@@ -37,14 +37,17 @@ def course_folders(config, resources) -> list[Path]:
         # submission view passes "assignment_id"
         assignment = (resources.get("nbgrader") or {}).get("assignment") or resources["assignment_id"]
         coursedir = CourseDirectory(config=config)
-        return [Path(coursedir.format_path(folder, ".", assignment))
-                for folder in (coursedir.source_directory, coursedir.release_directory)]
+        return [
+            Path(coursedir.format_path(folder, ".", assignment))
+            for folder in (coursedir.source_directory, coursedir.release_directory)
+        ]
     except (KeyError, TypeError, ValueError):
         return []
 
 
 def inline(source: str, folders: list[Path]) -> str:
     """``source`` with each figure reference replaced by its file's bytes as a data URI (when found)."""
+
     def one(m: re.Match) -> str:
         for folder in folders:
             path = folder / m.group(2)

@@ -27,4 +27,3 @@ class MarkPendingGrades(NbGraderPreprocessor):
             if meta.get("grade") or meta.get("task"):
                 meta["pending"] = meta.get("grade_id") in pending
         return nb, resources
-

@@ -34,7 +34,10 @@ class WithholdLeaks(Preprocessor):
 
             info = resources["nbgrader"]
             coursedir = CourseDirectory(config=self.config)
-            path = Path(coursedir.format_path(coursedir.source_directory, ".", info["assignment"])) / f"{info['notebook']}.ipynb"
+            path = (
+                Path(coursedir.format_path(coursedir.source_directory, ".", info["assignment"]))
+                / f"{info['notebook']}.ipynb"
+            )
             return nbformat.read(str(path), as_version=4) if path.is_file() else None
         except (KeyError, OSError, ValueError):
             return None

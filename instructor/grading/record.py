@@ -65,9 +65,8 @@ def record(folder: Path, sub: Submission, db: str | None = None) -> Result:
         if autograded is not None and autograded.exists():
             shutil.rmtree(autograded)
     else:
-        graded_before = _answers_graded(autograded / f"{sub.assignment}.ipynb")
         sub.notebook.metadata[ANSWERS] = answers(sub.notebook)
-        penalty = _into_gradebook(folder, sub, db, graded_before)
+        penalty = _into_gradebook(folder, sub, db)
         sub.notebook.metadata[SUMMARY] = summary(sub.result(), penalty)
         autograded.mkdir(parents=True, exist_ok=True)
         for stale in autograded.iterdir():  # only the notebook belongs here
@@ -153,8 +152,10 @@ def _take_back_changed_answers(gb, folder: Path, sub: Submission, graded_before:
         sub.note(f"{ANSWER_CHANGED}: {entry['cell']} ({entry['from']:g} points taken back) waits for a grader again")
 
 
-def _into_gradebook(folder: Path, sub: Submission, db: str | None, graded_before: dict[str, str] | None = None) -> float:
+def _into_gradebook(folder: Path, sub: Submission, db: str | None) -> float:
     """Scores, hand grades kept (of unchanged answers only), late penalty; returns the penalty."""
+    # the answers a grader saw: those of the autograded notebook still on disk (replaced after this)
+    graded_before = _answers_graded(places(folder, sub.student, sub.assignment)[2] / f"{sub.assignment}.ipynb")
     cfg = grading_config(folder, db)
     db_url, course_id = cfg.CourseDirectory.db_url, cfg.CourseDirectory.course_id
     with Gradebook(db_url, course_id) as gb:
@@ -168,7 +169,7 @@ def _into_gradebook(folder: Path, sub: Submission, db: str | None, graded_before
                               "student": sub.student}}
     sub.notebook, _ = run_chain(RECORD, sub.notebook, resources, cfg)
     with Gradebook(db_url, course_id) as gb:
-        _take_back_changed_answers(gb, folder, sub, graded_before or {})
+        _take_back_changed_answers(gb, folder, sub, graded_before)
         if sub.status is Status.FLAGGED:
             # a flagged submission shows as "needs manual grade" in nbgrader's formgrader; a hand grade
             # already given stays done (KeepHandGrades re-flags it only if its autograde score changed)

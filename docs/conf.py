@@ -2,11 +2,16 @@
 
 Sphinx rather than MkDocs: the student package's API comes from its numpydoc
 docstrings (autodoc + napoleon, as MyGrad documents itself), the command
-reference from the `course` parser itself (sphinx-argparse), so neither can
+reference from the `course` parser itself (each verb's own --help), so neither can
 drift from the code; pages are Markdown through MyST, like the README.
 """
 
 from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent / "_ext"))
 
 project = "Sequence models, from RNN to Transformer"
 author = "the course's authors"
@@ -16,7 +21,7 @@ extensions = [
     "myst_parser",  # Markdown pages
     "sphinx.ext.autodoc",  # the student package's API, from its docstrings
     "sphinx.ext.napoleon",  # numpydoc sections (Parameters, Returns, Notes)
-    "sphinxarg.ext",  # `course` commands, from instructor.cli.build_parser
+    "course_help",  # `course` commands, from instructor.cli.build_parser (docs/_ext/course_help.py)
 ]
 
 source_suffix = {".md": "markdown"}

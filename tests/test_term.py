@@ -1,6 +1,7 @@
-"""A term, end to end, on the toy course, with the commands the README gives.
+"""A term, end to end, on the toy course, with the commands the instructors' page gives.
 
-Every command below is written in README "For instructors" with the course's
+Every command below is written in docs/instructors.md (the documentation's
+page for instructors; "the README" below) with the course's
 real names (01_rnn, /srv/nbgrader/exchange, ...); :func:`readme_command`
 checks that and the test runs it with the toy course's names, as separate
 processes: ``course`` and ``nbgrader`` as an instructor or a student types
@@ -28,7 +29,7 @@ import pytest
 from instructor.paths import REPO_ROOT
 from tests.system import require_sandbox
 
-README = (REPO_ROOT / "README.md").read_text()
+README = (REPO_ROOT / "docs" / "instructors.md").read_text()
 #: the README's names -> the toy term's (filled in by the fixture)
 README_NAMES = {"A": "01_rnn", "EXCHANGE": "/srv/nbgrader/exchange", "ROSTER": "class.csv", "ID": "amy",
                 "DUE": "2026-10-05 17:00 UTC", "CSV": "grades.csv"}

@@ -17,6 +17,7 @@ from __future__ import annotations
 import base64
 import io
 import math
+from typing import Any
 
 import numpy as np
 
@@ -72,7 +73,8 @@ def encode(value, _depth: int = 0, _budget: list | None = None):
     if isinstance(value, float) and not isinstance(value, np.generic):
         number = float.__float__(value)
         return {"t": "float", "v": repr(number)} if not math.isfinite(number) else number
-    for plain in (list, tuple, set, frozenset):
+    containers: tuple[type[Any], ...] = (list, tuple, set, frozenset)
+    for plain in containers:
         if isinstance(value, plain):
             items = list(plain.__iter__(value))
             if plain in (set, frozenset):
@@ -185,7 +187,8 @@ def _decode(data, depth: int):
         return float(data)
     if type(data) is not dict or "t" not in data:
         raise ValueError(f"not a value: {type(data).__name__}")
-    kind, v = data["t"], data.get("v")
+    kind = data["t"]
+    v: Any = data.get("v")  # untrusted JSON: each kind below checks the shape it needs
     if kind == "int":
         if len(str(v)) > 100_000:
             raise ValueError("an int too long")

@@ -17,7 +17,7 @@ from __future__ import annotations
 import sys
 
 from instructor.cells import grade_id, hidden_line_numbers, is_graded_test, read, tags
-from instructor.grading.checks.cells import judge_cell, notebook_imports, split_notebook
+from instructor.grading.checks.cells import judge_cell, notebook_imports, split_notebook, test_cell_id
 from instructor.grading.checks.influence import Influenced, influenced
 from instructor.grading.checks.judge import imported_names
 from instructor.grading.checks.split import JUDGED, KERNEL_ASSERT, plan
@@ -37,7 +37,7 @@ def where_judged(nb) -> tuple[int, int, list[str]]:
     for cell in nb.cells:
         if not is_graded_test(cell):
             continue
-        found = plan(grade_id(cell), cell.source, names)
+        found = plan(test_cell_id(cell), cell.source, names)
         judged += found.count(JUDGED)
         kernel += found.count(KERNEL_ASSERT)
         lines += [
@@ -60,7 +60,7 @@ def kernel_influenced(nb) -> list[Influenced]:
         weak
         for cell in nb.cells
         if is_graded_test(cell)
-        for weak in influenced(plan(grade_id(cell), cell.source, names), hidden_line_numbers(cell.source))
+        for weak in influenced(plan(test_cell_id(cell), cell.source, names), hidden_line_numbers(cell.source))
     ]
 
 

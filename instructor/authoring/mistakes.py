@@ -53,6 +53,8 @@ def load(folder: Path, assignment: str) -> list[Mistake]:
     if not path.is_file():
         raise FileNotFoundError(f"there is no mistake catalogue {path}")
     spec = importlib.util.spec_from_file_location(f"course_mistakes_{assignment}", path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load the mistake catalogue {path} as a Python module")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return list(module.MISTAKES)

@@ -151,7 +151,7 @@ def _template(node: ast.expr, source: str = "") -> tuple[str, tuple, tuple] | No
         for part in node.values:
             if isinstance(part, ast.Constant):
                 parts[-1] += str(part.value)
-            else:
+            elif isinstance(part, ast.FormattedValue):  # an f-string holds only these two kinds of part
                 code = ast.get_source_segment(source, part.value) if source else None
                 names = frozenset(n.id for n in ast.walk(part.value) if isinstance(n, ast.Name))
                 fields.append((code or ast.unparse(part.value), names))
@@ -180,7 +180,8 @@ def _words(stmt: ast.stmt, source: str) -> tuple[str, bool]:
 def _marked(source: str) -> dict[int, frozenset[str]]:
     """For each line of ``source``: the names marked ``# feedback shows:`` before it in its hidden block."""
     hidden = hidden_line_numbers(source)
-    marked, shows = {}, frozenset()
+    marked: dict[int, frozenset[str]] = {}
+    shows: frozenset[str] = frozenset()
     for number, line in enumerate(source.splitlines(), start=1):
         if number not in hidden:
             shows = frozenset()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+from functools import partial
 
 from nbformat.v4 import new_output
 
@@ -37,6 +38,14 @@ def notebook_imports(nb) -> dict:
     return trusted_imports(list(setup_sources(nb)))
 
 
+def test_cell_id(cell) -> str:
+    """The ``grade_id`` of graded test ``cell``; raises ValueError without one (nbgrader cannot score such a cell)."""
+    name = grade_id(cell)
+    if name is None:
+        raise ValueError("a graded test cell has no nbgrader grade_id")
+    return name
+
+
 def split_cell(cell, imported: set[str], setup: tuple[str, ...] = ()) -> tuple[Plan, list[int]] | None:
     """Put the kernel part of graded test ``cell`` in its place; the plan and the line map, None if it cannot be split.
 
@@ -45,7 +54,7 @@ def split_cell(cell, imported: set[str], setup: tuple[str, ...] = ()) -> tuple[P
     if not is_graded_test(cell):
         return None
     try:
-        found = plan(grade_id(cell), cell["source"], imported)
+        found = plan(test_cell_id(cell), cell["source"], imported)
     except SyntaxError:
         return None  # run as it is; nbgrader's rule (an error fails it) decides
     code, origin = found.kernel_code(setup)
@@ -150,7 +159,7 @@ def _map_lines(cell, origin: list[int]) -> None:
     """
     count = cell.get("execution_count")
 
-    def back(m, first: list[bool]):
+    def back(m: re.Match[str], first: list[bool]) -> str:
         ours = str(m.group(2)) == str(count) if count is not None else first[0]
         first[0] = False
         if not ours:
@@ -162,7 +171,7 @@ def _map_lines(cell, origin: list[int]) -> None:
         if out.get("output_type") == "error":
             state = [True]
             out["traceback"] = [
-                _FRAME.sub(lambda m, state=state: back(m, state), str(line)) for line in out.get("traceback") or []
+                _FRAME.sub(partial(back, first=state), str(line)) for line in out.get("traceback") or []
             ]
 
 

@@ -27,6 +27,7 @@ A kernel assert (it calls the student's code itself) is never anchored.
 from __future__ import annotations
 
 import ast
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
 from instructor.grading.checks.split import JUDGED, KERNEL_ASSERT, Plan
@@ -130,7 +131,7 @@ def _anchored(test: ast.AST, taint: _Taint) -> bool:
     return False  # a kernel value's own truth
 
 
-def influenced(found: Plan, hidden_lines: set[int] = frozenset()) -> list[Influenced]:
+def influenced(found: Plan, hidden_lines: AbstractSet[int] = frozenset()) -> list[Influenced]:
     """The checks of ``found`` whose every compared value the kernel chose (see the module doc).
 
     ``hidden_lines`` are the cell's line numbers inside hidden-test markers.

@@ -103,7 +103,8 @@ class Plan:
 
 def _names(node: ast.AST) -> tuple[set[str], set[str]]:
     """(names read, names bound) anywhere in ``node``: a generous count, which only makes more values the kernel's."""
-    reads, binds = set(), set()
+    reads: set[str] = set()
+    binds: set[str] = set()
     for sub in ast.walk(node):
         if isinstance(sub, ast.Name):
             (binds if isinstance(sub.ctx, (ast.Store, ast.Del)) else reads).add(sub.id)
@@ -262,6 +263,8 @@ def _plan(cell: str, source: str, imported: frozenset[str]) -> Plan:
 def _segment(lines: list[str], node: ast.stmt) -> str:
     """The source of top-level statement ``node`` (what ``ast.get_source_segment`` gives, without
     splitting the cell's source again for every statement)."""
+    if node.end_lineno is None:
+        raise ValueError(f"statement at line {node.lineno} has no end position (it was not parsed from source)")
     first, last = node.lineno - 1, node.end_lineno - 1
     head, tail = lines[first].encode(), lines[last].encode()  # the offsets count UTF-8 bytes
     if first == last:

@@ -41,7 +41,7 @@ START_SECONDS = 60.0
 class Worker:
     """One judge process, shared by the threads of a grader process (one request at a time)."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self._lock = threading.Lock()
         self._proc: subprocess.Popen | None = None
 
@@ -62,6 +62,8 @@ class Worker:
     @staticmethod
     def _read(proc: subprocess.Popen, seconds: float):
         """One JSON line from ``proc`` within ``seconds``, or None (late, dead or garbled)."""
+        if proc.stdout is None:
+            raise ValueError("the judge process was started without a pipe for its answers")
         ready, _, _ = select.select([proc.stdout], [], [], seconds)
         if not ready:
             return None
@@ -97,6 +99,8 @@ class Worker:
         with self._lock:
             if self._proc is None or self._proc.poll() is not None:
                 self._proc = self._start()
+            if self._proc.stdin is None:
+                raise ValueError("the judge process was started without a pipe for its requests")
             start = time.monotonic()
             try:
                 self._proc.stdin.write(request.encode())

@@ -82,7 +82,7 @@ def reads_history(source: str) -> bool:
             # the value is read before the targets are bound (`In = In` reads the history)
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             for name in (n for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)):
-                bind(name.id, (node.end_lineno, node.end_col_offset))
+                bind(name.id, _end(node))
                 if isinstance(node, ast.AugAssign):  # `_i += 1` reads _i first
                     reads.append((name.id, (name.lineno, name.col_offset)))
         elif isinstance(node, ast.arg):
@@ -95,6 +95,13 @@ def reads_history(source: str) -> bool:
                 bind(node.id, (node.lineno, node.col_offset))
     far = (10**9, 0)
     return any(_HISTORY_NAME.fullmatch(name) and name not in always and at < bound.get(name, far) for name, at in reads)
+
+
+def _end(node: ast.stmt) -> tuple[int, int]:
+    """Where statement ``node`` ends (line, column); every node parsed from source has it."""
+    if node.end_lineno is None or node.end_col_offset is None:
+        raise ValueError(f"the statement at line {node.lineno} has no end position (not parsed from source)")
+    return node.end_lineno, node.end_col_offset
 
 
 def _code_only(source: str, strings: bool = True) -> str:

@@ -9,7 +9,7 @@ from traitlets import Bool
 from instructor.cells import grade_id, is_graded_test
 from instructor.grading.checks.cells import CHANNEL_FAULTS, judge_cell, setup_sources, stray_records
 from instructor.grading.checks.judge import imported_names, trusted_imports
-from instructor.grading.checks.split import RECORD, plan
+from instructor.grading.checks.split import RECORD, Plan, plan
 from instructor.grading.checks.worker import Budget
 from instructor.grading.preprocessors.release_notebook import release_notebook
 from instructor.grading.preprocessors.split_checks import KEY
@@ -53,22 +53,23 @@ class JudgeChecks(Preprocessor):
         return nb, resources
 
 
-def _from_gradebook(nb, resources, config) -> tuple[dict, dict]:
+def _from_gradebook(nb, resources, config) -> tuple[dict[str, tuple[Plan, str, list[int]]], tuple[str, ...]]:
     """The plans of ``nb``'s split test cells, made again from the release's code in the gradebook."""
     info = resources.get("nbgrader", {})
     if not any(is_graded_test(c) and RECORD in c.source for c in nb.cells) or "db_url" not in info:
-        return {}, {}
+        return {}, ()
     with Gradebook(info["db_url"]) as gb:
         notebook = gb.find_notebook(info["notebook"], info["assignment"])
         sources = {c.name: c.source for c in notebook.source_cells}
     release = release_notebook(config, resources)
     if release is None:
-        return {}, {}
+        return {}, ()
     setup = setup_sources(release)
     names = imported_names(trusted_imports(list(setup)))
     plans = {}
     for cell in nb.cells:
-        if is_graded_test(cell) and grade_id(cell) in sources:
-            found = plan(grade_id(cell), sources[grade_id(cell)], names)
-            plans[grade_id(cell)] = (found, sources[grade_id(cell)], found.kernel_code()[1])
+        name = grade_id(cell)
+        if is_graded_test(cell) and name is not None and name in sources:  # (the gradebook names every cell)
+            found = plan(name, sources[name], names)
+            plans[name] = (found, sources[name], found.kernel_code()[1])
     return plans, setup

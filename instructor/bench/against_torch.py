@@ -181,7 +181,8 @@ def bench_against_torch(
         for _ in range(rounds):
             for pair in pairs:
                 figures = time_round(pair, done, steps)
-                figures["load_1min"] = (load_average() or [None])[0]
+                loads = load_average()
+                figures["load_1min"] = loads[0] if loads else None
                 results["models"][pair.key]["rounds"].append(figures)
                 bar.update(1)
             done += steps

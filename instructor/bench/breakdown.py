@@ -234,7 +234,9 @@ def _torch_event_category(event) -> str | None:
 
 
 def _operation_classes() -> list[type]:
-    seen, todo = [], [Operation]
+    """MyGrad's ``Operation`` and every class below it."""
+    seen: list[type] = []
+    todo: list[type] = [Operation]
     while todo:
         cls = todo.pop()
         if cls not in seen:

@@ -43,11 +43,15 @@ import re
 import sys
 import time
 import warnings
+from collections.abc import Iterable
+from types import ModuleType
+from typing import cast
 
 # jsonschema (under nbformat) imports rfc3987_syntax when it is installed
 # (jupyter-events pulls it in); building its grammar costs about 2.4 s in every
 # executor process, for an IRI format check that notebook validation never uses.
-sys.modules.setdefault("rfc3987_syntax", None)
+# (None in sys.modules makes the import fail: the import system's documented rule, wider than its type)
+cast("dict[str, ModuleType | None]", sys.modules).setdefault("rfc3987_syntax", None)
 # the home is the kernel's (another uid in the sandbox): jupyter_client looks in IPython's folder there for
 # kernel specs only, and IPython warns that it cannot write it
 warnings.filterwarnings("ignore", message="IPython parent", category=UserWarning)
@@ -187,6 +191,7 @@ def _too_deep(value, limit: int = MAX_DEPTH) -> bool:
     stack = [(value, 0)]
     while stack:
         item, depth = stack.pop()
+        children: Iterable[object]
         if isinstance(item, dict):
             children = item.values()
         elif isinstance(item, (list, tuple)):
@@ -453,6 +458,8 @@ def run(job: dict) -> dict:
     status, detail, stopped_at, timed_out = "ok", "", None, []
     try:
         with client.setup_kernel():
+            if client.kc is None:
+                raise RuntimeError("the kernel started without a client to talk to it")
             _skip_undecodable(client.kc.iopub_channel)
             _skip_undecodable(client.kc.shell_channel)
             if prefix:  # the kernel runs: setuid and friends are no longer needed

@@ -21,7 +21,7 @@ def count_parameters(params) -> tuple[int, int]:
     return len(params), sum(int(np.prod(p.shape)) for p in params)
 
 
-def _fitted(array: np.ndarray, transposed: bool, shape: tuple[int, ...]) -> np.ndarray:
+def _fitted(array: np.ndarray, transposed: bool, shape: tuple[int, ...]) -> np.ndarray | None:
     """``array`` (one project parameter) in the twin's layout ``shape``, or None if it does not fit."""
     array = array.T if transposed else array
     if array.shape == shape:

@@ -36,8 +36,26 @@ from instructor.coursedir import directory, owner
 from instructor.errors import CourseError
 from instructor.terminal import inert_output
 
-COMMANDS = [demo, release, check, bundle, init, roster, release_to_exchange, extend, grade, unflag, formgrader,
-            export, feedback, report, similarity, data, bench, hub]
+COMMANDS = [
+    demo,
+    release,
+    check,
+    bundle,
+    init,
+    roster,
+    release_to_exchange,
+    extend,
+    grade,
+    unflag,
+    formgrader,
+    export,
+    feedback,
+    report,
+    similarity,
+    data,
+    bench,
+    hub,
+]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -49,8 +67,11 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="<command>")
     for module in COMMANDS:
         p = sub.add_parser(
-            module.NAME, help=module.HELP, description=module.HELP,
-            epilog=module.EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter,
+            module.NAME,
+            help=module.HELP,
+            description=module.HELP,
+            epilog=module.EXAMPLES,
+            formatter_class=argparse.RawDescriptionHelpFormatter,
         )
         module.add_arguments(p)
         p.set_defaults(run=module.run)

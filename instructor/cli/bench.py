@@ -5,8 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 NAME = "bench"
-HELP = ("Measure ms per training step, steps to the promised accuracy, notebook and autograde times; "
-        "or (--against torch) each model's step against a PyTorch twin.")
+HELP = (
+    "Measure ms per training step, steps to the promised accuracy, notebook and autograde times; "
+    "or (--against torch) each model's step against a PyTorch twin."
+)
 EXAMPLES = """\
 parts: rnn, seq2seq, attention, transformer, notebooks, autograde, class, class-tools
 
@@ -25,17 +27,35 @@ def add_arguments(p):
     p.add_argument("--json", type=Path, help="also write the figures to this JSON file")
     p.add_argument("--full", action="store_true", help="also time each notebook in full mode")
     p.add_argument("--jobs", type=int, default=2, help="parallel autograde jobs to time")
-    p.add_argument("--class-size", type=int, default=200, help="submissions in the synthetic class of parts `class` and `class-tools` (default: 200)")
-    p.add_argument("--modes", default="serial,jobs,scheduler", help="modes of part `class`, comma-separated (default: %(default)s)")
-    p.add_argument("--against", choices=["torch"],
-                   help="time each model's training step interleaved with its PyTorch twin's (same weights, "
-                        "batches and losses; one thread) instead of the parts; --only names one model")
+    p.add_argument(
+        "--class-size",
+        type=int,
+        default=200,
+        help="submissions in the synthetic class of parts `class` and `class-tools` (default: 200)",
+    )
+    p.add_argument(
+        "--modes", default="serial,jobs,scheduler", help="modes of part `class`, comma-separated (default: %(default)s)"
+    )
+    p.add_argument(
+        "--against",
+        choices=["torch"],
+        help="time each model's training step interleaved with its PyTorch twin's (same weights, "
+        "batches and losses; one thread) instead of the parts; --only names one model",
+    )
     p.add_argument("--rounds", type=int, default=3, help="rounds of --against (default: %(default)s)")
-    p.add_argument("--steps", type=int, default=50,
-                   help="timed steps of each side per model per round of --against (default: %(default)s)")
-    p.add_argument("--mistakes", type=Path, metavar="DIR",
-                   help="catalogue of deliberate mistakes (<DIR>/<assignment>.py) the class part writes into "
-                        "its submissions (default: the repository's tests/mistakes)")
+    p.add_argument(
+        "--steps",
+        type=int,
+        default=50,
+        help="timed steps of each side per model per round of --against (default: %(default)s)",
+    )
+    p.add_argument(
+        "--mistakes",
+        type=Path,
+        metavar="DIR",
+        help="catalogue of deliberate mistakes (<DIR>/<assignment>.py) the class part writes into "
+        "its submissions (default: the repository's tests/mistakes)",
+    )
 
 
 def run(args) -> int:
@@ -43,7 +63,18 @@ def run(args) -> int:
     from instructor import bench
 
     modes = tuple(m.strip() for m in args.modes.split(",") if m.strip())
-    bench.run(bench.BenchRequest(only=args.only, json=args.json, full=args.full, jobs=args.jobs,
-                                 class_size=args.class_size, modes=modes, mistakes=args.mistakes or bench.MISTAKES,
-                                 against=args.against, rounds=args.rounds, steps=args.steps))
+    bench.run(
+        bench.BenchRequest(
+            only=args.only,
+            json=args.json,
+            full=args.full,
+            jobs=args.jobs,
+            class_size=args.class_size,
+            modes=modes,
+            mistakes=args.mistakes or bench.MISTAKES,
+            against=args.against,
+            rounds=args.rounds,
+            steps=args.steps,
+        )
+    )
     return 0

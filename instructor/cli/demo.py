@@ -29,8 +29,12 @@ examples:
 
 def add_arguments(p):
     p.add_argument("assignments", nargs="*", metavar="ASSIGNMENT", help="assignment folder names (default: all)")
-    p.add_argument("--scratch", type=Path, metavar="DIR",
-                   help="scratch folder, new or of an earlier demo, kept afterwards (default: a new temporary folder)")
+    p.add_argument(
+        "--scratch",
+        type=Path,
+        metavar="DIR",
+        help="scratch folder, new or of an earlier demo, kept afterwards (default: a new temporary folder)",
+    )
     p.add_argument("--keep", action="store_true", help="keep the scratch folder afterwards")
 
 

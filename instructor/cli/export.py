@@ -12,47 +12,70 @@ from instructor.errors import CourseError
 from instructor.reporting import canvas, export
 
 NAME = "export"
-HELP = ("Write the course directory's grades as a CSV file: one row per rostered student and assignment, "
-        "auto and hand points, pending points, late penalty, status and one column per graded cell "
-        "(or, with --format canvas, one row per student and one column per assignment, for Canvas's Grades > Import).")
+HELP = (
+    "Write the course directory's grades as a CSV file: one row per rostered student and assignment, "
+    "auto and hand points, pending points, late penalty, status and one column per graded cell "
+    "(or, with --format canvas, one row per student and one column per assignment, for Canvas's Grades > Import)."
+)
 #: --format: the default, the course's own CSV, first
 FORMATS = ["csv", "canvas"]
 _WIDTH = max(map(len, export.COLUMN_HELP))
 _CANVAS_WIDTH = max(map(len, [*canvas.MATCHING, *canvas.CELL_RULE]))
-EXAMPLES = "columns, in order:\n" + "".join(
-    f"  {name:{_WIDTH}s}  {text}\n" for name, text in export.COLUMN_HELP.items()
-) + f"""  {'<a>:<grade_id>':{_WIDTH}s}  points of that graded cell of assignment <a> ("" while it waits for a grader, 0 if not submitted)
+EXAMPLES = (
+    "columns, in order:\n"
+    + "".join(f"  {name:{_WIDTH}s}  {text}\n" for name, text in export.COLUMN_HELP.items())
+    + f"""  {"<a>:<grade_id>":{_WIDTH}s}  points of that graded cell of assignment <a>
+  {"":{_WIDTH}s}  ("" while it waits for a grader, 0 if not submitted)
 
 --format canvas: Canvas's own layout, one row per student (sorted by id), one column per assignment:
-""" + "".join(f"  {name:{_CANVAS_WIDTH}s}  {text}\n" for name, text in canvas.MATCHING.items()) + f"""\
-  {'<assignment>':{_CANVAS_WIDTH}s}  one column each; its second row, Points Possible, gives the maximum
+"""
+    + "".join(f"  {name:{_CANVAS_WIDTH}s}  {text}\n" for name, text in canvas.MATCHING.items())
+    + f"""\
+  {"<assignment>":{_CANVAS_WIDTH}s}  one column each; its second row, Points Possible, gives the maximum
   Canvas matches a row by SIS User ID (the roster's id: the student number at institutions whose
   Canvas comes from their student information system), else SIS Login ID (the roster's email:
   where students sign in with it), else the Student name. A roster without emails works by id.
   a cell holds, by status (a number only when the grade is final):
-""" + "".join(f"    {status:{_CANVAS_WIDTH}s}  {text}\n" for status, text in canvas.CELL_RULE.items()) + """\
+"""
+    + "".join(f"    {status:{_CANVAS_WIDTH}s}  {text}\n" for status, text in canvas.CELL_RULE.items())
+    + """\
   It prints how many cells were left empty and why. Canvas uploads an empty cell as "no grade":
   no change where it has none, a grade it already holds removed (highlighted in its review).
 
 importing the canvas file into Canvas:
-""" + textwrap.indent(canvas.IMPORT_STEPS, "  ") + f"""
+"""
+    + textwrap.indent(canvas.IMPORT_STEPS, "  ")
+    + f"""
 examples:
   course export                          # <dir>/grades.csv
   course export --course-dir ~/grading-week3 --to week3.csv
   course export --format canvas          # <dir>/{canvas.DEFAULT_NAME}
   course export --format canvas --assignment 01_rnn --to week1-canvas.csv
 """
+)
 
 
 def add_arguments(p):
     add_course_dir(p)
-    p.add_argument("--format", choices=FORMATS, default="csv",
-                   help="csv: the course's table (default); canvas: for Canvas's gradebook import")
-    p.add_argument("--to", type=Path,
-                   help=f"file to write (default: <dir>/grades.csv; <dir>/{canvas.DEFAULT_NAME} with --format canvas)")
-    p.add_argument("--assignment", "-a", action="append", metavar="A",
-                   help="with --format canvas: only these assignments' columns (repeat, or a,b; default: every one: "
-                        "a missing submission uploads as 0 once its due date has passed)")
+    p.add_argument(
+        "--format",
+        choices=FORMATS,
+        default="csv",
+        help="csv: the course's table (default); canvas: for Canvas's gradebook import",
+    )
+    p.add_argument(
+        "--to",
+        type=Path,
+        help=f"file to write (default: <dir>/grades.csv; <dir>/{canvas.DEFAULT_NAME} with --format canvas)",
+    )
+    p.add_argument(
+        "--assignment",
+        "-a",
+        action="append",
+        metavar="A",
+        help="with --format canvas: only these assignments' columns (repeat, or a,b; default: every one: "
+        "a missing submission uploads as 0 once its due date has passed)",
+    )
     add_db(p)
 
 

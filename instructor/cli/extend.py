@@ -62,27 +62,35 @@ def run(args) -> int:
     if args.remove:
         gone = extensions.remove(folder, args.student, args.assignment)
         change = apply_extension(folder, args.student, args.assignment, db=args.db)
-        print(f"{gone.student}/{gone.assignment}: extension removed; {_due_words(folder, gone.assignment, None)}; "
-              f"{_penalty_words(change)}")
+        print(
+            f"{gone.student}/{gone.assignment}: extension removed; {_due_words(folder, gone.assignment, None)}; "
+            f"{_penalty_words(change)}"
+        )
         return 0
     if args.until is None and args.days is None:
         raise CourseError("give the new due date with --until DATE or --days N (or use --remove or --list).")
     earlier = extensions.find(folder, args.student, args.assignment)
-    ext = extensions.grant(folder, args.student, args.assignment, until=args.until, days=args.days,
-                           because=args.because)
+    ext = extensions.grant(
+        folder, args.student, args.assignment, until=args.until, days=args.days, because=args.because
+    )
     _warn_off_roster(folder, ext.student)
     change = apply_extension(folder, ext.student, ext.assignment, db=args.db)
     replaced = f" (replaces the extension {earlier.granted_by} granted on {earlier.granted_on})" if earlier else ""
-    print(f"{ext.student}/{ext.assignment}: {_due_words(folder, ext.assignment, ext)}{replaced}; {_penalty_words(change)}")
+    print(
+        f"{ext.student}/{ext.assignment}: {_due_words(folder, ext.assignment, ext)}{replaced}; {_penalty_words(change)}"
+    )
     return 0
 
 
 def _warn_off_roster(folder, student: str) -> None:
-    """An extension for someone not on the roster is kept (the roster may be imported or completed later), with a word."""
+    """Keep an extension for someone not on the roster, with a word: the roster may be imported later."""
     listed = roster(folder)
     if listed is not None and student not in listed:
-        print(f"course extend: warning: {student} is not on the roster ({folder / ROSTER_NAME}); the extension "
-              "is kept, and counts once they are on it and graded.", file=sys.stderr)
+        print(
+            f"course extend: warning: {student} is not on the roster ({folder / ROSTER_NAME}); the extension "
+            "is kept, and counts once they are on it and graded.",
+            file=sys.stderr,
+        )
 
 
 def _class_due(folder, assignment: str) -> datetime | None:
@@ -116,19 +124,25 @@ def span(delta: timedelta) -> str:
     sign, minutes = ("-" if delta < timedelta(0) else ""), round(abs(delta.total_seconds()) / 60)
     days, rest = divmod(minutes, 24 * 60)
     hours, minutes = divmod(rest, 60)
-    parts = [f"{n} {unit}{'s' if n != 1 else ''}" for n, unit in ((days, "day"), (hours, "hour"), (minutes, "minute"))
-             if n]
+    parts = [
+        f"{n} {unit}{'s' if n != 1 else ''}" for n, unit in ((days, "day"), (hours, "hour"), (minutes, "minute")) if n
+    ]
     return sign + (" ".join(parts) or "0 minutes")
 
 
 def format_listing(folder, student: str | None = None, assignment: str | None = None) -> str:
     """Every extension as a table: the student's due date, how much later than the class's, who, when, why."""
-    rows = [e for e in extensions.listing(folder)
-            if (not student or e.student == student) and (not assignment or e.assignment == assignment)]
+    rows = [
+        e
+        for e in extensions.listing(folder)
+        if (not student or e.student == student) and (not assignment or e.assignment == assignment)
+    ]
     if not rows:
         return f"no extension ({folder / EXTENSIONS_NAME})"
-    head = f"{'student':16s} {'assignment':16s} {'due (student)':20s}  {'later by':16s} {'granted by':12s} " \
-           f"{'granted on':20s}  because"
+    head = (
+        f"{'student':16s} {'assignment':16s} {'due (student)':20s}  {'later by':16s} {'granted by':12s} "
+        f"{'granted on':20s}  because"
+    )
     lines = [head, "-" * len(head)]
     for e in rows:
         class_due = _class_due(folder, e.assignment)
@@ -137,6 +151,8 @@ def format_listing(folder, student: str | None = None, assignment: str | None = 
         later = span(due - class_due) if due and class_due else f"{e.days:g} day(s)" if e.days else "?"
         if due and class_due and due <= class_due:  # the class's due date moved past an --until
             later = "none (class's later)"
-        lines.append(f"{e.student:16s} {e.assignment:16s} {shown:20s}  {later:16s} {e.granted_by[:12]:12s} "
-                     f"{e.granted_on:20s}  {e.because}")
+        lines.append(
+            f"{e.student:16s} {e.assignment:16s} {shown:20s}  {later:16s} {e.granted_by[:12]:12s} "
+            f"{e.granted_on:20s}  {e.because}"
+        )
     return "\n".join(lines)

@@ -5,10 +5,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from instructor.authoring.judged import summary as checks_summary
-from instructor.cli.options import add_course_dir, add_db, add_root, names
 from nbgrader.api import Gradebook
 
+from instructor.authoring.judged import summary as checks_summary
+from instructor.cli.options import add_course_dir, add_db, add_root, names
 from instructor.coursedir import directory, gradebook, overrides
 from instructor.errors import CourseError
 from instructor.reporting.table import format_table, grades
@@ -72,21 +72,46 @@ examples:
 
 
 def add_arguments(p):
-    p.add_argument("submissions", type=Path, metavar="SUBMISSIONS", nargs="?",
-                   help="folder or exchange of submissions (default: <dir>/submitted)")
+    p.add_argument(
+        "submissions",
+        type=Path,
+        metavar="SUBMISSIONS",
+        nargs="?",
+        help="folder or exchange of submissions (default: <dir>/submitted)",
+    )
     add_course_dir(p)
-    p.add_argument("--assignment", "-a", action="append", metavar="A", help="grade only these assignments (repeat, or a,b)")
+    p.add_argument(
+        "--assignment", "-a", action="append", metavar="A", help="grade only these assignments (repeat, or a,b)"
+    )
     p.add_argument("--student", "-s", action="append", metavar="S", help="grade only these students (repeat, or a,b)")
-    p.add_argument("--roster", type=Path, help="CSV file with an 'id' column (default: <dir>/roster.csv): students not on it are not graded")
+    p.add_argument(
+        "--roster",
+        type=Path,
+        help="CSV file with an 'id' column (default: <dir>/roster.csv): students not on it are not graded",
+    )
     add_root(p, "course repository whose solutions/ grade")
-    p.add_argument("--cell-timeout", type=float, default=Limits.cell_timeout, help="seconds a cell may run (default: %(default)g)")
-    p.add_argument("--budget", type=float, default=Limits.notebook_budget, help="seconds a whole notebook may run (default: %(default)g)")
-    p.add_argument("--jobs", type=int, help="grade on N local Dask worker processes (default: serially, in this process)")
-    p.add_argument("--scheduler", metavar="ADDRESS", help="grade on the running Dask cluster at ADDRESS (tcp://host:8786)")
+    p.add_argument(
+        "--cell-timeout", type=float, default=Limits.cell_timeout, help="seconds a cell may run (default: %(default)g)"
+    )
+    p.add_argument(
+        "--budget",
+        type=float,
+        default=Limits.notebook_budget,
+        help="seconds a whole notebook may run (default: %(default)g)",
+    )
+    p.add_argument(
+        "--jobs", type=int, help="grade on N local Dask worker processes (default: serially, in this process)"
+    )
+    p.add_argument(
+        "--scheduler", metavar="ADDRESS", help="grade on the running Dask cluster at ADDRESS (tcp://host:8786)"
+    )
     add_db(p)
     p.add_argument("--force", action="store_true", help="grade again submissions already graded and unchanged")
-    p.add_argument("--unsafe", action="store_true",
-                   help="grade even though no sandbox is available: student code then runs with YOUR rights")
+    p.add_argument(
+        "--unsafe",
+        action="store_true",
+        help="grade even though no sandbox is available: student code then runs with YOUR rights",
+    )
 
 
 def _observe_overrides(folder: Path, db: str | None) -> None:
@@ -99,19 +124,33 @@ def _observe_overrides(folder: Path, db: str | None) -> None:
 
 def _check_sudo(course_dir: Path | None) -> None:
     """Under sudo, which drops $COURSE_DIR: refuse to make a new course directory where nobody named one."""
-    if course_dir is None and os.environ.get("SUDO_USER") and not os.environ.get(directory.ENV) \
-            and not directory.is_course_dir(directory.resolve(None)):
-        raise CourseError(f"{directory.resolve(None)} is not a course directory, and sudo does not pass "
-                          f"${directory.ENV} on: name it, `sudo $(which course) grade --course-dir \"${directory.ENV}\"`.")
+    if (
+        course_dir is None
+        and os.environ.get("SUDO_USER")
+        and not os.environ.get(directory.ENV)
+        and not directory.is_course_dir(directory.resolve(None))
+    ):
+        raise CourseError(
+            f"{directory.resolve(None)} is not a course directory, and sudo does not pass "
+            f'${directory.ENV} on: name it, `sudo $(which course) grade --course-dir "${directory.ENV}"`.'
+        )
 
 
 def run(args) -> int:
     _check_sudo(args.course_dir)
     request = GradeRequest(
-        course_dir=directory.resolve(args.course_dir), root=args.root.resolve(), submissions=args.submissions,
-        assignments=names(args.assignment), students=names(args.student), roster=args.roster,
+        course_dir=directory.resolve(args.course_dir),
+        root=args.root.resolve(),
+        submissions=args.submissions,
+        assignments=names(args.assignment),
+        students=names(args.student),
+        roster=args.roster,
         limits=Limits(cell_timeout=args.cell_timeout, notebook_budget=args.budget),
-        jobs=args.jobs, scheduler=args.scheduler, db=args.db, force=args.force, unsafe=args.unsafe,
+        jobs=args.jobs,
+        scheduler=args.scheduler,
+        db=args.db,
+        force=args.force,
+        unsafe=args.unsafe,
     )
     run, _ = grade_course(request, log=lambda line: print(line, flush=True))
     _observe_overrides(request.course_dir, args.db)
@@ -119,6 +158,8 @@ def run(args) -> int:
     print(format_table(rows))  # the isolation line was logged before grading began
     print("\n".join(checks_summary(request.course_dir, sorted({r.assignment for r in rows}))))
     counts = run.counts()
-    print(f"{counts['graded']} graded, {counts['flagged']} flagged for review, {counts['not graded']} not graded "
-          f"(reasons above; logs in {request.course_dir / 'logs'})")
+    print(
+        f"{counts['graded']} graded, {counts['flagged']} flagged for review, {counts['not graded']} not graded "
+        f"(reasons above; logs in {request.course_dir / 'logs'})"
+    )
     return 0

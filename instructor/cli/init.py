@@ -10,7 +10,9 @@ from instructor.errors import CourseError
 from instructor.settings import COURSE_ID
 
 NAME = "init"
-HELP = "Create (or update) the course directory: nbgrader_config.py with the exchange, gradebook, late rule and due dates."
+HELP = (
+    "Create (or update) the course directory: nbgrader_config.py with the exchange, gradebook, late rule and due dates."
+)
 EXAMPLES = f"""\
 what it writes (<dir> = DIR, else ${directory.ENV}, else {directory.DEFAULT}; never inside the repository):
   <dir>/nbgrader_config.py   course id {COURSE_ID!r}, Exchange.root, CourseDirectory.db_url, the late
@@ -28,22 +30,44 @@ examples:
 
 
 def add_arguments(p):
-    p.add_argument("dir", type=Path, nargs="?", metavar="DIR", help=f"the course directory (default: ${directory.ENV}, else {directory.DEFAULT})")
-    p.add_argument("--course-dir", dest="course_dir", type=Path, metavar="DIR",
-                   help="the same as DIR, spelled as every other command spells it")
-    p.add_argument("--exchange", type=Path, help="nbgrader exchange root students fetch from and submit to (default: <dir>/exchange)")
+    p.add_argument(
+        "dir",
+        type=Path,
+        nargs="?",
+        metavar="DIR",
+        help=f"the course directory (default: ${directory.ENV}, else {directory.DEFAULT})",
+    )
+    p.add_argument(
+        "--course-dir",
+        dest="course_dir",
+        type=Path,
+        metavar="DIR",
+        help="the same as DIR, spelled as every other command spells it",
+    )
+    p.add_argument(
+        "--exchange",
+        type=Path,
+        help="nbgrader exchange root students fetch from and submit to (default: <dir>/exchange)",
+    )
     p.add_argument("--db", metavar="URL", help="gradebook URL (default: sqlite:///<dir>/gradebook.db)")
-    p.add_argument("--late-penalty", type=float, metavar="PERCENT",
-                   help="percent of a notebook's score taken per day (or part of a day) late (default: 10; 0 = none)")
-    p.add_argument("--due", action="append", default=[], metavar="A=DATE", help="due date of an assignment, UTC (repeat)")
+    p.add_argument(
+        "--late-penalty",
+        type=float,
+        metavar="PERCENT",
+        help="percent of a notebook's score taken per day (or part of a day) late (default: 10; 0 = none)",
+    )
+    p.add_argument(
+        "--due", action="append", default=[], metavar="A=DATE", help="due date of an assignment, UTC (repeat)"
+    )
 
 
 def run(args) -> int:
     if args.dir and args.course_dir and args.dir.resolve() != args.course_dir.resolve():
         raise CourseError(f"two course directories given ({args.dir} and --course-dir {args.course_dir}); give one.")
     folder = directory.resolve(args.dir or args.course_dir)
-    settings = directory.init(folder, exchange=args.exchange, db_url=args.db,
-                              late_penalty=args.late_penalty, due=parse_due(args.due))
+    settings = directory.init(
+        folder, exchange=args.exchange, db_url=args.db, late_penalty=args.late_penalty, due=parse_due(args.due)
+    )
     print(f"course directory: {folder}")
     print(f"  course id:     {COURSE_ID}")
     print(f"  exchange:      {settings.exchange}")

@@ -10,8 +10,14 @@ from instructor.paths import REPO_ROOT
 
 def add_course_dir(parser) -> None:
     """``--course-dir DIR``: the course directory."""
-    parser.add_argument("--course-dir", dest="course_dir", type=Path, default=None, metavar="DIR",
-                        help=f"the course directory (default: ${ENV}, else {DEFAULT})")
+    parser.add_argument(
+        "--course-dir",
+        dest="course_dir",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help=f"the course directory (default: ${ENV}, else {DEFAULT})",
+    )
 
 
 def add_db(parser) -> None:

@@ -4,15 +4,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from instructor.cli.options import add_course_dir, add_db
 from nbgrader.api import Gradebook
 
+from instructor.cli.options import add_course_dir, add_db
 from instructor.coursedir import directory, gradebook, overrides
 from instructor.reporting import class_report, item_analysis
 
 NAME = "report"
-HELP = ("Write one assignment's class report: the score histogram, the share of the class that failed each "
-        "check, the mistakes behind the failures in the checks' own words, flags and reasons not graded.")
+HELP = (
+    "Write one assignment's class report: the score histogram, the share of the class that failed each "
+    "check, the mistakes behind the failures in the checks' own words, flags and reasons not graded."
+)
 EXAMPLES = """\
 what it reads (nothing is changed):
   the gradebook (points per cell, hand grades and overrides), <dir>/results/
@@ -54,8 +56,10 @@ def run(args) -> int:
     changed = [e for e in overrides.entries(folder) if e.get("assignment") == args.assignment]
     path = class_report.write(report, to, changed)
     figures = class_report.summary(report)
-    print(f"{args.assignment}: {figures['submissions']} submissions with points of {figures['students']} students, "
-          f"mean {figures['mean']:.1f} of {report.max_score:g}")
+    print(
+        f"{args.assignment}: {figures['submissions']} submissions with points of {figures['students']} students, "
+        f"mean {figures['mean']:.1f} of {report.max_score:g}"
+    )
     for check, words, n in report.top_mistakes(5):
         print(f"  {100 * n / check.graded:3.0f} %  {check.grade_id}: {words}")
     print(f"wrote {path} and its CSV files")

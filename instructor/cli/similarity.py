@@ -50,10 +50,21 @@ examples:
 
 def add_arguments(p):
     p.add_argument("assignment", help="assignment, e.g. 01_rnn")
-    p.add_argument("--threshold", type=float, default=THRESHOLD, metavar="SHARE",
-                   help=f"show the pairs whose larger share is above this, 0 to 1 (default: {THRESHOLD})")
-    p.add_argument("--min-tokens", dest="min_tokens", type=int, default=MIN_TOKENS, metavar="N",
-                   help=f"and at least N filtered characters match (default: {MIN_TOKENS})")
+    p.add_argument(
+        "--threshold",
+        type=float,
+        default=THRESHOLD,
+        metavar="SHARE",
+        help=f"show the pairs whose larger share is above this, 0 to 1 (default: {THRESHOLD})",
+    )
+    p.add_argument(
+        "--min-tokens",
+        dest="min_tokens",
+        type=int,
+        default=MIN_TOKENS,
+        metavar="N",
+        help=f"and at least N filtered characters match (default: {MIN_TOKENS})",
+    )
     p.add_argument("--top", type=int, default=10, metavar="N", help="print the N first pairs (default: 10)")
     add_course_dir(p)
 
@@ -71,19 +82,25 @@ def run(args) -> int:
     result = analyse(folder, args.assignment, args.threshold, args.min_tokens)
     page, table = write(folder, result)
     shown = result.shown
-    print(f"{result.assignment}: {_count(len(result.documents), 'graded submission')}, "
-          f"{_count(len(result.pairs), 'pair')} compared "
-          f"in {time.perf_counter() - started:.1f} s; {len(shown)} above {result.threshold:.2f}"
-          + (f" ({len(result.blank)} hold only released code)" if result.blank else ""))
+    print(
+        f"{result.assignment}: {_count(len(result.documents), 'graded submission')}, "
+        f"{_count(len(result.pairs), 'pair')} compared "
+        f"in {time.perf_counter() - started:.1f} s; {len(shown)} above {result.threshold:.2f}"
+        + (f" ({len(result.blank)} hold only released code)" if result.blank else "")
+    )
     for skipped in result.skipped:
         print(f"  not compared: {skipped}")
-    for rank, p in enumerate(shown[:args.top], start=1):
-        print(f"  {rank:3d}. {p.a} {100 * p.similarity_a:.0f} % ~ {p.b} {100 * p.similarity_b:.0f} %, "
-              f"{p.tokens_matched} tokens: {' '.join(p.tasks)}")
+    for rank, p in enumerate(shown[: args.top], start=1):
+        print(
+            f"  {rank:3d}. {p.a} {100 * p.similarity_a:.0f} % ~ {p.b} {100 * p.similarity_b:.0f} %, "
+            f"{p.tokens_matched} tokens: {' '.join(p.tasks)}"
+        )
     if len(shown) > args.top:
         print(f"  ... and {len(shown) - args.top} more on the page")
     if (hidden := result.best_hidden) is not None:
-        print(f"highest pair not shown: {hidden.a} ~ {hidden.b}, {hidden.score:.2f} with "
-              f"{hidden.tokens_matched} tokens; median pair: {result.median:.2f}")
+        print(
+            f"highest pair not shown: {hidden.a} ~ {hidden.b}, {hidden.score:.2f} with "
+            f"{hidden.tokens_matched} tokens; median pair: {result.median:.2f}"
+        )
     print(f"page: {page}\ncsv:  {table}")
     return 0

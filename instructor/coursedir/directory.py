@@ -76,8 +76,10 @@ def load_config(folder: Path) -> Config:
     """The directory's nbgrader configuration (its ``nbgrader_config.py``)."""
     path = require(folder) / CONFIG_NAME
     if any(old in path.read_text(errors="replace") for old in _MOVED):
-        raise CourseError(f"{path} was written by an older `course init`; run `course init {folder}` "
-                          "to bring it up to date (its settings are kept).")
+        raise CourseError(
+            f"{path} was written by an older `course init`; run `course init {folder}` "
+            "to bring it up to date (its settings are kept)."
+        )
     try:
         return PyFileConfigLoader(CONFIG_NAME, path=str(folder)).load_config()
     except Exception as err:  # a syntax or name error in a hand-edited file
@@ -156,15 +158,22 @@ def _update_names(folder: Path) -> None:
         path.write_text(text)
 
 
-def init(folder: Path, exchange: Path | None = None, db_url: str | None = None,
-         late_penalty: float | None = None, due: dict[str, str] | None = None) -> Settings:
+def init(
+    folder: Path,
+    exchange: Path | None = None,
+    db_url: str | None = None,
+    late_penalty: float | None = None,
+    due: dict[str, str] | None = None,
+) -> Settings:
     """Create (or update) a course directory; options not given keep their current value."""
     if folder.exists() and not folder.is_dir():
         raise CourseError(f"{folder} exists and is not a folder.")
     if folder == REPO_ROOT or REPO_ROOT in folder.parents:
         raise CourseError(f"{folder} is inside the course repository: student work must never land there.")
     _update_names(folder)
-    old = current_settings(folder) or Settings(exchange=folder / "exchange", db_url=f"sqlite:///{folder / 'gradebook.db'}")
+    old = current_settings(folder) or Settings(
+        exchange=folder / "exchange", db_url=f"sqlite:///{folder / 'gradebook.db'}"
+    )
     if late_penalty is not None and not 0 <= late_penalty <= 100:
         raise CourseError("--late-penalty is a percent per day, from 0 to 100.")
     settings = Settings(
@@ -182,13 +191,18 @@ def init(folder: Path, exchange: Path | None = None, db_url: str | None = None,
             raise CourseError(
                 f"cannot create the exchange {settings.exchange} ({err.strerror or err}): create it as root "
                 f"(sudo mkdir -p {settings.exchange} && sudo chmod 777 {settings.exchange}), "
-                "then run `course init` again.") from None
+                "then run `course init` again."
+            ) from None
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        (folder / CONFIG_NAME).write_text(CONFIG_TEMPLATE.format(
-            exchange=str(settings.exchange), db_url=settings.db_url, late_penalty=settings.late_penalty,
-            due=settings.due,
-        ))
+        (folder / CONFIG_NAME).write_text(
+            CONFIG_TEMPLATE.format(
+                exchange=str(settings.exchange),
+                db_url=settings.db_url,
+                late_penalty=settings.late_penalty,
+                due=settings.due,
+            )
+        )
     except OSError as err:
         raise CourseError(f"cannot write the course directory {folder} ({err.strerror or err}).") from None
     return settings

@@ -40,7 +40,8 @@ def parse_due(items: list[str]) -> dict[str, str]:
 
 def apply_due_dates(folder: Path, db_url: str, assignments: list[str]) -> None:
     """Copy the configured due dates of ``assignments`` into the gradebook (where nbgrader reads them)."""
-    dates = current_settings(folder).due if is_course_dir(folder) else {}
+    settings = current_settings(folder) if is_course_dir(folder) else None
+    dates = settings.due if settings is not None else {}
     wanted = {a: d for a, d in dates.items() if a in assignments}
     if not wanted:
         return

@@ -24,7 +24,7 @@ import getpass
 import json
 import math
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import dateutil.tz
@@ -62,6 +62,8 @@ class Extension:
         """How much later than the class's ``duedate`` (naive UTC) the student's falls."""
         if self.until:
             return parse_utc(self.until) - duedate
+        if self.days is None:
+            raise ValueError("an extension holds either 'until' or 'days'")
         return timedelta(days=self.days)
 
     def student_due(self, duedate: datetime | None) -> datetime | None:
@@ -72,7 +74,12 @@ class Extension:
 
     def to_json(self) -> dict:
         # whole days are written as whole numbers: the file is read by people too
-        when = {"until": self.until} if self.until else {"days": int(self.days) if self.days.is_integer() else self.days}
+        if self.until:
+            when: dict = {"until": self.until}
+        elif self.days is not None:
+            when = {"days": int(self.days) if self.days.is_integer() else self.days}
+        else:
+            raise ValueError("an extension holds either 'until' or 'days'")
         return {**when, "because": self.because, "granted_by": self.granted_by, "granted_on": self.granted_on}
 
 
@@ -93,8 +100,10 @@ def class_due(folder: Path, assignment: str) -> datetime:
     dates = settings.due if settings else {}
     if assignment not in dates:
         known = f" (due dates are set for {', '.join(sorted(dates))})" if dates else ""
-        raise CourseError(f"{assignment} has no due date{known}, so there is nothing to extend: set one with "
-                          f"`course init --due {assignment}=DATE`.")
+        raise CourseError(
+            f"{assignment} has no due date{known}, so there is nothing to extend: set one with "
+            f"`course init --due {assignment}=DATE`."
+        )
     return parse_utc(dates[assignment])
 
 
@@ -108,8 +117,10 @@ def parse_until(text: str) -> datetime:
     text = " ".join(text.split())  # nbgrader splits on single spaces
     words = text.split(" ")
     if len(words) == 3 and not _known_zone(words[2]):
-        raise CourseError(f"{words[2]!r} is not a time zone nbgrader knows: write UTC, a name such as "
-                          "Europe/Berlin, or no zone for UTC.")
+        raise CourseError(
+            f"{words[2]!r} is not a time zone nbgrader knows: write UTC, a name such as "
+            "Europe/Berlin, or no zone for UTC."
+        )
     try:
         return parse_utc(text)
     except Exception:  # dateutil raises several types
@@ -144,10 +155,12 @@ def _entry(student: str, assignment: str, data) -> Extension:
     if not isinstance(data, dict) or ("until" in data) == ("days" in data):
         raise ValueError("each entry holds either 'until' or 'days'")
     check_names(student, assignment)
-    said = {key: str(data.get(key, "")) for key in ("because", "granted_by", "granted_on")}
+    because, by, on = (str(data.get(key, "")) for key in ("because", "granted_by", "granted_on"))
     if "until" in data:  # a date written by hand is read as --until reads it
-        return Extension(student, assignment, until=parse_until(str(data["until"])).strftime(STORED), **said)
-    return Extension(student, assignment, days=parse_days(data["days"]), **said)
+        until = parse_until(str(data["until"])).strftime(STORED)
+        return Extension(student, assignment, until=until, because=because, granted_by=by, granted_on=on)
+    days = parse_days(data["days"])
+    return Extension(student, assignment, days=days, because=because, granted_by=by, granted_on=on)
 
 
 def read(folder: Path) -> dict[tuple[str, str], Extension]:
@@ -161,8 +174,11 @@ def read(folder: Path) -> dict[tuple[str, str], Extension]:
         return {}
     try:
         data = json.loads(path.read_text())
-        return {(student, assignment): _entry(student, assignment, entry)
-                for assignment, students in data.items() for student, entry in students.items()}
+        return {
+            (student, assignment): _entry(student, assignment, entry)
+            for assignment, students in data.items()
+            for student, entry in students.items()
+        }
     except (OSError, ValueError, TypeError, KeyError, AttributeError, CourseError) as err:
         raise CourseError(f"{path} cannot be read ({err}); fix it by hand or remove it.") from None
 
@@ -188,8 +204,16 @@ def listing(folder: Path) -> list[Extension]:
     return sorted(read(folder).values(), key=lambda e: (e.assignment, e.student))
 
 
-def grant(folder: Path, student: str, assignment: str, *, until: str | None = None, days: str | float | None = None,
-          because: str = "", by: str | None = None) -> Extension:
+def grant(
+    folder: Path,
+    student: str,
+    assignment: str,
+    *,
+    until: str | None = None,
+    days: str | float | None = None,
+    because: str = "",
+    by: str | None = None,
+) -> Extension:
     """Give ``student`` a later due date for ``assignment`` (replacing any earlier extension); returns it.
 
     ``until``: the student's due date (a date string), after the class's;
@@ -203,14 +227,21 @@ def grant(folder: Path, student: str, assignment: str, *, until: str | None = No
     if until is not None:
         date = parse_until(until)
         if date <= duedate:
-            raise CourseError(f"{date:{SHOWN}} is not after the class's due date of {assignment} "
-                              f"({duedate:{SHOWN}}): an extension gives more time, never less.")
+            raise CourseError(
+                f"{date:{SHOWN}} is not after the class's due date of {assignment} "
+                f"({duedate:{SHOWN}}): an extension gives more time, never less."
+            )
         when["until"] = date.strftime(STORED)
-    else:
+    elif days is not None:
         when["days"] = parse_days(days)
-    ext = Extension(student, assignment, **when, because=" ".join(because.split())[:MAX_BECAUSE],
-                    granted_by=by or getpass.getuser(),
-                    granted_on=datetime.now(timezone.utc).strftime(SHOWN))
+    ext = Extension(
+        student,
+        assignment,
+        **when,
+        because=" ".join(because.split())[:MAX_BECAUSE],
+        granted_by=by or getpass.getuser(),
+        granted_on=datetime.now(UTC).strftime(SHOWN),
+    )
     found = read(folder)
     found[(student, assignment)] = ext
     _write(folder, found)

@@ -40,7 +40,7 @@ def url(folder: Path, db: str | None = None) -> str:
 
 def exists(db_url: str) -> bool:
     """False for an SQLite file not made yet (nothing graded); a server's database is taken as there."""
-    return not db_url.startswith("sqlite:///") or Path(db_url[len("sqlite:///"):]).exists()
+    return not db_url.startswith("sqlite:///") or Path(db_url[len("sqlite:///") :]).exists()
 
 
 def require(folder: Path, db: str | None = None) -> str:
@@ -101,8 +101,10 @@ def recorded_cells(db_url: str, assignment: str) -> tuple[set[str], dict[str, st
         if not notebook.submissions:
             return None
         graded = {c.name for c in notebook.grade_cells if c.cell_type == "code"}
-        return ({c.name for c in notebook.source_cells},
-                {c.name: c.source for c in notebook.source_cells if c.name in graded})
+        return (
+            {c.name for c in notebook.source_cells},
+            {c.name: c.source for c in notebook.source_cells if c.name in graded},
+        )
 
 
 def in_gradebook(db_url: str) -> set[tuple[str, str]]:

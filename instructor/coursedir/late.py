@@ -43,8 +43,9 @@ class PercentPerDay(BasePlugin):
     """Penalty = ``percent_per_day`` % of the autograded points per day started after the due date."""
 
     percent_per_day = Float(
-        10.0, min=0.0, help="Percent of the autograded points taken per day (or part of a day) late; 100 gives 0 "
-                            "after one second."
+        10.0,
+        min=0.0,
+        help="Percent of the autograded points taken per day (or part of a day) late; 100 gives 0 after one second.",
     ).tag(config=True)
 
     def late_submission_penalty(self, student_id: str, score: float, total_seconds_late: float) -> float | None:

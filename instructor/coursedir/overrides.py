@@ -69,9 +69,17 @@ def observe(folder: Path, gb, command: str) -> list[dict]:
                 for grade in notebook.grades:
                     if grade.auto_score is None or grade.manual_score is None or grade.manual_score == grade.auto_score:
                         continue
-                    entry = {"student": sub.student.id, "assignment": assignment.name, "cell": grade.name,
-                             "from": grade.auto_score, "to": grade.manual_score, "by": "", "at": now(),
-                             "seen_by": f"{getpass.getuser()} (course {command})", "what": "override"}
+                    entry = {
+                        "student": sub.student.id,
+                        "assignment": assignment.name,
+                        "cell": grade.name,
+                        "from": grade.auto_score,
+                        "to": grade.manual_score,
+                        "by": "",
+                        "at": now(),
+                        "seen_by": f"{getpass.getuser()} (course {command})",
+                        "what": "override",
+                    }
                     if _key(entry) not in known:
                         known[_key(entry)] = entry
                         new.append(entry)

@@ -17,8 +17,19 @@ import os
 from pathlib import Path
 
 #: what `course` writes inside a course directory
-GRADER_WRITES = ("autograded", "feedback", "logs", "results", "reviews", "release", "releases", "source",
-                 "gradebook.db", "grades.csv", "roster.csv")
+GRADER_WRITES = (
+    "autograded",
+    "feedback",
+    "logs",
+    "results",
+    "reviews",
+    "release",
+    "releases",
+    "source",
+    "gradebook.db",
+    "grades.csv",
+    "roster.csv",
+)
 
 
 def hand_back(folder: Path) -> int:

@@ -43,8 +43,11 @@ def issued(folder: Path, assignment: str) -> list:
 
 def _locked(nb) -> dict[str, str]:
     """grade_id -> visible source of each locked cell (test cells are locked too)."""
-    return {c.metadata["nbgrader"]["grade_id"]: visible_source(c.source) for c in nb.cells
-            if c.get("metadata", {}).get("nbgrader", {}).get("locked") and c.metadata["nbgrader"].get("grade_id")}
+    return {
+        c.metadata["nbgrader"]["grade_id"]: visible_source(c.source)
+        for c in nb.cells
+        if c.get("metadata", {}).get("nbgrader", {}).get("locked") and c.metadata["nbgrader"].get("grade_id")
+    }
 
 
 def origin(submitted, newest, archived: list):

@@ -39,9 +39,11 @@ def read_roster_file(path: Path) -> list[dict[str, str]]:
         for raw in reader:
             line = reader.line_num
             if None in raw:  # more fields than columns: an unquoted comma would shift the email into a wrong one
-                raise CourseError(f"{path}, line {line}: {len(reader.fieldnames) + len(raw[None])} fields for "
-                                  f"{len(reader.fieldnames)} columns (put a name or email that holds a comma "
-                                  'in double quotes: "Adams, Jr.").')
+                raise CourseError(
+                    f"{path}, line {line}: {len(reader.fieldnames) + len(raw[None])} fields for "
+                    f"{len(reader.fieldnames)} columns (put a name or email that holds a comma "
+                    'in double quotes: "Adams, Jr.").'
+                )
             row = {k.strip(): (v or "").strip() for k, v in raw.items() if k}
             sid = row.get("id", "")
             if not sid:
@@ -77,8 +79,12 @@ def import_roster(folder: Path, source: Path, db_url: str) -> tuple[int, int]:
     merged.update({r["id"]: r for r in new})
     with Gradebook(db_url) as gb:
         for row in new:
-            gb.update_or_create_student(row["id"], first_name=row["first_name"] or None,
-                                        last_name=row["last_name"] or None, email=row["email"] or None)
+            gb.update_or_create_student(
+                row["id"],
+                first_name=row["first_name"] or None,
+                last_name=row["last_name"] or None,
+                email=row["email"] or None,
+            )
     with path.open("w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=ROSTER_COLUMNS)
         writer.writeheader()

@@ -62,8 +62,9 @@ def depth(data) -> int:
     return deepest
 
 
-def find_submissions(folder: Path, known: list[str], roster: set[str] | None = None,
-                     course_dir: Path | None = None) -> list[Submission]:
+def find_submissions(
+    folder: Path, known: list[str], roster: set[str] | None = None, course_dir: Path | None = None
+) -> list[Submission]:
     """Every submission under ``folder``; the ones that cannot be graded end ``not graded`` with the reason.
 
     ``course_dir`` (default: ``folder``'s parent when ``folder`` is a course
@@ -97,8 +98,9 @@ def find_submissions(folder: Path, known: list[str], roster: set[str] | None = N
 
 def select(subs: list[Submission], assignments: list[str], students: list[str]) -> list[Submission]:
     """The submissions of the named assignments and students (all if none named)."""
-    chosen = [s for s in subs if (not assignments or s.assignment in assignments)
-              and (not students or s.student in students)]
+    chosen = [
+        s for s in subs if (not assignments or s.assignment in assignments) and (not students or s.student in students)
+    ]
     if not chosen:
         wanted = " and ".join(filter(None, [", ".join(assignments), ", ".join(students)]))
         raise CourseError(f"No submission matches {wanted}.")
@@ -144,8 +146,9 @@ def _from_folders(folder: Path, known: list[str]) -> list[Submission]:
         if not is_student_id(name):
             # refused under each assignment it holds, so the report of that assignment lists it (as text)
             why = f"the folder name is not a valid student id ({STUDENT_ID_RULE})"
-            subs += [_refused(name, a.name if a.name in known else "?", a, why) for a in assignment_dirs] \
-                or [_refused(name, "?", student_dir, why)]
+            subs += [_refused(name, a.name if a.name in known else "?", a, why) for a in assignment_dirs] or [
+                _refused(name, "?", student_dir, why)
+            ]
             continue
         if not assignment_dirs:
             subs.append(_refused(name, "?", student_dir, "the student folder holds no assignment folder"))
@@ -153,7 +156,9 @@ def _from_folders(folder: Path, known: list[str]) -> list[Submission]:
             if a.is_symlink():
                 subs.append(_refused(name, a.name, a, "the assignment folder is a symbolic link"))
             elif a.name not in known:
-                subs.append(_refused(name, a.name, a, f"{a.name!r} is not a known assignment (known: {', '.join(known)})"))
+                subs.append(
+                    _refused(name, a.name, a, f"{a.name!r} is not a known assignment (known: {', '.join(known)})")
+                )
             else:
                 subs.append(Submission(name, a.name, a))
     return subs
@@ -187,14 +192,18 @@ def _trace_to_exchange(subs: list[Submission], inbound: Path, arrivals: Arrivals
         prefix = f"{sub.student}+{sub.assignment}+{stamp}"
         found = [e for e in entries if e.name == prefix or e.name.startswith(prefix + "+")]
         if not found:
-            sub.note(f"no exchange folder of {sub.student} has its stamp ({stamp}): who made it and when it arrived "
-                     "cannot be checked")
+            sub.note(
+                f"no exchange folder of {sub.student} has its stamp ({stamp}): who made it and when it arrived "
+                "cannot be checked"
+            )
             continue
         entry = found[-1]
         maker = _login(entry)
         if maker and maker != sub.student and maker in claimed:
-            sub.end(Status.NOT_GRADED, f"it claims to be {sub.student}'s but was made by {maker} "
-                                       f"(exchange folder {entry.name})")
+            sub.end(
+                Status.NOT_GRADED,
+                f"it claims to be {sub.student}'s but was made by {maker} (exchange folder {entry.name})",
+            )
             continue
         sub.received = arrivals.of(entry)
 
@@ -216,14 +225,24 @@ def _from_exchange(inbound: Path, known: list[str], arrivals: Arrivals | None = 
     for entry in entries:
         parts = entry.name.split("+")
         if not entry.is_dir() or entry.is_symlink() or len(parts) < 3:
-            bad.append(_refused(entry.name, "?", entry, "not an nbgrader submission folder (<student>+<assignment>+<timestamp>)"))
+            bad.append(
+                _refused(
+                    entry.name, "?", entry, "not an nbgrader submission folder (<student>+<assignment>+<timestamp>)"
+                )
+            )
             continue
         student, assignment, stamp = parts[0], parts[1], parts[2]
         if not is_student_id(student):
-            bad.append(_refused(student, assignment, entry, f"the folder name is not a valid student id ({STUDENT_ID_RULE})"))
+            bad.append(
+                _refused(student, assignment, entry, f"the folder name is not a valid student id ({STUDENT_ID_RULE})")
+            )
             continue
         if assignment not in known:
-            bad.append(_refused(student, assignment, entry, f"{assignment!r} is not a known assignment (known: {', '.join(known)})"))
+            bad.append(
+                _refused(
+                    student, assignment, entry, f"{assignment!r} is not a known assignment (known: {', '.join(known)})"
+                )
+            )
             continue
         maker = _login(entry)
         if maker and maker != student and maker in claimed:
@@ -257,8 +276,11 @@ def _notebook_problem(sub: Submission) -> str:
     path = submitted_notebook(sub)
     if path is None:
         many = len(list(sub.folder.glob("*.ipynb")))
-        return "the folder holds no notebook" if not many else \
-            f"the folder holds {many} notebooks and none is named {sub.assignment}.ipynb"
+        return (
+            "the folder holds no notebook"
+            if not many
+            else f"the folder holds {many} notebooks and none is named {sub.assignment}.ipynb"
+        )
     if path.is_symlink():
         return f"{path.name} is a symbolic link, not a file"
     try:

@@ -22,8 +22,9 @@ from instructor.grading.submission import NotGraded, Status, Submission
 from instructor.sandbox import Isolation, Limits
 
 
-def grade(folder: Path, sub: Submission, limits: Limits, isolation: Isolation, unsafe: bool = False,
-          db: str | None = None) -> Submission:
+def grade(
+    folder: Path, sub: Submission, limits: Limits, isolation: Isolation, unsafe: bool = False, db: str | None = None
+) -> Submission:
     """Grade ``sub`` in the course directory ``folder``; returns a graded copy, ended in its status.
 
     ``sub`` itself (as intake found it) is left as it is, so it can be graded again.

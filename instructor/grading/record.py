@@ -46,8 +46,11 @@ def places(folder: Path, student: str, assignment: str) -> tuple[Path, Path, Pat
     and a log file of its own, and no autograded folder.
     """
     if is_student_id(student) and is_student_id(assignment):
-        return (folder / "results" / student / f"{assignment}.json", folder / "logs" / student / f"{assignment}.log",
-                folder / "autograded" / student / assignment)
+        return (
+            folder / "results" / student / f"{assignment}.json",
+            folder / "logs" / student / f"{assignment}.log",
+            folder / "autograded" / student / assignment,
+        )
     # several bad folders share one name: keep each
     stem = re.sub(r"[^A-Za-z0-9_.-]", "_", f"{student}-{assignment}")[:80]
     bucket = student if is_student_id(student) else "_invalid"
@@ -65,6 +68,8 @@ def record(folder: Path, sub: Submission, db: str | None = None) -> Result:
         if autograded is not None and autograded.exists():
             shutil.rmtree(autograded)
     else:
+        if sub.notebook is None:
+            raise ValueError(f"{sub.student}'s {sub.assignment} has a grade but no graded notebook")
         sub.notebook.metadata[ANSWERS] = answers(sub.notebook)
         penalty = _into_gradebook(folder, sub, db)
         sub.notebook.metadata[SUMMARY] = summary(sub.result(), penalty)
@@ -94,7 +99,9 @@ def _keep_clearing(folder: Path, sub: Submission) -> None:
     """A flagged submission whose very bytes and flags a person already cleared ends graded, with a note."""
     if sub.status is not Status.FLAGGED:
         return
-    entry = reviews.covering(folder, sub.student, sub.assignment, sub.flags, sub.fingerprint.get("submission_sha256", "-"))
+    entry = reviews.covering(
+        folder, sub.student, sub.assignment, sub.flags, sub.fingerprint.get("submission_sha256", "-")
+    )
     if entry is not None:
         sub.note(reviews.note(entry))
         sub.end(Status.GRADED)
@@ -106,8 +113,13 @@ SUMMARY = "course_grading"
 
 def summary(result: Result, late_penalty: float) -> dict:
     """What a grader should know before reading the submission: status, flags, notes, late penalty."""
-    return {"status": result.status.shown, "flags": list(result.flags) if result.status is Status.FLAGGED else [],
-            "notes": list(result.notes), "late_penalty": late_penalty, "timestamp": result.timestamp}
+    return {
+        "status": result.status.shown,
+        "flags": list(result.flags) if result.status is Status.FLAGGED else [],
+        "notes": list(result.notes),
+        "late_penalty": late_penalty,
+        "timestamp": result.timestamp,
+    }
 
 
 #: the autograded notebook's hash of each written answer it holds: a hand grade belongs to those bytes
@@ -118,9 +130,13 @@ ANSWER_CHANGED = "written answer changed since it was graded by hand"
 
 def answers(nb) -> dict[str, str]:
     """grade_id -> sha256 of the source of each answer a person grades (a graded cell the student writes)."""
-    return {c.metadata["nbgrader"]["grade_id"]: hashlib.sha256(c.source.encode()).hexdigest() for c in nb.cells
-            if c.get("metadata", {}).get("nbgrader", {}).get("grade")
-            and c.metadata["nbgrader"].get("solution") and c.metadata["nbgrader"].get("grade_id")}
+    return {
+        c.metadata["nbgrader"]["grade_id"]: hashlib.sha256(c.source.encode()).hexdigest()
+        for c in nb.cells
+        if c.get("metadata", {}).get("nbgrader", {}).get("grade")
+        and c.metadata["nbgrader"].get("solution")
+        and c.metadata["nbgrader"].get("grade_id")
+    }
 
 
 def _answers_graded(path: Path) -> dict[str, str]:
@@ -142,9 +158,18 @@ def _take_back_changed_answers(gb, folder: Path, sub: Submission, graded_before:
     taken = []
     for grade in notebook.grades:
         if grade.name in changed and grade.manual_score is not None and grade.auto_score is None:
-            taken.append({"student": sub.student, "assignment": sub.assignment, "cell": grade.name,
-                          "from": grade.manual_score, "to": None, "by": "course grade", "at": overrides.now(),
-                          "what": "hand grade reset"})
+            taken.append(
+                {
+                    "student": sub.student,
+                    "assignment": sub.assignment,
+                    "cell": grade.name,
+                    "from": grade.manual_score,
+                    "to": None,
+                    "by": "course grade",
+                    "at": overrides.now(),
+                    "what": "hand grade reset",
+                }
+            )
             grade.manual_score, grade.needs_manual_grade = None, True
     gb.db.commit()
     overrides.add(folder, *taken)
@@ -155,18 +180,21 @@ def _take_back_changed_answers(gb, folder: Path, sub: Submission, graded_before:
 def _into_gradebook(folder: Path, sub: Submission, db: str | None) -> float:
     """Scores, hand grades kept (of unchanged answers only), late penalty; returns the penalty."""
     # the answers a grader saw: those of the autograded notebook still on disk (replaced after this)
-    graded_before = _answers_graded(places(folder, sub.student, sub.assignment)[2] / f"{sub.assignment}.ipynb")
+    autograded = places(folder, sub.student, sub.assignment)[2]
+    graded_before = _answers_graded(autograded / f"{sub.assignment}.ipynb") if autograded is not None else {}
     cfg = grading_config(folder, db)
     db_url, course_id = cfg.CourseDirectory.db_url, cfg.CourseDirectory.course_id
     with Gradebook(db_url, course_id) as gb:
         gb.update_or_create_student(sub.student)
         when = {"timestamp": parse_utc(sub.timestamp)} if sub.timestamp else {}
         # the student's own due date (course extend); None takes back an extension removed since
-        extension = extensions.extension_for(folder, sub.student, sub.assignment,
-                                             gb.find_assignment(sub.assignment).duedate)
+        extension = extensions.extension_for(
+            folder, sub.student, sub.assignment, gb.find_assignment(sub.assignment).duedate
+        )
         gb.update_or_create_submission(sub.assignment, sub.student, extension=extension, **when)
-    resources = {"nbgrader": {"db_url": db_url, "assignment": sub.assignment, "notebook": sub.assignment,
-                              "student": sub.student}}
+    resources = {
+        "nbgrader": {"db_url": db_url, "assignment": sub.assignment, "notebook": sub.assignment, "student": sub.student}
+    }
     sub.notebook, _ = run_chain(RECORD, sub.notebook, resources, cfg)
     with Gradebook(db_url, course_id) as gb:
         _take_back_changed_answers(gb, folder, sub, graded_before)

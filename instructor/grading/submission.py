@@ -13,6 +13,8 @@ import enum
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
+from nbformat import NotebookNode
+
 from instructor.sandbox import Execution, Isolation
 
 __all__ = ["Status", "NotGraded", "Submission", "Result", "carried"]
@@ -69,7 +71,7 @@ class Submission:
     # score
     score: float | None = None
     max_score: float | None = None
-    notebook: object | None = None  # the executed, scored NotebookNode
+    notebook: NotebookNode | None = None  # the executed, scored notebook
     # bookkeeping
     seconds: float = 0.0
     fingerprint: dict = field(default_factory=dict)  # what was graded (resume), for reruns
@@ -81,8 +83,16 @@ class Submission:
 
     def as_found(self) -> Submission:
         """A fresh copy with only what intake found (its notes included): what a grading run starts from."""
-        return Submission(self.student, self.assignment, self.folder, self.status, self.reason, self.received,
-                          self.sha256, notes=list(self.notes))
+        return Submission(
+            self.student,
+            self.assignment,
+            self.folder,
+            self.status,
+            self.reason,
+            self.received,
+            self.sha256,
+            notes=list(self.notes),
+        )
 
     def flag(self, text: str) -> None:
         if text not in self.flags:
@@ -96,9 +106,18 @@ class Submission:
 
     def result(self) -> Result:
         return Result(
-            self.student, self.assignment, self.status, self.reason, list(self.flags), list(self.notes),
-            self.score, self.max_score, self.seconds, self.isolation.detail if self.isolation else "",
-            self.timestamp, dict(self.fingerprint),
+            self.student,
+            self.assignment,
+            self.status,
+            self.reason,
+            list(self.flags),
+            list(self.notes),
+            self.score,
+            self.max_score,
+            self.seconds,
+            self.isolation.detail if self.isolation else "",
+            self.timestamp,
+            dict(self.fingerprint),
         )
 
 

@@ -75,7 +75,7 @@ IDENTITY_COLUMNS = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
 POINTS_POSSIBLE = "Points Possible"
 #: Canvas column <- where its value comes from
 MATCHING = {
-    "Student": "\"Last, First\" from the roster (one of them if it has one, else the id)",
+    "Student": '"Last, First" from the roster (one of them if it has one, else the id)',
     "ID": "empty: Canvas's own number for the student, which only Canvas knows",
     "SIS User ID": "the roster's id",
     "SIS Login ID": "the roster's email (empty if it has none)",
@@ -167,8 +167,9 @@ def chosen_assignments(gradebook: Gradebook, names=()) -> list:
     known = [a.name for a in every]
     unknown = [n for n in names if n not in known]
     if unknown:
-        raise CourseError(f"the gradebook has no assignment {', '.join(map(repr, unknown))} "
-                          f"(it has: {', '.join(known) or 'none'}).")
+        raise CourseError(
+            f"the gradebook has no assignment {', '.join(map(repr, unknown))} (it has: {', '.join(known) or 'none'})."
+        )
     chosen = [a for a in every if not names or a.name in names]
     if not chosen:
         raise CourseError("the gradebook has no assignment yet: run `course grade` first.")
@@ -194,8 +195,13 @@ def build(gradebook: Gradebook, assignments=(), results=None, due_of=None, now=N
         else:  # a not-graded submission of someone off the roster: no row for it in Canvas's file
             sheet.left_out.append((row["student_id"], row["assignment"], row["reason"]))
     for student in students:
-        identity = [student_name(student.last_name or "", student.first_name or "", student.id), "",
-                    student.id, student.email or "", ""]
+        identity = [
+            student_name(student.last_name or "", student.first_name or "", student.id),
+            "",
+            student.id,
+            student.email or "",
+            "",
+        ]
         cells = []
         for name in names:
             row = by_cell[student.id, name]
@@ -223,19 +229,25 @@ def summary(sheet: Sheet) -> list[str]:
     """Lines to print before an instructor uploads: what the cells hold, each empty one and why, what was left out."""
     why = Counter(status for _, _, status, _ in sheet.empty)
     detail = f" ({', '.join(f'{n} {status}' for status, n in why.most_common())})" if why else ""
-    counts = (f"canvas: {len(sheet.rows)} student(s) x {len(sheet.assignments)} assignment(s): "
-              f"{sheet.scores} score(s), {sheet.zeros} zero(s) for nothing submitted, "
-              f"{len(sheet.empty)} cell(s) left empty{detail}")
+    counts = (
+        f"canvas: {len(sheet.rows)} student(s) x {len(sheet.assignments)} assignment(s): "
+        f"{sheet.scores} score(s), {sheet.zeros} zero(s) for nothing submitted, "
+        f"{len(sheet.empty)} cell(s) left empty{detail}"
+    )
     lines = [counts]
     if sheet.empty:
         lines.append("  empty cells upload no grade (Canvas removes one it already holds, highlighted in its review):")
         for student, assignment, status, reason in sheet.empty[:LISTED]:
             lines.append(f"    {student} {assignment}: {status}" + (f": {reason}" if reason else ""))
         if len(sheet.empty) > LISTED:
-            lines.append(f"    ... and {len(sheet.empty) - LISTED} more (`course export` lists every status and reason)")
+            lines.append(
+                f"    ... and {len(sheet.empty) - LISTED} more (`course export` lists every status and reason)"
+            )
     if sheet.left_out:
-        lines.append(f"left out: {len(sheet.left_out)} not-graded submission(s) of someone not in the gradebook "
-                     "(not on the roster):")
+        lines.append(
+            f"left out: {len(sheet.left_out)} not-graded submission(s) of someone not in the gradebook "
+            "(not on the roster):"
+        )
         lines += [f"    {student} {assignment}: {reason}" for student, assignment, reason in sheet.left_out]
     return lines
 

@@ -20,6 +20,7 @@ import base64
 import csv
 import io
 import statistics
+from collections.abc import Sequence
 from pathlib import Path
 
 import jinja2
@@ -88,16 +89,23 @@ def summary(report: ClassReport) -> dict:
     }
 
 
-def page(report: ClassReport, overrides: list[dict] = ()) -> str:
+def page(report: ClassReport, overrides: Sequence[dict] = ()) -> str:
     """The report page's HTML (autoescaped: flag texts and reasons may hold student-chosen names).
 
     ``overrides``: the ledger's entries of this assignment (:mod:`instructor.coursedir.overrides`).
     """
-    env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True,
-                             undefined=jinja2.StrictUndefined)
-    body = dict(report=report, summary=summary(report), figures=figures(report),
-                top=report.top_mistakes(15), statuses=report.statuses.most_common(),
-                not_attempted=NOT_ATTEMPTED, overrides=list(overrides))
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True, undefined=jinja2.StrictUndefined
+    )
+    body = dict(
+        report=report,
+        summary=summary(report),
+        figures=figures(report),
+        top=report.top_mistakes(15),
+        statuses=report.statuses.most_common(),
+        not_attempted=NOT_ATTEMPTED,
+        overrides=list(overrides),
+    )
     return env.get_template(PAGE).render(csp=STATIC_PAGE_POLICY, **body)
 
 
@@ -108,26 +116,53 @@ def _write_csv(path: Path, header: list[str], rows) -> None:
         writer.writerows([[inert_cell(v) for v in row] for row in rows])
 
 
-def write(report: ClassReport, to: Path, overrides: list[dict] = ()) -> Path:
+def write(report: ClassReport, to: Path, overrides: Sequence[dict] = ()) -> Path:
     """Write the page and its CSV files into the folder ``to``; returns the page's path.
 
     ``overrides``: every override of a test cell and hand grade taken back (who, when, from what to what).
     """
     try:
         to.mkdir(parents=True, exist_ok=True)
-        _write_csv(to / "scores.csv", ["student_id", "status", "score", "max_score"],
-                   [(r["student_id"], r["status"], r["score"], report.max_score) for r in report.rows])
-        _write_csv(to / "checks.csv", ["grade_id", "kind", "points", "judged", "failed", "share_failed", "waiting"],
-                   [(c.grade_id, "written" if c.written else "test", c.points, c.graded, c.failed,
-                     round(c.share_failed, 4), c.waiting) for c in report.checks])
-        _write_csv(to / "mistakes.csv", ["grade_id", "mistake", "count", "share_of_judged"],
-                   [(c.grade_id, words, k, round(k / c.graded, 4))
-                    for c in report.checks for words, k in c.mistakes.most_common()])
-        _write_csv(to / "statuses.csv", ["kind", "what", "submissions"],
-                   [("status", s, k) for s, k in report.statuses.most_common()]
-                   + [("flag", f, k) for f, k in report.flags.most_common()]
-                   + [("not graded", r, k) for r, k in report.not_graded.most_common()])
-        _write_csv(to / "overrides.csv", OVERRIDE_COLUMNS, [[e.get(k, "") for k in OVERRIDE_COLUMNS] for e in overrides])
+        _write_csv(
+            to / "scores.csv",
+            ["student_id", "status", "score", "max_score"],
+            [(r["student_id"], r["status"], r["score"], report.max_score) for r in report.rows],
+        )
+        _write_csv(
+            to / "checks.csv",
+            ["grade_id", "kind", "points", "judged", "failed", "share_failed", "waiting"],
+            [
+                (
+                    c.grade_id,
+                    "written" if c.written else "test",
+                    c.points,
+                    c.graded,
+                    c.failed,
+                    round(c.share_failed, 4),
+                    c.waiting,
+                )
+                for c in report.checks
+            ],
+        )
+        _write_csv(
+            to / "mistakes.csv",
+            ["grade_id", "mistake", "count", "share_of_judged"],
+            [
+                (c.grade_id, words, k, round(k / c.graded, 4))
+                for c in report.checks
+                for words, k in c.mistakes.most_common()
+            ],
+        )
+        _write_csv(
+            to / "statuses.csv",
+            ["kind", "what", "submissions"],
+            [("status", s, k) for s, k in report.statuses.most_common()]
+            + [("flag", f, k) for f, k in report.flags.most_common()]
+            + [("not graded", r, k) for r, k in report.not_graded.most_common()],
+        )
+        _write_csv(
+            to / "overrides.csv", OVERRIDE_COLUMNS, [[e.get(k, "") for k in OVERRIDE_COLUMNS] for e in overrides]
+        )
         (to / "index.html").write_text(page(report, overrides))
     except OSError as err:
         raise CourseError(f"cannot write the report into {to} ({err.strerror or first_line(err)}).") from None

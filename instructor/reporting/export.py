@@ -25,7 +25,7 @@ instructor.reporting.export.PendingCsvExportPlugin`` writes the same file as ``c
 from __future__ import annotations
 
 import csv
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from nbgrader.api import Gradebook, MissingEntry
@@ -52,7 +52,10 @@ COLUMN_HELP = {
     "first_name": "from the roster",
     "email": "from the roster",
     "raw_score": "auto_points + hand_points",
-    "late_submission_penalty": "points taken for lateness: the late rule's percent per day started of the autograded points (hand points never change it)",
+    "late_submission_penalty": (
+        "points taken for lateness: the late rule's percent per day started of the autograded points "
+        "(hand points never change it)"
+    ),
     "score": "raw_score - late_submission_penalty: the grade to upload",
     "max_score": "the assignment's points",
     "auto_points": "points of the test cells (a grader's override included)",
@@ -60,7 +63,10 @@ COLUMN_HELP = {
     "hand_max": "points of the written answers",
     "pending_points": "points of written answers nobody has graded yet (counted as 0 in score)",
     "status": "complete, waiting for a grader, flagged for review, not graded, not submitted, or not due (no points)",
-    "reason": "why a submission is flagged, not graded, missing or not due; a hand grade taken back because its answer changed",
+    "reason": (
+        "why a submission is flagged, not graded, missing or not due; "
+        "a hand grade taken back because its answer changed"
+    ),
     "overrides": "each grader's override of a test cell: cell, autograded -> given points, who, when",
 }
 COLUMNS = list(COLUMN_HELP)
@@ -86,9 +92,15 @@ def task_columns(gradebook: Gradebook, assignments=()) -> list[str]:
     return names
 
 
-def rows(gradebook: Gradebook, assignments=(), students=(),
-         results: dict[tuple[str, str], Result] | None = None, now: datetime | None = None,
-         due_of=None, overrides_of=None) -> list[dict]:
+def rows(
+    gradebook: Gradebook,
+    assignments=(),
+    students=(),
+    results: dict[tuple[str, str], Result] | None = None,
+    now: datetime | None = None,
+    due_of=None,
+    overrides_of=None,
+) -> list[dict]:
     """One row per assignment and student of the gradebook (rostered or graded), as the CSV holds it.
 
     ``results`` maps (student, assignment) to what ``course grade`` recorded
@@ -100,22 +112,29 @@ def rows(gradebook: Gradebook, assignments=(), students=(),
     assignment)`` gives the override entries to list (:mod:`instructor.coursedir.overrides`).
     """
     results = dict(results or {})
-    now = now or datetime.now(timezone.utc).replace(tzinfo=None)
+    now = now or datetime.now(UTC).replace(tzinfo=None)
     due_of = due_of or (lambda student, assignment, duedate: duedate)
     out = []
     for assignment in gradebook.assignments:
         if assignments and assignment.name not in assignments:
             continue
-        tasks = [(TASK_COLUMN.format(assignment=assignment.name, grade_id=c.name), c.name)
-                 for nb in assignment.notebooks for c in nb.grade_cells]
+        tasks = [
+            (TASK_COLUMN.format(assignment=assignment.name, grade_id=c.name), c.name)
+            for nb in assignment.notebooks
+            for c in nb.grade_cells
+        ]
         for student in gradebook.students:
             if students and student.id not in students:
                 continue
             row = {
-                "assignment": assignment.name, "duedate": assignment.duedate or "",
-                "student_id": student.id, "last_name": student.last_name or "",
-                "first_name": student.first_name or "", "email": student.email or "",
-                "max_score": assignment.max_score, "hand_max": assignment.max_written_score,
+                "assignment": assignment.name,
+                "duedate": assignment.duedate or "",
+                "student_id": student.id,
+                "last_name": student.last_name or "",
+                "first_name": student.first_name or "",
+                "email": student.email or "",
+                "max_score": assignment.max_score,
+                "hand_max": assignment.max_written_score,
             }
             try:
                 sub = gradebook.find_submission(assignment.name, student.id)
@@ -125,18 +144,32 @@ def rows(gradebook: Gradebook, assignments=(), students=(),
                     row.update(duedate=due, timestamp="", status=NOT_DUE, reason=f"due {due:%Y-%m-%d %H:%M} UTC")
                     row.update({k: "" for k in POINTS + [column for column, _ in tasks]})
                 else:
-                    row.update(timestamp="", raw_score=0.0, late_submission_penalty=0.0, score=0.0,
-                               auto_points=0.0, hand_points=0.0, pending_points=0.0,
-                               status="not submitted", reason=NOT_SUBMITTED)
+                    row.update(
+                        timestamp="",
+                        raw_score=0.0,
+                        late_submission_penalty=0.0,
+                        score=0.0,
+                        auto_points=0.0,
+                        hand_points=0.0,
+                        pending_points=0.0,
+                        status="not submitted",
+                        reason=NOT_SUBMITTED,
+                    )
                     row.update({column: 0.0 for column, _ in tasks})
             else:
                 penalty = sub.late_submission_penalty or 0.0
                 pending = pending_points(sub)
                 row.update(
                     duedate=sub.duedate or "",  # the assignment's, plus the student's extension if any
-                    timestamp=sub.timestamp or "", raw_score=sub.score, late_submission_penalty=penalty,
-                    score=sub.score - penalty, auto_points=sub.code_score, hand_points=sub.written_score,
-                    pending_points=pending, status=status_words("graded", pending), reason="",
+                    timestamp=sub.timestamp or "",
+                    raw_score=sub.score,
+                    late_submission_penalty=penalty,
+                    score=sub.score - penalty,
+                    auto_points=sub.code_score,
+                    hand_points=sub.written_score,
+                    pending_points=pending,
+                    status=status_words("graded", pending),
+                    reason="",
                 )
                 given = {g.name: g for nb in sub.notebooks for g in nb.grades}
                 for column, name in tasks:
@@ -154,14 +187,32 @@ def rows(gradebook: Gradebook, assignments=(), students=(),
                 row.update(status=status_words(result.status.shown, 0.0), reason=result.reason)
             out.append(row)
     for (student, assignment), result in sorted(results.items()):
-        if not result.status.has_grade and (not assignments or assignment in assignments) \
-                and (not students or student in students):
-            out.append({
-                "assignment": assignment, "duedate": "", "timestamp": "", "student_id": student,
-                "last_name": "", "first_name": "", "email": "", "raw_score": "", "late_submission_penalty": "",
-                "score": "", "max_score": "", "auto_points": "", "hand_points": "", "hand_max": "",
-                "pending_points": "", "status": "not graded", "reason": result.reason,
-            })
+        if (
+            not result.status.has_grade
+            and (not assignments or assignment in assignments)
+            and (not students or student in students)
+        ):
+            out.append(
+                {
+                    "assignment": assignment,
+                    "duedate": "",
+                    "timestamp": "",
+                    "student_id": student,
+                    "last_name": "",
+                    "first_name": "",
+                    "email": "",
+                    "raw_score": "",
+                    "late_submission_penalty": "",
+                    "score": "",
+                    "max_score": "",
+                    "auto_points": "",
+                    "hand_points": "",
+                    "hand_max": "",
+                    "pending_points": "",
+                    "status": "not graded",
+                    "reason": result.reason,
+                }
+            )
     return out
 
 
@@ -175,12 +226,14 @@ def inert_cell(value):
 class PendingCsvExportPlugin(ExportPlugin):
     """nbgrader's CSV export plus the course's columns (:data:`COLUMN_HELP`) and one per graded cell."""
 
-    results = Unicode("", help="course grade's results/ folder, for flagged and not graded submissions").tag(config=True)
+    results = Unicode("", help="course grade's results/ folder, for flagged and not graded submissions").tag(
+        config=True
+    )
 
     def export(self, gradebook: Gradebook) -> None:
         folder = Path(self.results).parent if self.results else None
         found = read_results(folder) if folder else {}
-        by_cell = {}
+        by_cell: dict[tuple[str, str], list[dict]] = {}
         if folder is not None:
             for entry in overrides.observe(folder, gradebook, "export"):
                 by_cell.setdefault((entry["student"], entry["assignment"]), []).append(entry)
@@ -189,10 +242,19 @@ class PendingCsvExportPlugin(ExportPlugin):
             chosen = [str(a) for a in self.assignment]
             writer = csv.DictWriter(f, fieldnames=COLUMNS + task_columns(gradebook, chosen), restval="")
             writer.writeheader()
-            writer.writerows([{k: inert_cell(v) for k, v in row.items()}
-                              for row in rows(gradebook, chosen, [str(s) for s in self.student], found,
-                                              due_of=student_due(folder) if folder else None,
-                                              overrides_of=lambda s, a: by_cell.get((s, a), []))])
+            writer.writerows(
+                [
+                    {k: inert_cell(v) for k, v in row.items()}
+                    for row in rows(
+                        gradebook,
+                        chosen,
+                        [str(s) for s in self.student],
+                        found,
+                        due_of=student_due(folder) if folder else None,
+                        overrides_of=lambda s, a: by_cell.get((s, a), []),
+                    )
+                ]
+            )
 
 
 def student_due(folder: Path):

@@ -55,17 +55,27 @@ def grades(folder: Path, assignments=(), students=(), db: str | None = None) -> 
                     result = results_left.pop((student.id, assignment.name), None)
                     if result is not None and not result.status.has_grade:
                         # the gradebook has points nbgrader's own autograde gave; course grade refused it
-                        rows.append(Grade(student.id, assignment.name, 0.0, 0.0, 0.0, False, "not graded", result.reason))
+                        rows.append(
+                            Grade(student.id, assignment.name, 0.0, 0.0, 0.0, False, "not graded", result.reason)
+                        )
                         continue
                     cells = [g for nb in sub.notebooks for g in nb.grades]
-                    rows.append(Grade(
-                        student.id, assignment.name, sub.code_score, sub.max_code_score,
-                        sub.max_written_score, sub.needs_manual_grade,
-                        result.status.shown if result else "graded", _reason(result),
-                        manual_score=sub.written_score, pending=gradebook.pending_points(sub),
-                        penalty=sub.late_submission_penalty or 0.0,
-                        review=sum(g.manual_score is not None and g.needs_manual_grade for g in cells),
-                    ))
+                    rows.append(
+                        Grade(
+                            student.id,
+                            assignment.name,
+                            sub.code_score,
+                            sub.max_code_score,
+                            sub.max_written_score,
+                            sub.needs_manual_grade,
+                            result.status.shown if result else "graded",
+                            _reason(result),
+                            manual_score=sub.written_score,
+                            pending=gradebook.pending_points(sub),
+                            penalty=sub.late_submission_penalty or 0.0,
+                            review=sum(g.manual_score is not None and g.needs_manual_grade for g in cells),
+                        )
+                    )
     for (student, assignment), result in sorted(results_left.items()):
         if not result.status.has_grade:
             rows.append(Grade(student, assignment, 0.0, 0.0, 0.0, False, "not graded", result.reason))
@@ -98,13 +108,16 @@ def status_words(status: str, pending: float) -> str:
 
 def format_table(rows: list[Grade], isolation: str = "") -> str:
     """The table as text, one line per submission (see the module doc for the columns)."""
-    head = (f"{'student':16s} {'assignment':16s} {'autograded':>12s} {'by hand':>9s} {'pending':>7s} "
-            f"{'late':>6s}  status")
+    head = (
+        f"{'student':16s} {'assignment':16s} {'autograded':>12s} {'by hand':>9s} {'pending':>7s} {'late':>6s}  status"
+    )
     lines = ([f"isolation: {isolation}"] if isolation else []) + [head, "-" * len(head)]
     for r in rows:
         if r.status == "not graded":
-            lines.append(f"{r.student[:16]:16s} {r.assignment[:16]:16s} {'-':>12s} {'-':>9s} {'-':>7s} {'-':>6s}  "
-                         f"not graded: {r.reason}")
+            lines.append(
+                f"{r.student[:16]:16s} {r.assignment[:16]:16s} {'-':>12s} {'-':>9s} {'-':>7s} {'-':>6s}  "
+                f"not graded: {r.reason}"
+            )
             continue
         auto = f"{r.auto_score:g} / {r.auto_max:g}"
         manual = f"{r.manual_score:g} / {r.manual_max:g}" if r.manual_max else "-"
@@ -113,6 +126,8 @@ def format_table(rows: list[Grade], isolation: str = "") -> str:
         status = [status_words(r.status, r.pending) + (f": {r.reason}" if r.reason else "")]
         if r.review:
             status.append(f"{r.review} hand grade(s) to review again: their autograde score changed")
-        lines.append(f"{r.student:16s} {r.assignment:16s} {auto:>12s} {manual:>9s} {pending:>7s} {late:>6s}  "
-                     + "; ".join(status))
+        lines.append(
+            f"{r.student:16s} {r.assignment:16s} {auto:>12s} {manual:>9s} {pending:>7s} {late:>6s}  "
+            + "; ".join(status)
+        )
     return "\n".join(lines)

@@ -85,7 +85,16 @@ def grade_course(req: GradeRequest, log=print) -> tuple[ClassRun, sandbox.Isolat
     log(f"isolation: {isolation.detail}")
     for change in into_course_dir(req.course_dir, req.root, assignments, db=req.db):
         log(change)
-    run = grade_class(req.course_dir, subs, limits=req.limits, unsafe=req.unsafe, db=req.db, jobs=req.jobs,
-                      scheduler=req.scheduler, force=req.force, log=log)
+    run = grade_class(
+        req.course_dir,
+        subs,
+        limits=req.limits,
+        unsafe=req.unsafe,
+        db=req.db,
+        jobs=req.jobs,
+        scheduler=req.scheduler,
+        force=req.force,
+        log=log,
+    )
     keep_exchange_files(req.course_dir, subs, run.results)
     return run, isolation

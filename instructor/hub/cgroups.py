@@ -10,9 +10,9 @@ the server, its kernels and terminals together get at most ``memory_mb``
 from __future__ import annotations
 
 import os
-import signal
-import time
 from pathlib import Path
+
+from instructor.sandbox.cgroup import kill_and_remove, members, set_limits
 
 ROOT = Path("/sys/fs/cgroup")
 PARENT = "course-hub"
@@ -34,17 +34,7 @@ class UserCgroup:
         self.kill()  # a server left by an earlier hub
         for folder in self.folders.values():
             folder.mkdir(parents=True, exist_ok=True)
-        limit = str(memory_mb * 2**20)
-        (self.folders["memory"] / "memory.limit_in_bytes").write_text(limit)
-        swap = self.folders["memory"] / "memory.memsw.limit_in_bytes"
-        if swap.exists():  # no swapping past the limit either
-            try:
-                swap.write_text(limit)
-            except OSError:
-                pass
-        period = int((self.folders["cpu"] / "cpu.cfs_period_us").read_text())
-        (self.folders["cpu"] / "cpu.cfs_quota_us").write_text(str(int(period * cpus)))
-        (self.folders["pids"] / "pids.max").write_text(str(processes))
+        set_limits(self.folders["memory"], self.folders["pids"], self.folders["cpu"], memory_mb, processes, cpus)
         return self
 
     @property
@@ -53,35 +43,11 @@ class UserCgroup:
         return [str(folder / "cgroup.procs") for folder in self.folders.values()]
 
     def pids(self) -> list[int]:
-        try:
-            return [int(p) for p in (self.folders["pids"] / "cgroup.procs").read_text().split()]
-        except OSError:
-            return []
+        return members(self.folders["pids"])
 
     def kill(self) -> int:
         """SIGKILL every process left inside (kernels started in sessions of their own too); returns how many."""
-        killed = 0
-        for _ in range(50):
-            left = self.pids()
-            if not left:
-                break
-            for pid in left:
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                    killed += 1
-                except ProcessLookupError:
-                    pass
-            time.sleep(0.05)
-        return killed
+        return kill_and_remove(self.folders["pids"], [])
 
     def remove(self) -> None:
-        self.kill()
-        for folder in self.folders.values():
-            for _ in range(20):
-                try:
-                    folder.rmdir()
-                    break
-                except FileNotFoundError:
-                    break
-                except OSError:  # busy for a moment after the last kill
-                    time.sleep(0.05)
+        kill_and_remove(self.folders["pids"], list(self.folders.values()))

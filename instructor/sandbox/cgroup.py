@@ -68,6 +68,56 @@ def sweep_orphans() -> int:
     return swept
 
 
+def set_limits(memory: Path, pids: Path, cpu: Path | None, memory_mb: int, processes: int, cpus: float) -> None:
+    """Write the limits into existing cgroups: memory (swap included where allowed), processes, CPU time."""
+    if cpu is not None and cpus > 0:  # at most `cpus` CPUs' time per period, however many processes run
+        period = int((cpu / "cpu.cfs_period_us").read_text())
+        (cpu / "cpu.cfs_quota_us").write_text(str(int(period * cpus)))
+    limit = str(memory_mb * 2**20)
+    (memory / "memory.limit_in_bytes").write_text(limit)
+    swap = memory / "memory.memsw.limit_in_bytes"
+    if swap.exists():  # no swapping past the limit either
+        try:
+            swap.write_text(limit)
+        except OSError:
+            pass
+    (pids / "pids.max").write_text(str(processes))
+
+
+def members(pids: Path) -> list[int]:
+    """The processes in the pids cgroup ``pids`` ([] if it is gone)."""
+    try:
+        return [int(p) for p in (pids / "cgroup.procs").read_text().split()]
+    except OSError:
+        return []
+
+
+def kill_and_remove(pids: Path, folders: list[Path]) -> int:
+    """SIGKILL every process in ``pids`` (until none is left), then remove ``folders``; returns how many were killed."""
+    killed = 0
+    for _ in range(50):
+        left = members(pids)
+        if not left:
+            break
+        for pid in left:
+            try:
+                os.kill(pid, signal.SIGKILL)
+                killed += 1
+            except ProcessLookupError:
+                pass
+        time.sleep(0.05)
+    for folder in folders:
+        for _ in range(20):
+            try:
+                folder.rmdir()
+                break
+            except FileNotFoundError:
+                break
+            except OSError:  # busy for a moment after the last kill
+                time.sleep(0.05)
+    return killed
+
+
 class Cgroup:
     """A memory + pids cgroup pair named ``course-sandbox/<creator pid>-<random>``."""
 
@@ -89,18 +139,7 @@ class Cgroup:
         self = cls(f"{prefix()}{uuid.uuid4().hex[:12]}")
         for folder in self.folders:
             folder.mkdir(parents=True)
-        if self.cpu and cpus > 0:  # at most `cpus` CPUs' time per period, however many processes run
-            period = int((self.cpu / "cpu.cfs_period_us").read_text())
-            (self.cpu / "cpu.cfs_quota_us").write_text(str(int(period * cpus)))
-        limit = str(memory_mb * 2**20)
-        (self.memory / "memory.limit_in_bytes").write_text(limit)
-        swap = self.memory / "memory.memsw.limit_in_bytes"
-        if swap.exists():  # no swapping past the limit either
-            try:
-                swap.write_text(limit)
-            except OSError:
-                pass
-        (self.pids / "pids.max").write_text(str(processes))
+        set_limits(self.memory, self.pids, self.cpu, memory_mb, processes, cpus)
         return self
 
     def out_of_memory(self) -> bool:
@@ -121,32 +160,8 @@ class Cgroup:
             return False
 
     def pids_left(self) -> list[int]:
-        try:
-            return [int(p) for p in (self.pids / "cgroup.procs").read_text().split()]
-        except OSError:
-            return []
+        return members(self.pids)
 
     def destroy(self) -> int:
         """Kill every process still inside, then remove the cgroups; returns how many were killed."""
-        killed = 0
-        for _ in range(50):
-            left = self.pids_left()
-            if not left:
-                break
-            for pid in left:
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                    killed += 1
-                except ProcessLookupError:
-                    pass
-            time.sleep(0.05)
-        for folder in self.folders:
-            for _ in range(20):
-                try:
-                    folder.rmdir()
-                    break
-                except FileNotFoundError:
-                    break
-                except OSError:  # busy for a moment after the last kill
-                    time.sleep(0.05)
-        return killed
+        return kill_and_remove(self.pids, self.folders)

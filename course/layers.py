@@ -4,8 +4,8 @@
 dense``: the same class (a subclass), the same arguments, weights, bias and
 ``parameters``; only the forward pass differs, ``course.ops.affine(x, weight,
 bias)`` instead of ``matmul(x, weight) + bias``: one MyGrad operation instead of
-two, and one matrix product over all leading axes. The values agree to float32
-rounding (``tests/student/test_ops.py``).
+two, and one matrix product over all leading axes. The values agree with
+MyNN's to float32 rounding.
 """
 
 from __future__ import annotations

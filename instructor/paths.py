@@ -27,3 +27,7 @@ def existing_assignments(root: Path = SOLUTIONS) -> list[str]:
 def notebook_path(assignment: str, root: Path = SOLUTIONS) -> Path:
     """``<root>/<assignment>/<assignment>.ipynb``: one notebook per assignment."""
     return root / assignment / f"{assignment}.ipynb"
+
+
+#: the nbgrader course id of every course directory (its exchange folder, its hub groups)
+COURSE_ID = "seqmodels"

@@ -16,11 +16,12 @@ from traitlets.config import Config
 
 from instructor.grading.chains import EXECUTE, PREPARE, RECORD, SCORE
 from instructor.kernels import kernel_transport
+from instructor.paths import COURSE_ID
 from instructor.reporting.feedback.chain import FEEDBACK
 from instructor.reporting.feedback.template import use_course_templates
 from instructor.sandbox.limits import Limits
 
-COURSE_ID = "seqmodels"
+__all__ = ["COURSE_ID"]  # re-exported: the id lives in instructor.paths, below grading
 
 #: Files that never belong in a release, an autograded copy or feedback.
 IGNORE = [

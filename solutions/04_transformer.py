@@ -2764,10 +2764,10 @@ class Counting:
         return self.decode(self.encode(src, src_lengths), tgt, src_lengths, tgt_lengths)
 
 
-model = Counting()
+counting = Counting()
 source = np.stack([one_hot_encode("hello", end=True), one_hot_encode("world", end=True)], axis=1)
-tokens = greedy_decode(model, source.copy())
-calls = dict(model.calls)
+tokens = greedy_decode(counting, source.copy())
+calls = dict(counting.calls)
 assert tokens.shape == (5, 2), f"tokens have shape {tokens.shape}, expected (T - 1, N) = (5, 2)"
 assert calls == {"encode": 1, "decode": 5}, (
     f"{calls}: expected one encoder run (model.encode, once per batch) and T - 1 = 5 decoder runs (model.decode)"

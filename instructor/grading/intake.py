@@ -23,7 +23,7 @@ from instructor.coursedir.directory import current_settings, is_course_dir
 from instructor.coursedir.roster import STUDENT_ID_RULE, is_student_id
 from instructor.errors import CourseError, first_line
 from instructor.grading.submission import Status, Submission
-from instructor.settings import COURSE_ID
+from instructor.paths import COURSE_ID
 
 #: a submitted notebook larger than this is not read
 MAX_NOTEBOOK_BYTES = 20 * 2**20

@@ -59,7 +59,7 @@ def test_autograde_reference_full_marks_blank_zero(graded_course_dir, assignment
 @pytest.mark.notebook
 def test_nbgraders_own_autograde_judges_checks_outside_too(tmp_path):
     """Does `nbgrader autograde` (the formgrader's button), run with the course's configuration, judge the
-    checks outside the kernel as `course grade` does: a mistake only a hidden check sees loses that point?"""
+    checks outside the kernel as `course grade` does: a mistake loses the points of the cells that see it, and only those?"""
     require_sandbox()
     course_dir = tmp_path / "cd"
     env = {**os.environ, "COURSE_DIR": str(course_dir)}
@@ -70,7 +70,7 @@ def test_nbgraders_own_autograde_judges_checks_outside_too(tmp_path):
     run("-m", "instructor", "roster", "import", str(tmp_path / "class.csv"))
     run("-m", "instructor", "release-to-exchange", "01_rnn")
     reference = read(notebook_path("01_rnn", SOLUTIONS))
-    mistake = next(m for m in load_mistakes("01_rnn") if m.name == "digits_exclude_nine")  # hidden checks only
+    mistake = next(m for m in load_mistakes("01_rnn") if m.name == "digits_exclude_nine")  # two cells see it
     for student, nb in (("amy", reference), ("bob", apply_mistake(reference, mistake))):
         folder = course_dir / "submitted" / student / "01_rnn"
         folder.mkdir(parents=True)
@@ -81,6 +81,6 @@ def test_nbgraders_own_autograde_judges_checks_outside_too(tmp_path):
                       if g.auto_score is not None} for s in ("amy", "bob")}
         full = {g.name: g.max_score for g in gb.find_notebook("01_rnn", "01_rnn").grade_cells if g.cell_type == "code"}
     assert scores["amy"] == full
-    assert {k for k, v in scores["bob"].items() if v < full[k]} == {"generate_batch__reversed_target"}
+    assert {k for k, v in scores["bob"].items() if v < full[k]} == {"generate_batch__shapes_and_types", "generate_batch__reversed_target"}
     graded = (course_dir / "autograded" / "bob" / "01_rnn" / "01_rnn.ipynb").read_text()
     assert "Judged by the grader, outside your kernel" in graded and "course.values" not in graded

@@ -31,8 +31,12 @@ def test_each_planted_mistake_is_counted_and_named_in_the_authors_words(graded_c
                 continue
             assert count == 2, f"{name}: {grade_id} {words!r} counted {count} times, planted twice"
             # the words are the author's: every literal piece of them stands in the test cell's source
-            pieces = [p for p in re.split(r"…|`", re.sub(r"^\w+ at: ", "", words)) if p.strip()]
-            assert pieces and all(p in sources[grade_id] for p in pieces), (grade_id, words)
+            # (a value shows as … or as the code that made it, {h.data[-1]}; the report line is one line, so a
+            # message's line breaks, written \n, and its adjacent string literals read as spaces and one string)
+            pieces = [p.strip() for p in re.split(r"…|`|\{[^{}]*\}", re.sub(r"^\w+ at: ", "", words)) if p.strip()]
+            source = re.sub(r"[\"']\s*\\?\n\s*[\"']", "", sources[grade_id]).replace("\\n", " ")
+            source = " ".join(source.split())
+            assert pieces and all(" ".join(p.split()) in source for p in pieces), (grade_id, words)
     for check in report.checks:
         if not check.written:
             assert check.mistakes[failures.NOT_ATTEMPTED] == 2, f"{check.grade_id}: the two blanks"

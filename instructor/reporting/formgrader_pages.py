@@ -150,9 +150,7 @@ def _handlers():
         @check_xsrf
         @check_notebook_dir
         def get(self, assignment_id, notebook_id):
-            rows = self.api.get_notebook_submissions(assignment_id, notebook_id)
-            for row in rows:
-                row.setdefault("assignment", assignment_id)
+            rows = _of_assignment(self.api.get_notebook_submissions(assignment_id, notebook_id), assignment_id)
             self.write(json.dumps(flag_from_results(self, rows)))
 
     class StudentNotebookSubmissions(apihandlers.BaseApiHandler):
@@ -160,9 +158,7 @@ def _handlers():
         @check_xsrf
         @check_notebook_dir
         def get(self, student_id, assignment_id):
-            rows = self.api.get_student_notebook_submissions(student_id, assignment_id)
-            for row in rows:
-                row.setdefault("assignment", assignment_id)
+            rows = _of_assignment(self.api.get_student_notebook_submissions(student_id, assignment_id), assignment_id)
             self.write(json.dumps(flag_from_results(self, rows, student_id)))
 
     return [
@@ -188,3 +184,10 @@ def _load_jupyter_server_extension(server_app):
         web_app.default_router.rules.remove(rule)
     web_app.default_router.rules[0:0] = added
     server_app.log.info("course formgrader pages: Autograde refused (use `course grade`), flags from course grade")
+
+
+def _of_assignment(rows: list[dict], assignment_id: str) -> list[dict]:
+    """nbgrader's submission rows, each naming its assignment (the flags are looked up by it)."""
+    for row in rows:
+        row.setdefault("assignment", assignment_id)
+    return rows

@@ -9,6 +9,9 @@ import nbformat
 from nbformat.v4 import new_code_cell, new_notebook
 
 from instructor import sandbox
+from instructor.sandbox import command, scratch
+from instructor.sandbox import probe as sandbox_probe
+from instructor.sandbox import run as sandbox_run
 from instructor.paths import REPO_ROOT, SOLUTIONS
 from tests.system import require_sandbox
 
@@ -146,12 +149,12 @@ def test_kernel_sees_the_student_package_and_not_the_grader():
 def test_grader_installed_in_the_venv_is_covered(monkeypatch, tmp_path):
     """When the grader is installed into the venv the sandbox binds (not editable), is it covered by an empty folder?"""
     site = tmp_path / "venv" / "lib" / "python3.11" / "site-packages"
-    monkeypatch.setattr(sandbox, "_package_dir", lambda name: site / name)
-    args = sandbox._bwrap_args([str(tmp_path / "venv")], {})
+    monkeypatch.setattr(command, "package_dir", lambda name: site / name)
+    args = command.bwrap_args([str(tmp_path / "venv")], {})
     for name in ("instructor", "course_data"):
         at = args.index(str(site / name))
         assert args[at - 1] == "--tmpfs" and args[at + 1:at + 3] == ["--remount-ro", str(site / name)]
-    assert sandbox._hidden([str(tmp_path / "elsewhere")]) == []  # an editable install lives outside the venv
+    assert command.hidden([str(tmp_path / "elsewhere")]) == []  # an editable install lives outside the venv
 
 
 def test_a_venv_under_tmp_is_seen_inside(monkeypatch):
@@ -164,8 +167,8 @@ def test_a_venv_under_tmp_is_seen_inside(monkeypatch):
     try:
         (root / "marker.txt").write_text("seen")
         root.chmod(0o755)
-        roots = sandbox._readonly_roots()
-        monkeypatch.setattr(sandbox, "_readonly_roots", lambda: sorted({*roots, str(root)}))
+        roots = command.readonly_roots()
+        monkeypatch.setattr(command, "readonly_roots", lambda: sorted({*roots, str(root)}))
         probe = (f"print(open({str(root / 'marker.txt')!r}).read())\n"
                  "open('/tmp/scratch.txt', 'w').write('ok')\nprint(open('/tmp/scratch.txt').read())")
         nb = new_notebook(cells=[new_code_cell(probe)],
@@ -181,8 +184,8 @@ def test_the_probe_runs_the_real_interpreter_with_the_real_binds(monkeypatch):
     """Does the start-up probe fail, with the cause in one line, when the interpreter is not bound inside
     (as when a venv's folder is hidden), where a probe of /usr/bin/true would have passed?"""
     require_sandbox()
-    monkeypatch.setattr(sandbox, "_readonly_roots", lambda: [str(REPO_ROOT / "course")])
-    why = sandbox.probe()
+    monkeypatch.setattr(command, "readonly_roots", lambda: [str(REPO_ROOT / "course")])
+    why = sandbox_probe.probe()
     assert why and "\n" not in why, why
     sandbox.detect.cache_clear()
     try:
@@ -190,7 +193,7 @@ def test_the_probe_runs_the_real_interpreter_with_the_real_binds(monkeypatch):
     finally:
         monkeypatch.undo()
         sandbox.detect.cache_clear()
-    assert sandbox.probe() == "" and sandbox.detect().safe
+    assert sandbox_probe.probe() == "" and sandbox.detect().safe
 
 
 def test_a_sandbox_that_did_not_start_is_retried(course_repo, tmp_path, run_course, monkeypatch):
@@ -203,7 +206,7 @@ def test_a_sandbox_that_did_not_start_is_retried(course_repo, tmp_path, run_cour
 
     shutil.copy(course_repo / "solutions/01_toy/01_toy.ipynb", subs)
     args = ["grade", tmp_path / "subs", "--course-dir", tmp_path / "cd", "--root", course_repo, "--assignment", "01_toy"]
-    monkeypatch.setattr(sandbox, "_readonly_roots", lambda: [str(REPO_ROOT / "course")])  # after detect(): a run-time break
+    monkeypatch.setattr(command, "readonly_roots", lambda: [str(REPO_ROOT / "course")])  # after detect(): a run-time break
     out, _ = run_course(args)
     assert "not graded: the grader failed on this submission (the sandbox did not start" in out, out
     monkeypatch.undo()
@@ -248,7 +251,7 @@ def test_a_sandbox_cannot_fill_the_disk_and_leaves_nothing_behind():
     import tempfile
 
     isolation = require_sandbox()
-    dead = Path(tempfile.gettempdir()) / f"{sandbox.SCRATCH}999999999-leftover"
+    dead = Path(tempfile.gettempdir()) / f"{scratch.SCRATCH}999999999-leftover"
     (dead / "work").mkdir(parents=True, exist_ok=True)
     (dead / "work" / "notebook.ipynb").write_text("hidden tests")
     free_before = sh.disk_usage(tempfile.gettempdir()).free
@@ -405,7 +408,7 @@ def test_the_kernel_cannot_write_the_result(monkeypatch):
         channels.append(os.fstat(ends[0]).st_ino)
         return ends
 
-    monkeypatch.setattr(sandbox.os, "pipe", recorded_pipe)
+    monkeypatch.setattr(sandbox_run.os, "pipe", recorded_pipe)
     nb = new_notebook(cells=[new_code_cell(CHANNEL)], metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}})
     run = sandbox.execute(nb, [], sandbox.Limits(cell_timeout=20, notebook_budget=60), isolation)
     assert run.status == "ok", run.log  # the real result came back, not the forged (cell-less) one
@@ -475,23 +478,23 @@ def test_the_kernel_cannot_reach_the_executor():
     assert said["work"] == "done" and said["home"] == "done"
 
 
-#: a cell that asks for one record (as a split test cell does: a line that calls the private record function),
-#: then shows one nobody asked for, and one that merely includes the values' MIME type
+#: a cell that asks for one check's values (as a split test cell does: a line that calls the private send
+#: function), then shows values nobody asked for, and an output that merely includes the values' MIME type
 VALUES = """
 from IPython.display import display
-def _course_0a_record(cell, check, **values):
+def _course_0a_send(cell, check, **values):
     display({"application/vnd.course.values+json": {"cell": cell, "check": check, "values": values}}, raw=True)
-_course_0a_record('c', 0, x="v" * 300_000)
+_course_0a_send('c', 0, x="v" * 300_000)
 display({"application/vnd.course.values+json": {"cell": "c", "check": 7, "values": {}}}, raw=True)
 display({"application/vnd.course.values+json": {"x": "w" * 300_000}, "text/plain": "also text"}, raw=True)
 """
 
 
-def test_value_records_have_a_budget_of_their_own():
-    """Is a value record that its cell's code asked for kept past the text cap (64 kB a cell), within a budget
-    of its own (per record, and for the notebook), and cut past it with a note; is a record no call asked for
+def test_the_values_checks_send_have_a_budget_of_their_own():
+    """Are the values its cell's code asked for kept past the text cap (64 kB a cell), within a budget of
+    their own (per check, and for the notebook), and cut past it with a note; are values no call asked for
     (another check, or an output that merely includes that MIME type) dropped with a note, never kept?"""
-    from instructor.grading.checks.cells import VALUES_CUT, VALUES_STRAY
+    from course.values import CUT_NOTE, DROPPED_NOTE
 
     isolation = require_sandbox()
     kernel = {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}}
@@ -503,9 +506,9 @@ def test_value_records_have_a_budget_of_their_own():
     first, second, third = (c.outputs for c in run.notebook.cells)
     assert [o.output_type for o in first] == ["display_data", "stream"], first  # the two unasked: dropped, noted
     assert len(first[0]["data"]["application/vnd.course.values+json"]["values"]["x"]) == 300_000
-    assert first[1]["text"] == VALUES_STRAY
-    # 600 kB a notebook: the second cell's record is cut, and its unasked ones dropped
-    assert [o["text"] for o in second] == [VALUES_CUT, VALUES_STRAY], second
+    assert first[1]["text"] == DROPPED_NOTE
+    # 600 kB a notebook: the second cell's values are cut, and its unasked ones dropped
+    assert [o["text"] for o in second] == [CUT_NOTE, DROPPED_NOTE], second
     assert run.output_cut == [0, 1]
     assert third[0]["text"] == "still here\n"
 
@@ -573,4 +576,4 @@ def test_a_deeply_nested_output_is_dropped_not_the_run():
     assert [o.get("text") for o in last] == ["still here\n"]
     # a result nested too deep for json or nbformat is malformed: no result, not a crash of the grader
     deep = "[" * 100_000 + "]" * 100_000
-    assert sandbox._read_result(f'{{"status": "ok", "notebook": {deep}}}'.encode()) is None
+    assert sandbox_run._read_result(f'{{"status": "ok", "notebook": {deep}}}'.encode()) is None

@@ -20,7 +20,9 @@ from copydetect.utils import highlight_overlap
 from markupsafe import Markup, escape
 
 from instructor.reporting.rendering import STATIC_PAGE_POLICY
-from instructor.reporting.similarity import OUTPUT, Document, Pair, Similarity, Span, write_csv
+from instructor.reporting.similarity import OUTPUT, Similarity, write_csv
+from instructor.reporting.similarity_documents import Document, Span
+from instructor.reporting.similarity_pairs import Pair
 
 TEMPLATES = Path(__file__).parent / "templates"
 TEMPLATE = "similarity.html.j2"

@@ -34,7 +34,8 @@ import pytest
 from instructor.cells import strip_markers
 from instructor.coursedir import directory
 from instructor.paths import NOTEBOOKS, SOLUTIONS
-from instructor.reporting import similarity, similarity_page
+from instructor.reporting import similarity, similarity_documents, similarity_fingerprints, similarity_page
+from instructor.reporting.similarity_pairs import Pair
 from tests.factories import assert_one_sentence_error
 
 A = "01_rnn"
@@ -307,11 +308,11 @@ def result(course) -> similarity.Similarity:
     return similarity.analyse(course, A)
 
 
-def _pair(result, x: str, y: str) -> similarity.Pair:
+def _pair(result, x: str, y: str) -> Pair:
     return next(p for p in result.pairs if {p.a, p.b} == {x, y})
 
 
-def _marked(doc: similarity.Document, slices) -> list[str]:
+def _marked(doc: similarity_documents.Document, slices) -> list[str]:
     return [doc.text[s:e] for s, e in zip(*slices)]
 
 
@@ -324,7 +325,7 @@ def test_the_test_class_is_what_it_claims(result):
     assert "NotImplementedError" not in docs["amy"].text + docs["bob"].text + docs["ref"].text
     assert docs["dana"].text.count("NotImplementedError") == 4  # three rnn stubs and accuracy_by_length
     assert "n_dig" in docs["bob"].text and "seqs" not in docs["bob"].text
-    assert docs["blank1"].text == similarity.document("", released()).text
+    assert docs["blank1"].text == similarity_documents.document("", released()).text
     assert [s.grade_id for s in docs["amy"].spans] == TASKS
 
 
@@ -397,9 +398,9 @@ def test_fast_scores_are_copydetects(course, result):
     from copydetect import compare_files
 
     notebooks = similarity.released_notebooks(course, A)
-    boilerplate = similarity.boilerplate_hashes(similarity.released_code(notebooks))
-    answers = similarity.released_answers(notebooks)
-    prints = {s: similarity.fingerprints(d, boilerplate, answers) for s, d in result.documents.items()}
+    boilerplate = similarity_fingerprints.boilerplate_hashes(similarity_documents.released_code(notebooks))
+    answers = similarity_documents.released_answers(notebooks)
+    prints = {s: similarity_fingerprints.fingerprints(d, boilerplate, answers) for s, d in result.documents.items()}
     for p in result.pairs:
         if prints[p.a].empty or prints[p.b].empty:
             continue

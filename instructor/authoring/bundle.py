@@ -35,8 +35,10 @@ import shutil
 import tempfile
 import tomllib
 import zipfile
+from collections.abc import Iterable
 from pathlib import Path
 
+from instructor.authoring.bundle_readme import readme
 from instructor.authoring.given import given_refs
 from instructor.authoring.leaks import secret_lines
 from instructor.authoring.release import release, resolve_assignments
@@ -123,7 +125,7 @@ def _helpers_pyproject(deps: list[str]) -> str:
         '[build-system]\nrequires = ["setuptools>=68"]\nbuild-backend = "setuptools.build_meta"\n\n'
         f'[project]\nname = "{HELPERS_NAME}"\nversion = "0.1.0"\nrequires-python = ">=3.11,<3.13"\n'
         f"dependencies = [\n{dependencies}]\n\n"
-        '[tool.setuptools]\npackages = ["course"]\n\n'
+        '[tool.setuptools.packages.find]\ninclude = ["course", "course.*"]\n\n'
         "# Jupyter settings, installed under the environment's prefix (the venv): Validate only\n"
         f"[tool.setuptools.data-files]\n{data_files}"
     )
@@ -141,100 +143,16 @@ def write_helpers(target: Path, root: Path = REPO_ROOT) -> None:
     (target / "pyproject.toml").write_text(_helpers_pyproject(requirements(root)))
 
 
-def _readme(names: list[str]) -> str:
-    """The bundle's README: set up a venv, install, start JupyterLab, work, validate, hand in."""
-    notebooks = [f"`{name}/{name}.ipynb`" for name in names]
-    order = notebooks[0] if len(notebooks) == 1 else ", then ".join(notebooks) + ", in this order"
-    return f"""# Sequence models: {", ".join(names)}
-
-Each assignment is a folder with its notebook (and its data). `helpers/` is a small
-package the notebooks import; installing it also installs JupyterLab and everything else
-they need.
-
-## Set up (once)
-
-You need Python 3.11 or 3.12. Open a terminal in this folder and make a virtual
-environment (a private set of packages, here in `.venv`), activate it, and install:
-
-Linux and macOS:
-
-```bash
-python3 -m venv .venv
-source .venv/bin/activate
-pip install ./helpers
-```
-
-Windows:
-
-```bat
-py -m venv .venv
-.venv\\Scripts\\activate
-pip install ./helpers
-```
-
-(With several Pythons, name one: `python3.12 -m venv .venv`, or `py -3.12 -m venv .venv` on Windows.)
-
-## Work
-
-Each time: open a terminal in this folder, activate the environment (the `activate` line
-above), and start JupyterLab:
-
-```bash
-jupyter lab
-```
-
-Open {order}. Replace every `raise NotImplementedError()` with your code, run the
-self-check cell under it, then the test cells that follow.
-
-Training cells take minutes. To run a whole notebook in seconds (short training, same
-tests), start JupyterLab in quick mode: `COURSE_QUICK=1 jupyter lab` (Windows: run
-`set COURSE_QUICK=1` first, or `$env:COURSE_QUICK=1` in PowerShell).
-
-## Validate, then hand in
-
-Click **Validate** in the notebook's toolbar. It saves the notebook and runs all of it in
-a fresh kernel, as the grader will, in quick mode (short training); then it shows each
-of the tests that fail, with its error, and each written answer left empty, or says
-that your notebook passes all the tests. It runs the tests you can see; the grader
-also runs a few hidden ones.
-
-Hand in the notebook (`.ipynb`), under its own name, as your instructor asks.
-"""
-
-
-#: the verbs of the instructors' ``course`` command (tests/authoring/test_bundle.py keeps this list
-#: equal to the command's own: authoring may not import the command, which stands above it)
-COURSE_VERBS = (
-    "bench",
-    "bundle",
-    "check",
-    "data",
-    "demo",
-    "export",
-    "extend",
-    "feedback",
-    "formgrader",
-    "grade",
-    "hub",
-    "init",
-    "release",
-    "release-to-exchange",
-    "report",
-    "roster",
-    "similarity",
-    "unflag",
-)
-
-
-def instructor_words() -> re.Pattern:
+def instructor_words(verbs: Iterable[str]) -> re.Pattern:
     """What a student does not have, so the bundle must not speak of it.
 
     The repository's ``solutions/`` and ``tests/``, a verb of the instructors'
-    ``course`` command (``course bench``, ``course data build``), and the data
+    ``course`` command (``course bench``, ``course data build``; ``verbs``: the
+    command's own, read from its parser by ``course bundle``), and the data
     builder ``course_data`` (``python -m course_data.build``).
     """
-    verbs = "|".join(sorted((re.escape(verb) for verb in COURSE_VERBS), key=len, reverse=True))
-    return re.compile(rf"\bsolutions/|\btests/|\bcourse[ \t]+(?:{verbs})\b|\bcourse_data\b")
+    alternatives = "|".join(sorted((re.escape(verb) for verb in verbs), key=len, reverse=True))
+    return re.compile(rf"\bsolutions/|\btests/|\bcourse[ \t]+(?:{alternatives})\b|\bcourse_data\b")
 
 
 def _text(path: Path) -> str | None:
@@ -258,9 +176,10 @@ def _lines(path: Path, rel: Path):
             yield f"{rel}:{number}", line
 
 
-def instructor_mentions(folder: Path) -> list[str]:
-    """Every place, in every text file of ``folder``, that speaks of what students do not have."""
-    words = instructor_words()
+def instructor_mentions(folder: Path, verbs: Iterable[str]) -> list[str]:
+    """Every place, in every text file of ``folder``, that speaks of what students do not have (``verbs``: the
+    ``course`` command's)."""
+    words = instructor_words(verbs)
     found = []
     for path in sorted(p for p in folder.rglob("*") if p.is_file()):
         for place, line in _lines(path, path.relative_to(folder)):
@@ -269,8 +188,11 @@ def instructor_mentions(folder: Path) -> list[str]:
     return found
 
 
-def check_bundle(folder: Path, names: list[str], solutions: Path) -> list[str]:
-    """Problems that would make the bundle give something away or confuse a student (empty when clean)."""
+def check_bundle(folder: Path, names: list[str], solutions: Path, verbs: Iterable[str]) -> list[str]:
+    """Problems that would make the bundle give something away or confuse a student (empty when clean).
+
+    ``verbs``: the ``course`` command's, which no file may name.
+    """
     problems = []
     allowed_top = {"README.md", "helpers", *names}
     for path in sorted(folder.iterdir()):
@@ -287,14 +209,24 @@ def check_bundle(folder: Path, names: list[str], solutions: Path) -> list[str]:
                 leaked = [ln.strip() for ln in cell.source.splitlines() if ln.strip() in secret]
                 if leaked:
                     problems.append(f"{nb_path.relative_to(folder)} shows a solution line: {leaked[0][:60]!r}")
-    problems += instructor_mentions(folder)
+    problems += instructor_mentions(folder, verbs)
     return problems
 
 
 def build(
-    names: list[str], to: Path, make_zip: bool = False, force: bool = False, root: Path = REPO_ROOT
+    names: list[str],
+    to: Path,
+    make_zip: bool = False,
+    force: bool = False,
+    root: Path = REPO_ROOT,
+    *,
+    verbs: Iterable[str],
 ) -> list[Path]:
-    """Write the bundle folder ``to`` (and ``to.zip``); returns what was written."""
+    """Write the bundle folder ``to`` (and ``to.zip``); returns what was written.
+
+    ``verbs``: the ``course`` command's (from its parser: authoring stands below the command and does not
+    import it), which no file of the bundle may name.
+    """
     solutions = root / "solutions"
     if not names:
         raise CourseError("Name the assignments to bundle, e.g. `course bundle 01_rnn`.")
@@ -313,8 +245,8 @@ def build(
         for name in names:
             shutil.copytree(scratch / "notebooks" / name, staged / name)
         write_helpers(staged / "helpers", root)
-        (staged / "README.md").write_text(_readme(names))
-        problems = check_bundle(staged, names, scratch / "solutions")
+        (staged / "README.md").write_text(readme(names))
+        problems = check_bundle(staged, names, scratch / "solutions", verbs)
         if problems:
             more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
             raise CourseError(f"The bundle is not fit for students: {problems[0]}{more}.")

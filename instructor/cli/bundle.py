@@ -45,7 +45,9 @@ def add_arguments(p):
 
 def run(args) -> int:
     to = args.to.resolve()
-    written = build(args.assignments, to, make_zip=args.zip, force=args.force, root=args.root.resolve())
+    written = build(
+        args.assignments, to, make_zip=args.zip, force=args.force, root=args.root.resolve(), verbs=args.verbs
+    )
     for path in written:
         print(f"wrote {path}")
     for name, earlier in given_sources(args.assignments, to).items():

@@ -24,11 +24,14 @@ from instructor.authoring.bundle import (
 from instructor.authoring.leaks import secret_lines
 from instructor.authoring.trial import QUICK_ENV, run_trial
 from instructor.cells import read
+from instructor.cli import build_parser
 from instructor.errors import CourseError
 from instructor.paths import REPO_ROOT, SOLUTIONS, existing_assignments, notebook_path
 from tests.factories import edit_notebook, make_course
 
 ASSIGNMENTS = existing_assignments(SOLUTIONS)
+#: the `course` command's verbs, as `course bundle` hands them to the bundle: read from its parser
+VERBS = build_parser().parse_args(["bundle", "01_toy"]).verbs
 
 
 def _files(folder: Path) -> set[str]:
@@ -62,13 +65,30 @@ def test_bundle_holds_only_the_named_assignment(bundle_01):
         "helpers/jupyter-config/labconfig/page_config.json",
         *(f"helpers/jupyter-config/jupyter_server_config.d/{name}.json" for name in SERVER_EXTENSIONS_OFF),
     }
-    assert {"helpers/course/runtime.py", "helpers/course/plotting.py", "helpers/course/cipher_data.py"} <= files
+    assert {"helpers/course/runtime.py", "helpers/course/figures/training.py", "helpers/course/cipher_data.py"} <= files
     assert not any("diagrams" in f for f in files)
     drawn = (SOLUTIONS / "01_rnn/figures/rnn_unrolled.svg").read_bytes()
     assert (bundle_01 / "01_rnn/figures/rnn_unrolled.svg").read_bytes() == drawn
     assert not any(later in f for f in files for later in ASSIGNMENTS[1:]), "a later assignment is in the bundle"
     with zipfile.ZipFile(bundle_01.with_name("week1.zip")) as zf:
         assert {n.split("/", 1)[1] for n in zf.namelist()} == files
+
+
+def test_helpers_install_every_module_of_the_student_package(bundle_01, tmp_path):
+    """Does a wheel of helpers/ (what `pip install ./helpers` installs) hold every module of course/, its
+    subpackages (course.figures) included?"""
+    import subprocess
+    import sys
+
+    helpers = shutil.copytree(bundle_01 / "helpers", tmp_path / "helpers")  # pip builds in the folder: a copy
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
+                    "-w", str(tmp_path / "wheel"), str(helpers)], check=True, capture_output=True, timeout=300)
+    (wheel,) = (tmp_path / "wheel").glob("*.whl")
+    with zipfile.ZipFile(wheel) as zf:
+        packaged = {name for name in zf.namelist() if name.startswith("course/") and name.endswith(".py")}
+    modules = {f"course/{p.relative_to(helpers / 'course').as_posix()}" for p in (helpers / "course").rglob("*.py")}
+    assert "course/figures/attention.py" in modules
+    assert packaged == modules, sorted(modules - packaged)
 
 
 def test_bundle_gives_nothing_away(bundle_01):
@@ -143,7 +163,7 @@ def toy_root(root: Path) -> Path:
 @pytest.fixture(scope="module")
 def toy_bundle(tmp_path_factory) -> Path:
     tmp = tmp_path_factory.mktemp("toy-bundle")
-    return build(["01_toy"], tmp / "week1", root=toy_root(tmp / "repo"))[0]
+    return build(["01_toy"], tmp / "week1", root=toy_root(tmp / "repo"), verbs=VERBS)[0]
 
 
 def test_readme_sets_up_a_venv_with_one_install(toy_bundle):
@@ -156,7 +176,7 @@ def test_readme_sets_up_a_venv_with_one_install(toy_bundle):
     assert "jupyter lab" in lines and "`01_toy/01_toy.ipynb`" in readme
     assert "3.11 or 3.12" in readme and "COURSE_QUICK=1" in readme and "as your instructor asks" in readme
     assert "**Validate**" in readme and "quick mode" in readme and "the tests that fail" in readme
-    assert not instructor_words().search(readme), instructor_words().search(readme)
+    assert not instructor_words(VERBS).search(readme), instructor_words(VERBS).search(readme)
 
 
 def test_helpers_install_nbgrader_validate_and_nothing_else_of_it(toy_bundle):
@@ -194,7 +214,7 @@ def test_helpers_install_nbgrader_validate_and_nothing_else_of_it(toy_bundle):
 ])
 def test_instructor_words(text):
     """Does the rule find solutions/, tests/, a `course` verb and the data builder?"""
-    assert instructor_words().search(text)
+    assert instructor_words(VERBS).search(text)
 
 
 @pytest.mark.parametrize("text", [
@@ -203,7 +223,7 @@ def test_instructor_words(text):
 ])
 def test_instructor_words_spare_what_students_have(text):
     """Does the rule leave the student package, quick mode and plain English alone?"""
-    assert not instructor_words().search(text)
+    assert not instructor_words(VERBS).search(text)
 
 
 @pytest.mark.parametrize("where, change", [
@@ -218,9 +238,9 @@ def test_check_bundle_refuses_instructor_words(toy_bundle, tmp_path, where, chan
     folder = tmp_path / "week1"
     shutil.copytree(toy_bundle, folder)
     solutions = toy_bundle.parent / "repo/solutions"
-    assert check_bundle(folder, ["01_toy"], solutions) == []
+    assert check_bundle(folder, ["01_toy"], solutions, VERBS) == []
     change(folder / where)
-    problems = check_bundle(folder, ["01_toy"], solutions)
+    problems = check_bundle(folder, ["01_toy"], solutions, VERBS)
     assert len(problems) == 1 and problems[0].startswith(where), problems
     if where.endswith(".ipynb"):
         assert re.match(r"01_toy/01_toy.ipynb cell 1 mentions 'course bench'", problems[0]), problems
@@ -232,13 +252,13 @@ def test_bundle_refuses_notebook_prose_with_a_course_verb(tmp_path):
     edit_notebook(root / "solutions/01_toy/01_toy.ipynb",
                   lambda nb: nb.cells.append(nbformat.v4.new_markdown_cell("`course bench` times this notebook.")))
     with pytest.raises(CourseError, match=r"01_toy/01_toy.ipynb cell 6 mentions 'course bench'"):
-        build(["01_toy"], tmp_path / "week1", root=root)
+        build(["01_toy"], tmp_path / "week1", root=root, verbs=VERBS)
     assert not (tmp_path / "week1").exists()
 
 
 def test_the_forbidden_verbs_are_the_commands_own():
-    """Does the bundle rule know every verb of the `course` command (so a new verb cannot slip into a bundle)?"""
-    from instructor.authoring.bundle import COURSE_VERBS
+    """Does `course bundle` hand the bundle rule every verb of the `course` command, read from its parser (so a
+    new verb cannot slip into a bundle)?"""
     from instructor.cli import COMMANDS
 
-    assert sorted(COURSE_VERBS) == sorted(m.NAME for m in COMMANDS)
+    assert sorted(VERBS) == sorted(m.NAME for m in COMMANDS)

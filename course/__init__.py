@@ -1,8 +1,9 @@
 """What the course notebooks import, and nothing of the grader.
 
 * :mod:`course.runtime`: quick mode (``pick``), and whether anybody watches;
-* :mod:`course.plotting`: training plots that redraw while a cell runs;
-* :mod:`course.explorers`: the ipywidgets explorers of 03 and 04;
+* :mod:`course.figures`: what the notebooks draw: training plots that redraw
+  while a cell runs, the attention heat map, 04's masks and encodings, and
+  the ipywidgets explorers of 03 and 04;
 * :mod:`course.cipher_data`: the data file of 04, its loader;
 * :mod:`course.ops`: fused MyGrad operations (softmax, the loss, layer norm).
 

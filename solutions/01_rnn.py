@@ -22,7 +22,7 @@ from mynn.optimizers.adam import Adam
 from mygrad.nnet import glorot_normal, softmax_crossentropy
 
 from course.runtime import pick
-from course.plotting import setup_backend, create_plot
+from course.figures import setup_backend, create_plot
 
 setup_backend()
 

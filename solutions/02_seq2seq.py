@@ -24,8 +24,7 @@ from mynn.optimizers.adam import Adam
 from mygrad.nnet import glorot_normal, softmax_crossentropy
 
 from course.runtime import pick
-from course.plotting import setup_backend, create_plot
-from course.sequence_pictures import show_reversal
+from course.figures import setup_backend, create_plot, show_reversal
 
 setup_backend()
 

@@ -22,8 +22,7 @@ from mynn.optimizers.adam import Adam
 from mygrad.nnet import glorot_normal, softmax_crossentropy
 
 from course.runtime import pick
-from course.plotting import setup_backend, create_plot
-from course.sequence_pictures import show_attention, show_reversal
+from course.figures import setup_backend, create_plot, reversal_labels, show_attention, show_reversal
 
 setup_backend()
 
@@ -1024,8 +1023,9 @@ with mg.no_autodiff:
     y_one, a_one = model(x_one)
 guess_one = np.argmax(mg.asarray(y_one), axis=-1)  # (T, 1)
 
-show_attention(digits_one[:, 0], guess_one[:, 0], a_one[:, :, 0])  # rows: decoder steps, columns: encoder steps
-plt.show()
+rows, columns = reversal_labels(digits_one, guess_one)  # rows: "input → output" per decoder step; columns: the source
+show_attention(a_one[:, :, 0], rows, columns,  # weights (t, T) of the one sequence
+               query_axis="decoder step $t$: input → output", key_axis="source token (encoder step $j$)")
 show_reversal((x_one, target_one, digits_one), guess_one)
 
 
@@ -1037,7 +1037,7 @@ show_reversal((x_one, target_one, digits_one), guess_one)
 # was not trained on (it saw 1 to 20).
 
 # %% tags=["explorer"]
-from course.explorers import sequence_explorer
+from course.figures import sequence_explorer
 
 sequence_explorer(
     make_sequence=lambda L: generate_batch(L, L, 1)[:2],  # (x, target) for one sequence of L digits

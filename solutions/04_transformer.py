@@ -41,9 +41,8 @@ from mynn.optimizers.adam import Adam
 
 from course import ops
 from course.runtime import pick
-from course.plotting import setup_backend, create_plot
 from course.cipher_data import load_cipher_data
-from course.pictures import show_attention_maps, show_encodings, show_masks
+from course.figures import setup_backend, create_plot, show_attention_maps, show_encodings, show_masks
 
 setup_backend()
 
@@ -2969,7 +2968,7 @@ print(f"both runs in {time.perf_counter() - started:.0f} s")
 # %% [markdown] nbgrader={"grade": false, "grade_id": "attention_pictures_text", "locked": true, "schema_version": 3, "solution": false}
 # ## Inside the model: the attention weights
 #
-# `attention_maps(model, encrypted_message)` decrypts one message (1 to 48 symbols) and returns, in a dict, the weights of every attention of every layer and head: `"encoder"` (n_enc, h, T, T), `"decoder_self"` (n_dec, h, t, t) and `"cross"` (n_dec, h, t, T), queries on the second-to-last axis and keys on the last, with the labels of the positions (`"source"`, `"decoder_input"`) and the decrypted text. `show_attention_maps` (from `course.pictures`) draws them in three panels — encoder self-attention, decoder self-attention, encoder–decoder attention — each with one block per head (across) and one band per layer (down). In a block, rows are the queries and columns the keys; a bright square means "this query reads that key". `␣` stands for a space; `S` and `E` are the `START` and `END` tokens.
+# `attention_maps(model, encrypted_message)` decrypts one message (1 to 48 symbols) and returns, in a dict, the weights of every attention of every layer and head: `"encoder"` (n_enc, h, T, T), `"decoder_self"` (n_dec, h, t, t) and `"cross"` (n_dec, h, t, T), queries on the second-to-last axis and keys on the last, with the labels of the positions (`"source"`, `"decoder_input"`) and the decrypted text. `show_attention_maps` (from `course.figures`) draws them in three parts — encoder self-attention, decoder self-attention, encoder–decoder attention — each with one row per layer and, in a row, one block per head. In a block, rows are the queries and columns the keys; a bright square means "this query reads that key". `␣` stands for a space; `S` and `E` are the `START` and `END` tokens.
 
 # %% nbgrader={"grade": false, "grade_id": "attention_maps", "locked": true, "schema_version": 3, "solution": false} tags=["library"]
 def attention_maps(model, encrypted_message):
@@ -3032,7 +3031,7 @@ show_attention_maps(attention_maps(model, cipher(pick(full="attention reads the 
 # Type a message and press Enter: the explorer encrypts it with `KEY`, lets the model decrypt it (wrong characters in red) and draws the attention of one layer and one head, or their mean. Rows are queries, columns are keys.
 
 # %% tags=["explorer"]
-from course.explorers import cipher_explorer
+from course.figures import cipher_explorer
 
 
 def attention_of(secret):

@@ -11,7 +11,7 @@ from instructor.paths import REPO_ROOT
 
 STUDENT = REPO_ROOT / "course"
 #: what the notebooks import from the student package
-MODULES = ["course", "course.runtime", "course.plotting", "course.explorers", "course.cipher_data"]
+MODULES = ["course", "course.runtime", "course.figures", "course.cipher_data"]
 #: packages of the instructor's side: none may load when a notebook imports its helpers
 GRADER_SIDE = ("instructor", "course_data", "nbgrader", "dask", "distributed", "psycopg2", "sqlalchemy")
 

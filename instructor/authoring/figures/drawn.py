@@ -7,7 +7,9 @@ the solution notebook (``solutions/<assignment>/figures/<file>.svg``) by
 ``course release`` and compared by ``course check``; a markdown cell shows one
 with ``![what it shows](figures/<file>.svg)`` and a one-line caption that ties
 it to the formula beside it. The student gets the SVG files with the
-assignment, so the pictures need no kernel and no network.
+assignment, so the pictures need no kernel and no network. (What a notebook
+draws from its own arrays while it runs, training plots and attention maps,
+is the student package's: ``course.figures``.)
 """
 
 from __future__ import annotations

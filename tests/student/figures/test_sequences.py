@@ -1,4 +1,4 @@
-"""The pictures of notebooks 02 and 03 (course/sequence_pictures.py): aligned reversals and attention maps."""
+"""What a digit-reversal model wrote, for 02 and 03 (course/figures/sequences.py): aligned reversals, map labels."""
 
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ import mygrad as mg  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
-from course.sequence_pictures import TOKEN_NAMES, reversal_lines, show_attention, show_reversal  # noqa: E402
+from course.figures.attention import draw_attention  # noqa: E402
+from course.figures.sequences import TOKEN_NAMES, reversal_labels, reversal_lines, show_reversal  # noqa: E402
 
 
 def _batch(digits):
@@ -58,25 +59,28 @@ def test_a_wrong_length_is_refused():
 
 
 def test_attention_map_labels_rows_and_columns():
-    """Are the columns the source tokens and the rows ``read → wrote``, starting from <S>?"""
+    """Are the columns the source tokens and the rows ``read → wrote``, starting from <S>, drawn as the map's labels?"""
     digits = np.array([5, 0, 8])
     output = np.array([8, 0, 5, 11])
     weights = np.eye(4)[::-1]
-    fig = show_attention(digits, output, weights)
-    ax = fig.axes[0]
-    assert [t.get_text() for t in ax.get_xticklabels()] == ["5", "0", "8", "<E>"]
-    assert [t.get_text() for t in ax.get_yticklabels()] == ["<S> → 8", "8 → 0", "0 → 5", "5 → <E>"]
-    assert np.array_equal(ax.images[0].get_array(), weights)
-    assert ax.images[0].get_clim() == (0, 1)
-    plt.close(fig)
-
-
-def test_attention_map_draws_into_a_given_axes_and_checks_shapes():
+    rows, columns = reversal_labels(digits, output)
+    assert columns == ["5", "0", "8", "<E>"]
+    assert rows == ["<S> → 8", "8 → 0", "0 → 5", "5 → <E>"]
     fig, ax = plt.subplots()
-    assert show_attention([1], [1, 11], np.full((2, 2), 0.5), ax=ax) is fig
-    with pytest.raises(ValueError, match="weights"):
-        show_attention([1, 2], [2, 1, 11], np.ones((2, 2)))
+    image = draw_attention(ax, weights, rows, columns)
+    assert [t.get_text() for t in ax.get_xticklabels()] == columns
+    assert [t.get_text() for t in ax.get_yticklabels()] == rows
+    assert np.array_equal(image.get_array(), weights)
+    assert image.get_clim() == (0, 1)
     plt.close(fig)
+
+
+def test_attention_map_labels_take_a_batch_of_one_and_check_lengths():
+    """Do (T - 1, 1) digits and (T, 1) tokens give the same labels, and do mismatched lengths raise?"""
+    assert reversal_labels(np.array([[1]]), np.array([[1], [11]])) == reversal_labels([1], [1, 11])
+    assert reversal_labels([1], [1, 11]) == (["<S> → 1", "1 → <E>"], ["1", "<E>"])
+    with pytest.raises(ValueError, match="digits"):
+        reversal_labels([1, 2], [2, 11])
 
 
 def test_token_names():

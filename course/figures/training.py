@@ -16,7 +16,7 @@ nbgrader scores a test cell 0 on any stderr output.
 
 In a notebook::
 
-    from course.plotting import setup_backend, create_plot
+    from course.figures import setup_backend, create_plot
     setup_backend()                      # once, in the first cell
 
     plotter, fig, ax = create_plot(["loss", "accuracy"])   # in the training cell

@@ -1,4 +1,4 @@
-"""The explorers of 03 and 04: skipped quietly where nobody watches, alive where someone does."""
+"""The explorers of 03 and 04 (course/figures/explorers.py): quiet where nobody watches, alive where someone does."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from nbclient import NotebookClient
 
-from course import explorers
+from course.figures import explorers
 from instructor.cells import read, tags
 from instructor.paths import SOLUTIONS, notebook_path
 

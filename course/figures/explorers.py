@@ -14,8 +14,10 @@ Where nobody watches (grading, CI, quick mode outside JupyterLab:
 one line, shows nothing and returns None. Otherwise it returns the widget, so
 that it shows as the value of the cell.
 
-Pictures are drawn off screen with Agg and sent as PNG, so the explorers do
-not depend on the notebook's matplotlib backend.
+Attention is drawn by the course's one heat map
+(:func:`course.figures.attention.draw_attention`), off screen with Agg and
+sent as PNG, so the explorers do not depend on the notebook's matplotlib
+backend.
 """
 
 from __future__ import annotations
@@ -28,6 +30,8 @@ import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
+from course.figures.attention import draw_attention, figure_size
+from course.figures.training import figure_png
 from course.runtime import is_headless
 
 __all__ = ["sequence_explorer", "cipher_explorer", "skip_reason"]
@@ -61,28 +65,13 @@ def _squeeze_batch(a, ndim: int) -> np.ndarray:
     return a
 
 
-def heatmap_png(weights, row_labels, column_labels, title: str, row_axis: str, column_axis: str) -> bytes:
-    """Draw attention weights of shape (t, T) as a PNG: one row per query, one column per key."""
-    weights = np.asarray(weights, dtype=np.float32)
-    t, T = weights.shape
-    row_labels, column_labels = (
-        [label if label != " " else "\u2423" for label in labels]  # ␣: a visible space
-        for labels in (row_labels, column_labels)
-    )
-    fig = Figure(figsize=(1.6 + 0.28 * T, 1.2 + 0.26 * t), layout="constrained")
+def _attention_png(weights, queries, keys, title: str, query_axis: str, key_axis: str) -> bytes:
+    """The course's heat map of attention weights (t, T) as a PNG (:func:`course.figures.attention.draw_attention`)."""
+    fig = Figure(figsize=figure_size(weights), layout="constrained")
     FigureCanvasAgg(fig)
     ax = fig.add_subplot()
-    image = ax.imshow(weights, vmin=0, vmax=1, cmap="magma", aspect="auto")
-    ax.set_xticks(range(T), list(column_labels), fontsize=8)
-    ax.set_yticks(range(t), list(row_labels), fontsize=8)
-    ax.xaxis.tick_top()
-    ax.xaxis.set_label_position("top")
-    ax.set_xlabel(column_axis, fontsize=9)
-    ax.set_ylabel(row_axis, fontsize=9)
-    ax.set_title(title, fontsize=9, loc="left")
+    image = draw_attention(ax, weights, queries, keys, title=title, query_axis=query_axis, key_axis=key_axis)
     fig.colorbar(image, ax=ax, shrink=0.8, label="weight")
-    from course.plotting import figure_png  # here: plotting imports noggin, needed only to draw
-
     return figure_png(fig, dpi=90)
 
 
@@ -198,7 +187,7 @@ def sequence_explorer(
                 )
                 + "</table>"
             )
-            picture.value = heatmap_png(
+            picture.value = _attention_png(
                 weights,
                 guess[: weights.shape[0]],
                 source[: weights.shape[1]],
@@ -290,7 +279,7 @@ def cipher_explorer(
             columns = columns if columns is not None and len(columns) == T else [str(j) for j in range(T)]
             which = f"layer {layer.value}" if layer.value != MEAN else "mean of the layers"
             which += f", head {head.value}" if head.value != MEAN else ", mean of the heads"
-            picture.value = heatmap_png(w, rows, columns, f"{panel.value}: {which}", "query", "key")
+            picture.value = _attention_png(w, rows, columns, f"{panel.value}: {which}", "query", "key")
         except Exception as error:
             text.value += (
                 f"<br><b style='color:#c62828'>{html.escape(type(error).__name__)}: {html.escape(str(error))}</b>"

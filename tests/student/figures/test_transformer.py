@@ -1,4 +1,4 @@
-"""The notebooks' pictures (course.pictures): one call draws the picture a cell shows, quietly."""
+"""The figures of 04 (course/figures/transformer.py): one call draws the picture a cell shows, quietly."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
-from course import pictures
+from course.figures import transformer as pictures
 
 
 @pytest.fixture
@@ -62,24 +62,6 @@ def test_show_encodings_draws_each_encoding_as_an_image(shown):
         assert ax.get_ylabel() == "position p"
 
 
-def test_draw_heads_lays_out_a_block_per_head_and_a_band_per_layer():
-    """Do 2 layers of 3 heads over t = 2 queries and T = 4 keys fill a (2·3 − 1) × (3·5 − 1) canvas with gaps?"""
-    weights = np.random.default_rng(0).random((2, 3, 2, 4)).astype(np.float32)
-    fig, ax = plt.subplots()
-    pictures.draw_heads(ax, weights, ["S", "a"], ["x", "y", "z", "E"], "title")
-    canvas = np.asarray(ax.images[0].get_array())
-    assert canvas.shape == (2 * 3 - 1, 3 * 5 - 1)
-    assert np.allclose(canvas[3:5, 10:14], weights[1, 2])  # layer 1, head 2
-    assert np.ma.getmaskarray(ax.images[0].get_array())[2].all() or np.isnan(canvas[2]).all()  # the gap between layers
-    texts = _texts(ax)
-    assert [t for t in texts if t.startswith("head")] == ["head 0", "head 1", "head 2"]
-    assert [t for t in texts if t.startswith("layer")] == ["layer 0", "layer 1"]
-    assert ax.get_title() == "title"
-    plt.close(fig)
-    with pytest.raises(ValueError, match="labels"):
-        pictures.draw_heads(plt.subplots()[1], weights, ["S"], ["x", "y", "z", "E"], "too few query labels")
-
-
 def test_show_attention_maps_draws_the_three_attentions_of_a_message(shown):
     """Does one call draw encoder, decoder and cross-attention, naming the message and marking spaces and tokens?"""
     rng = np.random.default_rng(1)
@@ -94,8 +76,17 @@ def test_show_attention_maps_draws_the_three_attentions_of_a_message(shown):
             "encoder": weights(T, T), "decoder_self": weights(t, t), "cross": weights(t, T)}
     pictures.show_attention_maps(maps)
     (fig,) = shown
-    titles = [ax.get_title() for ax in fig.axes]
-    assert len(titles) == 3 and "'ab c'" in titles[0] and "'xy z'" in titles[1] and titles[2].startswith("Encoder-decoder")
-    labels = _texts(fig.axes[2])
-    assert "\u2423" in labels and "S" in labels and "E" in labels  # a visible space, START and END shortened
-    assert " " not in labels and "START" not in labels
+    panels = [ax for ax in fig.axes if ax.images]  # the colour bar is an axes too
+    titles = [ax.get_title(loc="left") for ax in panels]
+    assert len(panels) == 6, "a panel per layer (2) of each of the three attentions"
+    assert "'ab c'" in titles[0] and "'xy z'" in titles[2] and titles[4].startswith("Encoder-decoder")
+    assert titles[1] == titles[3] == titles[5] == ""  # a kind's title over its first layer only
+    assert [ax.get_ylabel() for ax in panels[4:]] == ["layer 0: decoder input", "layer 1: decoder input"]
+    cross = np.ma.filled(panels[5].images[0].get_array(), np.nan)  # layer 1 of the cross-attention, head 3
+    assert np.allclose(cross[:, 3 * (T + 1) : 4 * (T + 1) - 1], maps["cross"][1, 3])
+    keys = [t.get_text() for t in panels[4].get_xticklabels()]
+    queries = [t.get_text() for t in panels[4].get_yticklabels()]
+    assert keys == ["a", "b", "\u2423", "c", "E"] * 4  # a visible space and END shortened, once per head
+    assert queries == ["S", "x", "y", "\u2423", "z"]
+    assert [t.get_text() for t in panels[4].texts] == [f"head {h}" for h in range(4)]
+    assert fig.axes[-1].get_ylabel() == "weight"  # one colour bar

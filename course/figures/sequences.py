@@ -1,9 +1,9 @@
-"""Small pictures of what a sequence model wrote: used by notebooks 02 and 03.
+"""What a digit-reversal model wrote (notebooks 02 and 03), in the course's tokens.
 
 * :func:`show_reversal` prints a source, its target and a model's output in
   aligned columns and marks every wrong output token with ``^``.
-* :func:`show_attention` draws a decoder's attention weights for one sequence,
-  one row per decoder step and one column per encoder step.
+* :func:`reversal_labels` names the rows and columns of a decoder's attention
+  map over one sequence, for :func:`course.figures.show_attention`.
 
 Tokens are the course's: the digits 0..9, then ``<S>`` (10) and ``<E>`` (11).
 """
@@ -55,8 +55,8 @@ def show_reversal(batch, output) -> None:
     print("\n".join(reversal_lines(batch, output)))
 
 
-def show_attention(digits, output, weights, ax=None):
-    """Draw the (T, T) attention weights of one sequence as a heat map.
+def reversal_labels(digits, output) -> tuple[list[str], list[str]]:
+    """(row labels, column labels) of a decoder's (T, T) attention map over one sequence.
 
     Parameters
     ----------
@@ -64,40 +64,20 @@ def show_attention(digits, output, weights, ax=None):
         The source digits (the end token is added as the last column).
     output : array-like, shape=(T,)
         The tokens the decoder wrote, one per row.
-    weights : array-like, shape=(T, T)
-        Row t holds the weights of decoder step t + 1 over the T encoder steps.
-    ax : Optional[matplotlib.axes.Axes]
-        Where to draw; a new figure when None.
 
     Returns
     -------
-    matplotlib.figure.Figure
-        Rows are labelled ``input → output`` (the token the decoder read, then
-        the one it wrote); columns with the source tokens.
+    Tuple[List[str], List[str]]
+        T rows ``input → output`` (the token the decoder read at that step,
+        ``<S>`` then its own previous output, and the one it wrote), and T
+        columns: the source tokens, then ``<E>``.
     """
-    import matplotlib.pyplot as plt
-
-    output = np.asarray(output).astype(int)
-    weights = np.asarray(weights)
-    T = len(output)
-    if weights.shape != (T, T) or len(digits) != T - 1:
+    output = _tokens(output)
+    digits = np.asarray(digits).astype(int).reshape(-1)
+    if len(digits) != len(output) - 1:
         raise ValueError(
-            f"expected T - 1 = {T - 1} digits and ({T}, {T}) weights, got {len(digits)} and {weights.shape}"
+            f"expected T - 1 = {len(output) - 1} digits for {len(output)} output tokens, got {len(digits)}"
         )
-    source = [TOKEN_NAMES[i] for i in np.asarray(digits).astype(int)] + ["<E>"]
     read = ["<S>"] + [TOKEN_NAMES[i] for i in output[:-1]]  # the decoder reads its own previous output
     rows = [f"{r} → {TOKEN_NAMES[w]}" for r, w in zip(read, output, strict=True)]
-
-    if ax is None:
-        fig, ax = plt.subplots(figsize=(5.5, 5), layout="constrained")
-    else:
-        fig = ax.figure
-    image = ax.imshow(weights, cmap="viridis", vmin=0, vmax=1)
-    ax.set_xticks(range(T), source)
-    ax.set_yticks(range(T), rows)
-    ax.xaxis.tick_top()
-    ax.xaxis.set_label_position("top")
-    ax.set_xlabel("source token (encoder step $j$)")
-    ax.set_ylabel("decoder step $t$: input → output")
-    fig.colorbar(image, ax=ax, shrink=0.8, label=r"weight $\alpha_{t,j}$")
-    return fig
+    return rows, [TOKEN_NAMES[i] for i in digits] + ["<E>"]

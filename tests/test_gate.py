@@ -1,7 +1,7 @@
-"""The gate: do ruff (lint and format) and mypy pass over the course's code, with pyproject.toml's settings?
+"""The gate: do ruff (lint and format), mypy and codespell pass over the course's code, with pyproject.toml's settings?
 
-The settings ([tool.ruff], [tool.mypy]) name what is checked; a finding is
-fixed in the code, never silenced here.
+The settings ([tool.ruff], [tool.mypy], [tool.codespell]) name what is
+checked; a finding is fixed in the code, never silenced here.
 """
 
 from __future__ import annotations
@@ -29,3 +29,19 @@ def test_mypy():
     """Does mypy find no type error in the packages (course, course_data, instructor)?"""
     run = _run("mypy", "--no-incremental")
     assert run.returncode == 0, run.stdout + run.stderr
+
+
+#: what codespell reads, besides the solutions' text forms (solutions/*.py); its settings: [tool.codespell]
+SPELLED = ["instructor", "course", "data", "docs", "README.md", "AUTHORING.md"]
+
+
+def test_codespell(tmp_path):
+    """Does codespell find no misspelling in the code, the docs and the solutions' text forms, while it does
+    find one planted in a file it reads with the same settings?"""
+    solutions = sorted(str(p.relative_to(REPO_ROOT)) for p in (REPO_ROOT / "solutions").glob("*.py"))
+    assert solutions, "no text form of a solution notebook: solutions/*.py"
+    run = _run("codespell_lib", *SPELLED, *solutions)
+    assert run.returncode == 0, run.stdout + run.stderr
+    planted = tmp_path / "planted.md"
+    planted.write_text("The grader recieves the notebook.\n")  # codespell:ignore
+    assert "recieves ==> receives" in _run("codespell_lib", str(planted)).stdout  # codespell:ignore

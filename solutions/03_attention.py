@@ -17,7 +17,7 @@ import numpy as np
 import mygrad as mg
 import matplotlib.pyplot as plt
 
-from mynn.layers.dense import dense
+from course.layers import dense  # MyNN's dense; its forward pass one operation (course.ops.affine)
 from mynn.optimizers.adam import Adam
 from mygrad.nnet import glorot_normal, softmax_crossentropy
 
@@ -363,10 +363,12 @@ def attend(enc_proj, enc_h, h_t):
         The attention weights; each column (one sequence) sums to 1 over the T encoder steps.
     """
     ### BEGIN SOLUTION
-    e_t = (enc_proj * h_t).sum(axis=-1)  # (T, N): one score per encoder step and sequence
-    a_t = mg.nnet.softmax(e_t, axis=0)  # normalise over the T encoder steps
-    c_t = (a_t[:, :, np.newaxis] * enc_h).sum(axis=0, keepdims=True)  # weighted average: (1, N, D)
-    return c_t, a_t
+    # The table's multiply-and-sum, each as one einsum (fewer, faster operations on the way back).
+    # Label s is h_t's axis of size 1: the scores keep it, (T, 1, N), so the context comes out (1, N, D).
+    e_t = mg.einsum("tnd,snd->tsn", enc_proj, h_t)  # one score per encoder step and sequence
+    weights = mg.nnet.softmax(e_t, axis=0)  # normalise over the T encoder steps
+    c_t = mg.einsum("tsn,tnd->snd", weights, enc_h)  # weighted average of the encoder states: (1, N, D)
+    return c_t, weights.reshape(e_t.shape[0], e_t.shape[2])  # the weights as (T, N)
     ### END SOLUTION
 
 

@@ -2,70 +2,104 @@
 
 from instructor.authoring.mistakes import Mistake
 
+#: The reference's attend body (one einsum each for the scores and the context) ...
+REFERENCE_ATTEND = """    # The table's multiply-and-sum, each as one einsum (fewer, faster operations on the way back).
+    # Label s is h_t's axis of size 1: the scores keep it, (T, 1, N), so the context comes out (1, N, D).
+    e_t = mg.einsum("tnd,snd->tsn", enc_proj, h_t)  # one score per encoder step and sequence
+    weights = mg.nnet.softmax(e_t, axis=0)  # normalise over the T encoder steps
+    c_t = mg.einsum("tsn,tnd->snd", weights, enc_h)  # weighted average of the encoder states: (1, N, D)
+    return c_t, weights.reshape(e_t.shape[0], e_t.shape[2])  # the weights as (T, N)"""
+
+#: ... and the same steps as the task's table spells them, the form students write; each attend mistake
+#: below replaces the reference's body by this one with one thing wrong.
+TABLE_ATTEND = """    e_t = (enc_proj * h_t).sum(axis=-1)
+    a_t = mg.nnet.softmax(e_t, axis=0)
+    c_t = (a_t[:, :, np.newaxis] * enc_h).sum(axis=0, keepdims=True)
+    return c_t, a_t"""
+
+
+def attend_with(right: str, wrong: str) -> str:
+    """The table's attend body with ``right`` (which must occur once) written as ``wrong``."""
+    assert TABLE_ATTEND.count(right) == 1, right
+    return TABLE_ATTEND.replace(right, wrong)
+
+
 MISTAKES = [
     # ------------------------------------------------------------------- attend
     Mistake(
         task="attend",
         name="softmax_over_batch_axis",
         why="Normalises the scores over the N sequences of the batch instead of the T encoder steps.",
-        replace="a_t = mg.nnet.softmax(e_t, axis=0)",
-        by="a_t = mg.nnet.softmax(e_t, axis=1)",
+        replace=REFERENCE_ATTEND,
+        by=attend_with("a_t = mg.nnet.softmax(e_t, axis=0)", "a_t = mg.nnet.softmax(e_t, axis=1)"),
         expect="take the softmax over axis 0",
     ),
     Mistake(
         task="attend",
         name="softmax_default_axis",
         why="Relies on softmax's default axis (-1), which for (T, N) scores is the batch axis.",
-        replace="a_t = mg.nnet.softmax(e_t, axis=0)",
-        by="a_t = mg.nnet.softmax(e_t)",
+        replace=REFERENCE_ATTEND,
+        by=attend_with("a_t = mg.nnet.softmax(e_t, axis=0)", "a_t = mg.nnet.softmax(e_t)"),
         expect="not over the batch axis",
     ),
     Mistake(
         task="attend",
         name="softmax_over_features",
         why="Takes the softmax over the D features before summing, so the weights do not compare encoder steps.",
-        replace="e_t = (enc_proj * h_t).sum(axis=-1)",
-        by="e_t = mg.nnet.softmax(enc_proj * h_t, axis=-1).sum(axis=-1)",
+        replace=REFERENCE_ATTEND,
+        by=attend_with(
+            "e_t = (enc_proj * h_t).sum(axis=-1)",
+            "e_t = mg.nnet.softmax(enc_proj * h_t, axis=-1).sum(axis=-1)",
+        ),
         expect="summed over the D features",
     ),
     Mistake(
         task="attend",
         name="scores_without_W_alpha",
         why="Scores the raw encoder states against the decoder state and ignores enc_proj = H^e W_alpha.",
-        replace="e_t = (enc_proj * h_t).sum(axis=-1)",
-        by="e_t = (enc_h * h_t).sum(axis=-1)",
+        replace=REFERENCE_ATTEND,
+        by=attend_with("e_t = (enc_proj * h_t).sum(axis=-1)", "e_t = (enc_h * h_t).sum(axis=-1)"),
         expect="enc_proj (not enc_h)",
     ),
     Mistake(
         task="attend",
         name="context_summed_over_batch",
         why="Sums the weighted states over the batch axis instead of the encoder steps.",
-        replace="(a_t[:, :, np.newaxis] * enc_h).sum(axis=0, keepdims=True)",
-        by="(a_t[:, :, np.newaxis] * enc_h).sum(axis=1, keepdims=True)",
+        replace=REFERENCE_ATTEND,
+        by=attend_with(
+            "(a_t[:, :, np.newaxis] * enc_h).sum(axis=0, keepdims=True)",
+            "(a_t[:, :, np.newaxis] * enc_h).sum(axis=1, keepdims=True)",
+        ),
         expect="sum over the encoder steps (axis 0)",
     ),
     Mistake(
         task="attend",
         name="context_from_projected_states",
         why="Averages the projected states H^e W_alpha instead of the encoder states themselves.",
-        replace="(a_t[:, :, np.newaxis] * enc_h).sum(axis=0, keepdims=True)",
-        by="(a_t[:, :, np.newaxis] * enc_proj).sum(axis=0, keepdims=True)",
+        replace=REFERENCE_ATTEND,
+        by=attend_with(
+            "(a_t[:, :, np.newaxis] * enc_h).sum(axis=0, keepdims=True)",
+            "(a_t[:, :, np.newaxis] * enc_proj).sum(axis=0, keepdims=True)",
+        ),
         expect="enc_h (not enc_proj)",
     ),
     Mistake(
         task="attend",
         name="context_not_weighted",
         why="Averages the encoder states with equal weights, ignoring the attention weights.",
-        replace="(a_t[:, :, np.newaxis] * enc_h).sum(axis=0, keepdims=True)",
-        by="enc_h.mean(axis=0, keepdims=True)",
+        replace=REFERENCE_ATTEND,
+        by=attend_with(
+            "(a_t[:, :, np.newaxis] * enc_h).sum(axis=0, keepdims=True)",
+            "enc_h.mean(axis=0, keepdims=True)",
+        ),
         expect="sums the weights times the encoder states",
     ),
     Mistake(
         task="attend",
         name="weights_detached",
         why="Builds the context from the weights' NumPy data, so no gradient reaches W_alpha or the decoder.",
-        replace="(a_t[:, :, np.newaxis] * enc_h)",
-        by="(a_t.data[:, :, np.newaxis] * enc_h)",
+        replace=REFERENCE_ATTEND,
+        by=attend_with("(a_t[:, :, np.newaxis] * enc_h)", "(a_t.data[:, :, np.newaxis] * enc_h)"),
         expect="cut MyGrad's graph",
     ),
     Mistake(
@@ -73,10 +107,7 @@ MISTAKES = [
         name="float64_through_astype",
         why="Computes in float64 through .astype, which returns a new tensor outside MyGrad's graph: the values "
             "are right, but no gradient reaches the inputs.",
-        replace="""    e_t = (enc_proj * h_t).sum(axis=-1)  # (T, N): one score per encoder step and sequence
-    a_t = mg.nnet.softmax(e_t, axis=0)  # normalise over the T encoder steps
-    c_t = (a_t[:, :, np.newaxis] * enc_h).sum(axis=0, keepdims=True)  # weighted average: (1, N, D)
-    return c_t, a_t""",
+        replace=REFERENCE_ATTEND,
         by="""    e_t = (enc_proj.astype(np.float64) * h_t.astype(np.float64)).sum(axis=-1)
     a_t = mg.nnet.softmax(e_t, axis=0)
     c_t = (a_t[:, :, np.newaxis] * enc_h.astype(np.float64)).sum(axis=0, keepdims=True)

@@ -2,13 +2,13 @@
 
 When a notebook is graded, each check (an ``assert`` of a test cell) is
 judged by the grader in its own process, not in the kernel: in its place the
-kernel calls :func:`record`, which shows the values the check reads as one
+kernel calls :func:`send`, which shows the values the check reads as one
 ``display_data`` output of type :data:`MIME`. The grader reads them back
 with :func:`decode`. The format is JSON: numbers, strings, lists, tuples,
 dicts with string keys, sets, NumPy arrays and scalars (``.npy`` bytes,
 read with ``allow_pickle=False``) and MyGrad tensors (data and gradient).
 Anything else travels as its type's name only, and no check can pass on it.
-Decoding costs time linear in the record's size: a set (or a dict's keys)
+Decoding costs time linear in the size of what was sent: a set (or a dict's keys)
 whose items hash alike is refused rather than built.
 """
 
@@ -21,9 +21,14 @@ from typing import Any
 
 import numpy as np
 
-#: the output type of a record (a display_data output holding only it)
+#: the output type of a check's values (a display_data output holding only them); the sandbox's executor
+#: imports it from here (the kernel's side cannot import the grader's)
 MIME = "application/vnd.course.values+json"
-#: how deep a value may nest, and how many items a record may hold in all
+#: what the grading sandbox's executor writes in a cell where it dropped values no check asked for, or cut
+#: them past their byte limit (the grader fails such a cell and flags the submission)
+DROPPED_NOTE = "\n[values dropped: no check of this cell asked for them]\n"
+CUT_NOTE = "\n[values cut: over the grader's byte limit]\n"
+#: how deep a value may nest, and how many items the values of one check may hold in all
 MAX_DEPTH = 12
 MAX_ITEMS = 100_000
 
@@ -126,7 +131,7 @@ def _tensor(value):
     return data, grad, value.constant
 
 
-def record(cell: str, index: int, **values) -> None:
+def send(cell: str, index: int, **values) -> None:
     """Show the values check ``index`` of test cell ``cell`` reads, for the grader to judge."""
     from IPython.display import publish_display_data
 

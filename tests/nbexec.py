@@ -20,8 +20,8 @@ from traitlets.config import Config
 from instructor.authoring import mistakes
 from instructor.authoring.mistakes import apply_mistake
 from instructor.authoring.trial import QUICK_ENV, TrialRun, result_of
-from instructor.cells import grade_id, is_graded_test, read, tags, visible_source
-from instructor.grading.checks.cells import judge_cell, split_notebook
+from instructor.cells import is_graded_test, read, tags, visible_source
+from instructor.grading.checks.notebook import judge_split, split_notebook
 from instructor.kernels import kernel_transport
 from instructor.paths import SOLUTIONS, notebook_path
 
@@ -80,7 +80,7 @@ class MistakeRunner:
 
     def run_notebook(self, nb) -> TrialRun:
         """Execute the fast cells of ``nb`` (a submission whose test cells are the release's), judged as in :meth:`run`."""
-        plans, setup = split_notebook(nb)
+        checks = split_notebook(nb)
         reset = new_code_cell("%reset -f\nimport matplotlib.pyplot as _plt\n_plt.close('all')\ndel _plt")
         self._client.execute_cell(reset, 0, store_history=False)
         kept = [i for i, c in enumerate(nb.cells) if "slow" not in tags(c)]
@@ -90,9 +90,7 @@ class MistakeRunner:
             if cell.cell_type != "code":
                 continue
             self._client.execute_cell(cell, i, store_history=False)
-            if is_graded_test(cell) and grade_id(cell) in plans:
-                found, original, origin = plans[grade_id(cell)]
-                judge_cell(cell, found, original, origin, setup)
+            judge_split(cell, checks)  # a split test cell is judged outside, as the grader does
             run.cells.append(result_of(i, cell))
         return run
 

@@ -3,7 +3,8 @@
     python -I /sandbox/executor.py JOB.json
 
 A script, not a module of the grader: the sandbox binds this one file, and it
-imports nothing but nbclient, jupyter_client, nbformat and traitlets from the venv.
+imports nothing but nbclient, jupyter_client, nbformat and traitlets from the
+venv, and the value channel's names from the student package (:mod:`course.values`).
 
 ``JOB.json`` names the notebook (beside it, readable by the executor alone),
 the work folder, the command prefix that starts the kernel under a uid of its
@@ -18,12 +19,12 @@ kernel), then runs every code cell, with:
 - a budget for the whole notebook (the rest is not run);
 - caps on output bytes per cell and per notebook, text and figures each
   within a budget of their own (the rest is cut);
-- value records (``VALUES_MIME``) kept only as the cell's code asks for them:
-  one per record call of a split test cell (its cell and check), each within
-  a budget of its own; a record no call asked for (another cell's, a second
-  one, one shown by student code anywhere) is dropped with ``VALUES_STRAY``
-  in its cell, a record over its budget with ``VALUES_CUT``: the grader
-  fails such a cell and flags the submission;
+- a check's values (``values.MIME``) kept only as the cell's code asks for
+  them: one output per send call of a split test cell (its cell and check),
+  each within a budget of its own; values no call asked for (another cell's,
+  a second copy, ones shown by student code anywhere) are dropped with
+  ``values.DROPPED_NOTE`` in their cell, values over their budget with
+  ``values.CUT_NOTE``: the grader fails such a cell and flags the submission;
 - an output nested deeper than ``MAX_DEPTH`` (or one that does not become an
   output) replaced by a note, an error or stderr by its strings: it costs
   itself, never the run;
@@ -65,11 +66,11 @@ from nbformat.v4 import new_output, output_from_msg  # noqa: E402
 from traitlets import List, Unicode  # noqa: E402
 from traitlets.config import Config  # noqa: E402
 
+from course import values  # noqa: E402  (the one definition of the channel's MIME type and notes)
+
 PR_SET_DUMPABLE = 4
 #: written beside the job before any student code runs
 STARTED = "started"
-#: the one MIME type of a value record (what a check computed, for the grader): a byte budget of its own
-VALUES_MIME = "application/vnd.course.values+json"
 #: capabilities (linux/capability.h): the executor keeps only CAP_KILL once the kernel runs
 CAP_KILL, CAP_SETGID, CAP_SETUID, CAP_SETPCAP = 5, 6, 7, 8
 PR_CAPBSET_DROP, PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL = 24, 47, 4
@@ -80,12 +81,9 @@ MAX_DEPTH = 64
 #: the output kinds a cell keeps (update_display_data rewrites one already kept)
 OUTPUT_KINDS = {"stream", "display_data", "execute_result", "error", "update_display_data"}
 DEEP_NOTE = "\n[output dropped: nested deeper than the grader reads]\n"
-#: the notes a cell gets when a value record is dropped (instructor.grading.checks.cells reads them)
-VALUES_STRAY = "\n[value record dropped: no check of this cell asked for it]\n"
-VALUES_CUT = "\n[value record cut: over the grader's byte limit]\n"
-#: a record call in a split test cell's code (instructor.grading.checks.split): the name it binds privately,
+#: a send call in a split test cell's code (instructor.grading.checks.split): the name it binds privately,
 #: then the cell's name and the check's index
-_RECORD_CALL = re.compile(r"^_course_[0-9a-f]+_record\((['\"])([^'\"\n]*)\1, (\d+)[,)]", re.M)
+_SEND_CALL = re.compile(r"^_course_[0-9a-f]+_send\((['\"])([^'\"\n]*)\1, (\d+)[,)]", re.M)
 UNREADABLE_NOTE = "\n[output dropped: the grader could not read it]\n"
 
 
@@ -235,7 +233,7 @@ def _stand_in(msg, note: str, chars: int) -> dict:
 def _budget(content: dict) -> str:
     """Which byte budget an output counts against: "values", "image" or "text"."""
     data = content.get("data") or {}
-    if isinstance(data, dict) and VALUES_MIME in data:
+    if isinstance(data, dict) and values.MIME in data:
         return "values"
     return "image" if any(str(kind).startswith("image/") for kind in data) else "text"
 
@@ -250,15 +248,15 @@ class CappedClient(NotebookClient):
         self.used_cell: dict[tuple[int, str], int] = {}
         self.used_total = dict.fromkeys(caps, 0)
         self.cut: set[int] = set()
-        self.received: set[tuple[int, str, int]] = set()  # (cell index, cell name, check) of each record kept
+        self.received: set[tuple[int, str, int]] = set()  # (cell index, cell name, check) of each values kept
         self.noted: set[tuple[int, str]] = set()
         self.current = -1  # the index of the cell that runs
 
     def asked(self, cell_index: int) -> set[tuple[str, int]]:
-        """The records the code of cell ``cell_index`` asks for: (cell name, check index) of each record call."""
+        """The values the code of cell ``cell_index`` asks for: (cell name, check index) of each send call."""
         cell = self.nb.cells[cell_index] if 0 <= cell_index < len(self.nb.cells) else {}
         source = cell.get("source", "") if isinstance(cell.get("source", ""), str) else ""
-        return {(m.group(2), int(m.group(3))) for m in _RECORD_CALL.finditer(source)}
+        return {(m.group(2), int(m.group(3))) for m in _SEND_CALL.finditer(source)}
 
     def note(self, outs, cell_index: int, text: str) -> None:
         """``text`` once in the cell's outputs (it marks the cell: the grader fails it and flags the submission)."""
@@ -268,11 +266,11 @@ class CappedClient(NotebookClient):
             outs.append(new_output("stream", name="stdout", text=text))
 
     def _update_display_id(self, display_id, msg):
-        # an update rewrites outputs already kept, in any cell: it never makes one of them a value record
+        # an update rewrites outputs already kept, in any cell: it never makes one of them a check's values
         data = msg.get("content", {}).get("data")
-        if isinstance(data, dict) and VALUES_MIME in data:
+        if isinstance(data, dict) and values.MIME in data:
             if 0 <= self.current < len(self.nb.cells):
-                self.note(self.nb.cells[self.current].setdefault("outputs", []), self.current, VALUES_STRAY)
+                self.note(self.nb.cells[self.current].setdefault("outputs", []), self.current, values.DROPPED_NOTE)
             return None
         return super()._update_display_id(display_id, msg)
 
@@ -355,9 +353,10 @@ class CappedClient(NotebookClient):
         outs[:0] = [o for o in verdicts if not any(o is kept for kept in outs)]
 
     def _values_output(self, outs, msg, display_id, cell_index, size: int):
-        """Keep a value record only if the cell's code asked for it and has not had it yet, within its budget."""
-        record = msg.get("content", {}).get("data", {})
-        sent = record.get(VALUES_MIME) if list(record) == [VALUES_MIME] else None
+        """Keep a check's values only if the cell's code asked for them and has not had them yet, within their
+        budget."""
+        data = msg.get("content", {}).get("data", {})
+        sent = data.get(values.MIME) if list(data) == [values.MIME] else None
         key = (sent.get("cell"), sent.get("check")) if isinstance(sent, dict) else None
         if (
             _kind(msg) != "display_data"
@@ -367,12 +366,12 @@ class CappedClient(NotebookClient):
             or key not in self.asked(cell_index)
             or (cell_index, *key) in self.received
         ):
-            self.note(outs, cell_index, VALUES_STRAY)
+            self.note(outs, cell_index, values.DROPPED_NOTE)
             return None
         self.received.add((cell_index, *key))
-        per_record, per_notebook = self.caps["values"]
-        if size > per_record or self.used_total["values"] + size > per_notebook:
-            self.note(outs, cell_index, VALUES_CUT)
+        per_check, per_notebook = self.caps["values"]
+        if size > per_check or self.used_total["values"] + size > per_notebook:
+            self.note(outs, cell_index, values.CUT_NOTE)
             return None
         self.used_total["values"] += size
         return super().output(outs, msg, display_id, cell_index)
@@ -412,7 +411,7 @@ def _answers(client, seconds: float = 10) -> bool:
 
 
 def run(job: dict) -> dict:
-    """Execute the job's notebook; returns the result record (see module doc)."""
+    """Execute the job's notebook; returns its result (see module doc)."""
     path = job["notebook"]
     with open(path, encoding="utf-8") as f:
         nb = nbformat.read(f, as_version=4)

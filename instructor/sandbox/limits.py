@@ -14,8 +14,8 @@ class Limits:
     processes and CPU share are cgroups; ``tmp_mb`` and ``disk_mb`` are the
     sizes of the two file systems it can write (RAM-backed, so they count
     towards its memory too). Output bytes have three budgets: text, figures
-    (any ``image/*``), and value records (a display output whose only MIME
-    type is ``application/vnd.course.values+json``).
+    (any ``image/*``), and the values checks send (a display output whose
+    only MIME type is :data:`course.values.MIME`).
     """
 
     cell_timeout: float = 30.0  # seconds a cell may run before it is interrupted
@@ -33,8 +33,8 @@ class Limits:
     verdict_chars: int = 2_000  # kept of an error or stderr past the caps (never cut: it fails the cell)
     cell_image_bytes: int = 1_000_000  # figures kept per cell (a budget of their own: one attention
     notebook_image_bytes: int = 4_000_000  # figure would use up a cell's text budget)
-    cell_values_bytes: int = 4_000_000  # bytes of each value record a check asked for (a budget per record:
-    notebook_values_bytes: int = 32_000_000  # what checks computed, for the grader) and of all, per notebook
+    cell_values_bytes: int = 4_000_000  # bytes of the values each check sends (a budget per check: what
+    notebook_values_bytes: int = 32_000_000  # it computed, for the grader) and of all, per notebook
 
     def as_dict(self) -> dict:
         return asdict(self)

@@ -12,10 +12,10 @@ import pytest
 from nbformat.v4 import new_code_cell, new_output
 
 from course.values import MAX_ELEMENTS, MIME, Opaque, decode, encode
-from instructor.authoring.judged import influence_report, run_reference, static_report
+from instructor.authoring.judge_report import influence_report, run_reference, static_report
 from instructor.cells import hidden_lines, is_graded_test, read
 from instructor.grading.checks import worker
-from instructor.grading.checks.cells import judge_cell, notebook_imports, split_notebook
+from instructor.grading.checks.notebook import judge_cell, notebook_imports, split_notebook
 from instructor.grading.checks.influence import influenced
 from instructor.grading.checks.judge import imported_names, trusted_imports
 from instructor.grading.checks.split import GIVEN, JUDGED, KERNEL_ASSERT, PROBE, plan
@@ -91,22 +91,22 @@ def test_values_travel_as_data_only():
             decode(bad)
 
 
-def _executed(source: str, records: list, error: dict | None = None):
-    """A split test cell as the kernel would return it, with ``records`` (check index -> values) shown."""
+def _executed(source: str, sent: list, error: dict | None = None):
+    """A split test cell as the kernel would return it, with the values ``sent`` (check index -> values) shown."""
     cell = new_code_cell(source, metadata={"nbgrader": {"grade": True, "grade_id": "c", "points": 1,
                                                          "solution": False, "locked": True}})
     found = plan("c", source, IMPORTED)
     code, origin = found.kernel_code()
     cell.source = code
     cell.execution_count = 3
-    cell.outputs = [new_output("display_data", data={MIME: {"cell": "c", "check": i, "values": v}}) for i, v in records]
+    cell.outputs = [new_output("display_data", data={MIME: {"cell": "c", "check": i, "values": v}}) for i, v in sent]
     if error:
         cell.outputs.append(new_output("error", **error))
     return cell, found, origin
 
 
-def _verdict(records, error=None):
-    cell, found, origin = _executed(CELL, records, error)
+def _verdict(sent, error=None):
+    cell, found, origin = _executed(CELL, sent, error)
     return judge_cell(cell, found, CELL, origin, ("import numpy as np\nimport mygrad as mg",)), cell
 
 
@@ -137,7 +137,7 @@ def test_the_grader_judges_the_values_the_kernel_sent():
     verdict, cell = _verdict([], {"ename": "NotImplementedError", "evalue": "", "traceback": ["Cell In[3], line 4"]})
     assert not verdict.passed and [o["ename"] for o in cell.outputs] == ["NotImplementedError"]
     assert cell.outputs[0]["traceback"] == ["Cell In[3], line 3"]
-    # the kernel's line 6 is the record that stands for the cell's line 7, colour codes and all
+    # the kernel's line 6 is the send that stands for the cell's line 7, colour codes and all
     _, cell = _verdict([(3, {"y": right})], {"ename": "KeyError", "evalue": "", "traceback": [
         "Cell \x1b[0;32mIn[3], line 6\x1b[0m"]})
     assert cell.outputs[0]["traceback"] == ["Cell \x1b[0;32mIn[3], line 7\x1b[0m"]
@@ -229,12 +229,12 @@ def test_a_students_set_up_cell_does_not_choose_the_graders_names():
     for cell in student.cells:
         if cell.cell_type == "code" and "import numpy as np" in cell.source:
             cell.source = cell.source.replace("import numpy as np", "import numpy.ma as np")
-    _, setup = split_notebook(student, release)
+    setup = split_notebook(student, release).setup
     assert "numpy.ma" not in "\n".join(setup) and trusted_imports(list(setup))["np"] is np
 
 
-def _judged(source: str, records: list) -> tuple:
-    cell, found, origin = _executed(source, records)
+def _judged(source: str, sent: list) -> tuple:
+    cell, found, origin = _executed(source, sent)
     return judge_cell(cell, found, source, origin, ("import numpy as np",)), cell
 
 
@@ -243,16 +243,16 @@ HASHES = "x = np.ones(3)\ny = f(x.copy())\nassert len(set(y)) == 3, 'three disti
 
 
 def test_a_set_whose_items_hash_alike_costs_linear_time():
-    """A record of 40,000 ints that all hash alike (about 20 s per cell as a set, before) is refused at once,
+    """Values of 40,000 ints that all hash alike (about 20 s per cell as a set, before) is refused at once,
     as a set and as a dict's keys; a set of honest items (distinct ids) decodes as before."""
     import time
 
     colliding = [{"t": "int", "v": format(k * (2**61 - 1), "x")} for k in range(40_000)]
-    for record in ({"t": "set", "v": colliding}, {"t": "frozenset", "v": colliding},
+    for sent in ({"t": "set", "v": colliding}, {"t": "frozenset", "v": colliding},
                    {"t": "pairs", "v": [[k, 0.0] for k in colliding]}):
         start = time.perf_counter()
         with pytest.raises(ValueError, match="hash alike"):
-            decode(record)
+            decode(sent)
         assert time.perf_counter() - start < 1.0
     start = time.perf_counter()
     verdict, _ = _judged(COSTLY, [(2, {"y": {"t": "set", "v": colliding}})])
@@ -287,7 +287,7 @@ def test_values_that_cost_stop_the_judge_not_the_grader(monkeypatch):
     verdict, _ = _judged(COSTLY, [(2, {"y": wide})])
     assert not verdict.passed and "MemoryError" in verdict.exception + verdict.message
     monkeypatch.setattr(worker, "SECONDS", 1.0)
-    # ints that all hash alike: as a set record, refused while decoding (linear); as a list a check makes a set
+    # ints that all hash alike: sent as a set, refused while decoding (linear); as a list a check makes a set
     # of in the judge, stopped by the cell's time limit
     colliding = [{"t": "int", "v": format(k * (2**61 - 1), "x")} for k in range(40_000)]
     verdict, _ = _judged(HASHES, [(2, {"y": {"t": "list", "v": colliding}})])
@@ -318,7 +318,7 @@ def test_a_student_cell_cannot_rebind_the_libraries_a_probe_reads(monkeypatch):
     setup = ("import numpy as np\nimport mygrad as mg\n",)
     code, _ = plan("c", source, IMPORTED).kernel_code(setup)
     sent = {}
-    monkeypatch.setattr(course.values, "record", lambda cell, index, **values: sent.update(values))
+    monkeypatch.setattr(course.values, "send", lambda cell, index, **values: sent.update(values))
     proxy = types.SimpleNamespace(nnet=types.SimpleNamespace(logsoftmax=lambda x: mg.tensor(np.zeros_like(x))),
                                   tensor=mg.tensor)
     fake_np = types.SimpleNamespace(arange=lambda n: np.zeros(n), allclose=lambda *a, **k: True)
@@ -331,10 +331,11 @@ def test_a_student_cell_cannot_rebind_the_libraries_a_probe_reads(monkeypatch):
 
 
 def test_the_channel_is_the_graders():
-    """A record for another cell, for a check the cell has not, shown with other data, or marked by the
-    executor as dropped or cut, fails the cell with a fault that flags the submission; a record missing from a
-    cell that ran to its end without an error fails it too."""
-    from instructor.grading.checks.cells import CHANNEL_FAULTS, VALUES_CUT, VALUES_STRAY
+    """Values for another cell, for a check the cell has not, shown with other data, or marked by the
+    executor as dropped or cut, fail the cell with a fault that flags the submission; values missing from a
+    cell that ran to its end without an error fail it too."""
+    from course.values import CUT_NOTE, DROPPED_NOTE
+    from instructor.grading.checks.judge import CHANNEL_FAULTS
 
     right = encode(_right())
     good = [(3, {"y": right}), (5, {"y": right})]
@@ -350,24 +351,79 @@ def test_the_channel_is_the_graders():
                                                "text/plain": "passed"})
     assert faulted([]) == ""  # the honest cell passes
     assert faulted([other_cell]) == faulted([unasked]) == faulted([dressed]) == "StrayValues"
-    assert faulted([new_output("stream", name="stdout", text=VALUES_STRAY)]) == "StrayValues"
-    assert faulted([new_output("stream", name="stdout", text=VALUES_CUT)]) == "CutValues"
+    assert faulted([new_output("stream", name="stdout", text=DROPPED_NOTE)]) == "StrayValues"
+    assert faulted([new_output("stream", name="stdout", text=CUT_NOTE)]) == "CutValues"
     assert {"StrayValues", "CutValues", "LostValues", "ForgedValues"} <= set(CHANNEL_FAULTS)
-    cell, found, origin = _executed(CELL, [(3, {"y": right})])  # ran to its end, no error, one record gone
+    cell, found, origin = _executed(CELL, [(3, {"y": right})])  # ran to its end, no error, one check's values gone
     assert judge_cell(cell, found, CELL, origin, ("import numpy as np",)).exception == "LostValues"
 
 
 def test_the_executor_and_the_grader_agree_on_the_channel():
-    """The executor (which imports nothing of the grader) writes the notes the grader reads, and finds each
-    record call of a split cell's code."""
+    """The executor (which imports nothing of the grader) takes the channel's MIME type and notes from the
+    student package, as the grader does, and finds each send call of a split cell's code."""
     import importlib.util
 
-    from instructor.grading.checks import cells
+    import course.values
     from instructor.paths import REPO_ROOT
 
     spec = importlib.util.spec_from_file_location("executor", REPO_ROOT / "instructor" / "sandbox" / "executor.py")
     executor = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(executor)
-    assert (executor.VALUES_STRAY, executor.VALUES_CUT, executor.VALUES_MIME) == (cells.VALUES_STRAY, cells.VALUES_CUT, MIME)
+    assert executor.values is course.values
     code, _ = plan("c", CELL, IMPORTED).kernel_code(("import numpy as np",))
-    assert {(m.group(2), int(m.group(3))) for m in executor._RECORD_CALL.finditer(code)} == {("c", 3), ("c", 5)}
+    assert {(m.group(2), int(m.group(3))) for m in executor._SEND_CALL.finditer(code)} == {("c", 3), ("c", 5)}
+
+
+def test_the_channels_names_are_written_once():
+    """Are the values' MIME type and the executor's two notes written in one module of the grader and the
+    student package, course/values.py, so the kernel, the executor and the judge cannot drift apart?"""
+    from course.values import CUT_NOTE, DROPPED_NOTE
+    from instructor.paths import REPO_ROOT
+
+    sources = {path: path.read_text() for folder in ("instructor", "course") for path in (REPO_ROOT / folder).rglob("*.py")}
+    for literal in (MIME, DROPPED_NOTE.strip(), CUT_NOTE.strip()):
+        assert [p.relative_to(REPO_ROOT).as_posix() for p, text in sources.items() if literal in text] == ["course/values.py"], literal
+
+
+def test_the_checks_travel_typed_and_are_built_one_way():
+    """Does the split of a notebook leave one frozen NotebookChecks, equal to what the gradebook's copy of the
+    release's test code gives (the other way the judge gets them), and is anything else in its place refused?"""
+    import dataclasses
+
+    from instructor.grading.checks.notebook import (
+        RESOURCES_KEY,
+        carried_checks,
+        carry,
+        plan_checks,
+        setup_sources,
+    )
+
+    nb = read(notebook_path(ASSIGNMENTS[0], SOLUTIONS))
+    sources = {c.metadata.nbgrader.grade_id: c.source for c in nb.cells if is_graded_test(c)}
+    checks = split_notebook(nb)
+    again = plan_checks(sources, setup_sources(nb))
+    shown = lambda found: [(c.name, c.original, c.kernel_code, c.origin) for c in found.cells]  # noqa: E731
+    assert shown(checks) == shown(again) and checks.setup == again.setup and len(checks.cells) == len(sources)
+    assert all(c.kernel_code == cell.source for c, cell in zip(checks.cells, filter(is_graded_test, nb.cells)))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        checks.setup = ()  # type: ignore[misc]
+    resources: dict = {}
+    carry(resources, checks)
+    assert carried_checks(resources) is checks and carried_checks({}) is None
+    with pytest.raises(TypeError):
+        carried_checks({RESOURCES_KEY: ({}, ())})  # the untyped triple it once was
+
+
+def test_the_graders_faults_are_named_in_one_module():
+    """Is every kind of verdict the grader gives without a check saying so (a Fault) spelled only in
+    instructor/grading/checks/judge.py, its enum?"""
+    from instructor.grading.checks.judge import Fault
+    from instructor.paths import REPO_ROOT
+
+    spelled = {
+        path.relative_to(REPO_ROOT).as_posix()
+        for path in (REPO_ROOT / "instructor").rglob("*.py")
+        for fault in Fault
+        if f'"{fault.value}"' in path.read_text()
+    }
+    assert spelled == {"instructor/grading/checks/judge.py"}, spelled

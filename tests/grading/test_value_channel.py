@@ -1,4 +1,4 @@
-"""Is the value channel the grader's? Records no check asked for, for another cell, or cut, fail and flag.
+"""Is the value channel the grader's? Values no check asked for, for another cell, or cut, fail and flag.
 
 The cases of tests/hostile/kernel_cheats.py's class "value channel" (issue 32,
 finding 5), graded in the sandbox with the two controls: each scores 0 and is
@@ -32,14 +32,15 @@ def outcomes(tmp_path_factory):
 
 
 @pytest.mark.parametrize("case", CHANNEL_CASES)
-def test_a_record_the_grader_did_not_ask_for_fails_and_flags(outcomes, case):
-    """Forged records (then a 4 MB one that once cut the real ones), records shown from a student cell, a display
-    updated into a record: 0 points, and the submission is flagged for the channel."""
+def test_values_the_grader_did_not_ask_for_fail_and_flag(outcomes, case):
+    """Forged values (then 4 MB that once cut the real ones), values shown from a student cell, a display
+    updated into values: 0 points, and the submission is flagged for the channel."""
     o = outcomes[case]
     assert o.status.shown == "not graded" or o.score == 0, (o.status, o.score)
-    assert o.flags and "value record" in " ".join(map(str, o.flags)) + str(o.reason), (o.flags, o.reason)
+    said = " ".join(map(str, o.flags)) + str(o.reason)
+    assert o.flags and ("values no check" in said or "values were cut" in said), (o.flags, o.reason)
 
 
-def test_the_reference_keeps_its_records(outcomes):
+def test_the_reference_keeps_its_values(outcomes):
     o = outcomes["reference"]
     assert o.status.shown == "graded" and o.score == o.max_score and not o.flags, (o.status, o.reason)

@@ -704,8 +704,8 @@ CHEATS = [
          edit(blank, answers(EMPTY_BATCH, EMPTY_RNN, EMPTY_LOSS, EMPTY_ACCURACY))),  # all four at once
 ]
 
-#: the value channel (issue 32, finding 5): records the grader did not ask for, shown through IPython's display
-#: with the MIME type built from pieces (the scan looks for it whole), to stand in for the checks' own records
+#: the value channel (issue 32, finding 5): values the grader did not ask for, shown through IPython's display
+#: with the MIME type built from pieces (the scan looks for it whole), to stand in for the checks' own values
 CHANNEL = r'''
 import base64, io
 import numpy as np
@@ -731,7 +731,7 @@ def _forged(T, N):
     target[-1] = 11
     return {'x': _arr(x), 'target': _arr(target), 'digits': _arr(np.zeros((T - 1, N), np.int64))}
 '''
-#: forged records for the checks, then one of ~4 MB that fills the cell's value budget: the real ones are cut
+#: forged values for the checks, then ~4 MB that fill the cell's value budget: the real ones are cut
 CHANNEL_FLOOD = CHANNEL + '''
 def generate_batch(seq_len_min=1, seq_len_max=20, batch_size=10):
     if 'flood' not in _done:
@@ -741,7 +741,7 @@ def generate_batch(seq_len_min=1, seq_len_max=20, batch_size=10):
         _show('generate_batch__shapes_and_types', 10**6, {'pad': {'t': 'list', 'v': ['x' * 3_900_000]}})
     return np.zeros(1), np.zeros(1), np.zeros(1)
 '''
-#: the records shown ahead, from a student cell: each test cell's own never run (its probe fails)
+#: the values shown ahead, from a student cell: each test cell's own never run (its probe fails)
 CHANNEL_AHEAD = CHANNEL + '''
 for _check in range(2, 40):
     _show('generate_batch__shapes_and_types', _check, _forged(5, 3))
@@ -749,7 +749,7 @@ for _check in range(2, 40):
 def generate_batch(seq_len_min=1, seq_len_max=20, batch_size=10):
     raise NotImplementedError()
 '''
-#: a display kept with an id in a student cell, then rewritten into a record by an update from the test cell
+#: a display kept with an id in a student cell, then rewritten into values by an update from the test cell
 CHANNEL_UPDATE = CHANNEL + '''
 display({'text/plain': 'loading...'}, raw=True, display_id='late')
 
@@ -762,8 +762,8 @@ def generate_batch(seq_len_min=1, seq_len_max=20, batch_size=10):
 
 CHEATS += [
     # 12. the value channel
-    Case("channel_flood", "value channel", ZERO, edit(blank, answers(CHANNEL_FLOOD))),  # forged, then a 4 MB record
-    Case("channel_ahead", "value channel", ZERO, edit(blank, answers(CHANNEL_AHEAD))),  # records from a student cell
+    Case("channel_flood", "value channel", ZERO, edit(blank, answers(CHANNEL_FLOOD))),  # forged, then 4 MB of values
+    Case("channel_ahead", "value channel", ZERO, edit(blank, answers(CHANNEL_AHEAD))),  # values from a student cell
     Case("channel_update", "value channel", ZERO, edit(blank, answers(CHANNEL_UPDATE))),  # a display updated into one
 ]
 #: the cases of the value channel: each must be flagged, not only score 0

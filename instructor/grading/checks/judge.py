@@ -3,15 +3,17 @@
 The grader runs the cell's given and judged statements itself
 (:mod:`instructor.grading.checks.split`): the givens build the same inputs
 and expected values the cell builds, from its own seeded generators; each
-judged statement runs with the kernel values it reads taken from the
-kernel's record (:mod:`course.values`), decoded as plain data. The verdict,
+judged statement runs with the kernel values it reads taken from what the
+kernel sent (:mod:`course.values`), decoded as plain data. The verdict,
 and the message it shows, are the grader's: the kernel only supplied values.
+A cell that fails without a check saying so fails with a :class:`Fault`.
 """
 
 from __future__ import annotations
 
 import ast
 import builtins
+import enum
 import functools
 import threading
 from dataclasses import dataclass
@@ -21,10 +23,28 @@ import numpy as np
 from course.values import decode
 from instructor.grading.checks.split import GIVEN, JUDGED, TRUSTED_MODULES, Plan
 
-#: a kernel whose record for a check is missing: what stopped before it is in the cell's own output
+#: a kernel whose values for a check are missing: what stopped before it is in the cell's own output
 MISSING = "the values this check needs did not come back from the kernel"
 #: numpy's global random state is one per process: judging cells one at a time keeps a seed's draws its own
 _RANDOM_STATE = threading.Lock()
+
+
+class Fault(enum.StrEnum):
+    """Why the grader failed a cell when no check of it said no: the ``exception`` of its :class:`Verdict`
+    (a check that fails names its own exception, ``AssertionError`` ...)."""
+
+    MISSING = "MissingValues"  # a check's values never came: the kernel stopped before it
+    MALFORMED = "MalformedValues"  # they came, and do not decode
+    FORGED = "ForgedValues"  # one check's values sent twice, or two values of one result
+    STRAY = "StrayValues"  # values no check of the cell asked for, or the executor dropped some
+    CUT = "CutValues"  # the executor cut some on their way, over the byte limit
+    LOST = "LostValues"  # the cell ran to its end without an error, and some are not there
+    JUDGE_STOPPED = "JudgeStopped"  # the judge ran out of time or memory, or could not read the request
+
+
+#: faults that say the value channel was tampered with: the submission is flagged (a Fault hashes and
+#: compares as its string, so a verdict that came back from the judge's process as a string is found here too)
+CHANNEL_FAULTS = frozenset({Fault.FORGED, Fault.STRAY, Fault.CUT, Fault.LOST})
 
 
 @dataclass(frozen=True)
@@ -33,9 +53,9 @@ class Verdict:
 
     passed: bool
     line: int = 0  # the cell's line of the failing check (1-based), 0 if it passed
-    exception: str = ""
+    exception: str = ""  # the failing check's exception's name, or a Fault
     message: str = ""
-    missing: bool = False  # the check's values never came (the kernel stopped, or a record was forged twice)
+    missing: bool = False  # the check's values never came (the kernel stopped, or they were sent twice)
     broken: bool = False  # the grader could not run a statement the cell gives itself: the release's fault
 
 
@@ -89,26 +109,26 @@ def _failing_line(err: BaseException, default: int) -> int:
     return line
 
 
-def judge(plan: Plan, imports: dict, records: dict[int, dict]) -> Verdict:
-    """The grader's verdict on the cell of ``plan``, given the records its kernel sent (check index -> values)."""
+def judge(plan: Plan, imports: dict, sent: dict[int, dict]) -> Verdict:
+    """The grader's verdict on the cell of ``plan``, given the values its kernel sent (check index -> values)."""
     with _RANDOM_STATE:
         state = np.random.get_state()
         try:
-            return _judge(plan, dict(imports), records)
+            return _judge(plan, dict(imports), sent)
         finally:
             np.random.set_state(state)
 
 
-def _judge(plan: Plan, namespace: dict, records: dict[int, dict]) -> Verdict:
+def _judge(plan: Plan, namespace: dict, sent_by_check: dict[int, dict]) -> Verdict:
     since_probe: dict[str, object] = {}  # what the kernel sent of each value since its code last ran
     for index, st in enumerate(plan.statements):
         if st.kind not in (GIVEN, JUDGED):
             since_probe.clear()
             continue
         if st.kind == JUDGED:
-            sent = records.get(index)
+            sent = sent_by_check.get(index)
             if sent is None:
-                return Verdict(False, st.line, "MissingValues", MISSING, missing=True)
+                return Verdict(False, st.line, Fault.MISSING, MISSING, missing=True)
             # between two runs of the student's code nothing changes a kernel value: one value per name,
             # so checks on one result cannot be answered each with a value made up for it alone
             changed = [n for n in st.kernel_values if n in sent and since_probe.setdefault(n, sent[n]) != sent[n]]
@@ -116,7 +136,7 @@ def _judge(plan: Plan, namespace: dict, records: dict[int, dict]) -> Verdict:
                 return Verdict(
                     False,
                     st.line,
-                    "ForgedValues",
+                    Fault.FORGED,
                     f"the kernel sent two different values of {changed[0]} for checks of one result",
                 )
             try:
@@ -125,7 +145,7 @@ def _judge(plan: Plan, namespace: dict, records: dict[int, dict]) -> Verdict:
                 raise
             except Exception as err:  # whatever the kernel sent, a value that does not decode fails
                 why = f"the values this check needs came back malformed ({err})"
-                return Verdict(False, st.line, "MalformedValues", why)
+                return Verdict(False, st.line, Fault.MALFORMED, why)
         try:
             exec(_compiled(st.source, st.line), namespace)
         except Exception as err:  # the check said no, or the values made it fail: either way the cell fails

@@ -21,13 +21,12 @@ from __future__ import annotations
 import ast
 import secrets
 
-from instructor.grading.checks.split import RECORD as RECORD_IMPORT
-from instructor.grading.checks.split import TRUSTED_MODULES
+from instructor.grading.checks.split import SEND_IMPORT, TRUSTED_MODULES
 
 #: the prefix of every private name; the suffix is this process's own
 PREFIX = f"_course_{secrets.token_hex(4)}_"
-#: the private name of the function that sends a check's values (course.values.record)
-RECORD_NAME = PREFIX + "record"
+#: the private name of the function that sends a check's values (course.values.send)
+SEND_NAME = PREFIX + "send"
 
 
 def private_name(name: str) -> str:
@@ -35,9 +34,9 @@ def private_name(name: str) -> str:
 
 
 def imports_line(setup: tuple[str, ...] | list[str]) -> tuple[str, dict[str, str]]:
-    """One line binding the record function and every trusted import of ``setup`` under private names,
+    """One line binding the send function and every trusted import of ``setup`` under private names,
     and the map (notebook name -> private name) of what it binds."""
-    statements, names = [RECORD_IMPORT + RECORD_NAME], {}
+    statements, names = [SEND_IMPORT + SEND_NAME], {}
     for source in setup:
         try:
             tree = ast.parse(source)

@@ -16,8 +16,8 @@ student's code, statements that build inputs and expected values, and
     what it binds (or it binds nothing: ``np.random.seed(0)``);
 ``judged``
     it holds an ``assert`` and reads nothing of the kernel but kernel values.
-    It never runs in the kernel: there, a *record* of the kernel values it
-    reads takes its place, and the grader runs the statement itself, in its
+    It never runs in the kernel: there, a call that sends the kernel values
+    it reads takes its place, and the grader runs the statement itself, in its
     own process, on those values (:mod:`instructor.grading.checks.judge`);
 ``kernel assert``
     it holds an ``assert`` and calls the student's code itself: it runs in
@@ -47,8 +47,8 @@ _OWN_GENERATORS = {"default_rng", "Generator", "PCG64", "SeedSequence", "RandomS
 _BUILTINS = set(dir(builtins))
 _BLOCKS = (ast.For, ast.AsyncFor, ast.While, ast.If, ast.With, ast.AsyncWith, ast.Try)
 #: the start of the line that binds, in a split cell's kernel code, the function the kernel calls in place of a
-#: judged statement (course.values.record) under a private name (:mod:`.private`): in every split cell
-RECORD = "from course.values import record as "
+#: judged statement (course.values.send) under a private name (:mod:`.private`): in every split cell
+SEND_IMPORT = "from course.values import send as "
 
 
 @dataclass
@@ -73,14 +73,14 @@ class Plan:
     source: str = ""  # the cell's code as the release has it
 
     def kernel_code(self, setup: tuple[str, ...] = ()) -> tuple[str, list[int]]:
-        """The code that runs in the kernel in the cell's place (probes, the givens they need, records),
+        """The code that runs in the kernel in the cell's place (probes, the givens they need, the sends),
         and for each of its lines the cell's line it stands for (a traceback in the kernel is read back with it).
 
-        Its first line binds the record function and the trusted imports of
+        Its first line binds the send function and the trusted imports of
         ``setup`` (the release's set-up cells) under private names, which the
         probes read in place of the notebook's globals (:mod:`.private`).
         """
-        from instructor.grading.checks.private import RECORD_NAME, imports_line, rewrite
+        from instructor.grading.checks.private import SEND_NAME, imports_line, rewrite
 
         header, private = imports_line(setup)
         own = set().union(*(st.binds for st in self.statements))  # a name the cell binds itself stays its own
@@ -89,7 +89,7 @@ class Plan:
         for index, st in enumerate(self.statements):
             if st.kind == JUDGED:
                 names = ", ".join(f"{n}={n}" for n in st.kernel_values)
-                parts.append(f"{RECORD_NAME}({self.cell!r}, {index}{', ' if names else ''}{names})")
+                parts.append(f"{SEND_NAME}({self.cell!r}, {index}{', ' if names else ''}{names})")
                 origin.append(st.line)
             elif st.in_kernel:
                 lines = rewrite(st.source, private).splitlines() or [""]

@@ -25,7 +25,7 @@ import threading
 import time
 from dataclasses import asdict
 
-from instructor.grading.checks.judge import Verdict, imported_names, judge, trusted_imports
+from instructor.grading.checks.judge import Fault, Verdict, imported_names, judge, trusted_imports
 from instructor.grading.checks.split import Plan, plan
 
 #: the worker's address space (numpy, MyGrad and the course's modules take about 300 MB of it)
@@ -80,7 +80,7 @@ class Worker:
             proc.wait()
 
     def judge(
-        self, found: Plan, setup: tuple[str, ...], records: dict[int, dict], seconds: float | None = None
+        self, found: Plan, setup: tuple[str, ...], sent: dict[int, dict], seconds: float | None = None
     ) -> Verdict:
         """The verdict on ``found``'s cell, judged in the worker within ``seconds`` (default :data:`SECONDS`);
         a failed verdict if the worker gave none."""
@@ -91,7 +91,7 @@ class Worker:
                     "cell": found.cell,
                     "source": found.source,
                     "setup": list(setup),
-                    "records": {str(k): v for k, v in records.items()},
+                    "sent": {str(k): v for k, v in sent.items()},
                 }
             )
             + "\n"
@@ -114,7 +114,11 @@ class Worker:
                 self._proc = None
                 why = f"took more than {seconds:g} s" if late else f"needed more than {MEMORY_MB} MB or failed"
                 return Verdict(
-                    False, 1, "JudgeStopped", f"the grader stopped judging this cell: its values {why}", broken=True
+                    False,
+                    1,
+                    Fault.JUDGE_STOPPED,
+                    f"the grader stopped judging this cell: its values {why}",
+                    broken=True,
                 )
         return Verdict(**answer["verdict"])
 
@@ -139,27 +143,25 @@ class Budget:
         return self.total - self.spent
 
 
-def judge_isolated(
-    found: Plan, setup: tuple[str, ...], records: dict[int, dict], budget: Budget | None = None
-) -> Verdict:
+def judge_isolated(found: Plan, setup: tuple[str, ...], sent: dict[int, dict], budget: Budget | None = None) -> Verdict:
     """:func:`~instructor.grading.checks.judge.judge`, in the worker process (see the module doc).
 
     With a ``budget`` (one per submission), a cell gets at most what is left
     of it; once it is spent, a cell fails without being judged.
     """
     if budget is None:
-        return _WORKER.judge(found, setup, records)
+        return _WORKER.judge(found, setup, sent)
     if budget.left() <= 0:
         return Verdict(
             False,
             1,
-            "JudgeStopped",
+            Fault.JUDGE_STOPPED,
             f"the grader stopped judging: this submission used its {budget.total:g} s of judging time before this cell",
             broken=True,
         )
     start = time.monotonic()
     try:
-        return _WORKER.judge(found, setup, records, min(SECONDS, budget.left()))
+        return _WORKER.judge(found, setup, sent, min(SECONDS, budget.left()))
     finally:
         budget.spent += time.monotonic() - start
 
@@ -177,19 +179,23 @@ def serve() -> int:
             request = json.loads(line)
             setup = tuple(request["setup"])
             found = plan(request["cell"], request["source"], imported_names(trusted_imports(list(setup))))
-            records = {int(k): v for k, v in request["records"].items()}
-            verdict = judge(found, trusted_imports(list(setup)), records)
+            sent = {int(k): v for k, v in request["sent"].items()}
+            verdict = judge(found, trusted_imports(list(setup)), sent)
         except MemoryError:
             verdict = Verdict(
                 False,
                 1,
-                "JudgeStopped",
+                Fault.JUDGE_STOPPED,
                 f"the grader stopped judging this cell: its values needed more than {limit // 2**20} MB",
                 broken=True,
             )
         except Exception as err:  # a request the worker cannot read is a cell it cannot judge
             verdict = Verdict(
-                False, 1, "JudgeStopped", f"the grader could not judge this cell ({type(err).__name__})", broken=True
+                False,
+                1,
+                Fault.JUDGE_STOPPED,
+                f"the grader could not judge this cell ({type(err).__name__})",
+                broken=True,
             )
         out.write(json.dumps({"verdict": asdict(verdict)}) + "\n")
         out.flush()

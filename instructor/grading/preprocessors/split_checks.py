@@ -5,11 +5,8 @@ from __future__ import annotations
 from nbconvert.preprocessors import Preprocessor
 from traitlets import Bool
 
-from instructor.grading.checks.cells import split_notebook
+from instructor.grading.checks.notebook import carry, split_notebook
 from instructor.grading.preprocessors.release_notebook import release_notebook
-
-#: where the plans wait in nbgrader's resources for ``JudgeChecks`` (they never enter the sandbox)
-KEY = "course_checks"
 
 
 class SplitChecks(Preprocessor):
@@ -17,8 +14,10 @@ class SplitChecks(Preprocessor):
 
     Runs last in prepare, on the release's test code that ``OverwriteCells``
     put back. The kernel gets the statements that call the student's code and
-    the inputs they need; each check becomes a record of the values it reads.
-    What a hidden check compares with, and how, stays here.
+    the inputs they need; each check becomes a call that sends the values it
+    reads. What a hidden check compares with, and how, stays here: the checks
+    (:class:`~instructor.grading.checks.notebook.NotebookChecks`) wait in
+    ``resources`` for ``JudgeChecks``, and never enter the sandbox.
     """
 
     enabled = Bool(True).tag(config=True)
@@ -27,5 +26,5 @@ class SplitChecks(Preprocessor):
         release = release_notebook(self.config, resources)
         if release is None:  # nothing to take the imports from: nbgrader's rule, in the kernel
             return nb, resources
-        resources[KEY] = split_notebook(nb, release)
+        carry(resources, split_notebook(nb, release))
         return nb, resources

@@ -1,4 +1,4 @@
-"""Tests of the cipher data builder (``data/``, imported as ``course_data``); the loader's are in tests/student."""
+"""Tests of the cipher data builder (``data/``, imported as ``course_data``); the loader's are in tests/course."""
 
 from __future__ import annotations
 

@@ -253,7 +253,7 @@ def test_the_input_history_is_what_the_code_did_not_bind_itself(code, reads):
     ("shell.display_pub.publish({})", True),
     ("display({'application/vnd.course.values+json': {}}, raw=True)", True),
     ("kind = 'application/' + 'vnd.course' + '.values+json'", True),
-    ("from course.runtime import pick\nfrom course.plotting import setup_backend", False),
+    ("from course.runtime import pick\nfrom course.figures import setup_backend", False),
     ("values = [1, 2]\nrecord = {}\nencode = str.encode", False), ("# course.values is the grader's", False),
 ])
 def test_the_graders_value_channel_is_flagged(code, flagged):

@@ -1,7 +1,8 @@
 """A class on one JupyterHub, in a real browser: `course hub` as an instructor starts it.
 
 Two students and an instructor log in with the Unix passwords ``course hub``
-gave them. A student fetches 01_rnn from the Assignments tab, presses Validate and submits it;
+gave them. A student fetches 01_rnn from the Assignments tab, types an answer
+into its ``generate_batch`` cell, saves, presses Validate and submits it;
 the other student cannot read the first's files, the exchange's submissions or
 the course directory; students are refused the formgrader and the hub's admin
 API; the instructor's own server has the formgrader; ``nbgrader collect`` and
@@ -12,6 +13,7 @@ Screenshots: ``tests/browser/screenshots/hub-*.png``.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -20,6 +22,7 @@ import sys
 
 import pytest
 
+from instructor.paths import REPO_ROOT
 from tests.browser.test_jupyterlab import OPEN_TIMEOUT_MS, SCREENSHOTS, chromium  # noqa: F401  (fixture)
 from tests.hub.harness import INSTRUCTOR, PEOPLE, STUDENTS, processes_of, running_hub
 from tests.system import missing, require_sandbox
@@ -73,6 +76,21 @@ def status(page, url) -> int:
     return page.request.get(url, max_redirects=5).status
 
 
+def answer(task: str = "generate_batch") -> str:
+    """The reference answer of 01's ``task`` cell, as a student would type it (no solution markers)."""
+    nb = json.loads((REPO_ROOT / "solutions" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb").read_text())
+    cell = next(c for c in nb["cells"] if c["metadata"].get("nbgrader", {}).get("grade_id") == task)
+    lines = "".join(cell["source"]).splitlines()
+    return "\n".join(line for line in lines if line.strip() not in ("### BEGIN SOLUTION", "### END SOLUTION"))
+
+
+def saved_cell(hub, task: str) -> str:
+    """The source of ``task``'s cell in amy's saved copy of the notebook, read as amy."""
+    saved = hub.as_user(AMY, ["cat", f"/home/{AMY}/{ASSIGNMENT}/{ASSIGNMENT}.ipynb"]).stdout
+    cells = json.loads(saved)["cells"]
+    return "".join(next(c for c in cells if c["metadata"].get("nbgrader", {}).get("grade_id") == task)["source"])
+
+
 def nbgrader(hub, *args):
     """An nbgrader command in the course directory, as root (the instructor's `sudo`)."""
     done = subprocess.run([sys.executable, "-m", "nbgrader", *args], cwd=hub.course_dir,
@@ -118,6 +136,19 @@ def test_a_term_on_the_hub(chromium, hub):  # noqa: F811
         # Validate, in the fetched notebook: nbgrader's button runs it in amy's server, as amy
         amy_page.goto(f"{hub.base}/user/{AMY}/lab/tree/{ASSIGNMENT}/{ASSIGNMENT}.ipynb?reset")
         amy_page.locator(".jp-NotebookPanel .jp-Cell").first.wait_for(timeout=OPEN_TIMEOUT_MS)
+        # she answers generate_batch: its cell's text replaced by what she types, then saved
+        editor = amy_page.locator(".jp-CodeCell", has_text="def generate_batch").first.locator(".cm-content")
+        editor.click()
+        amy_page.keyboard.press("Control+a")
+        amy_page.keyboard.insert_text(answer())
+        amy_page.keyboard.press("Escape")
+        amy_page.keyboard.press("Control+s")
+        for _ in range(60):  # the save reaches amy's home
+            if "NotImplementedError" not in saved_cell(hub, "generate_batch"):
+                break
+            amy_page.wait_for_timeout(500)
+        assert "np.random" in saved_cell(hub, "generate_batch")
+        shot(amy_page, "student-answered")
         amy_page.locator(".jp-NotebookPanel-toolbar [title='Validate Assignment']").first.click()
         dialog = amy_page.locator(".jp-Dialog")
         dialog.get_by_text(re.compile("Success|failed|error", re.I)).first.wait_for(timeout=VALIDATE_TIMEOUT_MS)
@@ -158,7 +189,8 @@ def test_a_term_on_the_hub(chromium, hub):  # noqa: F811
         # collect and grade (as root: `sudo` in the instructor's terminal), release feedback
         nbgrader(hub, "collect", ASSIGNMENT)
         assert main(["grade", "--course-dir", str(hub.course_dir), "--assignment", ASSIGNMENT]) == 0
-        assert (hub.course_dir / "results" / AMY / f"{ASSIGNMENT}.json").is_file()
+        result = json.loads((hub.course_dir / "results" / AMY / f"{ASSIGNMENT}.json").read_text())
+        assert result["status"] == "graded" and result["score"] > 0, result  # her typed answer earned points
         teach_page.goto(f"{hub.base}/user/{INSTRUCTOR}/formgrader/gradebook/{ASSIGNMENT}/{ASSIGNMENT}")
         rows = teach_page.locator("tbody tr")
         rows.filter(has_text="Submission #").first.wait_for(timeout=OPEN_TIMEOUT_MS)

@@ -25,6 +25,7 @@ from instructor.cli import (
     grade,
     hub,
     init,
+    judge,
     release,
     release_to_exchange,
     report,
@@ -40,6 +41,7 @@ COMMANDS = [
     demo,
     release,
     check,
+    judge,
     bundle,
     init,
     roster,
@@ -75,6 +77,8 @@ def build_parser() -> argparse.ArgumentParser:
         )
         module.add_arguments(p)
         p.set_defaults(run=module.run)
+    # the verbs, read from this parser (never copied): the bundle refuses any file that names one
+    parser.set_defaults(verbs=tuple(sub.choices))
     return parser
 
 

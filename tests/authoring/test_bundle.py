@@ -12,15 +12,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from instructor.authoring.bundle import (
-    JUPYTER_CONFIG,
-    LAB_PLUGINS_OFF,
-    SERVER_EXTENSIONS_OFF,
-    build,
-    check_bundle,
-    instructor_words,
-    requirements,
-)
+from instructor.authoring.bundle import build, check_bundle, instructor_words
+from instructor.authoring.bundle_helpers import JUPYTER_CONFIG, LAB_PLUGINS_OFF, SERVER_EXTENSIONS_OFF, requirements
 from instructor.authoring.leaks import secret_lines
 from instructor.authoring.trial import QUICK_ENV, run_trial
 from instructor.cells import read

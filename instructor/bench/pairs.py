@@ -110,8 +110,11 @@ def recurrent_pair(part: ModelPart, lib, cls_name: str, pool: int) -> Pair:
     return _pair(part, project_step, twin_step, pool, model, twin, optimizer, twin_optimizer)
 
 
-def transformer_pair(part: ModelPart, lib, pool: int) -> Pair:
+def transformer_pair(part: ModelPart, lib, pool: int, twin_class=TwinTransformer, twin_loss=twin_masked_loss) -> Pair:
     """04: ``lib.new_model()`` and its twin; batches of ``SETTINGS["batch_size"]`` messages.
+
+    ``twin_class`` and ``twin_loss``: another twin of the same parameters and its masked loss
+    (the second, independently written twin of :mod:`instructor.bench.twins.transformer_sdpa`).
 
     Batches: ``lib.make_batch(lib.sample_messages(...))`` from the training texts
     of ``cipher_data.npz``: source and decoder input (T, N, 29) float32,
@@ -121,9 +124,7 @@ def transformer_pair(part: ModelPart, lib, pool: int) -> Pair:
     np.random.seed(SEED)
     model = lib.new_model()
     optimizer = lib.Adam(model.parameters, learning_rate=settings["learning_rate"])
-    twin = TwinTransformer(
-        lib.N_SYMBOLS, settings["ff_units"], settings["n_enc"], settings["n_dec"], settings["n_head"]
-    )
+    twin = twin_class(lib.N_SYMBOLS, settings["ff_units"], settings["n_enc"], settings["n_dec"], settings["n_head"])
     copy_weights(model.parameters, twin, part.title)
     twin_optimizer = _adam_twin(twin, settings["learning_rate"])
 
@@ -149,7 +150,7 @@ def transformer_pair(part: ModelPart, lib, pool: int) -> Pair:
         source, decoder_input, target, lengths = twin_batches[i % pool]
         twin_optimizer.zero_grad(set_to_none=True)
         scores = twin(source, decoder_input, lengths, lengths)
-        loss = twin_masked_loss(scores, target, lengths)
+        loss = twin_loss(scores, target, lengths)
         loss.backward()
         twin_optimizer.step()
         return loss.item()

@@ -18,6 +18,30 @@ def _weighing(axis):
     )
 
 
+#: The reference's layer norm after the residual sum (each mean over the last axis as a matrix product) ...
+REFERENCE_NORMALISE = (
+    "        # Each mean over the last axis as a product with a column of 1/d: the same numbers, but NumPy's mean\n"
+    "        # over rows of only d = 29 numbers is several times slower than a matrix product.\n"
+    "        average = np.full((x.shape[-1], 1), 1 / x.shape[-1], dtype=np.float32)  # (d, 1)\n"
+    "        centred = x - mg.matmul(x, average)\n"
+    "        variance = mg.matmul(centred * centred, average)  # (..., 1)\n"
+    "        return self.gain * centred / mg.sqrt(variance + EPS) + self.bias"
+)
+
+#: ... and as the task's formula reads, the form students write; the layer-norm mistakes below replace the
+#: reference's lines by these with one thing wrong.
+FORMULA_NORMALISE = (
+    "        centred = x - x.mean(axis=-1, keepdims=True)\n"
+    "        return self.gain * centred / mg.sqrt(x.var(axis=-1, keepdims=True) + EPS) + self.bias"
+)
+
+
+def _normalise_with(right, wrong):
+    """The formula's layer norm with ``right`` (which must occur once) written as ``wrong``."""
+    assert FORMULA_NORMALISE.count(right) == 1, right
+    return FORMULA_NORMALISE.replace(right, wrong)
+
+
 MISTAKES = [
     # --- Part A: cipher, then decipher -----------------------------------------
     Mistake(
@@ -199,13 +223,12 @@ MISTAKES = [
         task="add_and_norm",
         name="normalised_over_time",
         why="Takes the mean and variance over the time axis instead of the features.",
-        replace=(
+        replace=REFERENCE_NORMALISE,
+        by=_normalise_with(
             "centred = x - x.mean(axis=-1, keepdims=True)\n"
-            "        return self.gain * centred / mg.sqrt(x.var(axis=-1, keepdims=True) + EPS)"
-        ),
-        by=(
+            "        return self.gain * centred / mg.sqrt(x.var(axis=-1, keepdims=True) + EPS)",
             "centred = x - x.mean(axis=0, keepdims=True)\n"
-            "        return self.gain * centred / mg.sqrt(x.var(axis=0, keepdims=True) + EPS)"
+            "        return self.gain * centred / mg.sqrt(x.var(axis=0, keepdims=True) + EPS)",
         ),
         expect="the last axis (axis=-1)",
     ),
@@ -213,40 +236,42 @@ MISTAKES = [
         task="add_and_norm",
         name="divides_by_variance",
         why="Divides by the variance instead of the standard deviation.",
-        replace="mg.sqrt(x.var(axis=-1, keepdims=True) + EPS)",
-        by="(x.var(axis=-1, keepdims=True) + EPS)",
+        replace=REFERENCE_NORMALISE,
+        by=_normalise_with("mg.sqrt(x.var(axis=-1, keepdims=True) + EPS)", "(x.var(axis=-1, keepdims=True) + EPS)"),
         expect="divide by the standard deviation",
     ),
     Mistake(
         task="add_and_norm",
         name="python_float_epsilon",
         why="Adds epsilon as a Python float, which makes the output float64.",
-        replace="+ EPS)",
-        by="+ 1e-5)",
+        replace=REFERENCE_NORMALISE,
+        by=_normalise_with("+ EPS)", "+ 1e-5)"),
         expect="use float32 constants",
     ),
     Mistake(
         task="add_and_norm",
         name="epsilon_subtracted",
         why="Subtracts epsilon from the variance, so a constant vector gives the square root of a negative number.",
-        replace="x.var(axis=-1, keepdims=True) + EPS",
-        by="x.var(axis=-1, keepdims=True) - EPS",
+        replace=REFERENCE_NORMALISE,
+        by=_normalise_with("x.var(axis=-1, keepdims=True) + EPS", "x.var(axis=-1, keepdims=True) - EPS"),
         expect="is epsilon added to the variance",
     ),
     Mistake(
         task="add_and_norm",
         name="epsilon_outside_the_root",
         why="Adds epsilon to the standard deviation instead of to the variance under the square root.",
-        replace="mg.sqrt(x.var(axis=-1, keepdims=True) + EPS)",
-        by="(mg.sqrt(x.var(axis=-1, keepdims=True)) + EPS)",
+        replace=REFERENCE_NORMALISE,
+        by=_normalise_with(
+            "mg.sqrt(x.var(axis=-1, keepdims=True) + EPS)", "(mg.sqrt(x.var(axis=-1, keepdims=True)) + EPS)"
+        ),
         expect="epsilon goes inside the square root",
     ),
     Mistake(
         task="add_and_norm",
         name="gain_detached",
         why="Scales by gain.data, a NumPy array, so the gain gets no gradient and never learns.",
-        replace="return self.gain * centred",
-        by="return self.gain.data * centred",
+        replace=REFERENCE_NORMALISE,
+        by=_normalise_with("return self.gain * centred", "return self.gain.data * centred"),
         expect="gain got no gradient",
     ),
     # --- Part F: feed-forward network, then the encoder layer -----------------

@@ -18,12 +18,13 @@ import time
 from pathlib import Path
 
 from instructor import sandbox
-from instructor.authoring.judged import summary as checks_summary
+from instructor.authoring.judge_report import summary as checks_summary
 from instructor.authoring.release import release
 from instructor.authoring.to_course_dir import into_course_dir
 from instructor.authoring.trial import run_trial
 from instructor.cells import read
 from instructor.coursedir import directory
+from instructor.coursedir.course_dir import CourseDir
 from instructor.errors import CourseError
 from instructor.grading.intake import find_submissions
 from instructor.grading.submission import Status
@@ -98,8 +99,8 @@ def demo(names: list[str], scratch: Path) -> None:
             target = submissions / student / name
             target.mkdir(parents=True)
             shutil.copy2(notebook_path(name, repo / folder), target / f"{name}.ipynb")
-    course_dir = scratch / "course-dir"
-    directory.init(course_dir)
+    directory.init(scratch / "course-dir")
+    course_dir = CourseDir.at(scratch / "course-dir")
     subs = find_submissions(submissions, names)
     into_course_dir(course_dir, repo, names)
     isolation = sandbox.detect()
@@ -114,7 +115,7 @@ def demo(names: list[str], scratch: Path) -> None:
     seconds = time.perf_counter() - start
     rows = grades(course_dir)
     print(format_table(rows, isolation.detail))
-    print("\n".join(checks_summary(course_dir, names)))
+    print("\n".join(checks_summary(course_dir.path, names)))
     print(f"autograded {len(subs)} submissions in {seconds:.1f} s ({seconds / len(subs):.1f} s each)")
     failures = [f"{r.student}/{r.assignment} ({r.reason})" for r in run.results if r.status is not Status.GRADED]
     if failures:

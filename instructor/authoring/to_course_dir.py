@@ -25,18 +25,19 @@ from instructor.authoring.given import sync_given
 from instructor.authoring.release import generate
 from instructor.cells import grade_id, read
 from instructor.coursedir import directory, due, gradebook, releases
+from instructor.coursedir.course_dir import CourseDir
 from instructor.errors import CourseError, first_line
 from instructor.paths import notebook_path
 
 
-def into_course_dir(folder: Path, repo_root: Path, assignments: list[str], db: str | None = None) -> list[str]:
-    """Copy the sources into the course directory ``folder`` and let nbgrader record the assignments.
+def into_course_dir(course_dir: CourseDir, repo_root: Path, assignments: list[str]) -> list[str]:
+    """Copy the sources into ``course_dir`` and let nbgrader record the assignments.
 
     Applies the course directory's due dates. Returns one line per test cell
     whose code changed since submissions were recorded.
     """
-    directory.require(folder)
-    db_url = gradebook.url(folder, db)
+    folder = directory.require(course_dir.path)
+    db_url = course_dir.gradebook_url
     for name in assignments:
         target = folder / "source" / name
         if target.exists():
@@ -54,7 +55,7 @@ def into_course_dir(folder: Path, repo_root: Path, assignments: list[str], db: s
         releases.keep(folder, name)  # the release students may hold, before nbgrader replaces it
         generate(folder, name, source="source", release="release", database=True, db_url=db_url)
         releases.keep(folder, name)
-    due.apply_due_dates(folder, db_url, assignments)
+    due.apply_due_dates(course_dir.due, db_url, assignments)
     changes = []
     for name in assignments:
         after, earlier = gradebook.recorded_cells(db_url, name), before[name]
@@ -87,14 +88,13 @@ def _refuse_changed_cells(folder: Path, assignment: str, recorded) -> None:
         )
 
 
-def release_to_exchange(folder: Path, repo_root: Path, assignments: list[str], force: bool = False, log=print) -> Path:
-    """:func:`into_course_dir`, then ``nbgrader release_assignment`` in ``folder``; returns the exchange."""
-    for change in into_course_dir(folder, repo_root, assignments):
+def release_to_exchange(
+    course_dir: CourseDir, repo_root: Path, assignments: list[str], force: bool = False, log=print
+) -> Path:
+    """:func:`into_course_dir`, then ``nbgrader release_assignment`` in ``course_dir``; returns the exchange."""
+    for change in into_course_dir(course_dir, repo_root, assignments):
         log(change)
-    settings = directory.current_settings(folder)
-    if settings is None:
-        raise CourseError(f"{folder} is not a course directory: run `course init --course-dir {folder}` first.")
-    exchange = settings.exchange
+    folder, exchange = course_dir.path, course_dir.exchange
     for name in assignments:
         command = [sys.executable, "-m", "nbgrader", "release_assignment", name] + (["--force"] if force else [])
         done = subprocess.run(command, cwd=folder, capture_output=True, text=True)

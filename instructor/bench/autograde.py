@@ -21,6 +21,7 @@ from tqdm import tqdm
 from instructor import sandbox
 from instructor.authoring.to_course_dir import into_course_dir
 from instructor.coursedir import directory
+from instructor.coursedir.course_dir import CourseDir
 from instructor.errors import CourseError
 from instructor.grading.intake import find_submissions
 from instructor.grading.submission import Status
@@ -32,10 +33,10 @@ def _quiet(*_) -> None:
     pass
 
 
-def _timed(folder: Path, sub, isolation: sandbox.Isolation) -> float:
+def _timed(course_dir: CourseDir, sub, isolation: sandbox.Isolation) -> float:
     """Seconds to grade and record ``sub`` serially with ``isolation``."""
     start = time.perf_counter()
-    run = grade_class(folder, [sub], unsafe=True, force=True, log=_quiet, progress=False, isolation=isolation)
+    run = grade_class(course_dir, [sub], unsafe=True, force=True, log=_quiet, progress=False, isolation=isolation)
     [result] = run.results
     if result.status is not Status.GRADED:
         raise CourseError(f"autograde failed for {sub.student}/{sub.assignment}: {result.reason}.")
@@ -56,8 +57,8 @@ def bench_autograde(jobs: int, quiet: bool = False) -> dict:
                 target.mkdir(parents=True)
                 shutil.copy(notebook_path(name, folder), target / f"{name}.ipynb")
         subs = find_submissions(tmp / "subs", names)
-        course_dir = tmp / "grading"
-        directory.init(course_dir)
+        directory.init(tmp / "grading")
+        course_dir = CourseDir.at(tmp / "grading")
         into_course_dir(course_dir, REPO_ROOT, names)
 
         serial: list[tuple[str, float]] = []

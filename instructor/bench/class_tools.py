@@ -27,6 +27,7 @@ from instructor.authoring.to_course_dir import into_course_dir
 from instructor.bench.classroom import KINDS, build_class
 from instructor.bench.cluster import WORKERS
 from instructor.coursedir import directory
+from instructor.coursedir.course_dir import CourseDir
 from instructor.errors import CourseError
 from instructor.grading.intake import find_submissions
 from instructor.paths import REPO_ROOT, SOLUTIONS, existing_assignments
@@ -64,12 +65,12 @@ def bench_class_tools(size: int, mistakes: dict[str, list[Mistake]], quiet: bool
             (tmp / "subs" / student / a / "timestamp.txt").write_text(HANDED_IN)
         course = tmp / "course"
         directory.init(course, due={a: PAST for a in assignments})
-        into_course_dir(course, REPO_ROOT, assignments)
+        into_course_dir(CourseDir.at(course), REPO_ROOT, assignments)
         if not quiet:
             print(f"  grading the class of {size} with {WORKERS} workers (set-up) ...", file=sys.stderr, flush=True)
         start = time.perf_counter()
         grade_class(
-            course,
+            CourseDir.at(course),
             find_submissions(tmp / "subs", assignments),
             unsafe=True,
             force=True,

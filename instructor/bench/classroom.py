@@ -42,6 +42,7 @@ from instructor.authoring.mistakes import Mistake, apply_mistake
 from instructor.authoring.to_course_dir import into_course_dir
 from instructor.bench.cluster import WORKERS, Cluster
 from instructor.coursedir import directory
+from instructor.coursedir.course_dir import CourseDir
 from instructor.errors import CourseError
 from instructor.grading.intake import find_submissions
 from instructor.paths import NOTEBOOKS, REPO_ROOT, SOLUTIONS, existing_assignments, notebook_path
@@ -102,8 +103,8 @@ def build_class(
 
 def _grade_mode(mode: str, tmp: Path, subs: list, assignments: list[str], quiet: bool) -> dict:
     early = early_point(len(subs))
-    course_dir = tmp / f"course-dir-{mode}"
-    directory.init(course_dir)
+    directory.init(tmp / f"course-dir-{mode}")
+    course_dir = CourseDir.at(tmp / f"course-dir-{mode}")
     into_course_dir(course_dir, REPO_ROOT, assignments)
     peaks = {"early": 0.0, "all": 0.0}
     stamps: list[float] = []

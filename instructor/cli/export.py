@@ -7,7 +7,8 @@ import textwrap
 from pathlib import Path
 
 from instructor.cli.options import add_course_dir, add_db, names
-from instructor.coursedir import directory, gradebook
+from instructor.coursedir import directory
+from instructor.coursedir.course_dir import CourseDir
 from instructor.errors import CourseError
 from instructor.reporting import canvas, export
 
@@ -80,22 +81,22 @@ def add_arguments(p):
 
 
 def run(args) -> int:
-    gradebook.check_server(args.db)
-    folder = directory.resolve(args.course_dir)
-    print(f"course directory: {folder}")
+    # not `CourseDir.at`: a folder `course init` never made says it has no gradebook
+    course_dir = CourseDir.planned(directory.resolve(args.course_dir), db=args.db)
+    print(f"course directory: {course_dir.path}")
     if args.format == "canvas":
-        return _run_canvas(args, folder)
+        return _run_canvas(args, course_dir)
     if args.assignment:
         raise CourseError("--assignment goes with --format canvas; the CSV lists every assignment.")
-    to = (args.to or folder / "grades.csv").resolve()
-    export.export_csv(folder, to, db=args.db)
+    to = (args.to or course_dir.path / "grades.csv").resolve()
+    export.export_csv(course_dir, to)
     print(f"wrote {to}")
     return 0
 
 
-def _run_canvas(args, folder: Path) -> int:
-    to = (args.to or folder / canvas.DEFAULT_NAME).resolve()
-    sheet = canvas.export_canvas(folder, to, db=args.db, assignments=names(args.assignment))
+def _run_canvas(args, course_dir: CourseDir) -> int:
+    to = (args.to or course_dir.path / canvas.DEFAULT_NAME).resolve()
+    sheet = canvas.export_canvas(course_dir, to, assignments=names(args.assignment))
     print("\n".join(canvas.summary(sheet)))
     print(f"wrote {to} (Canvas: Grades > Import; see `course export --help`)")
     return 0

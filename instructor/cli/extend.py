@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import sys
-from datetime import datetime, timedelta
+from datetime import timedelta
 
 from instructor.cli.options import add_course_dir, add_db
 from instructor.coursedir import directory, extensions
+from instructor.coursedir.course_dir import CourseDir
 from instructor.coursedir.extensions import EXTENSIONS_NAME, SHOWN, Extension
-from instructor.coursedir.roster import ROSTER_NAME, roster
+from instructor.coursedir.roster import ROSTER_NAME
 from instructor.errors import CourseError
-from instructor.grading.extension import PenaltyChange, apply_extension
+from instructor.grading.extension import Extended, PenaltyChange, due_or_none, extend, take_back
 
 NAME = "extend"
 HELP = "Give one student a later due date for an assignment (or take it back); the late penalty follows."
@@ -52,58 +53,37 @@ def add_arguments(p):
 
 
 def run(args) -> int:
-    folder = directory.require(directory.resolve(args.course_dir))
-    print(f"course directory: {folder}")
+    course_dir = CourseDir.at(directory.resolve(args.course_dir), db=args.db)
+    print(f"course directory: {course_dir.path}")
     if args.list:
-        print(format_listing(folder, args.student, args.assignment))
+        print(format_listing(course_dir, args.student, args.assignment))
         return 0
     if not (args.student and args.assignment):
         raise CourseError("name the student and the assignment (course extend STUDENT A --days N), or use --list.")
     if args.remove:
-        gone = extensions.remove(folder, args.student, args.assignment)
-        change = apply_extension(folder, args.student, args.assignment, db=args.db)
-        print(
-            f"{gone.student}/{gone.assignment}: extension removed; {_due_words(folder, gone.assignment, None)}; "
-            f"{_penalty_words(change)}"
-        )
+        gone = take_back(course_dir, args.student, args.assignment)
+        ext = gone.extension
+        due, penalty = _due_words(gone, None), _penalty_words(gone.change)
+        print(f"{ext.student}/{ext.assignment}: extension removed; {due}; {penalty}")
         return 0
     if args.until is None and args.days is None:
         raise CourseError("give the new due date with --until DATE or --days N (or use --remove or --list).")
-    earlier = extensions.find(folder, args.student, args.assignment)
-    ext = extensions.grant(
-        folder, args.student, args.assignment, until=args.until, days=args.days, because=args.because
-    )
-    _warn_off_roster(folder, ext.student)
-    change = apply_extension(folder, ext.student, ext.assignment, db=args.db)
+    done = extend(course_dir, args.student, args.assignment, until=args.until, days=args.days, because=args.because)
+    ext, earlier = done.extension, done.earlier
+    if not done.on_roster:  # kept all the same: the roster may be imported later
+        print(
+            f"course extend: warning: {ext.student} is not on the roster ({course_dir.path / ROSTER_NAME}); the "
+            "extension is kept, and counts once they are on it and graded.",
+            file=sys.stderr,
+        )
     replaced = f" (replaces the extension {earlier.granted_by} granted on {earlier.granted_on})" if earlier else ""
-    print(
-        f"{ext.student}/{ext.assignment}: {_due_words(folder, ext.assignment, ext)}{replaced}; {_penalty_words(change)}"
-    )
+    print(f"{ext.student}/{ext.assignment}: {_due_words(done, ext)}{replaced}; {_penalty_words(done.change)}")
     return 0
 
 
-def _warn_off_roster(folder, student: str) -> None:
-    """Keep an extension for someone not on the roster, with a word: the roster may be imported later."""
-    listed = roster(folder)
-    if listed is not None and student not in listed:
-        print(
-            f"course extend: warning: {student} is not on the roster ({folder / ROSTER_NAME}); the extension "
-            "is kept, and counts once they are on it and graded.",
-            file=sys.stderr,
-        )
-
-
-def _class_due(folder, assignment: str) -> datetime | None:
-    """The class's due date, or None if it was unset since (a removal or a listing still works)."""
-    try:
-        return extensions.class_due(folder, assignment)
-    except CourseError:
-        return None
-
-
-def _due_words(folder, assignment: str, ext: Extension | None) -> str:
+def _due_words(done: Extended, ext: Extension | None) -> str:
     """'due 2026-10-08 17:00 UTC (3 days after the class's)'; without ``ext``, the class's due date."""
-    class_due = _class_due(folder, assignment)
+    class_due = done.class_due
     if ext is None:
         return f"due {class_due:{SHOWN}} (the class's)" if class_due else "the class's due date (none is set)"
     due = ext.student_due(class_due)
@@ -130,22 +110,22 @@ def span(delta: timedelta) -> str:
     return sign + (" ".join(parts) or "0 minutes")
 
 
-def format_listing(folder, student: str | None = None, assignment: str | None = None) -> str:
+def format_listing(course_dir: CourseDir, student: str | None = None, assignment: str | None = None) -> str:
     """Every extension as a table: the student's due date, how much later than the class's, who, when, why."""
     rows = [
         e
-        for e in extensions.listing(folder)
+        for e in extensions.listing(course_dir.path)
         if (not student or e.student == student) and (not assignment or e.assignment == assignment)
     ]
     if not rows:
-        return f"no extension ({folder / EXTENSIONS_NAME})"
+        return f"no extension ({course_dir.path / EXTENSIONS_NAME})"
     head = (
         f"{'student':16s} {'assignment':16s} {'due (student)':20s}  {'later by':16s} {'granted by':12s} "
         f"{'granted on':20s}  because"
     )
     lines = [head, "-" * len(head)]
     for e in rows:
-        class_due = _class_due(folder, e.assignment)
+        class_due = due_or_none(course_dir, e.assignment)
         due = e.student_due(class_due)
         shown = f"{due:{SHOWN}}" if due else "?"
         later = span(due - class_due) if due and class_due else f"{e.days:g} day(s)" if e.days else "?"

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from instructor.cli.options import add_course_dir, add_db
-from instructor.coursedir import directory, gradebook
+from instructor.coursedir import directory
+from instructor.coursedir.course_dir import CourseDir
 from instructor.reporting.feedback.pages import feedback
 
 NAME = "feedback"
@@ -33,10 +34,11 @@ def add_arguments(p):
 
 
 def run(args) -> int:
-    gradebook.check_server(args.db)
-    folder = directory.resolve(args.course_dir)
+    # not `CourseDir.at`: a folder `course init` never made says it has nothing autograded
+    course_dir = CourseDir.planned(directory.resolve(args.course_dir), db=args.db)
+    folder = course_dir.path
     print(f"course directory: {folder}")
-    files, failures = feedback(folder, db=args.db)
+    files, failures = feedback(course_dir)
     for path in files:
         print(f"wrote {path}")
     if failures:

@@ -8,6 +8,7 @@ import sys
 
 from instructor.cli.options import add_course_dir
 from instructor.coursedir import directory
+from instructor.coursedir.course_dir import CourseDir
 from instructor.errors import CourseError
 
 NAME = "formgrader"
@@ -47,8 +48,8 @@ def add_arguments(p):
 COURSE_PAGES = "--ServerApp.jpserver_extensions=instructor.reporting.formgrader_pages=True"
 
 
-def command(folder, ip: str, port: int, extra: list[str]) -> list[str]:
-    """The ``jupyter lab`` command line; its working folder must be ``folder`` (nbgrader reads the config there)."""
+def command(course_path, ip: str, port: int, extra: list[str]) -> list[str]:
+    """The ``jupyter lab`` command line; it must run in ``course_path`` (nbgrader reads the config there)."""
     return [
         sys.executable,
         "-m",
@@ -57,7 +58,7 @@ def command(folder, ip: str, port: int, extra: list[str]) -> list[str]:
         f"--ip={ip}",
         f"--port={port}",
         "--port-retries=0",
-        f"--ServerApp.root_dir={folder}",
+        f"--ServerApp.root_dir={course_path}",
         COURSE_PAGES,
         *extra,
     ]
@@ -66,7 +67,7 @@ def command(folder, ip: str, port: int, extra: list[str]) -> list[str]:
 def run(args) -> int:
     folder = directory.resolve(args.course_dir)
     print(f"course directory: {folder}")
-    directory.require(folder)
+    CourseDir.at(folder)  # a course directory whose settings read (the formgrader reads the same file)
     if os.geteuid() == 0 and "--allow-root" not in args.extra:
         raise CourseError(
             "the formgrader shows student work in your browser with the rights of the user running it: "

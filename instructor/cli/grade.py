@@ -5,13 +5,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from nbgrader.api import Gradebook
-
-from instructor.authoring.judged import summary as checks_summary
 from instructor.cli.options import add_course_dir, add_db, add_root, names
-from instructor.coursedir import directory, gradebook, overrides
+from instructor.coursedir import directory
+from instructor.coursedir.course_dir import CourseDir
 from instructor.errors import CourseError
-from instructor.reporting.table import format_table, grades
+from instructor.reporting.table import format_table
 from instructor.sandbox import Limits
 from instructor.scheduling.grade_course import GradeRequest, grade_course
 
@@ -114,18 +112,10 @@ def add_arguments(p):
     )
 
 
-def _observe_overrides(folder: Path, db: str | None) -> None:
-    """Note in the ledger, as early as a course command can, the overrides graders made in the formgrader."""
-    url = gradebook.url(folder, db)
-    if gradebook.exists(url):
-        with Gradebook(url) as gb:
-            overrides.observe(folder, gb, "grade")
-
-
-def _check_sudo(course_dir: Path | None) -> None:
+def _check_sudo(given: Path | None) -> None:
     """Under sudo, which drops $COURSE_DIR: refuse to make a new course directory where nobody named one."""
     if (
-        course_dir is None
+        given is None
         and os.environ.get("SUDO_USER")
         and not os.environ.get(directory.ENV)
         and not directory.is_course_dir(directory.resolve(None))
@@ -139,7 +129,8 @@ def _check_sudo(course_dir: Path | None) -> None:
 def run(args) -> int:
     _check_sudo(args.course_dir)
     request = GradeRequest(
-        course_dir=directory.resolve(args.course_dir),
+        # made with `course init`'s defaults once its submissions are found, if `course init` never ran
+        course_dir=CourseDir.planned(directory.resolve(args.course_dir), db=args.db),
         root=args.root.resolve(),
         submissions=args.submissions,
         assignments=names(args.assignment),
@@ -148,18 +139,15 @@ def run(args) -> int:
         limits=Limits(cell_timeout=args.cell_timeout, notebook_budget=args.budget),
         jobs=args.jobs,
         scheduler=args.scheduler,
-        db=args.db,
         force=args.force,
         unsafe=args.unsafe,
     )
-    run, _ = grade_course(request, log=lambda line: print(line, flush=True))
-    _observe_overrides(request.course_dir, args.db)
-    rows = grades(request.course_dir, request.assignments, request.students, db=args.db)
-    print(format_table(rows))  # the isolation line was logged before grading began
-    print("\n".join(checks_summary(request.course_dir, sorted({r.assignment for r in rows}))))
-    counts = run.counts()
+    graded = grade_course(request, log=lambda line: print(line, flush=True))
+    print(format_table(graded.rows))  # the isolation line was logged before grading began
+    print("\n".join(graded.checks))
+    counts = graded.run.counts()
     print(
         f"{counts['graded']} graded, {counts['flagged']} flagged for review, {counts['not graded']} not graded "
-        f"(reasons above; logs in {request.course_dir / 'logs'})"
+        f"(reasons above; logs in {graded.course_dir.path / 'logs'})"
     )
     return 0

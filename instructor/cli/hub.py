@@ -8,6 +8,7 @@ from pathlib import Path
 
 from instructor.cli.options import add_course_dir
 from instructor.coursedir import directory
+from instructor.coursedir.course_dir import CourseDir
 from instructor.errors import CourseError
 from instructor.hub import accounts, cgroups, config, elsewhere
 from instructor.hub import run as hub_run
@@ -79,20 +80,14 @@ def add_arguments(p):
     )
 
 
-def _exchange(folder: Path) -> Path:
-    current = directory.current_settings(folder)
-    assert current is not None  # directory.require checked it is a course directory
-    return current.exchange
-
-
 def settings(args) -> config.HubSettings:
-    folder = directory.require(directory.resolve(args.course_dir))
+    course_dir = CourseDir.at(directory.resolve(args.course_dir))
     return config.HubSettings(
         course_id=COURSE_ID,
-        course_dir=folder,
-        exchange=_exchange(folder),
+        course_dir=course_dir.path,
+        exchange=course_dir.exchange,
         hub_dir=(args.hub_dir or Path("/srv/course-hub") / COURSE_ID).resolve(),
-        people=people(folder),
+        people=people(course_dir.path),
         ip=args.ip,
         port=args.port,
         memory_mb=args.memory,

@@ -6,6 +6,7 @@ from instructor.authoring.release import resolve_assignments
 from instructor.authoring.to_course_dir import release_to_exchange
 from instructor.cli.options import add_course_dir, add_root
 from instructor.coursedir import directory
+from instructor.coursedir.course_dir import CourseDir
 
 NAME = "release-to-exchange"
 HELP = "Generate assignments in the course directory and release them to its nbgrader exchange."
@@ -38,5 +39,5 @@ def run(args) -> int:
     print(f"course directory: {folder}")
     root = args.root.resolve()
     names = resolve_assignments(root / "solutions", args.assignments)
-    release_to_exchange(directory.require(folder), root, names, force=args.force)
+    release_to_exchange(CourseDir.at(folder), root, names, force=args.force)
     return 0

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from nbgrader.api import Gradebook
-
 from instructor.cli.options import add_course_dir, add_db
-from instructor.coursedir import directory, gradebook, overrides
-from instructor.reporting import class_report, item_analysis
+from instructor.coursedir import directory
+from instructor.coursedir.course_dir import CourseDir
+from instructor.reporting import class_report
 
 NAME = "report"
 HELP = (
@@ -46,15 +45,9 @@ def add_arguments(p):
 
 
 def run(args) -> int:
-    gradebook.check_server(args.db)
-    folder = directory.require(directory.resolve(args.course_dir))
-    print(f"course directory: {folder}")
-    report = item_analysis.analyse(folder, args.assignment, db=args.db)
-    to = (args.to or folder / "reports" / args.assignment).resolve()
-    with Gradebook(gradebook.require(folder, args.db)) as gb:
-        overrides.observe(folder, gb, "report")
-    changed = [e for e in overrides.entries(folder) if e.get("assignment") == args.assignment]
-    path = class_report.write(report, to, changed)
+    course_dir = CourseDir.at(directory.resolve(args.course_dir), db=args.db)
+    print(f"course directory: {course_dir.path}")
+    report, path = class_report.make_report(course_dir, args.assignment, args.to)
     figures = class_report.summary(report)
     print(
         f"{args.assignment}: {figures['submissions']} submissions with points of {figures['students']} students, "

@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from instructor.cli.options import add_course_dir
-from instructor.coursedir import directory, gradebook
+from instructor.coursedir import directory
+from instructor.coursedir.course_dir import CourseDir
 from instructor.coursedir.roster import ROSTER_NAME, import_roster
 
 NAME = "roster"
@@ -32,6 +33,7 @@ def add_arguments(p):
 def run(args) -> int:
     folder = directory.resolve(args.course_dir)
     print(f"course directory: {folder}")
-    added, updated = import_roster(directory.require(folder), args.file, gradebook.url(folder))
+    course_dir = CourseDir.at(folder)
+    added, updated = import_roster(course_dir.path, args.file, course_dir.gradebook_url)
     print(f"roster: {added} student(s) added, {updated} updated ({folder / ROSTER_NAME})")
     return 0

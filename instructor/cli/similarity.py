@@ -6,6 +6,7 @@ import time
 
 from instructor.cli.options import add_course_dir
 from instructor.coursedir import directory
+from instructor.coursedir.course_dir import CourseDir
 from instructor.errors import CourseError
 from instructor.reporting.similarity import MIN_TOKENS, NOISE, OUTPUT, THRESHOLD, analyse
 from instructor.reporting.similarity_page import write
@@ -76,7 +77,7 @@ def _count(n: int, thing: str) -> str:
 def run(args) -> int:
     if args.top < 0 or args.min_tokens < 0:
         raise CourseError("--top and --min-tokens are counts: 0 or more.")
-    folder = directory.require(directory.resolve(args.course_dir))
+    folder = CourseDir.at(directory.resolve(args.course_dir)).path
     print(f"course directory: {folder}")
     started = time.perf_counter()
     result = analyse(folder, args.assignment, args.threshold, args.min_tokens)

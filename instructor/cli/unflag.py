@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from instructor.cli.options import add_course_dir, add_db
 from instructor.coursedir import directory
+from instructor.coursedir.course_dir import CourseDir
 from instructor.coursedir.reviews import REVIEWS
 from instructor.grading.review import clear_flags
 
@@ -33,8 +34,8 @@ def add_arguments(p):
 
 
 def run(args) -> int:
-    folder = directory.require(directory.resolve(args.course_dir))
-    print(f"course directory: {folder}")
-    result = clear_flags(folder, args.student, args.assignment, args.because, db=args.db)
+    course_dir = CourseDir.at(directory.resolve(args.course_dir), db=args.db)
+    print(f"course directory: {course_dir.path}")
+    result = clear_flags(course_dir, args.student, args.assignment, args.because)
     print(f"{args.student}/{args.assignment}: graded; {result.notes[-1]}")
     return 0

@@ -27,15 +27,15 @@ ARRIVALS = "arrivals.json"
 STORED = "%Y-%m-%d %H:%M:%S.%f UTC"
 
 
-def change_time(folder: Path) -> str:
-    """The latest change time of ``folder`` and the files in it, UTC (as :data:`STORED`)."""
-    times = [p.lstat().st_ctime for p in [folder, *folder.iterdir()]]
+def change_time(submission_dir: Path) -> str:
+    """The latest change time of ``submission_dir`` and the files in it, UTC (as :data:`STORED`)."""
+    times = [p.lstat().st_ctime for p in [submission_dir, *submission_dir.iterdir()]]
     return datetime.fromtimestamp(max(times), UTC).strftime(STORED)
 
 
-def read(course_dir: Path) -> dict[str, str]:
+def read(course_path: Path) -> dict[str, str]:
     try:
-        found = json.loads((Path(course_dir) / ARRIVALS).read_text())
+        found = json.loads((Path(course_path) / ARRIVALS).read_text())
     except (OSError, ValueError):
         return {}
     return {str(k): str(v) for k, v in found.items()} if isinstance(found, dict) else {}
@@ -44,20 +44,22 @@ def read(course_dir: Path) -> dict[str, str]:
 class Arrivals:
     """The record of one course directory, read once; :meth:`save` writes what was first seen this run."""
 
-    def __init__(self, course_dir: Path | None):
-        self.course_dir = course_dir
-        self.known = read(course_dir) if course_dir is not None else {}
+    def __init__(self, course_path: Path | None):
+        self.course_path = course_path
+        self.known = read(course_path) if course_path is not None else {}
         self.new: dict[str, str] = {}
 
-    def of(self, folder: Path) -> str:
-        """When ``folder`` arrived: the recorded time, else its change time now (recorded on :meth:`save`)."""
-        if folder.name in self.known:
-            return self.known[folder.name]
-        seen = change_time(folder)
-        self.known[folder.name] = self.new[folder.name] = seen
+    def of(self, submission_dir: Path) -> str:
+        """When ``submission_dir`` arrived: the recorded time, else its change time now (recorded on :meth:`save`)."""
+        if submission_dir.name in self.known:
+            return self.known[submission_dir.name]
+        seen = change_time(submission_dir)
+        self.known[submission_dir.name] = self.new[submission_dir.name] = seen
         return seen
 
     def save(self) -> None:
-        if self.new and self.course_dir is not None and (Path(self.course_dir) / "nbgrader_config.py").is_file():
-            write_atomic(Path(self.course_dir) / ARRIVALS, json.dumps({**read(self.course_dir), **self.new}, indent=1))
+        if self.new and self.course_path is not None and (Path(self.course_path) / "nbgrader_config.py").is_file():
+            write_atomic(
+                Path(self.course_path) / ARRIVALS, json.dumps({**read(self.course_path), **self.new}, indent=1)
+            )
             self.new = {}

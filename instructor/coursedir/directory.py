@@ -61,37 +61,29 @@ def _invoking_home() -> Path:
     return Path("~").expanduser()
 
 
-def is_course_dir(folder: Path) -> bool:
-    return (folder / CONFIG_NAME).is_file()
+def is_course_dir(course_path: Path) -> bool:
+    return (course_path / CONFIG_NAME).is_file()
 
 
-def require(folder: Path) -> Path:
-    """``folder``, or a one-sentence error if ``course init`` never made it a course directory."""
-    if not is_course_dir(folder):
-        raise CourseError(f"{folder} is not a course directory yet: run `course init {folder}` first.")
-    return folder
+def require(course_path: Path) -> Path:
+    """``course_path``, or a one-sentence error if ``course init`` never made it a course directory."""
+    if not is_course_dir(course_path):
+        raise CourseError(f"{course_path} is not a course directory yet: run `course init {course_path}` first.")
+    return course_path
 
 
-def load_config(folder: Path) -> Config:
+def load_config(course_path: Path) -> Config:
     """The directory's nbgrader configuration (its ``nbgrader_config.py``)."""
-    path = require(folder) / CONFIG_NAME
+    path = require(course_path) / CONFIG_NAME
     if any(old in path.read_text(errors="replace") for old in _MOVED):
         raise CourseError(
-            f"{path} was written by an older `course init`; run `course init {folder}` "
+            f"{path} was written by an older `course init`; run `course init {course_path}` "
             "to bring it up to date (its settings are kept)."
         )
     try:
-        return PyFileConfigLoader(CONFIG_NAME, path=str(folder)).load_config()
+        return PyFileConfigLoader(CONFIG_NAME, path=str(course_path)).load_config()
     except Exception as err:  # a syntax or name error in a hand-edited file
         raise CourseError(f"{path} cannot be read ({type(err).__name__}: {err}).") from None
-
-
-def configured_db_url(folder: Path) -> str | None:
-    """``CourseDirectory.db_url`` as the directory's nbgrader_config.py sets it, or None."""
-    if not is_course_dir(folder):
-        return None
-    url = load_config(folder).CourseDirectory.get("db_url")
-    return str(url) if url else None
 
 
 # --------------------------------------------------------------------------- init
@@ -107,14 +99,22 @@ class Settings:
     due: dict[str, str] = field(default_factory=dict)
 
 
-def current_settings(folder: Path) -> Settings | None:
-    """The settings a course directory holds now (None if it is not one)."""
-    if not is_course_dir(folder):
+def current_settings(course_path: Path) -> Settings | None:
+    """The settings a course directory holds now (None if it is not one): what `course init` starts from.
+
+    A command reads them once, with the rest of the directory, through
+    :meth:`instructor.coursedir.course_dir.CourseDir.at`.
+    """
+    if not is_course_dir(course_path):
         return None
-    cfg = load_config(folder)
+    return settings_of(load_config(course_path), course_path)
+
+
+def settings_of(cfg: Config, course_path: Path) -> Settings:
+    """The settings in the nbgrader configuration ``cfg`` of the course directory ``course_path``."""
     return Settings(
-        exchange=Path(cfg.Exchange.get("root", folder / "exchange")),
-        db_url=str(cfg.CourseDirectory.get("db_url", f"sqlite:///{folder / 'gradebook.db'}")),
+        exchange=Path(cfg.Exchange.get("root", course_path / "exchange")),
+        db_url=str(cfg.CourseDirectory.get("db_url", f"sqlite:///{course_path / 'gradebook.db'}")),
         late_penalty=float(cfg.PercentPerDay.get("percent_per_day", 0.0)),
         due=dict(cfg.DueDates.get("dates", {})),
     )
@@ -148,9 +148,9 @@ c.DueDates.dates = {due!r}
 '''
 
 
-def _update_names(folder: Path) -> None:
+def _update_names(course_path: Path) -> None:
     """Rewrite the module names an earlier layout wrote into the settings file (values untouched)."""
-    path = folder / CONFIG_NAME
+    path = course_path / CONFIG_NAME
     if path.is_file():
         text = path.read_text()
         for old, new in _MOVED.items():
@@ -159,20 +159,20 @@ def _update_names(folder: Path) -> None:
 
 
 def init(
-    folder: Path,
+    course_path: Path,
     exchange: Path | None = None,
     db_url: str | None = None,
     late_penalty: float | None = None,
     due: dict[str, str] | None = None,
 ) -> Settings:
     """Create (or update) a course directory; options not given keep their current value."""
-    if folder.exists() and not folder.is_dir():
-        raise CourseError(f"{folder} exists and is not a folder.")
-    if folder == REPO_ROOT or REPO_ROOT in folder.parents:
-        raise CourseError(f"{folder} is inside the course repository: student work must never land there.")
-    _update_names(folder)
-    old = current_settings(folder) or Settings(
-        exchange=folder / "exchange", db_url=f"sqlite:///{folder / 'gradebook.db'}"
+    if course_path.exists() and not course_path.is_dir():
+        raise CourseError(f"{course_path} exists and is not a folder.")
+    if course_path == REPO_ROOT or REPO_ROOT in course_path.parents:
+        raise CourseError(f"{course_path} is inside the course repository: student work must never land there.")
+    _update_names(course_path)
+    old = current_settings(course_path) or Settings(
+        exchange=course_path / "exchange", db_url=f"sqlite:///{course_path / 'gradebook.db'}"
     )
     if late_penalty is not None and not 0 <= late_penalty <= 100:
         raise CourseError("--late-penalty is a percent per day, from 0 to 100.")
@@ -194,8 +194,8 @@ def init(
                 "then run `course init` again."
             ) from None
     try:
-        folder.mkdir(parents=True, exist_ok=True)
-        (folder / CONFIG_NAME).write_text(
+        course_path.mkdir(parents=True, exist_ok=True)
+        (course_path / CONFIG_NAME).write_text(
             CONFIG_TEMPLATE.format(
                 exchange=str(settings.exchange),
                 db_url=settings.db_url,
@@ -204,5 +204,5 @@ def init(
             )
         )
     except OSError as err:
-        raise CourseError(f"cannot write the course directory {folder} ({err.strerror or err}).") from None
+        raise CourseError(f"cannot write the course directory {course_path} ({err.strerror or err}).") from None
     return settings

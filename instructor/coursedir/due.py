@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from nbgrader.api import Gradebook
 from nbgrader.utils import parse_utc
 from traitlets import Dict
 from traitlets.config import Configurable
 
-from instructor.coursedir.directory import current_settings, is_course_dir
 from instructor.errors import CourseError
 
 
@@ -38,10 +35,8 @@ def parse_due(items: list[str]) -> dict[str, str]:
     return found
 
 
-def apply_due_dates(folder: Path, db_url: str, assignments: list[str]) -> None:
-    """Copy the configured due dates of ``assignments`` into the gradebook (where nbgrader reads them)."""
-    settings = current_settings(folder) if is_course_dir(folder) else None
-    dates = settings.due if settings is not None else {}
+def apply_due_dates(dates: dict[str, str], db_url: str, assignments: list[str]) -> None:
+    """Copy the configured due ``dates`` of ``assignments`` into the gradebook (where nbgrader reads them)."""
     wanted = {a: d for a, d in dates.items() if a in assignments}
     if not wanted:
         return

@@ -31,7 +31,7 @@ import dateutil.tz
 from nbgrader.utils import parse_utc
 
 from instructor.coursedir.atomic import write_atomic
-from instructor.coursedir.directory import current_settings
+from instructor.coursedir.course_dir import CourseDir
 from instructor.coursedir.roster import STUDENT_ID_RULE, is_student_id
 from instructor.errors import CourseError
 
@@ -94,10 +94,9 @@ def check_names(student: str, assignment: str) -> None:
         raise CourseError(f"{assignment!r} is not a valid assignment name ({STUDENT_ID_RULE}).")
 
 
-def class_due(folder: Path, assignment: str) -> datetime:
+def class_due(course_dir: CourseDir, assignment: str) -> datetime:
     """The class's due date of ``assignment`` (naive UTC, as nbgrader keeps it); one sentence if none is set."""
-    settings = current_settings(folder)
-    dates = settings.due if settings else {}
+    dates = course_dir.due
     if assignment not in dates:
         known = f" (due dates are set for {', '.join(sorted(dates))})" if dates else ""
         raise CourseError(
@@ -146,8 +145,8 @@ def parse_days(text: str | float) -> float:
 # --------------------------------------------------------------------------- the file
 
 
-def _path(folder: Path) -> Path:
-    return Path(folder) / EXTENSIONS_NAME
+def _path(course_path: Path) -> Path:
+    return Path(course_path) / EXTENSIONS_NAME
 
 
 def _entry(student: str, assignment: str, data) -> Extension:
@@ -163,13 +162,13 @@ def _entry(student: str, assignment: str, data) -> Extension:
     return Extension(student, assignment, days=days, because=because, granted_by=by, granted_on=on)
 
 
-def read(folder: Path) -> dict[tuple[str, str], Extension]:
+def read(course_path: Path) -> dict[tuple[str, str], Extension]:
     """Every extension of the course directory, by (student, assignment); {} if none was granted.
 
     A file that cannot be read stops whoever asks, in one sentence: grading on
     without it would quietly give late penalties a person took back.
     """
-    path = _path(folder)
+    path = _path(course_path)
     if not path.is_file():
         return {}
     try:
@@ -183,29 +182,29 @@ def read(folder: Path) -> dict[tuple[str, str], Extension]:
         raise CourseError(f"{path} cannot be read ({err}); fix it by hand or remove it.") from None
 
 
-def _write(folder: Path, found: dict[tuple[str, str], Extension]) -> None:
+def _write(course_path: Path, found: dict[tuple[str, str], Extension]) -> None:
     """Write every extension, by assignment then student, so that a reader (or a kill) sees old or new, never half."""
     nested: dict[str, dict[str, dict]] = {}
     for (student, assignment), ext in sorted(found.items(), key=lambda kv: (kv[0][1], kv[0][0])):
         nested.setdefault(assignment, {})[student] = ext.to_json()
-    write_atomic(_path(folder), json.dumps(nested, indent=1) + "\n")
+    write_atomic(_path(course_path), json.dumps(nested, indent=1) + "\n")
 
 
 # --------------------------------------------------------------------------- what `course extend` does
 
 
-def find(folder: Path, student: str, assignment: str) -> Extension | None:
+def find(course_path: Path, student: str, assignment: str) -> Extension | None:
     """The extension of ``student``'s ``assignment``, or None."""
-    return read(folder).get((student, assignment))
+    return read(course_path).get((student, assignment))
 
 
-def listing(folder: Path) -> list[Extension]:
+def listing(course_path: Path) -> list[Extension]:
     """Every extension, by assignment then student."""
-    return sorted(read(folder).values(), key=lambda e: (e.assignment, e.student))
+    return sorted(read(course_path).values(), key=lambda e: (e.assignment, e.student))
 
 
 def grant(
-    folder: Path,
+    course_dir: CourseDir,
     student: str,
     assignment: str,
     *,
@@ -222,7 +221,7 @@ def grant(
     check_names(student, assignment)
     if (until is None) == (days is None):
         raise CourseError("give the new due date with --until DATE or --days N (one of them).")
-    duedate = class_due(folder, assignment)
+    duedate = class_due(course_dir, assignment)
     when: dict = {}
     if until is not None:
         date = parse_until(until)
@@ -242,31 +241,31 @@ def grant(
         granted_by=by or getpass.getuser(),
         granted_on=datetime.now(UTC).strftime(SHOWN),
     )
-    found = read(folder)
+    found = read(course_dir.path)
     found[(student, assignment)] = ext
-    _write(folder, found)
+    _write(course_dir.path, found)
     return ext
 
 
-def remove(folder: Path, student: str, assignment: str) -> Extension:
+def remove(course_path: Path, student: str, assignment: str) -> Extension:
     """Take back ``student``'s extension of ``assignment``; returns what was removed. One sentence if there is none."""
     check_names(student, assignment)
-    found = read(folder)
+    found = read(course_path)
     ext = found.pop((student, assignment), None)
     if ext is None:
         raise CourseError(f"{student} has no extension of {assignment}; `course extend --list` shows them all.")
-    _write(folder, found)
+    _write(course_path, found)
     return ext
 
 
-def extension_for(folder: Path, student: str, assignment: str, duedate: datetime | None) -> timedelta | None:
+def extension_for(course_path: Path, student: str, assignment: str, duedate: datetime | None) -> timedelta | None:
     """What nbgrader adds to the class's ``duedate`` (naive UTC) for this student; None for no extension.
 
     None too when the assignment has no due date (nothing to be late for) and
     when an ``until`` no longer falls after a class's due date moved later:
     an extension never makes a student's due date earlier than the class's.
     """
-    ext = find(folder, student, assignment)
+    ext = find(course_path, student, assignment)
     if ext is None or duedate is None:
         return None
     delay = ext.delay(duedate)

@@ -1,8 +1,8 @@
 """Where a course directory keeps its gradebook, and what the course asks of it.
 
-Every reader and writer of grades (``course grade``, ``export``, ``feedback``,
-the preprocessors, nbgrader's own commands through the directory's
-configuration) asks :func:`url` for the database, so that SQLite in the
+The URL is worked out once, when a command opens the course directory
+(:attr:`instructor.coursedir.course_dir.CourseDir.gradebook_url`: ``--db``,
+else the directory's setting, else SQLite inside it), so that SQLite in the
 course directory and a shared server (PostgreSQL) are one setting apart.
 """
 
@@ -10,14 +10,17 @@ from __future__ import annotations
 
 import warnings
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from nbgrader.api import Gradebook, MissingEntry, SubmittedAssignment
 from sqlalchemy import create_engine
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import SAWarning
 
-from instructor.coursedir.directory import configured_db_url
 from instructor.errors import CourseError, first_line
+
+if TYPE_CHECKING:  # the course directory carries its URL; this module is below it
+    from instructor.coursedir.course_dir import CourseDir
 
 # nbgrader 0.9 trips SQLAlchemy 2's autoflush warnings on every autograde; they say nothing to an instructor
 warnings.filterwarnings("ignore", category=SAWarning, module="nbgrader")
@@ -26,29 +29,16 @@ warnings.filterwarnings("ignore", category=SAWarning, module="nbgrader")
 SQLITE_NAME = "gradebook.db"
 
 
-def url(folder: Path, db: str | None = None) -> str:
-    """The SQLAlchemy URL of the course directory's gradebook.
-
-    ``db`` (``--db URL``, e.g. ``postgresql://host/seqmodels``) wins; else
-    ``CourseDirectory.db_url`` of the directory's nbgrader_config.py (what
-    nbgrader's own tools read there); else an SQLite file inside it.
-    """
-    if db:
-        return db
-    return configured_db_url(Path(folder)) or f"sqlite:///{Path(folder) / SQLITE_NAME}"
-
-
 def exists(db_url: str) -> bool:
     """False for an SQLite file not made yet (nothing graded); a server's database is taken as there."""
     return not db_url.startswith("sqlite:///") or Path(db_url[len("sqlite:///") :]).exists()
 
 
-def require(folder: Path, db: str | None = None) -> str:
-    """:func:`url`, or a one-sentence error if nothing has been graded there yet."""
-    db_url = url(folder, db)
-    if not exists(db_url):
-        raise CourseError(f"{folder} has no gradebook: run `course grade` first.")
-    return db_url
+def require(course_dir: CourseDir) -> str:
+    """The course directory's gradebook URL, or a one-sentence error if nothing has been graded there yet."""
+    if not exists(course_dir.gradebook_url):
+        raise CourseError(f"{course_dir.path} has no gradebook: run `course grade` first.")
+    return course_dir.gradebook_url
 
 
 def check_server(db: str | None) -> None:

@@ -24,8 +24,15 @@ import getpass
 import json
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from nbgrader.api import Gradebook
+
+from instructor.coursedir import gradebook
 from instructor.coursedir.atomic import write_atomic
+
+if TYPE_CHECKING:
+    from instructor.coursedir.course_dir import CourseDir
 
 LEDGER = "overrides.json"
 SHOWN = "%Y-%m-%d %H:%M UTC"
@@ -35,33 +42,33 @@ def now() -> str:
     return datetime.now(UTC).strftime(SHOWN)
 
 
-def entries(folder: Path) -> list[dict]:
+def entries(course_path: Path) -> list[dict]:
     """Every change recorded, oldest first ([] if none or unreadable)."""
     try:
-        found = json.loads((Path(folder) / LEDGER).read_text())
+        found = json.loads((Path(course_path) / LEDGER).read_text())
     except (OSError, ValueError):
         return []
     return [e for e in found if isinstance(e, dict)] if isinstance(found, list) else []
 
 
-def add(folder: Path, *new: dict) -> None:
+def add(course_path: Path, *new: dict) -> None:
     """Append entries (the file is written whole: a kill leaves the old list)."""
     if new:
-        write_atomic(Path(folder) / LEDGER, json.dumps([*entries(folder), *new], indent=1))
+        write_atomic(Path(course_path) / LEDGER, json.dumps([*entries(course_path), *new], indent=1))
 
 
 def _key(entry: dict) -> tuple:
     return entry.get("student"), entry.get("assignment"), entry.get("cell"), entry.get("from"), entry.get("to")
 
 
-def observe(folder: Path, gb, command: str) -> list[dict]:
+def observe(course_path: Path, gb, command: str) -> list[dict]:
     """Record every override the gradebook ``gb`` holds that the ledger does not have yet; returns the current ones.
 
     An override is a test cell (one the autograder scored) whose ``manual_score``
     is set and differs from its ``auto_score``. The entries returned are the
     ledger's, so ``at`` is when the override was first seen.
     """
-    known = {_key(e): e for e in entries(folder) if e.get("what") == "override"}
+    known = {_key(e): e for e in entries(course_path) if e.get("what") == "override"}
     current, new = [], []
     for assignment in gb.assignments:
         for sub in assignment.submissions:
@@ -84,8 +91,16 @@ def observe(folder: Path, gb, command: str) -> list[dict]:
                         known[_key(entry)] = entry
                         new.append(entry)
                     current.append(known[_key(entry)])
-    add(folder, *new)
+    add(course_path, *new)
     return current
+
+
+def observe_course(course_dir: CourseDir, command: str) -> list[dict]:
+    """:func:`observe` on the course directory's own gradebook; [] while it has none (nothing graded)."""
+    if not gradebook.exists(course_dir.gradebook_url):
+        return []
+    with Gradebook(course_dir.gradebook_url) as gb:
+        return observe(course_dir.path, gb, command)
 
 
 def words(entry: dict) -> str:

@@ -32,16 +32,16 @@ GRADER_WRITES = (
 )
 
 
-def hand_back(folder: Path) -> int:
-    """As root, give root's files among :data:`GRADER_WRITES` to ``folder``'s owner; returns how many."""
+def hand_back(course_path: Path) -> int:
+    """As root, give root's files among :data:`GRADER_WRITES` to ``course_path``'s owner; returns how many."""
     if os.geteuid() != 0:
         return 0
-    owner = os.stat(folder)
+    owner = os.stat(course_path)
     if owner.st_uid == 0:
         return 0
     changed = 0
     for name in GRADER_WRITES:
-        top = Path(folder) / name
+        top = Path(course_path) / name
         paths = [top] if top.is_file() or top.is_symlink() else [top, *top.rglob("*")] if top.is_dir() else []
         for path in paths:
             info = os.lstat(path)

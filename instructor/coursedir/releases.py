@@ -22,22 +22,22 @@ from instructor.cells import visible_source
 ARCHIVE = "releases"
 
 
-def keep(folder: Path, assignment: str) -> Path | None:
+def keep(course_path: Path, assignment: str) -> Path | None:
     """Copy ``<dir>/release/<a>/<a>.ipynb`` into the archive (once per content); returns the copy, or None."""
-    current = folder / "release" / assignment / f"{assignment}.ipynb"
+    current = course_path / "release" / assignment / f"{assignment}.ipynb"
     if not current.is_file():
         return None
     data = current.read_bytes()
-    target = folder / ARCHIVE / assignment / f"{hashlib.sha256(data).hexdigest()[:16]}.ipynb"
+    target = course_path / ARCHIVE / assignment / f"{hashlib.sha256(data).hexdigest()[:16]}.ipynb"
     if not target.exists():
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(data)
     return target
 
 
-def issued(folder: Path, assignment: str) -> list:
+def issued(course_path: Path, assignment: str) -> list:
     """The archived releases of ``assignment``, oldest first (by file time), as notebooks."""
-    paths = sorted((folder / ARCHIVE / assignment).glob("*.ipynb"), key=lambda p: (p.stat().st_mtime, p.name))
+    paths = sorted((course_path / ARCHIVE / assignment).glob("*.ipynb"), key=lambda p: (p.stat().st_mtime, p.name))
     return [nbformat.read(str(p), as_version=4) for p in paths]
 
 

@@ -16,31 +16,31 @@ from pathlib import Path
 REVIEWS = "reviews"
 
 
-def _path(folder: Path, student: str, assignment: str) -> Path:
-    return Path(folder) / REVIEWS / student / f"{assignment}.json"
+def _path(course_path: Path, student: str, assignment: str) -> Path:
+    return Path(course_path) / REVIEWS / student / f"{assignment}.json"
 
 
-def entries(folder: Path, student: str, assignment: str) -> list[dict]:
+def entries(course_path: Path, student: str, assignment: str) -> list[dict]:
     """Every clearing recorded for this submission, oldest first ([] if none or unreadable)."""
     try:
-        found = json.loads(_path(folder, student, assignment).read_text())
+        found = json.loads(_path(course_path, student, assignment).read_text())
     except (OSError, ValueError):
         return []
     return [e for e in found if isinstance(e, dict)] if isinstance(found, list) else []
 
 
-def add(folder: Path, student: str, assignment: str, entry: dict) -> None:
+def add(course_path: Path, student: str, assignment: str, entry: dict) -> None:
     """Append ``entry`` (written whole, then moved into place: a kill leaves the old list)."""
-    path = _path(folder, student, assignment)
+    path = _path(course_path, student, assignment)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(json.dumps([*entries(folder, student, assignment), entry], indent=1))
+    tmp.write_text(json.dumps([*entries(course_path, student, assignment), entry], indent=1))
     tmp.replace(path)
 
 
-def covering(folder: Path, student: str, assignment: str, flags: list[str], submission_sha256: str) -> dict | None:
+def covering(course_path: Path, student: str, assignment: str, flags: list[str], submission_sha256: str) -> dict | None:
     """The newest clearing of these very bytes that covers every flag in ``flags``, or None."""
-    for entry in reversed(entries(folder, student, assignment)):
+    for entry in reversed(entries(course_path, student, assignment)):
         if entry.get("submission_sha256") == submission_sha256 and set(flags) <= set(entry.get("flags", [])):
             return entry
     return None

@@ -64,16 +64,16 @@ def ids(path: Path) -> set[str]:
     return {r["id"] for r in read_roster_file(path)}
 
 
-def roster(folder: Path) -> set[str] | None:
+def roster(course_path: Path) -> set[str] | None:
     """The ids on the course directory's roster, or None if no roster was imported."""
-    path = folder / ROSTER_NAME
+    path = course_path / ROSTER_NAME
     return ids(path) if path.is_file() else None
 
 
-def import_roster(folder: Path, source: Path, db_url: str) -> tuple[int, int]:
+def import_roster(course_path: Path, source: Path, db_url: str) -> tuple[int, int]:
     """Add or update the students of ``source`` in the roster and the gradebook; returns (added, updated)."""
     new = read_roster_file(source)
-    path = folder / ROSTER_NAME
+    path = course_path / ROSTER_NAME
     merged = {r["id"]: r for r in (read_roster_file(path) if path.is_file() else [])}
     added = sum(r["id"] not in merged for r in new)
     merged.update({r["id"]: r for r in new})

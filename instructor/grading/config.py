@@ -2,22 +2,20 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from traitlets.config import Config
 
-from instructor.coursedir import directory, gradebook
+from instructor.coursedir.course_dir import CourseDir
 from instructor.sandbox import Limits
 
 
-def grading_config(folder: Path, db: str | None = None, limits: Limits | None = None, unsafe: bool = False) -> Config:
-    """The course directory's nbgrader_config.py, with the gradebook in use and the sandbox's limits.
+def grading_config(course_dir: CourseDir, limits: Limits | None = None, unsafe: bool = False) -> Config:
+    """The course directory's nbgrader configuration (read once, when the command opened it), with the
+    gradebook in use and the sandbox's limits.
 
     Late penalties and due dates come from the file, so they apply as nbgrader
     applies them.
     """
-    cfg = directory.load_config(folder)
-    cfg.CourseDirectory.db_url = gradebook.url(folder, db)
+    cfg = course_dir.grading_config()
     if limits is not None:
         for key in (
             "cell_timeout",

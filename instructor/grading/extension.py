@@ -9,11 +9,15 @@ late rule; the autograded notebook's summary (what the formgrader shows)
 gets the new penalty. A submission not graded yet needs nothing: ``course
 grade`` reads the extension when it records the grade
 (:func:`instructor.grading.record.record`).
+
+:func:`extend` and :func:`take_back` are ``course extend``: the extension
+kept, then the gradebook brought in line.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 
 import nbformat
@@ -22,6 +26,10 @@ from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.preprocessors import AssignLatePenalties
 
 from instructor.coursedir import extensions, gradebook
+from instructor.coursedir.course_dir import CourseDir
+from instructor.coursedir.extensions import Extension
+from instructor.coursedir.roster import roster
+from instructor.errors import CourseError
 from instructor.grading.chains import run_chain
 from instructor.grading.config import grading_config
 from instructor.grading.record import SUMMARY, places, write_atomic
@@ -35,10 +43,54 @@ class PenaltyChange:
     after: float
 
 
-def apply_extension(folder: Path, student: str, assignment: str, db: str | None = None) -> PenaltyChange | None:
+@dataclass(frozen=True)
+class Extended:
+    """What ``course extend`` did to one student's assignment."""
+
+    extension: Extension  # granted, or taken back
+    earlier: Extension | None  # the extension a grant replaced
+    change: PenaltyChange | None  # None: not graded yet (`course grade` will use it)
+    class_due: datetime | None  # the class's due date (None if it is unset)
+    on_roster: bool  # False: someone the roster does not list (the extension is kept all the same)
+
+
+def extend(
+    course_dir: CourseDir,
+    student: str,
+    assignment: str,
+    *,
+    until: str | None = None,
+    days: str | float | None = None,
+    because: str = "",
+) -> Extended:
+    """Give ``student`` a later due date for ``assignment`` (replacing an earlier one); the grade follows."""
+    earlier = extensions.find(course_dir.path, student, assignment)
+    ext = extensions.grant(course_dir, student, assignment, until=until, days=days, because=because)
+    listed = roster(course_dir.path)
+    change = apply_extension(course_dir, ext.student, ext.assignment)
+    return Extended(ext, earlier, change, due_or_none(course_dir, assignment), listed is None or student in listed)
+
+
+def take_back(course_dir: CourseDir, student: str, assignment: str) -> Extended:
+    """Remove ``student``'s extension of ``assignment``; the grade follows the class's due date again."""
+    gone = extensions.remove(course_dir.path, student, assignment)
+    change = apply_extension(course_dir, student, assignment)
+    return Extended(gone, None, change, due_or_none(course_dir, assignment), True)
+
+
+def due_or_none(course_dir: CourseDir, assignment: str) -> datetime | None:
+    """The class's due date, or None if it was unset since (a removal or a listing still works)."""
+    try:
+        return extensions.class_due(course_dir, assignment)
+    except CourseError:
+        return None
+
+
+def apply_extension(course_dir: CourseDir, student: str, assignment: str) -> PenaltyChange | None:
     """Bring a graded submission in line with ``extensions.json``; None if the gradebook has no such submission."""
-    cfg = grading_config(folder, db)
-    db_url, course_id = cfg.CourseDirectory.db_url, cfg.CourseDirectory.course_id
+    cfg = grading_config(course_dir)
+    course_path = course_dir.path
+    db_url, course_id = course_dir.gradebook_url, course_dir.course_id
     if not gradebook.exists(db_url):
         return None
     with Gradebook(db_url, course_id) as gb:
@@ -48,7 +100,7 @@ def apply_extension(folder: Path, student: str, assignment: str, db: str | None 
             return None
         before = sub.late_submission_penalty or 0.0
         # None when the extension was removed: nbgrader then counts from the class's due date again
-        sub.extension = extensions.extension_for(folder, student, assignment, sub.assignment.duedate)
+        sub.extension = extensions.extension_for(course_path, student, assignment, sub.assignment.duedate)
         gb.db.commit()
         notebooks = [nb.notebook.name for nb in sub.notebooks]
     for name in notebooks:
@@ -57,13 +109,13 @@ def apply_extension(folder: Path, student: str, assignment: str, db: str | None 
         run_chain([AssignLatePenalties], new_notebook(), resources, cfg)
     with Gradebook(db_url, course_id) as gb:
         after = gb.find_submission(assignment, student).late_submission_penalty or 0.0
-    _show_in_notebook(folder, student, assignment, after)
+    _show_in_notebook(course_path, student, assignment, after)
     return PenaltyChange(before, after)
 
 
-def _show_in_notebook(folder: Path, student: str, assignment: str, penalty: float) -> None:
+def _show_in_notebook(course_path: Path, student: str, assignment: str, penalty: float) -> None:
     """Write the new penalty into the autograded notebook's summary (the formgrader's banner), if it has one."""
-    autograded = places(folder, student, assignment)[2]
+    autograded = places(course_path, student, assignment)[2]
     path = autograded / f"{assignment}.ipynb" if autograded else None
     if path is None or not path.is_file():
         return

@@ -19,11 +19,10 @@ from pathlib import Path
 import nbformat
 
 from instructor.coursedir.arrivals import Arrivals
-from instructor.coursedir.directory import current_settings, is_course_dir
+from instructor.coursedir.course_dir import CourseDir
 from instructor.coursedir.roster import STUDENT_ID_RULE, is_student_id
 from instructor.errors import CourseError, first_line
 from instructor.grading.submission import Status, Submission
-from instructor.paths import COURSE_ID
 
 #: a submitted notebook larger than this is not read
 MAX_NOTEBOOK_BYTES = 20 * 2**20
@@ -63,31 +62,28 @@ def depth(data) -> int:
 
 
 def find_submissions(
-    folder: Path, known: list[str], roster: set[str] | None = None, course_dir: Path | None = None
+    submissions_dir: Path, known: list[str], roster: set[str] | None = None, course_dir: CourseDir | None = None
 ) -> list[Submission]:
-    """Every submission under ``folder``; the ones that cannot be graded end ``not graded`` with the reason.
+    """Every submission under ``submissions_dir``; those that cannot be graded end ``not graded`` with the reason.
 
-    ``course_dir`` (default: ``folder``'s parent when ``folder`` is a course
-    directory's ``submitted/``) keeps when each exchange folder arrived
-    (:mod:`instructor.coursedir.arrivals`); a collected submission is traced
-    back to its exchange folder there, for who made it and when it arrived.
+    ``course_dir`` (``course grade``'s) keeps when each exchange folder
+    arrived (:mod:`instructor.coursedir.arrivals`); a collected submission is
+    traced back to its exchange folder there, for who made it and when it arrived.
     """
-    if not folder.is_dir():
-        raise CourseError(f"There is no submissions folder at {folder}.")
-    if course_dir is None and is_course_dir(folder.parent):
-        course_dir = folder.parent
-    arrivals = Arrivals(course_dir)
-    inbound = _exchange_inbound(folder)
+    if not submissions_dir.is_dir():
+        raise CourseError(f"There is no submissions folder at {submissions_dir}.")
+    arrivals = Arrivals(course_dir.path if course_dir is not None else None)
+    inbound = _exchange_inbound(submissions_dir)
     if inbound:
         subs = _from_exchange(inbound, known, arrivals)
     else:
-        subs = _from_folders(folder, known)
+        subs = _from_folders(submissions_dir, known)
         exchange = _course_inbound(course_dir)
         if exchange is not None:
             _trace_to_exchange(subs, exchange, arrivals)
     arrivals.save()
     if not subs:
-        raise CourseError(f"{folder} holds no submissions (expected <student>/<assignment>/*.ipynb).")
+        raise CourseError(f"{submissions_dir} holds no submissions (expected <student>/<assignment>/*.ipynb).")
     for sub in subs:
         if sub.status is Status.WAITING and roster is not None and sub.student not in roster:
             sub.end(Status.NOT_GRADED, f"{sub.student} is not on the roster")
@@ -116,28 +112,28 @@ def submitted_notebook(sub: Submission) -> Path | None:
     return found[0] if len(found) == 1 else None
 
 
-def _refused(student: str, assignment: str, folder: Path, reason: str) -> Submission:
-    return Submission(student, assignment, folder, Status.NOT_GRADED, reason)
+def _refused(student: str, assignment: str, submission_dir: Path, reason: str) -> Submission:
+    return Submission(student, assignment, submission_dir, Status.NOT_GRADED, reason)
 
 
-def _exchange_inbound(folder: Path) -> Path | None:
-    """The ``inbound`` folder if ``folder`` is an nbgrader exchange (or part of one)."""
-    if folder.name == "inbound":
-        return folder
-    if (folder / "inbound").is_dir():
-        return folder / "inbound"
-    hits = sorted(folder.glob("*/inbound"))
+def _exchange_inbound(submissions_dir: Path) -> Path | None:
+    """The ``inbound`` folder if ``submissions_dir`` is an nbgrader exchange (or part of one)."""
+    if submissions_dir.name == "inbound":
+        return submissions_dir
+    if (submissions_dir / "inbound").is_dir():
+        return submissions_dir / "inbound"
+    hits = sorted(submissions_dir.glob("*/inbound"))
     if len(hits) == 1:
         return hits[0]
     if len(hits) > 1:
         courses = ", ".join(h.parent.name for h in hits)
-        raise CourseError(f"{folder} holds the exchanges of several courses ({courses}); name one of them.")
+        raise CourseError(f"{submissions_dir} holds the exchanges of several courses ({courses}); name one of them.")
     return None
 
 
-def _from_folders(folder: Path, known: list[str]) -> list[Submission]:
+def _from_folders(submissions_dir: Path, known: list[str]) -> list[Submission]:
     subs = []
-    for student_dir in sorted(p for p in folder.iterdir() if p.is_dir() and not p.name.startswith(".")):
+    for student_dir in sorted(p for p in submissions_dir.iterdir() if p.is_dir() and not p.name.startswith(".")):
         name = student_dir.name
         if student_dir.is_symlink():
             subs.append(_refused(name, "?", student_dir, "the student folder is a symbolic link"))
@@ -164,10 +160,9 @@ def _from_folders(folder: Path, known: list[str]) -> list[Submission]:
     return subs
 
 
-def _course_inbound(course_dir: Path | None) -> Path | None:
+def _course_inbound(course_dir: CourseDir | None) -> Path | None:
     """The inbound folder of the course directory's exchange (its settings), if there is one."""
-    settings = current_settings(course_dir) if course_dir is not None else None
-    inbound = settings.exchange / COURSE_ID / "inbound" if settings else None
+    inbound = course_dir.exchange / course_dir.course_id / "inbound" if course_dir is not None else None
     return inbound if inbound is not None and inbound.is_dir() else None
 
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import time
 import traceback
-from pathlib import Path
 
+from instructor.coursedir.course_dir import CourseDir
 from instructor.errors import first_line
 from instructor.grading.config import grading_config
 from instructor.grading.execute import execute
@@ -23,9 +23,9 @@ from instructor.sandbox import Isolation, Limits
 
 
 def grade(
-    folder: Path, sub: Submission, limits: Limits, isolation: Isolation, unsafe: bool = False, db: str | None = None
+    course_dir: CourseDir, sub: Submission, limits: Limits, isolation: Isolation, unsafe: bool = False
 ) -> Submission:
-    """Grade ``sub`` in the course directory ``folder``; returns a graded copy, ended in its status.
+    """Grade ``sub`` in ``course_dir``; returns a graded copy, ended in its status.
 
     ``sub`` itself (as intake found it) is left as it is, so it can be graded again.
     """
@@ -36,8 +36,8 @@ def grade(
     try:
         if sub.status is not Status.WAITING:
             raise NotGraded(sub.reason)
-        config = grading_config(folder, db, limits, unsafe)
-        resources = resources_for(folder, sub, config.CourseDirectory.db_url)
+        config = grading_config(course_dir, limits, unsafe)
+        resources = resources_for(course_dir, sub)
         nb = prepare(sub, resources, config)
         nb = execute(sub, nb, resources, config)
         score(sub, nb, resources, config, limits.cell_timeout)

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import traceback
 from datetime import timedelta
-from pathlib import Path
 
 import nbformat
 from nbgrader.utils import parse_utc
 
+from instructor.coursedir.course_dir import CourseDir
 from instructor.errors import first_line
 from instructor.grading.chains import PREPARE, run_chain
 from instructor.grading.intake import read_regular, sha256, submitted_notebook
@@ -27,14 +27,14 @@ TIMESTAMP = "timestamp.txt"
 TOLERANCE = timedelta(minutes=2)
 
 
-def resources_for(folder: Path, sub: Submission, db_url: str) -> dict:
-    """nbgrader's resources for grading ``sub`` in the course directory ``folder``; the submission rides along."""
-    release_dir = folder / "release" / sub.assignment
+def resources_for(course_dir: CourseDir, sub: Submission) -> dict:
+    """nbgrader's resources for grading ``sub`` in ``course_dir``; the submission rides along."""
+    release_dir = course_dir.path / "release" / sub.assignment
     sub.release = release_dir / f"{sub.assignment}.ipynb"
     sub.files = [p for p in sorted(release_dir.iterdir()) if p.is_file() and p.suffix != ".ipynb"]
     return {
         "nbgrader": {
-            "db_url": db_url,
+            "db_url": course_dir.gradebook_url,
             "assignment": sub.assignment,
             "notebook": sub.assignment,
             "student": sub.student,

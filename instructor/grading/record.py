@@ -29,6 +29,7 @@ from nbgrader.utils import parse_utc
 
 from instructor.coursedir import extensions, gradebook, overrides, reviews
 from instructor.coursedir.atomic import write_atomic
+from instructor.coursedir.course_dir import CourseDir
 from instructor.coursedir.roster import is_student_id
 from instructor.errors import first_line
 from instructor.grading.chains import RECORD, run_chain
@@ -39,52 +40,53 @@ from instructor.grading.submission import Result, Status, Submission
 EXCHANGE_FILES = ("timestamp.txt", "submission_secret.txt")
 
 
-def places(folder: Path, student: str, assignment: str) -> tuple[Path, Path, Path | None]:
-    """(results file, log file, autograded folder) of one submission in the course directory ``folder``.
+def places(course_path: Path, student: str, assignment: str) -> tuple[Path, Path, Path | None]:
+    """(results file, log file, autograded folder) of one submission in the course directory ``course_path``.
 
     A name that is no valid id (a bad folder found at intake) gets a results
     and a log file of its own, and no autograded folder.
     """
     if is_student_id(student) and is_student_id(assignment):
         return (
-            folder / "results" / student / f"{assignment}.json",
-            folder / "logs" / student / f"{assignment}.log",
-            folder / "autograded" / student / assignment,
+            course_path / "results" / student / f"{assignment}.json",
+            course_path / "logs" / student / f"{assignment}.log",
+            course_path / "autograded" / student / assignment,
         )
     # several bad folders share one name: keep each
     stem = re.sub(r"[^A-Za-z0-9_.-]", "_", f"{student}-{assignment}")[:80]
     bucket = student if is_student_id(student) else "_invalid"
-    return folder / "results" / bucket / f"{stem}.json", folder / "logs" / bucket / f"{stem}.log", None
+    return course_path / "results" / bucket / f"{stem}.json", course_path / "logs" / bucket / f"{stem}.log", None
 
 
-def record(folder: Path, sub: Submission, db: str | None = None) -> Result:
+def record(course_dir: CourseDir, sub: Submission) -> Result:
     """Write one graded submission (see the module doc); returns what the results file holds."""
-    results, logs, autograded = places(folder, sub.student, sub.assignment)
+    results, logs, autograded = places(course_dir.path, sub.student, sub.assignment)
     results.unlink(missing_ok=True)
-    _keep_clearing(folder, sub)
+    _keep_clearing(course_dir.path, sub)
     if not sub.status.has_grade or autograded is None:
         # an old grade must not outlive a re-submission that cannot be graded
-        gradebook.forget(gradebook.url(folder, db), sub.student, sub.assignment)
+        gradebook.forget(course_dir.gradebook_url, sub.student, sub.assignment)
         if autograded is not None and autograded.exists():
             shutil.rmtree(autograded)
     else:
         if sub.notebook is None:
             raise ValueError(f"{sub.student}'s {sub.assignment} has a grade but no graded notebook")
         sub.notebook.metadata[ANSWERS] = answers(sub.notebook)
-        penalty = _into_gradebook(folder, sub, db)
+        penalty = _into_gradebook(course_dir, sub)
         sub.notebook.metadata[SUMMARY] = summary(sub.result(), penalty)
         autograded.mkdir(parents=True, exist_ok=True)
         for stale in autograded.iterdir():  # only the notebook belongs here
             if stale.name != f"{sub.assignment}.ipynb":
                 shutil.rmtree(stale) if stale.is_dir() and not stale.is_symlink() else stale.unlink()
         write_atomic(autograded / f"{sub.assignment}.ipynb", nbformat.writes(sub.notebook))
+        _keep_exchange_files(sub, autograded)
     result = sub.result()
     write_atomic(logs, "\n".join(sub.log))
     write_atomic(results, json.dumps(result.to_json(), indent=1))
     return result
 
 
-def record_failure(folder: Path, sub: Submission, err: Exception, db: str | None = None) -> Result:
+def record_failure(course_dir: CourseDir, sub: Submission, err: Exception) -> Result:
     """Record ``sub`` as ``grader failed`` after :func:`record` raised ``err`` (retried by the next run).
 
     Nothing it half wrote counts: the gradebook entry and the autograded copy are removed.
@@ -92,15 +94,15 @@ def record_failure(folder: Path, sub: Submission, err: Exception, db: str | None
     sub.log.append(traceback.format_exc())
     sub.flags, sub.notebook = [], None
     sub.end(Status.GRADER_FAILED, f"the grader could not record this submission ({first_line(err)})")
-    return record(folder, sub, db)
+    return record(course_dir, sub)
 
 
-def _keep_clearing(folder: Path, sub: Submission) -> None:
+def _keep_clearing(course_path: Path, sub: Submission) -> None:
     """A flagged submission whose very bytes and flags a person already cleared ends graded, with a note."""
     if sub.status is not Status.FLAGGED:
         return
     entry = reviews.covering(
-        folder, sub.student, sub.assignment, sub.flags, sub.fingerprint.get("submission_sha256", "-")
+        course_path, sub.student, sub.assignment, sub.flags, sub.fingerprint.get("submission_sha256", "-")
     )
     if entry is not None:
         sub.note(reviews.note(entry))
@@ -148,7 +150,7 @@ def _answers_graded(path: Path) -> dict[str, str]:
     return found if isinstance(found, dict) else {}
 
 
-def _take_back_changed_answers(gb, folder: Path, sub: Submission, graded_before: dict[str, str]) -> None:
+def _take_back_changed_answers(gb, course_path: Path, sub: Submission, graded_before: dict[str, str]) -> None:
     """A hand grade given to an answer that this submission changed goes back to "needs grading" (and the ledger)."""
     now = answers(sub.notebook)
     changed = {gid for gid, digest in graded_before.items() if gid in now and now[gid] != digest}
@@ -172,24 +174,24 @@ def _take_back_changed_answers(gb, folder: Path, sub: Submission, graded_before:
             )
             grade.manual_score, grade.needs_manual_grade = None, True
     gb.db.commit()
-    overrides.add(folder, *taken)
+    overrides.add(course_path, *taken)
     for entry in taken:
         sub.note(f"{ANSWER_CHANGED}: {entry['cell']} ({entry['from']:g} points taken back) waits for a grader again")
 
 
-def _into_gradebook(folder: Path, sub: Submission, db: str | None) -> float:
+def _into_gradebook(course_dir: CourseDir, sub: Submission) -> float:
     """Scores, hand grades kept (of unchanged answers only), late penalty; returns the penalty."""
     # the answers a grader saw: those of the autograded notebook still on disk (replaced after this)
-    autograded = places(folder, sub.student, sub.assignment)[2]
+    autograded = places(course_dir.path, sub.student, sub.assignment)[2]
     graded_before = _answers_graded(autograded / f"{sub.assignment}.ipynb") if autograded is not None else {}
-    cfg = grading_config(folder, db)
-    db_url, course_id = cfg.CourseDirectory.db_url, cfg.CourseDirectory.course_id
+    cfg = grading_config(course_dir)
+    db_url, course_id = course_dir.gradebook_url, course_dir.course_id
     with Gradebook(db_url, course_id) as gb:
         gb.update_or_create_student(sub.student)
         when = {"timestamp": parse_utc(sub.timestamp)} if sub.timestamp else {}
         # the student's own due date (course extend); None takes back an extension removed since
         extension = extensions.extension_for(
-            folder, sub.student, sub.assignment, gb.find_assignment(sub.assignment).duedate
+            course_dir.path, sub.student, sub.assignment, gb.find_assignment(sub.assignment).duedate
         )
         gb.update_or_create_submission(sub.assignment, sub.student, extension=extension, **when)
     resources = {
@@ -197,7 +199,7 @@ def _into_gradebook(folder: Path, sub: Submission, db: str | None) -> float:
     }
     sub.notebook, _ = run_chain(RECORD, sub.notebook, resources, cfg)
     with Gradebook(db_url, course_id) as gb:
-        _take_back_changed_answers(gb, folder, sub, graded_before)
+        _take_back_changed_answers(gb, course_dir.path, sub, graded_before)
         if sub.status is Status.FLAGGED:
             # a flagged submission shows as "needs manual grade" in nbgrader's formgrader; a hand grade
             # already given stays done (KeepHandGrades re-flags it only if its autograde score changed)
@@ -209,27 +211,22 @@ def _into_gradebook(folder: Path, sub: Submission, db: str | None) -> float:
         return gb.find_submission(sub.assignment, sub.student).late_submission_penalty or 0.0
 
 
-def keep_exchange_files(folder: Path, subs: list[Submission], results: list[Result]) -> None:
-    """Copy each graded submission's timestamp and secret into ``autograded/`` (as nbgrader's autograde does).
+def _keep_exchange_files(sub: Submission, autograded: Path) -> None:
+    """Copy the submission's timestamp and secret beside its autograded notebook (as nbgrader's autograde does).
 
     ``nbgrader generate_feedback`` copies them into ``feedback/``, and
     ``release_feedback`` needs both to hand the page to the right student.
     """
-    graded = {r.key for r in results if r.status.has_grade}
-    for sub in subs:
-        target = folder / "autograded" / sub.student / sub.assignment
-        if sub.key not in graded or not target.is_dir():
-            continue
-        for name in EXCHANGE_FILES:
-            source = sub.folder / name
-            if source.is_file() and not source.is_symlink() and source.stat().st_size < 1000:
-                (target / name).write_bytes(source.read_bytes())
+    for name in EXCHANGE_FILES:
+        source = sub.folder / name
+        if source.is_file() and not source.is_symlink() and source.stat().st_size < 1000:
+            (autograded / name).write_bytes(source.read_bytes())
 
 
-def read_results(folder: Path) -> dict[tuple[str, str], Result]:
+def read_results(course_path: Path) -> dict[tuple[str, str], Result]:
     """Every recorded result of the course directory, by (student, assignment)."""
     found = {}
-    for path in sorted((folder / "results").glob("*/*.json")):
+    for path in sorted((course_path / "results").glob("*/*.json")):
         result = Result.from_json(json.loads(path.read_text()))
         found[result.key] = result
     return found

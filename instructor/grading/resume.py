@@ -34,12 +34,12 @@ def _sha256(*chunks: bytes) -> str:
     return h.hexdigest()
 
 
-def fingerprint(folder: Path, sub: Submission) -> dict:
+def fingerprint(course_path: Path, sub: Submission) -> dict:
     """What the result of ``sub`` depends on, as hashes; {} if it cannot be read (graded anew each run)."""
     if sub.status is not Status.WAITING:  # intake found it ungradable
         return {}
     path = submitted_notebook(sub)
-    release = folder / "release" / sub.assignment / f"{sub.assignment}.ipynb"
+    release = course_path / "release" / sub.assignment / f"{sub.assignment}.ipynb"
     if path is None or not release.is_file():
         return {}
     try:
@@ -60,11 +60,11 @@ def fingerprint(folder: Path, sub: Submission) -> dict:
     }
 
 
-def recorded(folder: Path, sub: Submission, print_: dict) -> Result | None:
+def recorded(course_path: Path, sub: Submission, print_: dict) -> Result | None:
     """The recorded result of ``sub`` if its fingerprint ``print_`` is unchanged, else None."""
     if not print_:
         return None
-    results, _, _ = places(folder, sub.student, sub.assignment)
+    results, _, _ = places(course_path, sub.student, sub.assignment)
     try:
         result = Result.from_json(json.loads(results.read_text()))
     except (OSError, ValueError, KeyError, TypeError):  # missing, cut short or malformed: grade again

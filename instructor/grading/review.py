@@ -13,28 +13,27 @@ import dataclasses
 import getpass
 import json
 from datetime import UTC, datetime
-from pathlib import Path
 
 import nbformat
 from nbgrader.api import Gradebook, MissingEntry
 
-from instructor.coursedir import gradebook, reviews
+from instructor.coursedir import reviews
+from instructor.coursedir.course_dir import CourseDir
 from instructor.errors import CourseError
 from instructor.grading.record import SUMMARY, places, summary, write_atomic
 from instructor.grading.submission import Result, Status
 
 
-def clear_flags(
-    folder: Path, student: str, assignment: str, because: str, by: str | None = None, db: str | None = None
-) -> Result:
+def clear_flags(course_dir: CourseDir, student: str, assignment: str, because: str, by: str | None = None) -> Result:
     """Clear every flag of ``student``'s ``assignment``; returns the new result. Raises CourseError if none."""
     if not because.strip():
         raise CourseError("say why the flags are cleared (--because TEXT): the reason is kept with the grade.")
-    results, _, autograded = places(folder, student, assignment)
+    course_path = course_dir.path
+    results, _, autograded = places(course_path, student, assignment)
     try:
         result = Result.from_json(json.loads(results.read_text()))
     except (OSError, ValueError, KeyError, TypeError):
-        missing = f"{student}/{assignment} has no recorded grade in {folder}: run `course grade` first."
+        missing = f"{student}/{assignment} has no recorded grade in {course_path}: run `course grade` first."
         raise CourseError(missing) from None
     if result.status is not Status.FLAGGED:
         raise CourseError(f"{student}/{assignment} is not flagged (it is {result.status.shown}); nothing to clear.")
@@ -45,8 +44,8 @@ def clear_flags(
         "at": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "because": " ".join(because.split())[:300],
     }
-    reviews.add(folder, student, assignment, entry)
-    _unmark(gradebook.url(folder, db), student, assignment)
+    reviews.add(course_path, student, assignment, entry)
+    _unmark(course_dir.gradebook_url, student, assignment)
     cleared = dataclasses.replace(result, status=Status.GRADED, reason="", notes=[*result.notes, reviews.note(entry)])
     notebook = autograded / f"{assignment}.ipynb" if autograded else None
     if notebook is not None and notebook.is_file():  # what the formgrader shows above the submission

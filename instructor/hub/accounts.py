@@ -57,21 +57,21 @@ def create(names: list[str], passwords: Path) -> list[str]:
     return made
 
 
-def private_course_dir(folder: Path) -> bool:
+def private_course_dir(course_path: Path) -> bool:
     """Take group and others' rights off the course directory (solutions, gradebook); True if changed."""
-    mode = stat.S_IMODE(folder.stat().st_mode)
+    mode = stat.S_IMODE(course_path.stat().st_mode)
     if mode & 0o077:
-        os.chmod(folder, mode & 0o700)
+        os.chmod(course_path, mode & 0o700)
         return True
     return False
 
 
-def check_exchange(exchange: Path, folder: Path) -> None:
+def check_exchange(exchange: Path, course_path: Path) -> None:
     """The exchange must be outside the (private) course directory, and open as nbgrader's exchange needs."""
-    if exchange.resolve().is_relative_to(folder.resolve()):
+    if exchange.resolve().is_relative_to(course_path.resolve()):
         raise CourseError(
             f"the exchange {exchange} is inside the course directory, which students may not "
-            f"enter: run `course init {folder} --exchange /srv/nbgrader/exchange`."
+            f"enter: run `course init {course_path} --exchange /srv/nbgrader/exchange`."
         )
     exchange.mkdir(parents=True, exist_ok=True)
     os.chmod(exchange, 0o777)

@@ -57,9 +57,9 @@ def read_staff(path: Path) -> dict[str, str]:
     return found
 
 
-def people(folder: Path) -> People:
-    """Students and staff of the course directory ``folder``; a one-sentence error if either is missing."""
-    path = folder / STAFF_NAME
+def people(course_path: Path) -> People:
+    """Students and staff of the course directory ``course_path``; a one-sentence error if either is missing."""
+    path = course_path / STAFF_NAME
     if not path.is_file():
         raise CourseError(
             f"{path} does not exist: name the instructors and graders there "
@@ -68,9 +68,9 @@ def people(folder: Path) -> People:
     staff = read_staff(path)
     if "instructor" not in staff.values():
         raise CourseError(f"{path} names no instructor.")
-    students = roster.roster(folder)
+    students = roster.roster(course_path)
     if not students:
-        raise CourseError(f"{folder} has no roster: run `course roster import class.csv` first.")
+        raise CourseError(f"{course_path} has no roster: run `course roster import class.csv` first.")
     both = students & set(staff)
     if both:
         raise CourseError(f"{', '.join(sorted(both))} is both on the roster and in {path}.")

@@ -64,6 +64,7 @@ from pathlib import Path
 
 from nbgrader.api import Gradebook
 
+from instructor.coursedir.course_dir import CourseDir
 from instructor.coursedir.gradebook import require as require_gradebook
 from instructor.errors import CourseError, first_line
 from instructor.grading.record import read_results
@@ -252,11 +253,12 @@ def summary(sheet: Sheet) -> list[str]:
     return lines
 
 
-def export_canvas(folder: Path, to: Path, db: str | None = None, assignments=()) -> Sheet:
-    """Write the Canvas file of a course directory (or of the database ``db``) to ``to``; returns what it holds."""
-    db_url = require_gradebook(folder, db)
+def export_canvas(course_dir: CourseDir, to: Path, assignments=()) -> Sheet:
+    """Write the Canvas file of a course directory to ``to``; returns what it holds."""
+    db_url = require_gradebook(course_dir)
     with Gradebook(db_url) as gb:
-        sheet = build(gb, assignments, read_results(folder), due_of=student_due(folder))
+        due_of = student_due(course_dir.path, course_dir.due)
+        sheet = build(gb, assignments, read_results(course_dir.path), due_of=due_of)
     try:
         write(sheet, to)
     except OSError as err:  # a folder the user may not write to, a full disk

@@ -25,10 +25,12 @@ from pathlib import Path
 
 import jinja2
 
+from instructor.coursedir import overrides as ledger
+from instructor.coursedir.course_dir import CourseDir
 from instructor.errors import CourseError, first_line
 from instructor.reporting.export import inert_cell
 from instructor.reporting.failures import NOT_ATTEMPTED
-from instructor.reporting.item_analysis import ClassReport
+from instructor.reporting.item_analysis import ClassReport, analyse
 from instructor.reporting.rendering import STATIC_PAGE_POLICY
 
 TEMPLATES = Path(__file__).parent / "templates"
@@ -167,3 +169,15 @@ def write(report: ClassReport, to: Path, overrides: Sequence[dict] = ()) -> Path
     except OSError as err:
         raise CourseError(f"cannot write the report into {to} ({err.strerror or first_line(err)}).") from None
     return to / "index.html"
+
+
+def make_report(course_dir: CourseDir, assignment: str, to: Path | None = None) -> tuple[ClassReport, Path]:
+    """``course report``: the class report of ``assignment`` written into ``to`` (default
+    ``<dir>/reports/<assignment>/``); returns it and the page's path.
+
+    The formgrader's overrides are noted in the ledger first, so the page lists them all.
+    """
+    found = analyse(course_dir, assignment)  # one sentence if nothing was graded
+    ledger.observe_course(course_dir, "report")
+    changed = [e for e in ledger.entries(course_dir.path) if e.get("assignment") == assignment]
+    return found, write(found, (to or course_dir.path / "reports" / assignment).resolve(), changed)

@@ -34,7 +34,7 @@ from nbgrader.utils import parse_utc
 from traitlets import Unicode
 
 from instructor.coursedir import extensions, overrides
-from instructor.coursedir.directory import current_settings
+from instructor.coursedir.course_dir import CourseDir
 from instructor.coursedir.gradebook import is_pending, pending_points
 from instructor.coursedir.gradebook import require as require_gradebook
 from instructor.errors import CourseError, first_line
@@ -250,22 +250,22 @@ class PendingCsvExportPlugin(ExportPlugin):
                         chosen,
                         [str(s) for s in self.student],
                         found,
-                        due_of=student_due(folder) if folder else None,
+                        # the class's due dates as the configuration nbgrader (or `course export`) was given says
+                        due_of=student_due(folder, self.config.DueDates.get("dates", {})) if folder else None,
                         overrides_of=lambda s, a: by_cell.get((s, a), []),
                     )
                 ]
             )
 
 
-def student_due(folder: Path):
+def student_due(course_path: Path, due: dict[str, str]):
     """``due_of`` for :func:`rows`: the class's due date moved by the student's extension (``course extend``).
 
-    The class's date is the settings' (``course init --due``), where it is
-    written, else the gradebook's copy (which ``course grade`` refreshes).
+    The class's date is the settings' (``course init --due``: ``due``), where
+    it is written, else the gradebook's copy (which ``course grade`` refreshes).
     """
-    granted = extensions.read(folder)
-    settings = current_settings(folder)
-    written = {a: parse_utc(d) for a, d in (settings.due if settings else {}).items()}
+    granted = extensions.read(course_path)
+    written = {a: parse_utc(d) for a, d in due.items()}
 
     def due_of(student: str, assignment: str, duedate):
         duedate = written.get(assignment, duedate)
@@ -275,12 +275,12 @@ def student_due(folder: Path):
     return due_of
 
 
-def export_csv(folder: Path, to: Path, db: str | None = None) -> Path:
-    """Write the gradebook of a course directory (or of the database ``db``) to ``to``."""
-    db_url = require_gradebook(folder, db)
-    plugin = PendingCsvExportPlugin()
+def export_csv(course_dir: CourseDir, to: Path) -> Path:
+    """Write the gradebook of a course directory to ``to``."""
+    db_url = require_gradebook(course_dir)
+    plugin = PendingCsvExportPlugin(config=course_dir.config)
     plugin.to = str(to)
-    plugin.results = str(folder / "results")
+    plugin.results = str(course_dir.path / "results")
     with Gradebook(db_url) as gb:
         try:
             plugin.export(gb)

@@ -57,19 +57,19 @@ def _formgrader():
     return handlers, apihandlers
 
 
-def course_flagged(course_dir: Path, student: str, assignment: str) -> bool:
+def course_flagged(course_path: Path, student: str, assignment: str) -> bool:
     """True when `course grade`'s results file for ``student``'s ``assignment`` says ``flagged``."""
     from instructor.grading.record import places
     from instructor.grading.submission import Result, Status
 
-    results, _, _ = places(course_dir, student, assignment)
+    results, _, _ = places(course_path, student, assignment)
     try:
         return Result.from_json(json.loads(results.read_text())).status is Status.FLAGGED
     except (OSError, ValueError, KeyError, TypeError):
         return False
 
 
-def record_override(course_dir: Path, grade, by: str) -> dict | None:
+def record_override(course_path: Path, grade, by: str) -> dict | None:
     """Write an override of an autograded cell (``grade``: nbgrader's Grade, just saved) into the ledger,
     unless it holds the same one already; returns the entry, or None if ``grade`` is no override."""
     from instructor.coursedir import overrides
@@ -88,8 +88,8 @@ def record_override(course_dir: Path, grade, by: str) -> dict | None:
         "seen_by": "the formgrader",
         "what": "override",
     }
-    if not any(overrides._key(e) == overrides._key(entry) for e in overrides.entries(course_dir)):
-        overrides.add(course_dir, entry)
+    if not any(overrides._key(e) == overrides._key(entry) for e in overrides.entries(course_path)):
+        overrides.add(course_path, entry)
     return entry
 
 

@@ -23,6 +23,7 @@ from pathlib import Path
 from nbgrader.api import Gradebook, MissingEntry
 
 from instructor.coursedir import gradebook
+from instructor.coursedir.course_dir import CourseDir
 from instructor.errors import CourseError
 from instructor.grading.record import read_results
 from instructor.reporting import export
@@ -86,9 +87,9 @@ def _source_cells(gb: Gradebook, assignment: str) -> tuple[list, dict[str, str]]
     return cells, sources
 
 
-def _outputs(folder: Path, student: str, assignment: str) -> dict[str, list]:
+def _outputs(course_path: Path, student: str, assignment: str) -> dict[str, list]:
     """grade_id -> outputs of each graded cell of a student's autograded notebook ({} if there is none)."""
-    path = folder / "autograded" / student / assignment / f"{assignment}.ipynb"
+    path = course_path / "autograded" / student / assignment / f"{assignment}.ipynb"
     try:
         nb = json.loads(path.read_text())
     except (OSError, ValueError):
@@ -101,10 +102,10 @@ def _outputs(folder: Path, student: str, assignment: str) -> dict[str, list]:
     return found
 
 
-def analyse(folder: Path, assignment: str, db: str | None = None) -> ClassReport:
-    """The class report of ``assignment`` in the course directory ``folder``."""
-    url = gradebook.require(folder, db)
-    results = {k: v for k, v in read_results(folder).items() if k[1] == assignment}
+def analyse(course_dir: CourseDir, assignment: str) -> ClassReport:
+    """The class report of ``assignment`` in ``course_dir``."""
+    url = gradebook.require(course_dir)
+    results = {k: v for k, v in read_results(course_dir.path).items() if k[1] == assignment}
     with Gradebook(url) as gb:
         try:
             cells, sources = _source_cells(gb, assignment)
@@ -129,7 +130,7 @@ def analyse(folder: Path, assignment: str, db: str | None = None) -> ClassReport
                 check.failed += 1
                 if not check.written:
                     if outputs is None:
-                        outputs = _outputs(folder, row["student_id"], assignment)
+                        outputs = _outputs(course_dir.path, row["student_id"], assignment)
                     # one line per check that failed (its message with each value named by its code, never a value)
                     check.mistakes[report_line(sources.get(check.grade_id, ""), outputs.get(check.grade_id, []))] += 1
     report = ClassReport(assignment, float(max_score), rows, checks)

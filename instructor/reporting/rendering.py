@@ -158,9 +158,9 @@ def template_scripts(text: str, name: str = "template") -> tuple[set[str], set[s
 
 
 @cache
-def _policy(folder: Path) -> str:
+def _policy(templates: Path) -> str:
     scripts, handlers = set(), set()
-    for template in sorted(folder.glob("*.j2")):
+    for template in sorted(templates.glob("*.j2")):
         s, h = template_scripts(template.read_text(encoding="utf-8"), template.name)
         scripts |= s
         handlers |= h

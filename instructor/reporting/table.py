@@ -8,11 +8,11 @@ status in the CSV's words (:func:`status_words`).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
 from nbgrader.api import Gradebook, MissingEntry
 
 from instructor.coursedir import gradebook, reviews
+from instructor.coursedir.course_dir import CourseDir
 from instructor.grading.record import ANSWER_CHANGED, read_results
 
 
@@ -34,14 +34,15 @@ class Grade:
     review: int = 0  # hand-graded cells a regrade flagged again (their autograde score changed)
 
 
-def grades(folder: Path, assignments=(), students=(), db: str | None = None) -> list[Grade]:
+def grades(course_dir: CourseDir, assignments=(), students=()) -> list[Grade]:
     """Every submission (of the named assignments and students, if any): its points, or why it was not graded."""
-    if not (folder / "results").is_dir():
-        gradebook.require(folder, db)
+    course_path = course_dir.path
+    if not (course_path / "results").is_dir():
+        gradebook.require(course_dir)
     wanted = lambda s, a: (not assignments or a in assignments) and (not students or s in students)  # noqa: E731
-    results_left = {k: v for k, v in read_results(folder).items() if wanted(*k)}
+    results_left = {k: v for k, v in read_results(course_path).items() if wanted(*k)}
     rows = []
-    url = gradebook.url(folder, db)
+    url = course_dir.gradebook_url
     if gradebook.exists(url):
         with Gradebook(url) as gb:
             for assignment in gb.assignments:

@@ -18,9 +18,9 @@ import logging
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 
 from instructor import sandbox
+from instructor.coursedir.course_dir import CourseDir
 from instructor.errors import CourseError, first_line
 from instructor.grading.pipeline import grade
 from instructor.grading.submission import Status, Submission
@@ -33,24 +33,26 @@ Todo = list[tuple[Submission, dict]]
 
 
 def grade_task(
-    folder: str,
+    course_dir: CourseDir,
     sub: Submission,
     limits: sandbox.Limits,
     unsafe: bool,
-    db: str | None,
     fingerprint: dict,
     isolation: sandbox.Isolation | None = None,
 ) -> Submission:
-    """One submission, on whichever process runs it; the sandbox is the one found there unless given."""
-    graded = grade(Path(folder), sub, limits, isolation or sandbox.detect(), unsafe, db)
+    """One submission, on whichever process runs it; the sandbox is the one found there unless given.
+
+    ``course_dir`` travels whole (settings and gradebook URL as the coordinator read them).
+    """
+    graded = grade(course_dir, sub, limits, isolation or sandbox.detect(), unsafe)
     graded.fingerprint = fingerprint
     return graded
 
 
-def serial(folder: Path, todo: Todo, limits, unsafe, db, isolation=None) -> Iterator[Submission]:
+def serial(course_dir: CourseDir, todo: Todo, limits, unsafe, isolation=None) -> Iterator[Submission]:
     """Each task in this process, in turn."""
     for sub, print_ in todo:
-        yield grade_task(str(folder), sub, limits, unsafe, db, print_, isolation)
+        yield grade_task(course_dir, sub, limits, unsafe, print_, isolation)
 
 
 @contextmanager
@@ -82,7 +84,7 @@ def connect(jobs: int | None = None, scheduler: str | None = None):
         yield client
 
 
-def on_dask(client, folder: Path, todo: Todo, limits, unsafe, db) -> Iterator[Submission]:
+def on_dask(client, course_dir: CourseDir, todo: Todo, limits, unsafe) -> Iterator[Submission]:
     """Each task on the cluster of ``client``; a task whose worker died ends ``grader failed``."""
     from distributed import as_completed
 
@@ -90,11 +92,10 @@ def on_dask(client, folder: Path, todo: Todo, limits, unsafe, db) -> Iterator[Su
     for sub, print_ in todo:
         fut = client.submit(
             grade_task,
-            str(folder),
+            course_dir,
             sub,
             limits,
             unsafe,
-            db,
             print_,
             pure=False,
             key=f"grade-{sub.student}-{sub.assignment}-{uuid.uuid4().hex[:8]}",

@@ -1,13 +1,13 @@
 """``course grade`` from start to end: intake, the course directory's assignments, the class, the exchange files.
 
-The command parses its options into a :class:`GradeRequest`, calls
-:func:`grade_course` and prints the grade table; this is where the steps
-meet::
+The command parses its options into a :class:`GradeRequest` (with the
+course directory it opened), calls :func:`grade_course` and prints what
+comes back; this is where the steps meet::
 
     1. intake           every submission of the folder (or exchange), checked; roster applied
     2. assignments      solutions/ -> the course directory's source/ and release/, in the gradebook
     3. the class        grade_class: prepare, execute, score each; record as they arrive
-    4. exchange files   timestamps and secrets beside the autograded notebooks, for nbgrader's feedback
+    4. what it says     the formgrader's overrides noted, the grade table, where the checks were judged
 """
 
 from __future__ import annotations
@@ -16,12 +16,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from instructor import sandbox
+from instructor.authoring.judge_report import summary as checks_summary
 from instructor.authoring.to_course_dir import into_course_dir
-from instructor.coursedir import directory, gradebook, roster
+from instructor.coursedir import overrides, roster
+from instructor.coursedir.course_dir import CourseDir
 from instructor.errors import CourseError
 from instructor.grading.intake import find_submissions, select
-from instructor.grading.record import keep_exchange_files
 from instructor.paths import existing_assignments
+from instructor.reporting.table import Grade, grades
 from instructor.scheduling.loop import ClassRun, grade_class
 
 
@@ -29,7 +31,7 @@ from instructor.scheduling.loop import ClassRun, grade_class
 class GradeRequest:
     """What ``course grade`` was asked to do."""
 
-    course_dir: Path
+    course_dir: CourseDir  # opened by the command (made with `course init`'s defaults on first grade)
     root: Path  # the course repository whose solutions/ grade
     submissions: Path | None = None  # a folder or an exchange (default: <course dir>/submitted)
     assignments: list[str] = field(default_factory=list)  # only these (all if empty)
@@ -38,7 +40,6 @@ class GradeRequest:
     limits: sandbox.Limits = field(default_factory=sandbox.Limits)
     jobs: int | None = None
     scheduler: str | None = None
-    db: str | None = None
     force: bool = False
     unsafe: bool = False
 
@@ -65,36 +66,50 @@ def _check(req: GradeRequest, known: list[str]) -> None:
         raise CourseError("--jobs takes a whole number of at least 1, and not together with --scheduler.")
 
 
-def grade_course(req: GradeRequest, log=print) -> tuple[ClassRun, sandbox.Isolation]:
-    """Grade the submissions of ``req`` in its course directory; returns the run and the isolation used."""
+@dataclass(frozen=True)
+class Graded:
+    """What ``course grade`` did: the run, the sandbox used, the grade table, where the checks were judged."""
+
+    run: ClassRun
+    isolation: sandbox.Isolation
+    course_dir: CourseDir  # as graded in (made on the first grade)
+    rows: list[Grade]  # the grade table of the assignments and students asked for
+    checks: list[str]  # per assignment graded: how many checks were judged outside the kernel
+
+
+def grade_course(req: GradeRequest, log=print) -> Graded:
+    """Grade the submissions of ``req`` in its course directory; then what the command prints."""
     known = existing_assignments(req.root / "solutions")
     _check(req, known)
-    ids = roster.ids(req.roster) if req.roster else roster.roster(req.course_dir)
+    course_dir = req.course_dir
+    ids = roster.ids(req.roster) if req.roster else roster.roster(course_dir.path)
     isolation = check_isolation(req.unsafe)
-    gradebook.check_server(req.db)
-    folder = (req.submissions or req.course_dir / "submitted").resolve()
-    subs = find_submissions(folder, known, ids, course_dir=req.course_dir)
+    submissions_dir = (req.submissions or course_dir.path / "submitted").resolve()
+    subs = find_submissions(submissions_dir, known, ids, course_dir=course_dir)
     if req.assignments or req.students:
         subs = select(subs, req.assignments, req.students)
-    if not directory.is_course_dir(req.course_dir):
-        directory.init(req.course_dir)
-        log(f"course directory {req.course_dir} created with `course init`'s defaults")
+    if not course_dir.exists:
+        course_dir = course_dir.init()
+        log(f"course directory {course_dir.path} created with `course init`'s defaults")
     assignments = sorted({s.assignment for s in subs if s.assignment in known}, key=known.index)
-    log(f"course directory: {req.course_dir}")
-    log(f"grading {len(subs)} submission(s) of {', '.join(assignments) or 'no known assignment'} from {folder}")
+    log(f"course directory: {course_dir.path}")
+    log(
+        f"grading {len(subs)} submission(s) of {', '.join(assignments) or 'no known assignment'} from {submissions_dir}"
+    )
     log(f"isolation: {isolation.detail}")
-    for change in into_course_dir(req.course_dir, req.root, assignments, db=req.db):
+    for change in into_course_dir(course_dir, req.root, assignments):
         log(change)
     run = grade_class(
-        req.course_dir,
+        course_dir,
         subs,
         limits=req.limits,
         unsafe=req.unsafe,
-        db=req.db,
         jobs=req.jobs,
         scheduler=req.scheduler,
         force=req.force,
         log=log,
     )
-    keep_exchange_files(req.course_dir, subs, run.results)
-    return run, isolation
+    overrides.observe_course(course_dir, "grade")  # as early as a course command can: the formgrader's overrides
+    rows = grades(course_dir, req.assignments, req.students)
+    checks = checks_summary(course_dir.path, sorted({r.assignment for r in rows}))
+    return Graded(run, isolation, course_dir, rows, checks)

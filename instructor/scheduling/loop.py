@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from instructor import sandbox
 from instructor.coursedir import gradebook
+from instructor.coursedir.course_dir import CourseDir
 from instructor.grading import resume
 from instructor.grading.record import record, record_failure
 from instructor.grading.submission import Result, Status, Submission
@@ -39,11 +39,10 @@ class ClassRun:
 
 
 def grade_class(
-    folder: Path,
+    course_dir: CourseDir,
     subs: list[Submission],
     limits: sandbox.Limits | None = None,
     unsafe: bool = False,
-    db: str | None = None,
     jobs: int | None = None,
     scheduler: str | None = None,
     force: bool = False,
@@ -52,7 +51,7 @@ def grade_class(
     on_record: Callable[[int], None] | None = None,
     isolation: sandbox.Isolation | None = None,
 ) -> ClassRun:
-    """Grade what is missing (all with ``force``) in the course directory ``folder``; record each as it arrives.
+    """Grade what is missing (all with ``force``) in ``course_dir``; record each as it arrives.
 
     Serially by default; on ``jobs`` local Dask workers, or on the cluster at
     ``scheduler``. ``isolation`` overrides the sandbox a serial run finds
@@ -63,10 +62,10 @@ def grade_class(
     limits = limits or sandbox.Limits()
     run = ClassRun(mode=f"scheduler {scheduler}" if scheduler else f"{jobs} jobs" if jobs else "serial")
     todo = []
-    in_book = set() if force else gradebook.in_gradebook(gradebook.url(folder, db))
+    in_book = set() if force else gradebook.in_gradebook(course_dir.gradebook_url)
     for sub in subs:
-        print_ = resume.fingerprint(folder, sub)
-        kept = None if force else resume.recorded(folder, sub, print_)
+        print_ = resume.fingerprint(course_dir.path, sub)
+        kept = None if force else resume.recorded(course_dir.path, sub, print_)
         if kept is not None and kept.status.has_grade and sub.key not in in_book:
             kept = None  # the gradebook lost it (deleted, another database): grade again
         if kept is not None:
@@ -81,9 +80,9 @@ def grade_class(
     def consume(graded: Iterator[Submission]) -> None:
         for n, sub in enumerate(graded, 1):
             try:
-                result = record(folder, sub, db)
+                result = record(course_dir, sub)
             except Exception as err:  # one submission's crash is its own outcome; the batch goes on
-                result = record_failure(folder, sub, err, db)
+                result = record_failure(course_dir, sub, err)
             sub.notebook = None  # the coordinator keeps one line per submission, not the notebook
             run.results.append(result)
             if result.status is not Status.GRADED:
@@ -99,10 +98,10 @@ def grade_class(
             pass
         elif jobs or scheduler:
             with executors.connect(jobs, scheduler) as client:
-                check_workers(client, folder, list({sub.folder.parent for sub, _ in todo}), unsafe)
-                consume(executors.on_dask(client, folder, todo, limits, unsafe, db))
+                check_workers(client, course_dir.path, list({sub.folder.parent for sub, _ in todo}), unsafe)
+                consume(executors.on_dask(client, course_dir, todo, limits, unsafe))
         else:
-            consume(executors.serial(folder, todo, limits, unsafe, db, isolation))
+            consume(executors.serial(course_dir, todo, limits, unsafe, isolation))
     finally:
         if bar:
             bar.close()

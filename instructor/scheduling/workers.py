@@ -15,16 +15,16 @@ from instructor import sandbox
 from instructor.errors import CourseError
 
 
-def _worker_sees(token_path: str, token: str, folders: list[str]) -> str:
+def _worker_sees(token_path: str, token: str, submissions_dirs: list[str]) -> str:
     """Run on each worker: "" if it sees the course directory and the submissions, else why not."""
     try:
         if Path(token_path).read_text() != token:
             return f"it sees another {Path(token_path).parent} (not the coordinator's)"
     except OSError:
         return f"it cannot read the course directory {Path(token_path).parent}"
-    for folder in folders:
-        if not Path(folder).is_dir():
-            return f"it cannot read the submissions folder {folder}"
+    for submissions_dir in submissions_dirs:
+        if not Path(submissions_dir).is_dir():
+            return f"it cannot read the submissions folder {submissions_dir}"
     return ""
 
 
@@ -33,13 +33,13 @@ def _worker_sandbox() -> tuple[bool, str]:
     return isolation.safe, isolation.detail
 
 
-def check_workers(client, folder: Path, submissions: list[Path], unsafe: bool) -> int:
+def check_workers(client, course_path: Path, submissions: list[Path], unsafe: bool) -> int:
     """Refuse in one sentence unless every worker sees the course directory and the submissions (and has a sandbox)."""
     workers = client.scheduler_info().get("workers", {})
     if not workers:
         client.wait_for_workers(1, timeout=60)
     token = uuid.uuid4().hex
-    token_path = folder / f".course-worker-check-{token}"
+    token_path = course_path / f".course-worker-check-{token}"
     token_path.write_text(token)
     try:
         seen = client.run(_worker_sees, str(token_path), token, sorted({str(f) for f in submissions}))

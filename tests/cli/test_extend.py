@@ -10,6 +10,7 @@ import nbformat
 from nbgrader.api import Gradebook
 
 from instructor.reporting.table import grades
+from instructor.coursedir.course_dir import CourseDir
 from tests.factories import assert_one_sentence_error
 
 DUE = "2026-01-01 12:00 UTC"
@@ -54,7 +55,7 @@ def _csv(run_course, cd, student):
 
 
 def _table_penalty(cd, student):
-    return next(g.penalty for g in grades(cd) if (g.student, g.assignment) == (student, "01_toy"))
+    return next(g.penalty for g in grades(CourseDir.at(cd)) if (g.student, g.assignment) == (student, "01_toy"))
 
 
 def _banner_penalty(cd, student):

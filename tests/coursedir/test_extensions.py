@@ -8,6 +8,7 @@ from datetime import datetime, timedelta
 import pytest
 
 from instructor.coursedir import directory, extensions
+from instructor.coursedir.course_dir import CourseDir
 from instructor.errors import CourseError
 
 DUE = datetime(2026, 10, 5, 17, 0)  # the class's due date of 01_rnn, naive UTC as nbgrader keeps it
@@ -23,8 +24,8 @@ def folder(tmp_path):
 
 def test_days_and_until_give_the_student_a_later_due_date(folder):
     """Does --days add N (fractional) days to the class's due date, and --until set the student's own?"""
-    extensions.grant(folder, "amy", "01_rnn", days="1.5", because="  ill,\n doctor's note ", by="ana")
-    extensions.grant(folder, "bob", "01_rnn", until="2026-10-08 12:00 UTC")
+    extensions.grant(CourseDir.at(folder), "amy", "01_rnn", days="1.5", because="  ill,\n doctor's note ", by="ana")
+    extensions.grant(CourseDir.at(folder), "bob", "01_rnn", until="2026-10-08 12:00 UTC")
     assert extensions.extension_for(folder, "amy", "01_rnn", DUE) == timedelta(days=1, hours=12)
     assert extensions.extension_for(folder, "bob", "01_rnn", DUE) == timedelta(days=2, hours=19)
     assert extensions.extension_for(folder, "cat", "01_rnn", DUE) is None
@@ -32,8 +33,8 @@ def test_days_and_until_give_the_student_a_later_due_date(folder):
 
 def test_the_file_says_who_granted_what_when_and_why(folder):
     """Is extensions.json plain JSON by assignment and student, with until or days, because, granted_by and granted_on?"""
-    extensions.grant(folder, "amy", "01_rnn", days=3, because="ill", by="ana")
-    extensions.grant(folder, "bob", "01_rnn", until="2026-10-08 19:00 Europe/Berlin")
+    extensions.grant(CourseDir.at(folder), "amy", "01_rnn", days=3, because="ill", by="ana")
+    extensions.grant(CourseDir.at(folder), "bob", "01_rnn", until="2026-10-08 19:00 Europe/Berlin")
     data = json.loads((folder / "extensions.json").read_text())
     assert data["01_rnn"]["amy"]["days"] == 3 and data["01_rnn"]["amy"]["because"] == "ill"
     assert data["01_rnn"]["amy"]["granted_by"] == "ana"
@@ -45,16 +46,16 @@ def test_the_file_says_who_granted_what_when_and_why(folder):
 
 def test_a_new_grant_replaces_the_earlier_one(folder):
     """Do two grants for the same student and assignment leave the second only (extensions do not add up)?"""
-    extensions.grant(folder, "amy", "01_rnn", days=3)
-    extensions.grant(folder, "amy", "01_rnn", days=1)
+    extensions.grant(CourseDir.at(folder), "amy", "01_rnn", days=3)
+    extensions.grant(CourseDir.at(folder), "amy", "01_rnn", days=1)
     assert [(e.student, e.days) for e in extensions.listing(folder)] == [("amy", 1)]
     assert extensions.extension_for(folder, "amy", "01_rnn", DUE) == timedelta(days=1)
 
 
 def test_remove_takes_the_extension_back_and_says_when_there_is_none(folder):
     """Does remove() drop the entry (the others kept), and refuse in one sentence when there is nothing to remove?"""
-    extensions.grant(folder, "amy", "01_rnn", days=3)
-    extensions.grant(folder, "bob", "01_rnn", days=2)
+    extensions.grant(CourseDir.at(folder), "amy", "01_rnn", days=3)
+    extensions.grant(CourseDir.at(folder), "bob", "01_rnn", days=2)
     assert extensions.remove(folder, "amy", "01_rnn").days == 3
     assert [e.student for e in extensions.listing(folder)] == ["bob"]
     with pytest.raises(CourseError, match="amy has no extension of 01_rnn"):
@@ -65,7 +66,7 @@ def test_remove_takes_the_extension_back_and_says_when_there_is_none(folder):
 def test_an_until_not_after_the_due_date_is_refused(folder, until):
     """Is --until on or before the class's due date refused (an extension gives more time, never less)?"""
     with pytest.raises(CourseError, match="is not after the class's due date of 01_rnn") as err:
-        extensions.grant(folder, "amy", "01_rnn", until=until)
+        extensions.grant(CourseDir.at(folder), "amy", "01_rnn", until=until)
     assert len(str(err.value).splitlines()) == 1
     assert not (folder / "extensions.json").exists()
 
@@ -73,7 +74,7 @@ def test_an_until_not_after_the_due_date_is_refused(folder, until):
 def test_an_assignment_without_a_due_date_is_refused_naming_how_to_set_one(folder):
     """Is an extension of an assignment with no due date refused, naming `course init --due A=DATE`?"""
     with pytest.raises(CourseError) as err:
-        extensions.grant(folder, "amy", "02_seq2seq", days=2)
+        extensions.grant(CourseDir.at(folder), "amy", "02_seq2seq", days=2)
     assert "02_seq2seq has no due date" in str(err.value) and "`course init --due 02_seq2seq=DATE`" in str(err.value)
 
 
@@ -86,7 +87,7 @@ def test_an_assignment_without_a_due_date_is_refused_naming_how_to_set_one(folde
 def test_bad_names_are_refused(folder, student, assignment, message):
     """Are a student id or an assignment name outside the roster's id rule refused before anything is written?"""
     with pytest.raises(CourseError, match=message):
-        extensions.grant(folder, student, assignment, days=1)
+        extensions.grant(CourseDir.at(folder), student, assignment, days=1)
     assert not (folder / "extensions.json").exists()
 
 
@@ -94,7 +95,7 @@ def test_bad_names_are_refused(folder, student, assignment, message):
 def test_days_must_be_a_sensible_number(folder, days):
     """Is --days refused unless it is a number above 0 and at most a year?"""
     with pytest.raises(CourseError, match="--days"):
-        extensions.grant(folder, "amy", "01_rnn", days=days)
+        extensions.grant(CourseDir.at(folder), "amy", "01_rnn", days=days)
 
 
 @pytest.mark.parametrize("until, message", [
@@ -104,12 +105,12 @@ def test_days_must_be_a_sensible_number(folder, days):
 ])
 def test_a_date_nbgrader_would_misread_is_refused(folder, until, message):
     with pytest.raises(CourseError, match=message):
-        extensions.grant(folder, "amy", "01_rnn", until=until)
+        extensions.grant(CourseDir.at(folder), "amy", "01_rnn", until=until)
 
 
 def test_no_extension_where_there_is_nothing_to_extend(folder):
     """Is there no extension without a due date, nor when the class's due date moved past an --until?"""
-    extensions.grant(folder, "amy", "01_rnn", until="2026-10-08 17:00 UTC")
+    extensions.grant(CourseDir.at(folder), "amy", "01_rnn", until="2026-10-08 17:00 UTC")
     assert extensions.extension_for(folder, "amy", "01_rnn", None) is None
     assert extensions.extension_for(folder, "amy", "01_rnn", datetime(2026, 10, 9)) is None
 

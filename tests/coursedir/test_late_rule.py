@@ -20,6 +20,7 @@ from instructor.coursedir.late import PercentPerDay, penalty
 from instructor.grading.extension import apply_extension
 from instructor.grading.record import record
 from instructor.grading.submission import Status, Submission
+from instructor.coursedir.course_dir import CourseDir
 
 DUE = "2026-01-01 12:00 UTC"
 LATE = "2026-01-03 10:00:00.000000 UTC"  # two days started
@@ -51,7 +52,7 @@ def _regrade_with_a_test_fix(cd, folder) -> None:
     cell = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "add__values")
     cell.outputs = [nbformat.v4.new_output("error", ename="AssertionError", evalue="fixed test", traceback=[])]
     sub = Submission("amy", "01_toy", folder, Status.GRADED, timestamp=LATE, notebook=nb, score=0.0, max_score=2.0)
-    record(cd, sub)
+    record(CourseDir.at(cd), sub)
 
 
 def _hand_grade(cd, folder) -> None:
@@ -63,13 +64,13 @@ def _hand_grade(cd, folder) -> None:
 
 
 def _extend(cd, folder) -> None:
-    extensions.grant(cd, "amy", "01_toy", days=3, because="ill", by="ana")
-    apply_extension(cd, "amy", "01_toy")
+    extensions.grant(CourseDir.at(cd), "amy", "01_toy", days=3, because="ill", by="ana")
+    apply_extension(CourseDir.at(cd), "amy", "01_toy")
 
 
 def _take_back(cd, folder) -> None:
     extensions.remove(cd, "amy", "01_toy")
-    apply_extension(cd, "amy", "01_toy")
+    apply_extension(CourseDir.at(cd), "amy", "01_toy")
 
 
 EVENTS = {"hand grade": _hand_grade, "test fix": _regrade_with_a_test_fix, "extension": _extend,

@@ -20,6 +20,7 @@ from instructor.grading.submission import Status
 from instructor.paths import NOTEBOOKS, REPO_ROOT, SOLUTIONS, existing_assignments, notebook_path
 from instructor.reporting.table import grades
 from instructor.scheduling.loop import grade_class
+from instructor.coursedir.course_dir import CourseDir
 from tests.nbexec import load_mistakes
 from tests.system import require_sandbox
 
@@ -39,10 +40,10 @@ def graded_course_dir(tmp_path_factory):
     course_dir = root / "grading"
     directory.init(course_dir)
     found = find_submissions(subs, ASSIGNMENTS)
-    into_course_dir(course_dir, REPO_ROOT, ASSIGNMENTS)
-    run = grade_class(course_dir, found, log=lambda *_: None, progress=False)
+    into_course_dir(CourseDir.at(course_dir), REPO_ROOT, ASSIGNMENTS)
+    run = grade_class(CourseDir.at(course_dir), found, log=lambda *_: None, progress=False)
     assert [r for r in run.results if r.status is not Status.GRADED] == []
-    return {(g.student, g.assignment): g for g in grades(course_dir)}
+    return {(g.student, g.assignment): g for g in grades(CourseDir.at(course_dir))}
 
 
 @pytest.mark.notebook

@@ -29,6 +29,7 @@ from instructor.paths import (
     notebook_path,
 )
 from instructor.reporting.feedback.pages import feedback
+from instructor.coursedir.course_dir import CourseDir
 from tests.hostile.cases import FULL, A
 from tests.hostile.grading import grade_corpus, scores_over_the_release
 from tests.hostile.kernel_cheats import build_corpus
@@ -46,7 +47,7 @@ def corpus(tmp_path_factory):
     subs, course_dir = root / "submissions", root / "grading"
     cases = build_corpus(subs, {"course_dir": str(course_dir)})
     outcomes = grade_corpus(subs, course_dir, isolation)
-    files, failures = feedback(course_dir, log=lambda *_: None)
+    files, failures = feedback(CourseDir.at(course_dir), log=lambda *_: None)
     table = _table(cases, outcomes)
     print("\n" + table)
     if os.environ.get(TABLE_ENV):

@@ -14,6 +14,7 @@ import pytest
 from instructor.cli import main
 from instructor.paths import REPO_ROOT
 from instructor.reporting import table as grade_table
+from instructor.coursedir.course_dir import CourseDir
 from tests.factories import make_course
 
 # Run `course grade ARGS` and SIGKILL its whole process group at one point of the k-th submission.
@@ -82,7 +83,7 @@ def clean(toy):
 
 def _state(ws: Path) -> dict:
     """Grades as the table shows them, and the gradebook's row counts (a doubled grade shows there)."""
-    rows = sorted((g.student, g.assignment, g.auto_score, g.auto_max, g.status) for g in grade_table.grades(ws))
+    rows = sorted((g.student, g.assignment, g.auto_score, g.auto_max, g.status) for g in grade_table.grades(CourseDir.at(ws)))
     with sqlite3.connect(ws / "gradebook.db") as db:
         counts = {table: db.execute(f"select count(*) from {table}").fetchone()[0]  # noqa: S608 (fixed names)
                   for table in ("student", "submitted_assignment", "submitted_notebook", "grade", "comment")}
@@ -150,13 +151,13 @@ def test_a_resubmission_replaces_the_old_grade(toy, run_course, tmp_path):
     shutil.copytree(tmp / "subs", subs)
     ws = tmp_path / "ws"
     run_course(["grade", subs, "--course-dir", ws, "--root", root])
-    grades = {(g.student, g.assignment): g for g in grade_table.grades(ws)}
+    grades = {(g.student, g.assignment): g for g in grade_table.grades(CourseDir.at(ws))}
     assert grades[("zed", "01_toy")].auto_score == 2
 
     shutil.copy(root / "notebooks/01_toy/01_toy.ipynb", subs / "zed/01_toy/01_toy.ipynb")  # new bytes
     out, _ = run_course(["grade", subs, "--course-dir", ws, "--root", root])
     assert "5 submission(s) already graded and unchanged" in out
-    grades = {(g.student, g.assignment): g for g in grade_table.grades(ws)}
+    grades = {(g.student, g.assignment): g for g in grade_table.grades(CourseDir.at(ws))}
     assert grades[("zed", "01_toy")].auto_score == 0
 
     (subs / "zed/01_toy/timestamp.txt").write_text("2026-01-02 10:00:00.000000 UTC")  # same bytes, new stamp
@@ -165,7 +166,7 @@ def test_a_resubmission_replaces_the_old_grade(toy, run_course, tmp_path):
 
     (subs / "zed/01_toy/01_toy.ipynb").write_text("")  # a re-submission that cannot be graded
     out, _ = run_course(["grade", subs, "--course-dir", ws, "--root", root])
-    grades = {(g.student, g.assignment): g for g in grade_table.grades(ws)}
+    grades = {(g.student, g.assignment): g for g in grade_table.grades(CourseDir.at(ws))}
     assert grades[("zed", "01_toy")].status == "not graded"
     assert "01_toy.ipynb is empty" in grades[("zed", "01_toy")].reason
     assert not (ws / "autograded/zed/01_toy").exists()

@@ -14,6 +14,7 @@ from instructor.grading.intake import find_submissions
 from instructor.grading.pipeline import grade
 from instructor.grading.record import places, read_results, record
 from instructor.grading.submission import Result, Status, Submission, carried
+from instructor.coursedir.course_dir import CourseDir
 from tests.factories import released_toy_class
 
 NAMES = ["01_toy", "02_toy"]
@@ -28,14 +29,14 @@ def toy(tmp_path_factory):
     tmp, root = released_toy_class(tmp_path_factory.mktemp("stages"))
     course_dir = tmp / "course-dir"
     directory.init(course_dir)
-    into_course_dir(course_dir, root, NAMES)
+    into_course_dir(CourseDir.at(course_dir), root, NAMES)
     return course_dir, find_submissions(tmp / "subs", NAMES)
 
 
 def _graded(toy, student: str, assignment: str = "01_toy") -> Submission:
     course_dir, subs = toy
     [sub] = [s for s in subs if s.key == (student, assignment)]
-    return grade(course_dir, sub, LIMITS, BARE, unsafe=True)
+    return grade(CourseDir.at(course_dir), sub, LIMITS, BARE, unsafe=True)
 
 
 def test_intake_finds_each_submission_waiting(toy):
@@ -60,9 +61,9 @@ def test_record_then_resume_skips_what_is_unchanged(toy):
     course_dir, subs = toy
     [sub] = [s for s in subs if s.key == ("ref", "02_toy")]
     print_ = resume.fingerprint(course_dir, sub)
-    graded = grade(course_dir, sub, LIMITS, BARE, unsafe=True)
+    graded = grade(CourseDir.at(course_dir), sub, LIMITS, BARE, unsafe=True)
     graded.fingerprint = print_
-    result = record(course_dir, graded)
+    result = record(CourseDir.at(course_dir), graded)
     assert read_results(course_dir)[sub.key] == result
     assert resume.recorded(course_dir, sub, print_) == result
     changed = {**print_, "release_sha256": "0" * 64}
@@ -142,11 +143,11 @@ def test_a_notebook_swapped_after_intake_is_not_graded(tmp_path, toy):
     reference = [s for s in subs if s.key == ("ref", "01_toy")][0].folder / "01_toy.ipynb"
     notebook.unlink()
     notebook.symlink_to(reference)
-    swapped = grade(course_dir, sub, LIMITS, BARE, unsafe=True)
+    swapped = grade(CourseDir.at(course_dir), sub, LIMITS, BARE, unsafe=True)
     assert swapped.status is Status.NOT_GRADED and "could not be read again" in swapped.reason, swapped.reason
     notebook.unlink()
     shutil.copy(reference, notebook)  # other bytes, a regular file
-    changed = grade(course_dir, sub, LIMITS, BARE, unsafe=True)
+    changed = grade(CourseDir.at(course_dir), sub, LIMITS, BARE, unsafe=True)
     assert changed.status is Status.NOT_GRADED and "changed after it was checked at intake" in changed.reason
 
 
@@ -160,13 +161,13 @@ def test_a_crash_while_recording_is_that_submissions_outcome(tmp_path, toy, monk
     chosen = [s for s in subs if s.assignment == "01_toy"]
     real = record_module._into_gradebook
 
-    def fails_for_blank(folder, sub, db):
+    def fails_for_blank(course_dir, sub):
         if sub.student == "blank":
             raise RecursionError("maximum recursion depth exceeded")
-        return real(folder, sub, db)
+        return real(course_dir, sub)
 
     monkeypatch.setattr(record_module, "_into_gradebook", fails_for_blank)
-    run = grade_class(course_dir, chosen, limits=LIMITS, unsafe=True, force=True, log=lambda *_: None,
+    run = grade_class(CourseDir.at(course_dir), chosen, limits=LIMITS, unsafe=True, force=True, log=lambda *_: None,
                       progress=False, isolation=BARE)
     outcome = {r.student: r for r in run.results}
     assert outcome["ref"].status is Status.GRADED

@@ -12,6 +12,7 @@ from instructor.grading.intake import find_submissions
 from instructor.grading.pipeline import grade
 from instructor.grading.record import record
 from instructor.paths import REPO_ROOT, existing_assignments
+from instructor.coursedir.course_dir import CourseDir
 from tests.hostile.cases import A
 
 #: small limits, so runaway cases end quickly
@@ -22,11 +23,12 @@ def grade_corpus(subs: Path, course_dir: Path, isolation) -> dict:
     """Grade every submission under ``subs`` in a new course directory, two at a time; student -> recorded result."""
     found = find_submissions(subs, existing_assignments(REPO_ROOT / "solutions"))
     directory.init(course_dir)
-    into_course_dir(course_dir, REPO_ROOT, [A])
+    opened = CourseDir.at(course_dir)
+    into_course_dir(opened, REPO_ROOT, [A])
     # grading as independent tasks, recording in this process only
     with ThreadPoolExecutor(max_workers=2) as pool:
-        results = list(pool.map(lambda s: grade(course_dir, s, LIMITS, isolation), found))
-    return {o.student: record(course_dir, o) for o in results}
+        results = list(pool.map(lambda s: grade(opened, s, LIMITS, isolation), found))
+    return {o.student: record(opened, o) for o in results}
 
 
 def scores_over_the_release(course_dir: Path) -> list[str]:

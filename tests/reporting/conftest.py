@@ -12,6 +12,7 @@ from instructor.coursedir import directory
 from instructor.grading.intake import find_submissions
 from instructor.paths import NOTEBOOKS, REPO_ROOT, SOLUTIONS, notebook_path
 from instructor.scheduling.loop import grade_class
+from instructor.coursedir.course_dir import CourseDir
 
 A = "01_rnn"
 #: each planted in two students: three tasks, so three different test cells fail
@@ -57,6 +58,6 @@ def graded_class(tmp_path_factory):
 
     course = tmp / "course"
     directory.init(course)
-    into_course_dir(course, REPO_ROOT, [A])
-    grade_class(course, find_submissions(subs, [A]), unsafe=True, force=True, log=lambda *_: None, jobs=2)
+    into_course_dir(CourseDir.at(course), REPO_ROOT, [A])
+    grade_class(CourseDir.at(course), find_submissions(subs, [A]), unsafe=True, force=True, log=lambda *_: None, jobs=2)
     return course, planted

@@ -11,6 +11,7 @@ import pytest
 
 from instructor.cli import main
 from instructor.reporting import canvas, export
+from instructor.coursedir.course_dir import CourseDir
 from tests.factories import assert_one_sentence_error, make_course
 
 ROSTER = """\
@@ -154,7 +155,7 @@ def test_formula_like_names_are_guarded(exported):
 
 def test_default_csv_is_unchanged(graded, tmp_path, run_course):
     """Is `course export`, with no --format or with --format csv, byte for byte what export_csv writes?"""
-    export.export_csv(graded, tmp_path / "direct.csv")
+    export.export_csv(CourseDir.at(graded), tmp_path / "direct.csv")
     run_course(["export", "--course-dir", graded, "--to", tmp_path / "default.csv"])
     run_course(["export", "--format", "csv", "--course-dir", graded, "--to", tmp_path / "csv.csv"])
     direct = (tmp_path / "direct.csv").read_bytes()

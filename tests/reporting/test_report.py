@@ -9,12 +9,13 @@ from collections import Counter
 import pytest
 
 from instructor.reporting import class_report, failures, item_analysis
+from instructor.coursedir.course_dir import CourseDir
 from tests.reporting.conftest import A, FORGED, PLANTED
 
 def test_each_planted_mistake_is_counted_and_named_in_the_authors_words(graded_class):
     """Does every planted mistake show as one line, counted twice, in words of its check's source?"""
     course, planted = graded_class
-    report = item_analysis.analyse(course, A)
+    report = item_analysis.analyse(CourseDir.at(course), A)
     released = {c.grade_id: c for c in report.checks}
     sources = {}
     from nbgrader.api import Gradebook
@@ -47,7 +48,7 @@ def test_each_planted_mistake_is_counted_and_named_in_the_authors_words(graded_c
 
 def test_statuses_flags_and_reasons_are_counted(graded_class):
     course, _ = graded_class
-    report = item_analysis.analyse(course, A)
+    report = item_analysis.analyse(CourseDir.at(course), A)
     assert report.statuses["not graded"] == 1
     assert report.statuses["flagged for review"] == 1
     assert sum(report.flags.values()) == 1 and "rnn__shapes_and_parameters" in next(iter(report.flags))
@@ -60,7 +61,7 @@ def test_statuses_flags_and_reasons_are_counted(graded_class):
 def test_the_page_and_the_csv_files(graded_class, tmp_path):
     """Are the page's figures inline, its student text escaped, and the CSV files the same figures?"""
     course, _ = graded_class
-    report = item_analysis.analyse(course, A)
+    report = item_analysis.analyse(CourseDir.at(course), A)
     page = class_report.write(report, tmp_path / "out")
     html = page.read_text()
     assert "<script" not in html and FORGED not in html

@@ -16,16 +16,20 @@ from pathlib import Path
 from nbgrader.apps.api import NbGraderAPI
 from nbgrader.coursedir import CourseDirectory
 
+from instructor.coursedir import directory
+from instructor.coursedir.course_dir import CourseDir
 from instructor.errors import CourseError, first_line
 from instructor.grading.config import grading_config
 
 
-def feedback(folder: Path, log=print, db: str | None = None) -> tuple[list[Path], list[str]]:
+def feedback(course_dir: CourseDir, log=print) -> tuple[list[Path], list[str]]:
     """HTML feedback for every autograded submission; returns (files, failures), never stops early."""
-    autograded = folder / "autograded"
+    course_path = course_dir.path
+    autograded = course_path / "autograded"
     if not autograded.is_dir():
-        raise CourseError(f"{folder} has nothing autograded yet: run `course grade` first.")
-    cfg = grading_config(folder, db)
+        raise CourseError(f"{course_path} has nothing autograded yet: run `course grade` first.")
+    directory.require(course_path)  # `course feedback` opens a folder `course init` may not have made
+    cfg = grading_config(course_dir)
     api = NbGraderAPI(coursedir=CourseDirectory(config=cfg), config=cfg)
     failures = []
     for student_dir in sorted(p for p in autograded.iterdir() if p.is_dir() and not p.is_symlink()):
@@ -41,7 +45,7 @@ def feedback(folder: Path, log=print, db: str | None = None) -> tuple[list[Path]
             if why:
                 failures.append(f"{who}: {why}")
                 log(f"  no feedback for {who}: {why}")
-                logs = folder / "logs" / student_dir.name
+                logs = course_path / "logs" / student_dir.name
                 logs.mkdir(parents=True, exist_ok=True)
                 (logs / f"{assignment_dir.name}.feedback.log").write_text(details)
-    return sorted((folder / "feedback").rglob("*.html")), failures
+    return sorted((course_path / "feedback").rglob("*.html")), failures

@@ -1,0 +1,119 @@
+"""The course directory as one value: resolved once where a command starts, then passed down.
+
+A command names the directory (``--course-dir``, ``$COURSE_DIR``, the
+default: :func:`instructor.coursedir.directory.resolve`) and opens it here
+once. What its ``nbgrader_config.py`` says (exchange, gradebook, late rule,
+due dates, the whole nbgrader configuration) and the gradebook's URL then
+travel with the path; nothing below the command reads the file again or
+works the URL out again::
+
+    course_dir = CourseDir.at(directory.resolve(args.course_dir), db=args.db)
+    course_dir.path            <dir>
+    course_dir.settings        what `course init` wrote: exchange, db_url, late penalty, due dates
+    course_dir.gradebook_url   --db, else the settings' db_url, else sqlite:///<dir>/gradebook.db
+    course_dir.exchange        nbgrader's exchange root (students fetch and submit there)
+    course_dir.releases        <dir>/releases/: every student version issued
+    course_dir.config          the nbgrader Config the file builds, for nbgrader's own chains
+
+It is frozen and plain data (paths, strings, a Config), so a Dask worker
+receives it whole with each task.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from traitlets.config import Config
+
+from instructor.coursedir import directory, gradebook
+from instructor.coursedir.releases import ARCHIVE
+from instructor.paths import COURSE_ID
+
+
+@dataclass(frozen=True)
+class CourseDir:
+    """One course directory, read once: its path, settings, gradebook URL and nbgrader configuration."""
+
+    path: Path
+    settings: directory.Settings
+    gradebook_url: str
+    course_id: str = COURSE_ID
+    #: the whole nbgrader_config.py as nbgrader reads it (empty for a directory `course init` has not made yet)
+    config: Config = field(default_factory=Config, repr=False, compare=False)
+    #: ``--db URL`` as given (None: the directory's own setting), kept so that :meth:`init` keeps it
+    given_db: str | None = field(default=None, repr=False)
+
+    @property
+    def exchange(self) -> Path:
+        """nbgrader's exchange root: students fetch from and submit to ``<exchange>/<course id>/``."""
+        return self.settings.exchange
+
+    @property
+    def releases(self) -> Path:
+        """``<dir>/releases/``: every student version of each assignment issued (:mod:`.releases`)."""
+        return self.path / ARCHIVE
+
+    @property
+    def due(self) -> dict[str, str]:
+        """The class's due dates, {assignment: date text (UTC)}, as the settings give them."""
+        return self.settings.due
+
+    @property
+    def exists(self) -> bool:
+        """True once `course init` has written the directory's nbgrader_config.py."""
+        return directory.is_course_dir(self.path)
+
+    @classmethod
+    def at(cls, path: Path, db: str | None = None) -> CourseDir:
+        """The course directory at ``path``, its settings read once; one sentence if it is not one.
+
+        ``db`` (``--db URL``) names a gradebook on a server: it wins over the
+        settings, and is opened once here (the one check of the server).
+        """
+        gradebook.check_server(db)
+        return cls._read(directory.require(Path(path)), db)
+
+    @classmethod
+    def planned(cls, path: Path, db: str | None = None) -> CourseDir:
+        """:meth:`at`, or for a folder `course init` has not made yet the settings it would write.
+
+        ``course grade`` makes the directory with those defaults once its
+        submissions are found (:meth:`init`).
+        """
+        gradebook.check_server(db)
+        path = Path(path)
+        if directory.is_course_dir(path):
+            return cls._read(path, db)
+        settings = directory.Settings(exchange=path / "exchange", db_url=_sqlite(path))
+        return cls(path, settings, db or settings.db_url, given_db=db)
+
+    def init(self) -> CourseDir:
+        """Write the directory's nbgrader_config.py with `course init`'s defaults; the directory as then read."""
+        directory.init(self.path)
+        return self._read(self.path, self.given_db)
+
+    def grading_config(self) -> Config:
+        """A copy of the directory's nbgrader configuration, with the gradebook in use (callers add to it)."""
+        cfg = copy.deepcopy(self.config)
+        cfg.CourseDirectory.db_url = self.gradebook_url
+        return cfg
+
+    @classmethod
+    def _read(cls, path: Path, db: str | None) -> CourseDir:
+        config = directory.load_config(path)  # the one read of nbgrader_config.py
+        settings = directory.settings_of(config, path)
+        return cls(
+            path=path,
+            settings=settings,
+            gradebook_url=db or settings.db_url or _sqlite(path),
+            course_id=str(config.CourseDirectory.get("course_id", COURSE_ID)),
+            config=config,
+            given_db=db,
+        )
+
+
+def _sqlite(path: Path) -> str:
+    """The default gradebook: an SQLite file inside the course directory."""
+    return f"sqlite:///{path / gradebook.SQLITE_NAME}"

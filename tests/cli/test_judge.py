@@ -4,12 +4,14 @@ hidden `python -m instructor.authoring.judged`)."""
 from __future__ import annotations
 
 import argparse
+import importlib.util
 
 import nbformat
 
 
 def test_judge_is_a_course_command(monkeypatch):
-    """Is `judge` listed by `course --help` (and so on the generated command page), with its own help?"""
+    """Is `judge` listed by `course --help` (and so on the generated command page), with its own help, and the
+    hidden `python -m instructor.authoring.judged` gone?"""
     from instructor.cli import build_parser
 
     monkeypatch.setenv("COLUMNS", "100")
@@ -17,6 +19,7 @@ def test_judge_is_a_course_command(monkeypatch):
     assert "    judge  " in parser.format_help()
     verbs = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices
     assert "course judge" in verbs["judge"].format_help() and "--run" in verbs["judge"].format_help()
+    assert importlib.util.find_spec("instructor.authoring.judged") is None
 
 
 def test_judge_counts_the_kernel_asserts_and_fails_a_reference_the_grader_fails(course_repo, run_course):

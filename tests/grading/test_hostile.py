@@ -24,6 +24,7 @@ from instructor.reporting import export
 from instructor.reporting.feedback.pages import feedback
 from instructor.reporting.table import grades
 from instructor.sandbox import cgroup
+from instructor.coursedir.course_dir import CourseDir
 from tests.hostile.cases import FULL, SECRET_ENV, A, build_corpus
 from tests.hostile.grading import LIMITS, grade_corpus, scores_over_the_release
 from tests.system import require_sandbox
@@ -45,7 +46,7 @@ def corpus(tmp_path_factory):
         outcomes = grade_corpus(subs, course_dir, isolation)
     finally:
         os.environ.pop(SECRET_ENV, None)
-    files, failures = feedback(course_dir, log=lambda *_: None)
+    files, failures = feedback(CourseDir.at(course_dir), log=lambda *_: None)
     table = _table(cases, outcomes)
     print("\n" + table)
     if os.environ.get("COURSE_HOSTILE_TABLE"):
@@ -100,7 +101,7 @@ def test_no_recorded_score_exceeds_the_release(corpus):
 
 def test_reference_keeps_full_marks_and_no_flag(corpus):
     """Is the reference, graded among the hostile cases, at full marks and flagged by nothing?"""
-    rows = {g.student: g for g in grades(corpus["course_dir"])}
+    rows = {g.student: g for g in grades(CourseDir.at(corpus["course_dir"]))}
     assert rows["reference"].auto_score == rows["reference"].auto_max == FULL
     assert rows["reference"].status == "graded" and not corpus["outcomes"]["reference"].flags
     assert rows["blank"].auto_score == 0 and rows["blank"].status == "graded"
@@ -136,7 +137,7 @@ def _cgroups_of(pid: str) -> str | None:
 def test_every_submission_has_a_log_and_csv_row(corpus, tmp_path):
     """Does each submission end in the CSV as a grade or `not graded` with its reason, with a log kept?"""
     ws = corpus["course_dir"]
-    csv_text = export.export_csv(ws, tmp_path / "grades.csv").read_text()
+    csv_text = export.export_csv(CourseDir.at(ws), tmp_path / "grades.csv").read_text()
     for case in corpus["cases"]:
         o = corpus["outcomes"][case.name]
         if o.status.shown == "not graded":
@@ -245,7 +246,7 @@ def test_the_input_history_is_what_the_code_did_not_bind_itself(code, reads):
 
 
 @pytest.mark.parametrize("code, flagged", [
-    ("from course.values import record\nrecord('rnn__matches_numpy', 0)", True),
+    ("from course.values import send\nsend('rnn__matches_numpy', 0)", True),
     ("from course.values import encode as enc", True), ("import course.values", True),
     ("import course . values as v", True), ("from course import runtime, values", True),
     ("m = __name__ and 'course.values'", True),
@@ -254,7 +255,7 @@ def test_the_input_history_is_what_the_code_did_not_bind_itself(code, reads):
     ("display({'application/vnd.course.values+json': {}}, raw=True)", True),
     ("kind = 'application/' + 'vnd.course' + '.values+json'", True),
     ("from course.runtime import pick\nfrom course.figures import setup_backend", False),
-    ("values = [1, 2]\nrecord = {}\nencode = str.encode", False), ("# course.values is the grader's", False),
+    ("values = [1, 2]\nsend = {}\nencode = str.encode", False), ("# course.values is the grader's", False),
 ])
 def test_the_graders_value_channel_is_flagged(code, flagged):
     """Is student code that names the channel the kernel sends values by (course.values, display data) flagged?"""

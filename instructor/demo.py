@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 from instructor import sandbox
-from instructor.authoring.judge_report import summary as checks_summary
+from instructor.authoring.judge_report import judged_lines
 from instructor.authoring.release import release
 from instructor.authoring.to_course_dir import into_course_dir
 from instructor.authoring.trial import run_trial
@@ -115,7 +115,7 @@ def demo(names: list[str], scratch: Path) -> None:
     seconds = time.perf_counter() - start
     rows = grades(course_dir)
     print(format_table(rows, isolation.detail))
-    print("\n".join(checks_summary(course_dir.path, names)))
+    print("\n".join(judged_lines(course_dir.path, names)))
     print(f"autograded {len(subs)} submissions in {seconds:.1f} s ({seconds / len(subs):.1f} s each)")
     failures = [f"{r.student}/{r.assignment} ({r.reason})" for r in run.results if r.status is not Status.GRADED]
     if failures:

@@ -62,7 +62,7 @@ def kernel_influenced(nb) -> list[Influenced]:
     ]
 
 
-def summary(course_dir, assignments) -> list[str]:
+def judged_lines(course_dir, assignments) -> list[str]:
     """One line per assignment for the grade report: how many checks the grader judged outside the kernel."""
     lines = []
     for assignment in assignments:

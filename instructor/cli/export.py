@@ -97,6 +97,6 @@ def run(args) -> int:
 def _run_canvas(args, course_dir: CourseDir) -> int:
     to = (args.to or course_dir.path / canvas.DEFAULT_NAME).resolve()
     sheet = canvas.export_canvas(course_dir, to, assignments=names(args.assignment))
-    print("\n".join(canvas.summary(sheet)))
+    print("\n".join(canvas.upload_notes(sheet)))
     print(f"wrote {to} (Canvas: Grades > Import; see `course export --help`)")
     return 0

@@ -48,7 +48,7 @@ def run(args) -> int:
     course_dir = CourseDir.at(directory.resolve(args.course_dir), db=args.db)
     print(f"course directory: {course_dir.path}")
     report, path = class_report.make_report(course_dir, args.assignment, args.to)
-    figures = class_report.summary(report)
+    figures = class_report.headline_figures(report)
     print(
         f"{args.assignment}: {figures['submissions']} submissions with points of {figures['students']} students, "
         f"mean {figures['mean']:.1f} of {report.max_score:g}"

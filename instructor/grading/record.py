@@ -73,7 +73,7 @@ def record(course_dir: CourseDir, sub: Submission) -> Result:
             raise ValueError(f"{sub.student}'s {sub.assignment} has a grade but no graded notebook")
         sub.notebook.metadata[ANSWERS] = answers(sub.notebook)
         penalty = _into_gradebook(course_dir, sub)
-        sub.notebook.metadata[SUMMARY] = summary(sub.result(), penalty)
+        sub.notebook.metadata[SUMMARY] = grader_brief(sub.result(), penalty)
         autograded.mkdir(parents=True, exist_ok=True)
         for stale in autograded.iterdir():  # only the notebook belongs here
             if stale.name != f"{sub.assignment}.ipynb":
@@ -113,7 +113,7 @@ def _keep_clearing(course_path: Path, sub: Submission) -> None:
 SUMMARY = "course_grading"
 
 
-def summary(result: Result, late_penalty: float) -> dict:
+def grader_brief(result: Result, late_penalty: float) -> dict:
     """What a grader should know before reading the submission: status, flags, notes, late penalty."""
     return {
         "status": result.status.shown,

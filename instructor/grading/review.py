@@ -20,7 +20,7 @@ from nbgrader.api import Gradebook, MissingEntry
 from instructor.coursedir import reviews
 from instructor.coursedir.course_dir import CourseDir
 from instructor.errors import CourseError
-from instructor.grading.record import SUMMARY, places, summary, write_atomic
+from instructor.grading.record import SUMMARY, grader_brief, places, write_atomic
 from instructor.grading.submission import Result, Status
 
 
@@ -50,7 +50,7 @@ def clear_flags(course_dir: CourseDir, student: str, assignment: str, because: s
     notebook = autograded / f"{assignment}.ipynb" if autograded else None
     if notebook is not None and notebook.is_file():  # what the formgrader shows above the submission
         nb = nbformat.read(str(notebook), as_version=4)
-        nb.metadata[SUMMARY] = summary(cleared, nb.metadata.get(SUMMARY, {}).get("late_penalty", 0.0))
+        nb.metadata[SUMMARY] = grader_brief(cleared, nb.metadata.get(SUMMARY, {}).get("late_penalty", 0.0))
         write_atomic(notebook, nbformat.writes(nb))
     write_atomic(results, json.dumps(cleared.to_json(), indent=1))
     return cleared

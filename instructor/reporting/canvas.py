@@ -226,7 +226,7 @@ def write(sheet: Sheet, to: Path) -> None:
         writer.writerows(sheet.rows)
 
 
-def summary(sheet: Sheet) -> list[str]:
+def upload_notes(sheet: Sheet) -> list[str]:
     """Lines to print before an instructor uploads: what the cells hold, each empty one and why, what was left out."""
     why = Counter(status for _, _, status, _ in sheet.empty)
     detail = f" ({', '.join(f'{n} {status}' for status, n in why.most_common())})" if why else ""

@@ -78,7 +78,7 @@ def figures(report: ClassReport) -> dict[str, str]:
     return out
 
 
-def summary(report: ClassReport) -> dict:
+def headline_figures(report: ClassReport) -> dict:
     """The figures the page's first lines give."""
     scores = report.scores
     return {
@@ -101,7 +101,7 @@ def page(report: ClassReport, overrides: Sequence[dict] = ()) -> str:
     )
     body = dict(
         report=report,
-        summary=summary(report),
+        summary=headline_figures(report),
         figures=figures(report),
         top=report.top_mistakes(15),
         statuses=report.statuses.most_common(),

@@ -2,7 +2,7 @@
 
 - :mod:`~instructor.sandbox.probe`: what isolation this machine offers (:func:`detect`, :class:`Isolation`);
 - :mod:`~instructor.sandbox.command`: bubblewrap's arguments, the binds and the two users (executor, kernel);
-- :mod:`~instructor.sandbox.run`: run one notebook and read the result (:func:`execute`, :class:`Execution`);
+- :mod:`~instructor.sandbox.run`: run one notebook and read the result (:func:`run_notebook`, :class:`Execution`);
 - :mod:`~instructor.sandbox.scratch`: the host folders a run writes, removed after it;
 - :mod:`~instructor.sandbox.cgroup` and :mod:`~instructor.sandbox.limits`: what one sandbox may use;
 - ``executor.py``: the script that runs inside (it imports nothing of the grader).
@@ -13,6 +13,6 @@ from __future__ import annotations
 from instructor.sandbox.command import KERNEL_UID, NOBODY
 from instructor.sandbox.limits import Limits
 from instructor.sandbox.probe import Isolation, detect, unsafe
-from instructor.sandbox.run import Execution, execute
+from instructor.sandbox.run import Execution, run_notebook
 
-__all__ = ["Isolation", "Execution", "Limits", "detect", "unsafe", "execute", "KERNEL_UID", "NOBODY"]
+__all__ = ["Isolation", "Execution", "Limits", "detect", "unsafe", "run_notebook", "KERNEL_UID", "NOBODY"]

@@ -64,7 +64,7 @@ def _copy_font_cache(home: Path) -> None:
         shutil.copy(path, target / path.name)
 
 
-def execute(nb, files: list[Path], limits: Limits, isolation: Isolation) -> Execution:
+def run_notebook(nb, files: list[Path], limits: Limits, isolation: Isolation) -> Execution:
     """Run ``nb`` (a prepared NotebookNode) next to copies of ``files``; see the module doc.
 
     With an unsafe ``isolation`` the same executor runs as a plain child

@@ -1,7 +1,7 @@
 """Grading a class::
 
 loop.py          grade_class: the one loop (resume, progress, record as results arrive)
-executors.py     where the tasks run: this process, local Dask workers, a running cluster
+dispatch.py      where the tasks run: this process, local Dask workers, a running cluster
 workers.py       a Dask worker must see the course directory and have a sandbox
 progress.py      counts and an ETA on stderr
 grade_course.py  `course grade` from start to end

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from instructor import sandbox
-from instructor.authoring.judge_report import summary as checks_summary
+from instructor.authoring.judge_report import judged_lines
 from instructor.authoring.to_course_dir import into_course_dir
 from instructor.coursedir import overrides, roster
 from instructor.coursedir.course_dir import CourseDir
@@ -111,5 +111,5 @@ def grade_course(req: GradeRequest, log=print) -> Graded:
     )
     overrides.observe_course(course_dir, "grade")  # as early as a course command can: the formgrader's overrides
     rows = grades(course_dir, req.assignments, req.students)
-    checks = checks_summary(course_dir.path, sorted({r.assignment for r in rows}))
+    checks = judged_lines(course_dir.path, sorted({r.assignment for r in rows}))
     return Graded(run, isolation, course_dir, rows, checks)

@@ -18,7 +18,7 @@ from instructor.coursedir.course_dir import CourseDir
 from instructor.grading import resume
 from instructor.grading.record import record, record_failure
 from instructor.grading.submission import Result, Status, Submission
-from instructor.scheduling import executors
+from instructor.scheduling import dispatch
 from instructor.scheduling.progress import Progress
 from instructor.scheduling.workers import check_workers
 
@@ -97,11 +97,11 @@ def grade_class(
         if not todo:
             pass
         elif jobs or scheduler:
-            with executors.connect(jobs, scheduler) as client:
+            with dispatch.connect(jobs, scheduler) as client:
                 check_workers(client, course_dir.path, list({sub.folder.parent for sub, _ in todo}), unsafe)
-                consume(executors.on_dask(client, course_dir, todo, limits, unsafe))
+                consume(dispatch.on_dask(client, course_dir, todo, limits, unsafe))
         else:
-            consume(executors.serial(course_dir, todo, limits, unsafe, isolation))
+            consume(dispatch.serial(course_dir, todo, limits, unsafe, isolation))
     finally:
         if bar:
             bar.close()

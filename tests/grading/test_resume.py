@@ -23,7 +23,7 @@ import os, signal, sys
 from instructor.cli import main
 from instructor.coursedir import atomic
 from instructor.grading import chains, record
-from instructor.scheduling import executors
+from instructor.scheduling import dispatch
 
 point, k, args = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
 seen = [0]
@@ -42,7 +42,7 @@ def before(owner, name, when):
     setattr(owner, name, wrapped)
 
 if point == "grading":  # the k-th submission is in the sandbox
-    before(executors, "grade", lambda *a, **kw: True)
+    before(dispatch, "grade", lambda *a, **kw: True)
 elif point == "record_gradebook":  # submission row written, grades not yet
     before(record, "run_chain", lambda chain, *a, **kw: chain is chains.RECORD)
 elif point == "record_results":  # gradebook committed, results file half-way (temp written, not renamed)

@@ -37,7 +37,7 @@ def test_kernel_runs_as_its_own_user_without_network_files_or_secrets(monkeypatc
     isolation = require_sandbox()
     monkeypatch.setenv("COURSE_SANDBOX_PROBE_SECRET", "do-not-show")
     nb = new_notebook(cells=[new_code_cell(PROBE)], metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}})
-    run = sandbox.execute(nb, [], sandbox.Limits(cell_timeout=20, notebook_budget=60), isolation)
+    run = sandbox.run_notebook(nb, [], sandbox.Limits(cell_timeout=20, notebook_budget=60), isolation)
     assert run.status == "ok", run.log
     text = "".join(o.get("text", "") for o in run.notebook.cells[0].outputs)
     assert f"uid {sandbox.KERNEL_UID}\n" in text and sandbox.KERNEL_UID != sandbox.NOBODY
@@ -138,7 +138,7 @@ def test_kernel_sees_the_student_package_and_not_the_grader():
     isolation = require_sandbox()
     nb = new_notebook(cells=[new_code_cell(GRADER_PROBE)],
                       metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}})
-    run = sandbox.execute(nb, [], sandbox.Limits(cell_timeout=20, notebook_budget=60), isolation)
+    run = sandbox.run_notebook(nb, [], sandbox.Limits(cell_timeout=20, notebook_budget=60), isolation)
     assert run.status == "ok", run.log
     text = "".join(o.get("text", "") for o in run.notebook.cells[0].outputs)
     assert "course.runtime imported" in text and "course.cipher_data imported" in text
@@ -173,7 +173,7 @@ def test_a_venv_under_tmp_is_seen_inside(monkeypatch):
                  "open('/tmp/scratch.txt', 'w').write('ok')\nprint(open('/tmp/scratch.txt').read())")
         nb = new_notebook(cells=[new_code_cell(probe)],
                           metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}})
-        run = sandbox.execute(nb, [], sandbox.Limits(cell_timeout=20, notebook_budget=60), isolation)
+        run = sandbox.run_notebook(nb, [], sandbox.Limits(cell_timeout=20, notebook_budget=60), isolation)
         assert run.status == "ok", run.log
         assert "".join(o.get("text", "") for o in run.notebook.cells[0].outputs).split() == ["seen", "ok"]
     finally:
@@ -260,7 +260,7 @@ def test_a_sandbox_cannot_fill_the_disk_and_leaves_nothing_behind():
             "except OSError as err:\n    print('stopped', err.errno)\nprint('MB', written)")
     nb = new_notebook(cells=[new_code_cell(fill)],
                       metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}})
-    run = sandbox.execute(nb, [], sandbox.Limits(cell_timeout=60, notebook_budget=90, disk_mb=128, file_mb=1024), isolation)
+    run = sandbox.run_notebook(nb, [], sandbox.Limits(cell_timeout=60, notebook_budget=90, disk_mb=128, file_mb=1024), isolation)
     assert run.status == "ok", run.log
     text = "".join(o.get("text", "") for o in run.notebook.cells[0].outputs)
     assert "stopped 28" in text, text  # ENOSPC
@@ -294,7 +294,7 @@ def test_busy_processes_leave_the_student_beside_them_their_speed(tmp_path):
 
     def timed(nb):
         start = time.monotonic()
-        run = sandbox.execute(nb, [], limits, isolation)
+        run = sandbox.run_notebook(nb, [], limits, isolation)
         return run.status, time.monotonic() - start
 
     def attempt():
@@ -336,7 +336,7 @@ def test_figures_and_text_have_budgets_of_their_own():
 
     isolation = require_sandbox()
     nb = new_notebook(cells=[new_code_cell(FIGURES)], metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}})
-    run = sandbox.execute(nb, [], sandbox.Limits(cell_timeout=20, notebook_budget=60), isolation)
+    run = sandbox.run_notebook(nb, [], sandbox.Limits(cell_timeout=20, notebook_budget=60), isolation)
     outputs = run.notebook.cells[0].outputs
     assert [o.output_type for o in outputs] == ["display_data", "stream"], outputs
     assert len(outputs[0]["data"]["image/png"]) == 300_000 and "output cut" in outputs[1]["text"]
@@ -363,7 +363,7 @@ def test_the_line_that_fails_a_cell_stays_in_it():
     isolation = require_sandbox()
     nb = new_notebook(cells=[new_code_cell(code) for code in SHAPED],
                       metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}})
-    run = sandbox.execute(nb, [], sandbox.Limits(cell_timeout=30, notebook_budget=90), isolation)
+    run = sandbox.run_notebook(nb, [], sandbox.Limits(cell_timeout=30, notebook_budget=90), isolation)
     for code, cell in zip(SHAPED, run.notebook.cells):
         kinds = [(o.output_type, o.get("name")) for o in cell.outputs]
         assert ("error", None) in kinds or ("stream", "stderr") in kinds, (code, kinds)
@@ -410,11 +410,11 @@ def test_the_kernel_cannot_write_the_result(monkeypatch):
 
     monkeypatch.setattr(sandbox_run.os, "pipe", recorded_pipe)
     nb = new_notebook(cells=[new_code_cell(CHANNEL)], metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}})
-    run = sandbox.execute(nb, [], sandbox.Limits(cell_timeout=20, notebook_budget=60), isolation)
+    run = sandbox.run_notebook(nb, [], sandbox.Limits(cell_timeout=20, notebook_budget=60), isolation)
     assert run.status == "ok", run.log  # the real result came back, not the forged (cell-less) one
     assert len(run.notebook.cells) == 1
     text = "".join(o.get("text", "") for o in run.notebook.cells[0].outputs)
-    assert channels, "sandbox.execute made no pipe: this test no longer follows the channel"
+    assert channels, "sandbox.run_notebook made no pipe: this test no longer follows the channel"
     assert not any(f"wrote to pipe {inode}\n" in text for inode in channels) and "unreachable" in text, text
 
 
@@ -460,7 +460,7 @@ def test_the_kernel_cannot_reach_the_executor():
     and does the executor keep only CAP_KILL once the kernel runs?"""
     isolation = require_sandbox()
     nb = new_notebook(cells=[new_code_cell(EXECUTOR)], metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}})
-    run = sandbox.execute(nb, [], sandbox.Limits(cell_timeout=20, notebook_budget=60), isolation)
+    run = sandbox.run_notebook(nb, [], sandbox.Limits(cell_timeout=20, notebook_budget=60), isolation)
     assert run.status == "ok", run.log
     outputs = run.notebook.cells[0].outputs
     assert not any(o.output_type == "error" for o in outputs), outputs
@@ -501,7 +501,7 @@ def test_the_values_checks_send_have_a_budget_of_their_own():
     nb = new_notebook(cells=[new_code_cell(VALUES), new_code_cell(VALUES), new_code_cell("print('still here')")],
                       metadata=kernel)
     limits = sandbox.Limits(cell_timeout=20, notebook_budget=60, cell_values_bytes=400_000, notebook_values_bytes=600_000)
-    run = sandbox.execute(nb, [], limits, isolation)
+    run = sandbox.run_notebook(nb, [], limits, isolation)
     assert run.status == "ok", run.log
     first, second, third = (c.outputs for c in run.notebook.cells)
     assert [o.output_type for o in first] == ["display_data", "stream"], first  # the two unasked: dropped, noted
@@ -529,7 +529,7 @@ def test_a_message_that_does_not_decode_does_not_end_the_run():
     isolation = require_sandbox()
     nb = new_notebook(cells=[new_code_cell(UNDECODABLE), new_code_cell("print('next')")],
                       metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}})
-    run = sandbox.execute(nb, [], sandbox.Limits(cell_timeout=20, notebook_budget=60), isolation)
+    run = sandbox.run_notebook(nb, [], sandbox.Limits(cell_timeout=20, notebook_budget=60), isolation)
     assert run.status == "ok", run.log
     assert [[o.get("text") for o in c.outputs] for c in run.notebook.cells] == [["after\n"], ["next\n"]]
 
@@ -561,7 +561,7 @@ def test_a_deeply_nested_output_is_dropped_not_the_run():
     cells = [new_code_cell(DEEP), new_code_cell(DEEP_VERDICTS), new_code_cell("print('still here')")]
     nb = new_notebook(cells=cells,
                       metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}})
-    run = sandbox.execute(nb, [], sandbox.Limits(cell_timeout=20, notebook_budget=60), isolation)
+    run = sandbox.run_notebook(nb, [], sandbox.Limits(cell_timeout=20, notebook_budget=60), isolation)
     assert run.status == "ok", run.log
     first, verdicts, last = (c.outputs for c in run.notebook.cells)
     assert [(o.output_type, o.get("name")) for o in first] == [("stream", "stdout")] * 2, first

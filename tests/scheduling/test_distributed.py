@@ -8,7 +8,7 @@ import pytest
 
 from instructor.bench.cluster import Cluster
 from instructor.errors import CourseError
-from instructor.scheduling import executors, workers
+from instructor.scheduling import dispatch, workers
 from instructor.scheduling.progress import Progress
 from tests.factories import released_toy_class
 
@@ -47,7 +47,7 @@ def test_scheduler_grades_on_a_separately_started_cluster(toy, run_course, tmp_p
 def test_no_scheduler_is_one_sentence(toy, run_course, tmp_path, monkeypatch):
     """Is a scheduler address where nothing answers refused in one sentence, exit 1?"""
     tmp, root = toy
-    monkeypatch.setattr(executors, "CONNECT_TIMEOUT", "2s")
+    monkeypatch.setattr(dispatch, "CONNECT_TIMEOUT", "2s")
     _, err = run_course(["grade", tmp / "subs", "--course-dir", tmp_path / "ws", "--root", root,
                          "--scheduler", "tcp://127.0.0.1:9"], retcode=1)
     lines = [line for line in err.splitlines() if line.strip()]

@@ -81,7 +81,7 @@ class SandboxedExecute(Preprocessor):
         else:  # nbgrader's own autograde: the files it copied next to the notebook
             folder = Path(resources.get("metadata", {}).get("path") or ".")
             files = [p for p in sorted(folder.iterdir()) if p.is_file() and not p.is_symlink() and p.suffix != ".ipynb"]
-        run = sandbox.execute(nb, files, self.limits(), isolation)
+        run = sandbox.run_notebook(nb, files, self.limits(), isolation)
         sub.execution, sub.isolation = run, isolation
         if run.hit_process_limit:
             sub.flag(f"hit the limit of {self.processes} processes")

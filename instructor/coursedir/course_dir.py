@@ -29,6 +29,7 @@ from traitlets.config import Config
 
 from instructor.coursedir import directory, gradebook
 from instructor.coursedir.releases import ARCHIVE
+from instructor.errors import CourseError
 from instructor.paths import COURSE_ID
 
 
@@ -64,6 +65,12 @@ class CourseDir:
     def exists(self) -> bool:
         """True once `course init` has written the directory's nbgrader_config.py."""
         return directory.is_course_dir(self.path)
+
+    def graded_gradebook(self) -> str:
+        """The gradebook URL, or a one-sentence error if nothing has been graded here yet."""
+        if not gradebook.exists(self.gradebook_url):
+            raise CourseError(f"{self.path} has no gradebook: run `course grade` first.")
+        return self.gradebook_url
 
     @classmethod
     def at(cls, path: Path, db: str | None = None) -> CourseDir:

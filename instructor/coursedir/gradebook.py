@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import warnings
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from nbgrader.api import Gradebook, MissingEntry, SubmittedAssignment
 from sqlalchemy import create_engine
@@ -18,9 +17,6 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import SAWarning
 
 from instructor.errors import CourseError, first_line
-
-if TYPE_CHECKING:  # the course directory carries its URL; this module is below it
-    from instructor.coursedir.course_dir import CourseDir
 
 # nbgrader 0.9 trips SQLAlchemy 2's autoflush warnings on every autograde; they say nothing to an instructor
 warnings.filterwarnings("ignore", category=SAWarning, module="nbgrader")
@@ -32,13 +28,6 @@ SQLITE_NAME = "gradebook.db"
 def exists(db_url: str) -> bool:
     """False for an SQLite file not made yet (nothing graded); a server's database is taken as there."""
     return not db_url.startswith("sqlite:///") or Path(db_url[len("sqlite:///") :]).exists()
-
-
-def require(course_dir: CourseDir) -> str:
-    """The course directory's gradebook URL, or a one-sentence error if nothing has been graded there yet."""
-    if not exists(course_dir.gradebook_url):
-        raise CourseError(f"{course_dir.path} has no gradebook: run `course grade` first.")
-    return course_dir.gradebook_url
 
 
 def check_server(db: str | None) -> None:

@@ -65,7 +65,6 @@ from pathlib import Path
 from nbgrader.api import Gradebook
 
 from instructor.coursedir.course_dir import CourseDir
-from instructor.coursedir.gradebook import require as require_gradebook
 from instructor.errors import CourseError, first_line
 from instructor.grading.record import read_results
 from instructor.reporting.export import inert_cell, rows, student_due
@@ -255,7 +254,7 @@ def upload_notes(sheet: Sheet) -> list[str]:
 
 def export_canvas(course_dir: CourseDir, to: Path, assignments=()) -> Sheet:
     """Write the Canvas file of a course directory to ``to``; returns what it holds."""
-    db_url = require_gradebook(course_dir)
+    db_url = course_dir.graded_gradebook()
     with Gradebook(db_url) as gb:
         due_of = student_due(course_dir.path, course_dir.due)
         sheet = build(gb, assignments, read_results(course_dir.path), due_of=due_of)

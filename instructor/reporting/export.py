@@ -36,7 +36,6 @@ from traitlets import Unicode
 from instructor.coursedir import extensions, overrides
 from instructor.coursedir.course_dir import CourseDir
 from instructor.coursedir.gradebook import is_pending, pending_points
-from instructor.coursedir.gradebook import require as require_gradebook
 from instructor.errors import CourseError, first_line
 from instructor.grading.record import read_results
 from instructor.grading.submission import Result
@@ -277,7 +276,7 @@ def student_due(course_path: Path, due: dict[str, str]):
 
 def export_csv(course_dir: CourseDir, to: Path) -> Path:
     """Write the gradebook of a course directory to ``to``."""
-    db_url = require_gradebook(course_dir)
+    db_url = course_dir.graded_gradebook()
     plugin = PendingCsvExportPlugin(config=course_dir.config)
     plugin.to = str(to)
     plugin.results = str(course_dir.path / "results")

@@ -22,7 +22,6 @@ from pathlib import Path
 
 from nbgrader.api import Gradebook, MissingEntry
 
-from instructor.coursedir import gradebook
 from instructor.coursedir.course_dir import CourseDir
 from instructor.errors import CourseError
 from instructor.grading.record import read_results
@@ -104,7 +103,7 @@ def _outputs(course_path: Path, student: str, assignment: str) -> dict[str, list
 
 def analyse(course_dir: CourseDir, assignment: str) -> ClassReport:
     """The class report of ``assignment`` in ``course_dir``."""
-    url = gradebook.require(course_dir)
+    url = course_dir.graded_gradebook()
     results = {k: v for k, v in read_results(course_dir.path).items() if k[1] == assignment}
     with Gradebook(url) as gb:
         try:

@@ -21,7 +21,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from course.values import decode
-from instructor.grading.checks.split import GIVEN, JUDGED, TRUSTED_MODULES, Plan
+from instructor.grading.checks.private import TRUSTED_MODULES
+from instructor.grading.checks.split import GIVEN, JUDGED, Plan
 
 #: a kernel whose values for a check are missing: what stopped before it is in the cell's own output
 MISSING = "the values this check needs did not come back from the kernel"
@@ -63,7 +64,7 @@ def trusted_imports(sources: list[str]) -> dict:
     """The namespace the notebook's imports of trusted modules give (``import numpy as np`` ...).
 
     ``sources`` are the release's set-up cells; anything but an import of one
-    of :data:`~instructor.grading.checks.split.TRUSTED_MODULES` is left out.
+    of :data:`~instructor.grading.checks.private.TRUSTED_MODULES` is left out.
     The namespace is shared (one per release and process): :func:`judge` works on a copy.
     """
     return _imports(tuple(sources))

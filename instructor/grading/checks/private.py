@@ -21,7 +21,12 @@ from __future__ import annotations
 import ast
 import secrets
 
-from instructor.grading.checks.split import SEND_IMPORT, TRUSTED_MODULES
+#: modules the grader imports itself: a name bound by importing one of them is the grader's, not the kernel's
+TRUSTED_MODULES = ("numpy", "mygrad", "mynn", "course", "math", "itertools", "functools", "collections")
+#: the start of the line that binds, in a split cell's kernel code, the function the kernel calls in place of a
+#: judged statement (course.values.send) under a private name (:mod:`.private`): in every split cell
+SEND_IMPORT = "from course.values import send as "
+
 
 #: the prefix of every private name; the suffix is this process's own
 PREFIX = f"_course_{secrets.token_hex(4)}_"

@@ -37,18 +37,15 @@ import builtins
 import functools
 from dataclasses import dataclass, field
 
+from instructor.grading.checks.private import SEND_NAME, imports_line, rewrite
+
 PROBE, GIVEN, JUDGED, KERNEL_ASSERT = "probe", "given", "judged", "kernel assert"
 
-#: modules the grader imports itself: a name bound by importing one of them is the grader's, not the kernel's
-TRUSTED_MODULES = ("numpy", "mygrad", "mynn", "course", "math", "itertools", "functools", "collections")
 #: the pseudo-name of numpy's global random state (read by np.random.<function>, except the seeded generators)
 GLOBAL_RANDOM = "<np.random>"
 _OWN_GENERATORS = {"default_rng", "Generator", "PCG64", "SeedSequence", "RandomState"}
 _BUILTINS = set(dir(builtins))
 _BLOCKS = (ast.For, ast.AsyncFor, ast.While, ast.If, ast.With, ast.AsyncWith, ast.Try)
-#: the start of the line that binds, in a split cell's kernel code, the function the kernel calls in place of a
-#: judged statement (course.values.send) under a private name (:mod:`.private`): in every split cell
-SEND_IMPORT = "from course.values import send as "
 
 
 @dataclass
@@ -80,8 +77,6 @@ class Plan:
         ``setup`` (the release's set-up cells) under private names, which the
         probes read in place of the notebook's globals (:mod:`.private`).
         """
-        from instructor.grading.checks.private import SEND_NAME, imports_line, rewrite
-
         header, private = imports_line(setup)
         own = set().union(*(st.binds for st in self.statements))  # a name the cell binds itself stays its own
         private = {name: p for name, p in private.items() if name not in own}
@@ -201,7 +196,7 @@ def plan(cell: str, source: str, imported: set[str]) -> Plan:
     """The :class:`Plan` of the test cell ``cell`` whose (trusted, release) source is ``source``.
 
     ``imported`` are the names the notebook binds by importing a trusted
-    module (:data:`TRUSTED_MODULES`); the grader binds them outside itself.
+    module (:data:`.private.TRUSTED_MODULES`); the grader binds them outside itself.
     Raises SyntaxError if the source does not parse. Every submission of a
     release has the same test cells: a plan is made once per process.
     """

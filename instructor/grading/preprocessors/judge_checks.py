@@ -16,7 +16,7 @@ from instructor.grading.checks.notebook import (
     plan_checks,
     setup_sources,
 )
-from instructor.grading.checks.split import SEND_IMPORT
+from instructor.grading.checks.private import SEND_IMPORT
 from instructor.grading.checks.worker import Budget
 from instructor.grading.preprocessors.release_notebook import release_notebook
 from instructor.grading.submission import carried

@@ -45,7 +45,7 @@ CORRECT_VARIANTS = [
         task="add_and_norm",
         name="variance_by_hand_power_half",
         why="Computes the variance from the centred vector and takes the root as a power of one half.",
-        replace="mg.sqrt(x.var(axis=-1, keepdims=True) + EPS)",
+        replace="mg.sqrt(variance + EPS)",
         by="(mg.mean(centred**2, axis=-1, keepdims=True) + EPS) ** np.float32(0.5)",
     ),
     Mistake(

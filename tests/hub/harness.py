@@ -152,6 +152,12 @@ def running_hub(timeout: float = 180, students=STUDENTS, memory_mb: int = 2048):
 
 
 def processes_of(users=PEOPLE) -> list[str]:
-    """``user pid command`` of every process the given users still run."""
-    found = subprocess.run(["ps", "-o", "user:20=,pid=,args=", "-u", ",".join(users)], capture_output=True, text=True)
-    return [line for line in found.stdout.splitlines() if line.strip()]
+    """``user pid command`` of every process the given users still run.
+
+    A zombie (state Z: it has exited and holds no memory, only its entry in the
+    process table until its parent reads its exit status) runs nothing and is left out.
+    """
+    found = subprocess.run(["ps", "-o", "stat=,user:20=,pid=,args=", "-u", ",".join(users)],
+                           capture_output=True, text=True)
+    rows = [line.split(None, 1) for line in found.stdout.splitlines() if line.strip()]
+    return [rest for stat, rest in rows if not stat.startswith("Z")]

@@ -14,15 +14,6 @@ import pytest  # noqa: E402
 from course.figures.attention import draw_attention, show_attention  # noqa: E402
 
 
-@pytest.fixture
-def shown(monkeypatch):
-    """The figures that ``plt.show()`` was asked to show, in order (closed after the test)."""
-    figures = []
-    monkeypatch.setattr(plt, "show", lambda *a, **k: figures.append(plt.gcf()))
-    yield figures
-    plt.close("all")
-
-
 def _ticks(labels) -> list[str]:
     return [t.get_text() for t in labels]
 

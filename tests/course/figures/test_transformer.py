@@ -13,15 +13,6 @@ import pytest
 from course.figures import transformer as pictures
 
 
-@pytest.fixture
-def shown(monkeypatch):
-    """The figures that ``plt.show()`` was asked to show, in order (closed after the test)."""
-    figures = []
-    monkeypatch.setattr(plt, "show", lambda *a, **k: figures.append(plt.gcf()))
-    yield figures
-    plt.close("all")
-
-
 def _texts(ax) -> list[str]:
     return [t.get_text() for t in ax.texts]
 

@@ -14,7 +14,12 @@ operations here do the same work in fewer NumPy passes:
 * :func:`affine`, ``x @ weight + bias`` as one operation: the forward pass of
   the dense layer the notebooks import (:class:`course.layers.dense`, MyNN's
   ``dense`` with this forward pass), one matrix product over all leading axes
-  at once and the bias added in place.
+  at once and the bias added in place;
+* :func:`tanh_recurrence`, every state of notebook 01's simple cell
+  ``h_t = tanh(x_t W_xh + b + h_{t-1} W_hh)`` as one operation whose backward
+  pass (backpropagation through time) is written by hand: the recurrence of
+  :class:`course.recurrent.RNN`, which notebooks 02 and 03 use for the RNN
+  students wrote in 01.
 
 Two NumPy facts make most of the difference (NumPy 2.x, float32):
 
@@ -38,7 +43,7 @@ import mygrad._utils.graph_tracking as _tracking
 import numpy as np
 from mygrad.operation_base import Operation
 
-__all__ = ["BLOCKED", "affine", "layer_norm", "softmax", "softmax_crossentropy"]
+__all__ = ["BLOCKED", "affine", "layer_norm", "softmax", "softmax_crossentropy", "tanh_recurrence"]
 
 #: The score a masked pair gets before the softmax: its weight is then exactly 0.
 #: A row with no allowed entry gets equal weights, as ``softmax(where(mask, s, BLOCKED))`` gives.
@@ -355,3 +360,84 @@ def affine(x, weight, bias=None, *, constant=None):
         )
     args = (x, weight) if bias is None else (x, weight, bias)
     return mg.execute_op(Affine, *args, constant=constant)
+
+
+class TanhRecurrence(Operation):
+    """The states h_1..h_T of ``h_t = tanh(x_part[t] + h_{t-1} @ weight)``; backpropagation through time by hand.
+
+    MyGrad written step by step makes four operations a step (an index, a
+    product, a sum, a tanh) and keeps each one's arrays; here the forward pass
+    writes every state into one (T, N, D) array, and the backward pass walks
+    the steps back once, computing the gradients of all three inputs together
+    (the weight's as one product over all T * N rows).
+    """
+
+    def __call__(self, x_part, h0, weight):
+        self.variables = (x_part, h0, weight)
+        xs, start, w = x_part.data, h0.data, weight.data
+        if xs.ndim != 3 or w.ndim != 2 or w.shape != (xs.shape[-1], xs.shape[-1]):
+            raise ValueError(
+                f"tanh_recurrence takes x_part of shape (T, N, D) and a (D, D) weight, not {xs.shape} and {w.shape}"
+            )
+        if start.shape not in ((xs.shape[1], xs.shape[2]), (1, xs.shape[1], xs.shape[2])):
+            raise ValueError(f"h0 has shape {start.shape}; x_part of shape {xs.shape} needs (N, D) or (1, N, D)")
+        self._start = start.reshape(xs.shape[1:])  # (N, D)
+        states = np.empty(xs.shape, dtype=np.result_type(xs, start, w))
+        h = self._start
+        for t in range(xs.shape[0]):
+            np.matmul(h, w, out=states[t])
+            states[t] += xs[t]
+            np.tanh(states[t], out=states[t])
+            h = states[t]
+        self._states = states
+        self._grads_for = None  # the upstream gradient whose input gradients are in self._grads
+        self._grads: tuple = ()
+        return states
+
+    def _backprop_through_time(self, grad: np.ndarray) -> tuple:
+        """d loss / d (x_part, h0, weight) from d loss / d states, shape (T, N, D)."""
+        states, w = self._states, self.variables[2].data
+        dpre = np.empty_like(states)  # d loss / d (x_part[t] + h_{t-1} W): also d loss / d x_part
+        carry = np.zeros_like(self._start)  # d loss / d h_t through the later steps
+        for t in range(states.shape[0] - 1, -1, -1):
+            g = dpre[t]
+            np.add(grad[t], carry, out=g)
+            g *= 1 - states[t] * states[t]  # tanh' = 1 - tanh^2
+            carry = g @ w.T
+        d = states.shape[-1]
+        before = np.concatenate([self._start[None], states[:-1]])  # h_{t-1} for t = 1..T
+        dweight = before.reshape(-1, d).T @ dpre.reshape(-1, d)
+        return dpre, carry.reshape(self.variables[1].shape), dweight
+
+    def backward_var(self, grad, index, **kwargs):
+        if self._grads_for is not grad:  # MyGrad asks once per input, with the same gradient
+            self._grads = self._backprop_through_time(grad)
+            self._grads_for = grad
+        return self._grads[index]
+
+
+def tanh_recurrence(x_part, h0, weight, *, constant=None):
+    """Every state of the simple cell ``h_t = tanh(x_part[t] + h_{t-1} @ weight)``, as one operation.
+
+    Equals ``mg.stack(states)`` of the loop ``h = h0[0]; for t in range(T): h =
+    mg.tanh(x_part[t] + mg.matmul(h, weight)); states.append(h)``, the loop of
+    notebook 01's ``RNN``, with ``x_part`` its input layer's output for all
+    steps at once.
+
+    Parameters
+    ----------
+    x_part : array_like, shape=(T, N, D)
+        x_t W_xh + b for every step t.
+    h0 : array_like, shape=(1, N, D) or (N, D)
+        The state before the first step.
+    weight : array_like, shape=(D, D)
+        W_hh.
+    constant : Optional[bool]
+        If True, the result is a constant.
+
+    Returns
+    -------
+    mygrad.Tensor, shape=(T, N, D)
+        h_1, ..., h_T.
+    """
+    return mg.execute_op(TanhRecurrence, x_part, h0, weight, constant=constant)

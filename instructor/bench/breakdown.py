@@ -36,7 +36,7 @@ from mygrad.operation_base import Operation
 CATEGORIES = ("matmul", "elementwise", "softmax", "shape", "optimizer", "bookkeeping")
 
 CATEGORY_MEANING = {
-    "matmul": "matrix products (matmul, einsum, course.ops.affine with its bias; mm, bmm, addmm)",
+    "matmul": "matrix products (matmul, einsum, course.ops.affine with its bias, course.ops.tanh_recurrence with its tanh; mm, bmm, addmm)",
     "elementwise": "elementwise arithmetic and reductions (+, *, tanh, relu, sum, mean, var, ...)",
     "softmax": "softmax and its mask, cross-entropy, layer norm",
     "shape": "indexing, reshaping, joining, copying (getitem, reshape, concatenate, stack, cat, ...)",
@@ -45,7 +45,7 @@ CATEGORY_MEANING = {
 }
 
 # --- MyGrad: operation classes by name ---
-_MYGRAD_MATMUL = {"MatMul", "EinSum", "Tensordot", "MultiMatMul", "Dot", "Affine"}
+_MYGRAD_MATMUL = {"MatMul", "EinSum", "Tensordot", "MultiMatMul", "Dot", "Affine", "TanhRecurrence"}
 _MYGRAD_SOFTMAX = {
     "Softmax",
     "MaskedSoftmax",

@@ -248,3 +248,65 @@ def test_course_dense_is_mynns_dense_with_a_fused_forward():
         assert type(ours(x).creator).__name__ == "Affine"
         one = x[0, 0]  # one 1-d input: MyNN's own forward (its (1, K) bias broadcasts it to (1, 25))
         assert ours(one).shape == theirs(one).shape
+
+
+def _tanh_loop(x_part, h0, weight):
+    """Notebook 01's loop, step by step in MyGrad: the composition tanh_recurrence replaces."""
+    h, states = h0.reshape(x_part.shape[1:]), []
+    for t in range(x_part.shape[0]):
+        h = mg.tanh(x_part[t] + mg.matmul(h, weight))
+        states.append(h)
+    return mg.stack(states)
+
+
+RECURRENCE_SHAPES = [(1, 3, 4), (5, 7, 6), (21, 100, 25)]  # (T, N, D): one decoder step, small, 03's largest batch
+
+
+@pytest.mark.parametrize("shape", RECURRENCE_SHAPES)
+@pytest.mark.parametrize("start_shape", ["(1, N, D)", "(N, D)"])
+def test_tanh_recurrence_equals_the_loop(shape, start_shape):
+    """The states and the gradients of x_part, h0 and the weight equal the loop's, float32 in and out."""
+    T, N, D = shape
+    rng = np.random.default_rng(T + N)
+    x_part = rng.normal(size=shape).astype(np.float32)
+    h0 = rng.normal(size=(1, N, D) if start_shape == "(1, N, D)" else (N, D)).astype(np.float32)
+    weight = (rng.normal(size=(D, D)) / np.sqrt(D)).astype(np.float32)
+    upstream = rng.normal(size=shape).astype(np.float32)
+    inputs = [x_part, h0, weight]
+    ref, ref_grads = _grads(_tanh_loop, inputs, upstream)
+    out, grads = _grads(ops.tanh_recurrence, inputs, upstream)
+    assert out.dtype == np.float32 and all(g.dtype == np.float32 for g in grads)
+    _close(out, ref)
+    for got, want in zip(grads, ref_grads, strict=True):
+        assert got.shape == want.shape
+        _close(got, want, scale=np.abs(want).max(initial=1))
+    with mg.no_autodiff, mg.mem_guard_off:
+        _close(ops.tanh_recurrence(*inputs), ref)
+
+
+def test_tanh_recurrence_a_constant_start_and_bad_shapes():
+    """A NumPy h0 gets no gradient and is left as it was; shapes that do not fit are refused by name."""
+    rng = np.random.default_rng(3)
+    x_part, weight = mg.tensor(rng.normal(size=(4, 2, 3)).astype(np.float32)), mg.tensor(np.eye(3, dtype=np.float32))
+    h0 = np.zeros((1, 2, 3), dtype=np.float32)
+    ops.tanh_recurrence(x_part, h0, weight).sum().backward()
+    assert np.all(h0 == 0) and x_part.grad.shape == (4, 2, 3) and weight.grad.shape == (3, 3)
+    with pytest.raises(ValueError, match="h0 has shape"):
+        ops.tanh_recurrence(x_part, np.zeros((2, 2, 3), np.float32), weight)
+    with pytest.raises(ValueError, match=r"\(T, N, D\) and a \(D, D\) weight"):
+        ops.tanh_recurrence(x_part, h0, np.eye(2, dtype=np.float32))
+
+
+def test_the_recurrence_test_catches_a_forgotten_carry(monkeypatch):
+    """A backward pass that drops the gradient carried back from later steps (truncated at one step) fails the test."""
+
+    def one_step_only(self, grad):
+        states, w = self._states, self.variables[2].data
+        dpre = grad * (1 - states * states)
+        before = np.concatenate([self._start[None], states[:-1]])
+        d = states.shape[-1]
+        return dpre, (dpre[0] @ w.T).reshape(self.variables[1].shape), before.reshape(-1, d).T @ dpre.reshape(-1, d)
+
+    monkeypatch.setattr(ops.TanhRecurrence, "_backprop_through_time", one_step_only)
+    with pytest.raises(AssertionError):
+        test_tanh_recurrence_equals_the_loop((5, 7, 6), "(1, N, D)")

@@ -1,9 +1,15 @@
 """PyTorch twins of the recurrent models of 01-03: RNN, Seq2Seq, AttentionSeq2Seq.
 
-Written the way the reference solutions are: the input layer applied to all
+Written the way notebook 01's reference is: the input layer applied to all
 time steps at once, one ``tanh`` cell per step, the states stacked once;
 greedy decoding on one-hot vectors of the decoder's own guesses. Shapes are
 time first: x (T, N, C), states (T, N, D), scores (T, N, K).
+
+Notebooks 02 and 03 run that loop as one operation
+(``course.recurrent.RNN``, ``course.ops.tanh_recurrence``); the twins keep
+torch's loop, because torch's own fused cell, ``torch.nn.RNN``, takes as long
+on these sizes (one thread, T = 11, N = 100, D = 25, forward and backward:
+666 us against 658 us for the loop, 2026-11-26).
 """
 
 from __future__ import annotations

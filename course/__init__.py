@@ -5,7 +5,11 @@
   while a cell runs, the attention heat map, 04's masks and encodings, and
   the ipywidgets explorers of 03 and 04;
 * :mod:`course.cipher_data`: the data file of 04, its loader;
-* :mod:`course.ops`: fused MyGrad operations (softmax, the loss, layer norm).
+* :mod:`course.ops`: fused MyGrad operations (softmax, the loss, layer norm,
+  a dense layer's forward pass, the simple cell's recurrence);
+* :mod:`course.layers`: MyNN's ``dense`` with a one-operation forward pass;
+* :mod:`course.recurrent`: notebook 01's ``RNN`` with its loop over time as
+  one operation, the ``RNN`` of notebooks 02 and 03.
 
 Importing the package tunes the process for MyGrad training
 (:func:`course.runtime.tune_process`): glibc keeps freed memory for reuse

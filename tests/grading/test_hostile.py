@@ -268,6 +268,30 @@ def test_the_graders_value_channel_is_flagged(code, flagged):
     assert any("value channel" in f for f in resources["course"].flags) == flagged, resources["course"].flags
 
 
+ANSWER_CELL = {"nbgrader": {"grade": False, "grade_id": "add_and_norm", "locked": False, "schema_version": 3,
+                              "solution": True}}
+
+
+@pytest.mark.parametrize("code, answer_cell, flagged", [
+    ("from course.recurrent import RNN", False, True), ("import course . recurrent as r", False, True),
+    ("from course import runtime, recurrent", False, True), ("from course.ops import tanh_recurrence", False, True),
+    ("h = ops.tanh_recurrence(x_part, h, w)", True, True),
+    ("return ops.layer_norm(x, gain, bias)", True, True), ("from course.ops import softmax, layer_norm", True, True),
+    ("fused = ops.layer_norm(x, gain, bias)", False, False),  # 04's timing cell, which is no answer
+    ("def layer_norm(x):\n    return x", True, False), ("recurrent = h", True, False),
+    ("# course.recurrent holds the course's", False, False), ("name = 'course.recurrent'", False, False),
+])
+def test_the_courses_own_answers_are_flagged(code, answer_cell, flagged):
+    """Is an answer taken from the student package (01's fused RNN, 04's fused layer norm) flagged for review?"""
+    from nbformat.v4 import new_code_cell, new_notebook
+
+    from instructor.grading.preprocessors.flag_test_machinery import COURSE_ANSWERS, FlagTestMachinery
+
+    nb = new_notebook(cells=[new_code_cell(code, metadata=ANSWER_CELL if answer_cell else {})])
+    _, resources = FlagTestMachinery()(nb, {})
+    assert any(COURSE_ANSWERS in f for f in resources["course"].flags) == flagged, resources["course"].flags
+
+
 @pytest.mark.parametrize("assignment", ["01_rnn", "02_seq2seq", "03_attention", "04_transformer"])
 @pytest.mark.parametrize("folder", ["solutions", "notebooks"])
 def test_honest_notebooks_are_not_called_tampered(assignment, folder):

@@ -36,7 +36,10 @@ from mygrad.operation_base import Operation
 CATEGORIES = ("matmul", "elementwise", "softmax", "shape", "optimizer", "bookkeeping")
 
 CATEGORY_MEANING = {
-    "matmul": "matrix products (matmul, einsum, course.ops.affine with its bias, course.ops.tanh_recurrence with its tanh; mm, bmm, addmm)",
+    "matmul": (
+        "matrix products (matmul, einsum, course.ops.affine with its bias, course.ops.tanh_recurrence with its tanh; "
+        "mm, bmm, addmm)"
+    ),
     "elementwise": "elementwise arithmetic and reductions (+, *, tanh, relu, sum, mean, var, ...)",
     "softmax": "softmax and its mask, cross-entropy, layer norm",
     "shape": "indexing, reshaping, joining, copying (getitem, reshape, concatenate, stack, cat, ...)",

@@ -51,7 +51,9 @@ _COMPILED = [(what, re.compile(p)) for what, p in PATTERNS]
 #: 01's RNN (course.recurrent, ops.tanh_recurrence), named in no cell a student may edit, and 04's layer norm
 #: (ops.layer_norm), which 04's timing cell calls, so it counts only inside an answer cell.
 COURSE_ANSWERS = "the course's own answer to a task (course.recurrent, ops.tanh_recurrence, ops.layer_norm)"
-_RECURRENCE = re.compile(r"\bcourse\s*\.\s*recurrent\b|\bfrom\s+course\s+import\b[^\n]*\brecurrent\b|\btanh_recurrence\b")
+_RECURRENCE = re.compile(
+    r"\bcourse\s*\.\s*recurrent\b|\bfrom\s+course\s+import\b[^\n]*\brecurrent\b|\btanh_recurrence\b"
+)
 _LAYER_NORM = re.compile(r"\bops\s*\.\s*layer_norm\b|\bfrom\s+course\s*\.\s*ops\s+import\b[^\n]*\blayer_norm\b")
 HISTORY = "the input history"
 #: what is matched against the code with its strings (paths, module and MIME names live in strings)

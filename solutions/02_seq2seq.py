@@ -844,9 +844,9 @@ x = np.zeros((3, 2, 12), np.float32)  # T = 3, N = 2 (the source does not matter
 alone_tokens, alone_log_prob = beam_search(trap(), x[:, :1].copy(), 1)  # one sequence, one beam
 tokens, log_prob = beam_search(trap(), x.copy(), 1)
 tokens = np.asarray(tokens)
-model = trap()
-wide_tokens, wide_log_prob = beam_search(model, x.copy(), 2)
-wide_tokens, pairs = np.asarray(wide_tokens), sorted(set(model.decoder.read))
+trap_model = trap()  # not `model`: that name holds the trained model the cells below use
+wide_tokens, wide_log_prob = beam_search(trap_model, x.copy(), 2)
+wide_tokens, pairs = np.asarray(wide_tokens), sorted(set(trap_model.decoder.read))
 assert not np.allclose(alone_log_prob, 0), \
     "one sequence, width 1: log-probability 0, as if the output were certain: take the log-softmax over the classes axis (-1), not over the rows"
 assert np.all(np.asarray(log_prob) < 0), \

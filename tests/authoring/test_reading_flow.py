@@ -60,8 +60,11 @@ def seen_by_students(source: str) -> str:
 @pytest.mark.parametrize("name", NOTEBOOKS)
 def test_prose_cells_are_short(name):
     """(a) Is every markdown cell, as students see it (the mark scheme left out), at most 1,500 characters?"""
-    long = [(grade_id(c) or c.get("id"), len(seen_by_students(c.source))) for c in _nb(name).cells
-            if c.cell_type == "markdown" and len(seen_by_students(c.source)) > MAX_PROSE]
+    long = [
+        (grade_id(c) or c.get("id"), len(seen_by_students(c.source)))
+        for c in _nb(name).cells
+        if c.cell_type == "markdown" and len(seen_by_students(c.source)) > MAX_PROSE
+    ]
     assert long == [], f"{name}: split these cells (the model / on a batch / your task): {long}"
 
 
@@ -76,7 +79,7 @@ def test_a_figure_comes_before_each_new_architecture(name):
         at = next((i for i in solutions if grade_id(cells[i]) == task), None)
         assert at is not None, f"{name}: no solution cell {task!r}"
         start = max([i for i in solutions if i < at], default=-1)
-        if not any(c.cell_type == "markdown" and FIGURE.search(c.source) for c in cells[start + 1:at]):
+        if not any(c.cell_type == "markdown" and FIGURE.search(c.source) for c in cells[start + 1 : at]):
             missing.append(task)
     assert missing == [], f"{name}: no figure before the solution cell of {missing}"
 
@@ -91,7 +94,7 @@ def test_every_figure_has_a_caption(name):
         lines = cell.source.splitlines()
         for i, line in enumerate(lines):
             if FIGURE.search(line):
-                after = [ln for ln in lines[i + 1:] if ln.strip()]
+                after = [ln for ln in lines[i + 1 :] if ln.strip()]
                 if not after or not after[0].startswith("*Figure: "):
                     bare.append(grade_id(cell) or cell.get("id"))
     assert bare == [], f"{name}: figures without a '*Figure: ...*' line under them: {bare}"
@@ -129,8 +132,9 @@ def test_markdown_cells_are_locked_with_an_id(name):
         answer = meta.get("grade") and meta.get("solution")
         if not meta.get("grade_id") or meta.get("schema_version") != 3:
             wrong.append(f"{cell.get('id')}: no nbgrader grade_id")
-        elif not answer and not (meta.get("locked") is True and meta.get("grade") is False
-                                 and meta.get("solution") is False):
+        elif not answer and not (
+            meta.get("locked") is True and meta.get("grade") is False and meta.get("solution") is False
+        ):
             wrong.append(f"{meta['grade_id']}: not locked prose")
     assert wrong == [], f"{name}: {wrong}"
 
@@ -163,21 +167,26 @@ def test_exercises_come_before_the_recap(name):
     """(e) Does the notebook close with an ungraded ``## Exercises`` section of 4 to 6 numbered
     questions, before its Recap?"""
     cells = _nb(name).cells
-    heads = [(i, c.source.splitlines()[0].strip()) for i, c in enumerate(cells)
-             if c.cell_type == "markdown" and c.source.strip()]
+    heads = [
+        (i, c.source.splitlines()[0].strip())
+        for i, c in enumerate(cells)
+        if c.cell_type == "markdown" and c.source.strip()
+    ]
     exercises = [i for i, head in heads if head == "## Exercises"]
     recap = [i for i, head in heads if head.startswith("## Recap")]
     assert exercises, f"{name}: no '## Exercises' section"
     assert recap and exercises[-1] < recap[-1], f"{name}: the exercises must come before the Recap"
-    text = "\n".join(c.source for c in cells[exercises[-1]:recap[-1]] if c.cell_type == "markdown")
+    text = "\n".join(c.source for c in cells[exercises[-1] : recap[-1]] if c.cell_type == "markdown")
     count = len(re.findall(r"^\d+\. ", text, re.M))
     assert 4 <= count <= 6, f"{name}: {count} numbered exercises, expected 4 to 6"
-    assert not any(_meta(c).get("grade") for c in cells[exercises[-1]:recap[-1]]), f"{name}: exercises are ungraded"
+    assert not any(_meta(c).get("grade") for c in cells[exercises[-1] : recap[-1]]), f"{name}: exercises are ungraded"
 
 
 def definitions(source: str) -> list[str]:
     """The functions and classes a cell defines at its top level."""
-    return [n.name for n in ast.parse(source).body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
+    return [
+        n.name for n in ast.parse(source).body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+    ]
 
 
 @pytest.mark.parametrize("name", NOTEBOOKS)
@@ -208,3 +217,65 @@ def test_nbgrader_keeps_a_hidden_source_in_the_student_version(tmp_path):
     cell = next(c for c in student.cells if grade_id(c) == tests[0])
     assert cell.metadata.get("jupyter") == {"source_hidden": True}
     assert cell.get("outputs") == []
+
+
+def _bound_and_read(source: str) -> tuple[set[str], set[str]]:
+    """(names a cell binds at its top level, names it reads before binding them itself), statement by statement."""
+    bound: set[str] = set()
+    read_first: set[str] = set()
+    try:
+        body = ast.parse(
+            "\n".join(line for line in source.splitlines() if not line.lstrip().startswith(("%", "!")))
+        ).body
+    except SyntaxError:
+        return bound, read_first
+    for stmt in body:
+        if isinstance(stmt, (ast.FunctionDef, ast.ClassDef)):  # its body reads its own names when it is called
+            bound.add(stmt.name)
+            continue
+        if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            bound |= {(a.asname or a.name).split(".")[0] for a in stmt.names}
+            continue
+        names = [n for n in ast.walk(stmt) if isinstance(n, ast.Name)]
+        stores = {n.id for n in names if isinstance(n.ctx, ast.Store)}
+        # a loop's or a comprehension's own variables are the statement's, not earlier cells'
+        read_first |= {n.id for n in names if isinstance(n.ctx, ast.Load)} - bound - stores
+        bound |= stores
+    return bound, read_first
+
+
+def clobbered_names(nb) -> list[tuple[str, str, str]]:
+    """(test cell, name, later cell): a test cell rebinds a name the notebook's own cells bound, and a later cell
+    of the notebook reads it, so it gets the test's object instead (02's trap model once replaced the trained one)."""
+    owner: dict[str, str] = {}  # name -> the grade_id of the test cell that bound it last ("" for a notebook cell)
+    found = []
+    for index, cell in enumerate(nb.cells):
+        if cell.cell_type != "code":
+            continue
+        meta = _meta(cell)
+        bound, read_first = _bound_and_read(cell.source)
+        is_test = bool(meta.get("grade")) and not meta.get("solution")
+        if not is_test:
+            for name in sorted(read_first):
+                if owner.get(name):
+                    found.append((owner[name], name, grade_id(cell) or f"cell {index}"))
+        for name in bound:
+            if is_test and name in owner:  # a name the notebook bound before, now the test's
+                owner[name] = grade_id(cell)
+            elif not is_test:
+                owner[name] = ""
+    return found
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_no_test_cell_hands_a_later_cell_its_own_objects(name):
+    """Does every cell after a test read the notebook's own objects (the trained model), not a test's stand-in?"""
+    assert clobbered_names(_nb(name)) == []
+
+
+def test_the_clobber_check_finds_02s_old_trap_model():
+    """The check finds the test cell that once rebound 02's trained `model` to its trap, before the beam table."""
+    nb = _nb("02_seq2seq")
+    cell = next(c for c in nb.cells if grade_id(c) == "beam_search__beats_greedy_trap")
+    cell.source = cell.source.replace("trap_model", "model")
+    assert clobbered_names(nb) == [("beam_search__beats_greedy_trap", "model", "cell 33")]

@@ -614,9 +614,9 @@ assert y.shape == (5, 3, 12) and np.allclose(y, expected, atol=1e-4), \
 # ## Training
 #
 # Train a Seq2Seq model with $D = 50$ on batches of $N = 100$ sequences of 1 to 20 digits, with Adam at its
-# default settings, for 10 000 steps. On the 2-core machine the course was measured on, a step takes about 4 ms
-# with nothing else running (about a minute in all) and 30 to 35 ms when the machine is busy (316 s in all at a
-# load of 5): expect one to six minutes. The plot follows the loss and the whole-sequence accuracy of
+# default settings, for 10 000 steps. On the 2-core machine the course was measured on, a step takes about 2.5 ms
+# with nothing else running (the whole notebook ran in 37 s in full mode); expect several times that when the
+# machine is busy. The plot follows the loss and the whole-sequence accuracy of
 # each batch. Every batch draws one length for all its sequences, so the accuracy jumps from batch to batch:
 # a batch of short sequences is easy, a batch of long ones is hard.
 #
@@ -1196,7 +1196,7 @@ for j, length in enumerate(lengths):
 # written last, and the gradient that would teach the model to keep it travels back through the same long chain,
 # so it fades. More digits must also share the same $D$ numbers. Each token of a long sequence is therefore
 # slightly less certain, and a whole-sequence score multiplies those small risks over up to 21 tokens, so the
-# accuracy drops steadily beyond about ten digits and is close to 0 at 20 (here 0.6 %). More training or a larger $D$ pushes
+# accuracy drops steadily beyond about ten digits and is close to 0 at 20 (here 1.1 %). More training or a larger $D$ pushes
 # the drop further out but keeps the bottleneck.
 #
 # *Rubric (2 points).*

@@ -87,9 +87,10 @@ def _recurrent(cls_name: str, reached: Callable[[np.ndarray], bool], n_eval: int
     """Trainer factory for the digit-reversal models of 01-03, with the notebook's ``SETTINGS``.
 
     The model is ``cls_name(C, SETTINGS["dim_recurrent"], K)`` with C = K = 12
-    tokens; each step is one Adam step (rate ``SETTINGS["learning_rate"]``) on a
-    batch of ``SETTINGS["batch_size"]`` sequences of ``seq_len_min`` to
-    ``seq_len_max`` digits, as in the notebook's training cell.
+    tokens; each step is one Adam step (rate ``SETTINGS["learning_rate"]``, and
+    ``SETTINGS["final_rate"]`` for the last eighth of ``n_steps`` where the
+    notebook has one) on a batch of ``SETTINGS["batch_size"]`` sequences of
+    ``seq_len_min`` to ``seq_len_max`` digits, as in the notebook's training cell.
     """
 
     def make(lib) -> Trainer:
@@ -98,8 +99,15 @@ def _recurrent(cls_name: str, reached: Callable[[np.ndarray], bool], n_eval: int
         np.random.seed(SEED)
         model = getattr(lib, cls_name)(n_tokens, settings["dim_recurrent"], n_tokens)
         optimizer = lib.Adam(model.parameters, learning_rate=settings["learning_rate"])
+        # 03's training cell runs the last eighth of its steps at SETTINGS["final_rate"]
+        settle_from = settings["n_steps"] - settings["n_steps"] // 8 if "final_rate" in settings else None
+        taken = 0
 
         def step():
+            nonlocal taken
+            if taken == settle_from:
+                optimizer.learning_rate = settings["final_rate"]
+            taken += 1
             x, target, _ = lib.generate_batch(settings["seq_len_min"], settings["seq_len_max"], settings["batch_size"])
             loss, _ = lib.loss_and_accuracy(_first(model(x)), target)
             loss.backward()

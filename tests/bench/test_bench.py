@@ -52,6 +52,23 @@ def test_recurrent_trainer_follows_the_notebook_settings(part, monkeypatch):
     assert part.step_cap == 17
 
 
+def test_attention_trainer_settles_at_the_notebooks_final_rate():
+    """Does the bench, as 03's training cell, switch Adam to SETTINGS["final_rate"] for the last eighth of the steps?"""
+    part = next(p for p in RECURRENT if p.assignment == "03_attention")
+    lib = load_library(part.assignment)
+    assert "final_rate" in lib.SETTINGS  # the notebook's own settle rate, read by its training cell
+    lib.SETTINGS = {**ODD, "n_steps": 16, "final_rate": 0.0625}
+    adam, made = lib.Adam, []
+    lib.Adam = lambda params, **kwargs: made.append(adam(params, **kwargs)) or made[-1]
+    rates = []
+    with mg.mem_guard_off:
+        trainer = part.make(lib)
+        for _ in range(16):
+            trainer.step()
+            rates.append(made[0].learning_rate)
+    assert rates == [0.25] * 14 + [0.0625] * 2, rates  # the last eighth: steps 15 and 16 of 16
+
+
 @pytest.mark.parametrize("part", RECURRENT, ids=[p.key for p in RECURRENT])
 def test_recurrent_model_has_the_notebook_size(part):
     """Is the bench's model built with SETTINGS["dim_recurrent"] hidden units?"""

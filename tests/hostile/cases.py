@@ -183,6 +183,11 @@ def _deep_metadata(nb, ctx):
     nb.metadata["deep"] = deep
 
 
+def _rnn_from_course(nb, ctx):
+    """01's RNN task answered with the course package's fused RNN (the one 02 and 03 import)."""
+    _cell(nb, "rnn").source = "from course.recurrent import RNN  # the course's own, not mine"
+
+
 def _wrong_answers_with_cheat(nb, ctx):
     """Wrong answers everywhere, then numpy's comparisons patched to always agree."""
     _cell(nb, "generate_batch").source = (
@@ -247,6 +252,9 @@ CASES = [
     Case("patched_numpy", "cheat in the kernel", ("flagged", "monkeypatching"),
          edit(lambda: _after(blank(), "generate_batch", "np.testing.assert_allclose = lambda *a, **k: None\nnp.allclose = lambda *a, **k: True"),
               _wrong_answers_with_cheat)),
+    # right values, so every check passes: flagged for a human, score kept
+    Case("rnn_from_course_package", "borrowed answer", ("flagged", "the course's own answer"),
+         edit(reference, _rnn_from_course)),
     Case("patched_builtins", "cheat in the kernel", ("flagged", "builtins"),
          patched(blank, "import builtins\nbuiltins.abs = lambda x: 0")),
     Case("sys_modules", "cheat in the kernel", ("flagged", "import system"),

@@ -13,7 +13,7 @@ states and gradients for the same weights.
 from __future__ import annotations
 
 import numpy as np
-from mygrad.nnet.initializers import glorot_normal
+from mygrad import nnet
 
 from course.layers import dense
 from course.ops import tanh_recurrence
@@ -25,51 +25,30 @@ class RNN:
     """A simple-cell recurrent network that returns its scores and its states (notebook 01's, fused)."""
 
     def __init__(self, dim_input, dim_recurrent, dim_output):
-        """Create the input, recurrent and output layers, as notebook 01 does.
+        """Three dense layers, Glorot-normal weights, drawn in 01's order (same seed, same weights).
 
-        Parameters
-        ----------
-        dim_input : int
-            C, the size of an input vector.
-        dim_recurrent : int
-            D, the size of the hidden state.
-        dim_output : int
-            K, the number of output classes.
+        ``input_layer``: C -> D with a bias; ``recurrent_layer``: D -> D without
+        one (its weight is W_hh); ``output_layer``: D -> K with a bias.
         """
         self.dim_recurrent = dim_recurrent
-        self.input_layer = dense(dim_input, dim_recurrent, weight_initializer=glorot_normal)
-        self.recurrent_layer = dense(dim_recurrent, dim_recurrent, weight_initializer=glorot_normal, bias=False)
-        self.output_layer = dense(dim_recurrent, dim_output, weight_initializer=glorot_normal)
+        self.input_layer = dense(dim_input, dim_recurrent, weight_initializer=nnet.glorot_normal)
+        self.recurrent_layer = dense(dim_recurrent, dim_recurrent, weight_initializer=nnet.glorot_normal, bias=False)
+        self.output_layer = dense(dim_recurrent, dim_output, weight_initializer=nnet.glorot_normal)
 
     def __call__(self, x, h=None):
-        """Run the cell over every step of a batch of sequences.
+        """Scores and states for inputs x of shape (T, N, C), from the state h of shape (1, N, D) (None: zeros).
 
-        Parameters
-        ----------
-        x : Union[numpy.ndarray, mygrad.Tensor], shape=(T, N, C)
-            The input vectors, time first.
-        h : Optional[Union[numpy.ndarray, mygrad.Tensor]], shape=(1, N, D)
-            The initial state h_0. None means zeros.
-
-        Returns
-        -------
-        y : mygrad.Tensor, shape=(T, N, K)
-            The scores y_1, ..., y_T.
-        h : mygrad.Tensor, shape=(T, N, D)
-            The states h_1, ..., h_T (without h_0).
+        Returns the scores y_1..y_T, shape (T, N, K), and the states h_1..h_T,
+        shape (T, N, D), both mygrad.Tensor; with T = 1 the states are one
+        step's, ready to be passed back as the next call's ``h``.
         """
         if h is None:
             h = np.zeros((1, x.shape[1], self.dim_recurrent), dtype=np.float32)
-        x_part = self.input_layer(x)  # x_t W_xh + b for all t at once: (T, N, D)
-        h_all = tanh_recurrence(x_part, h, self.recurrent_layer.weight)  # (T, N, D)
+        x_part = self.input_layer(x)  # x_t W_xh + b for every t in one product: (T, N, D)
+        h_all = tanh_recurrence(x_part, h, self.recurrent_layer.weight)  # every h_t in one operation: (T, N, D)
         return self.output_layer(h_all), h_all
 
     @property
     def parameters(self):
-        """All learnable tensors of the model, as a tuple (for the optimizer).
-
-        Returns
-        -------
-        Tuple[mygrad.Tensor, ...]
-        """
+        """The five learnable tensors, in 01's order: input weight and bias, W_hh, output weight and bias."""
         return self.input_layer.parameters + self.recurrent_layer.parameters + self.output_layer.parameters

@@ -10,6 +10,7 @@ import nbformat
 import pytest
 
 from instructor.cells import grade_id, read
+from instructor.grading.checks.split import statement_names
 from instructor.paths import SOLUTIONS, notebook_path
 from tests.factories import edit_notebook, make_course
 
@@ -220,27 +221,18 @@ def test_nbgrader_keeps_a_hidden_source_in_the_student_version(tmp_path):
 
 
 def _bound_and_read(source: str) -> tuple[set[str], set[str]]:
-    """(names a cell binds at its top level, names it reads before binding them itself), statement by statement."""
+    """(names a cell binds at its top level, names it reads before binding them itself), counted statement by
+    statement as the grader's plans count them (``split.statement_names``)."""
     bound: set[str] = set()
     read_first: set[str] = set()
     try:
-        body = ast.parse(
-            "\n".join(line for line in source.splitlines() if not line.lstrip().startswith(("%", "!")))
-        ).body
+        body = ast.parse("\n".join(line for line in source.splitlines() if not line.lstrip().startswith(("%", "!")))).body
     except SyntaxError:
         return bound, read_first
     for stmt in body:
-        if isinstance(stmt, (ast.FunctionDef, ast.ClassDef)):  # its body reads its own names when it is called
-            bound.add(stmt.name)
-            continue
-        if isinstance(stmt, (ast.Import, ast.ImportFrom)):
-            bound |= {(a.asname or a.name).split(".")[0] for a in stmt.names}
-            continue
-        names = [n for n in ast.walk(stmt) if isinstance(n, ast.Name)]
-        stores = {n.id for n in names if isinstance(n.ctx, ast.Store)}
-        # a loop's or a comprehension's own variables are the statement's, not earlier cells'
-        read_first |= {n.id for n in names if isinstance(n.ctx, ast.Load)} - bound - stores
-        bound |= stores
+        reads, binds = statement_names(stmt)
+        read_first |= reads - bound
+        bound |= binds
     return bound, read_first
 
 

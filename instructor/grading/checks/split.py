@@ -192,6 +192,20 @@ def _free_names(node: ast.AST) -> set[str]:
     return reads - binds - args
 
 
+def statement_names(node: ast.stmt) -> tuple[set[str], set[str]]:
+    """(names read, names bound) by one top-level statement of a cell, as a plan counts them.
+
+    A definition reads only its free names and binds its own name (its locals
+    are its own); a loop's or a block's own variables are not read from outside.
+    """
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return _free_names(node), {node.name}
+    reads, binds = _names(node)
+    if isinstance(node, _BLOCKS):
+        reads = reads - binds  # a name it reads before binding would fail the reference
+    return reads, binds
+
+
 def plan(cell: str, source: str, imported: set[str]) -> Plan:
     """The :class:`Plan` of the test cell ``cell`` whose (trusted, release) source is ``source``.
 
@@ -215,11 +229,7 @@ def _plan(cell: str, source: str, imported: frozenset[str]) -> Plan:
     statements = []
     for node in tree.body:
         text = _segment(lines, node)
-        reads, binds = _names(node)
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            reads, binds = _free_names(node), {node.name}  # its locals are its own, not the cell's
-        elif isinstance(node, _BLOCKS):
-            reads = reads - binds  # a loop's own variables (a name it reads before binding would fail the reference)
+        reads, binds = statement_names(node)
         # calling a function of the cell reads what it reads
         reads |= {n for name in reads & definitions.keys() for n in definitions[name]}
         outside = {n for n in reads if n not in cell_bound and n not in imported and n not in _BUILTINS}

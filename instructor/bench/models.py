@@ -87,10 +87,10 @@ def _recurrent(cls_name: str, reached: Callable[[np.ndarray], bool], n_eval: int
     """Trainer factory for the digit-reversal models of 01-03, with the notebook's ``SETTINGS``.
 
     The model is ``cls_name(C, SETTINGS["dim_recurrent"], K)`` with C = K = 12
-    tokens; each step is one Adam step (rate ``SETTINGS["learning_rate"]``, and
-    ``SETTINGS["final_rate"]`` for the last eighth of ``n_steps`` where the
-    notebook has one) on a batch of ``SETTINGS["batch_size"]`` sequences of
-    ``seq_len_min`` to ``seq_len_max`` digits, as in the notebook's training cell.
+    tokens; each step is one Adam step (rate ``SETTINGS["learning_rate"]``, or
+    the notebook's ``learning_rate(step, n_steps)`` where it has one, as 03 and 04
+    do) on a batch of ``SETTINGS["batch_size"]`` sequences of ``seq_len_min`` to
+    ``seq_len_max`` digits, as in the notebook's training cell.
     """
 
     def make(lib) -> Trainer:
@@ -99,14 +99,13 @@ def _recurrent(cls_name: str, reached: Callable[[np.ndarray], bool], n_eval: int
         np.random.seed(SEED)
         model = getattr(lib, cls_name)(n_tokens, settings["dim_recurrent"], n_tokens)
         optimizer = lib.Adam(model.parameters, learning_rate=settings["learning_rate"])
-        # 03's training cell runs the last eighth of its steps at SETTINGS["final_rate"]
-        settle_from = settings["n_steps"] - settings["n_steps"] // 8 if "final_rate" in settings else None
+        schedule = getattr(lib, "learning_rate", None)  # 03's rate schedule, as its training cell uses it
         taken = 0
 
         def step():
             nonlocal taken
-            if taken == settle_from:
-                optimizer.learning_rate = settings["final_rate"]
+            if schedule is not None:
+                optimizer.learning_rate = schedule(taken, settings["n_steps"])
             taken += 1
             x, target, _ = lib.generate_batch(settings["seq_len_min"], settings["seq_len_max"], settings["batch_size"])
             loss, _ = lib.loss_and_accuracy(_first(model(x)), target)

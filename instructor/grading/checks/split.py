@@ -192,6 +192,20 @@ def _free_names(node: ast.AST) -> set[str]:
     return reads - binds - args
 
 
+def _parse(source: str) -> ast.Module:
+    """``ast.parse`` of a release's test cell, tried once more after a SystemError.
+
+    CPython 3.11.7 raised "AST constructor recursion depth mismatch" once in CI
+    while parsing a release's own cell (a fault of its recursion bookkeeping,
+    not of the source, which parsed the other times); a second parse is the
+    cheap way past it, and a real fault raises again.
+    """
+    try:
+        return ast.parse(source)
+    except SystemError:
+        return ast.parse(source)
+
+
 def statement_names(node: ast.stmt) -> tuple[set[str], set[str]]:
     """(names read, names bound) by one top-level statement of a cell, as a plan counts them.
 
@@ -219,7 +233,7 @@ def plan(cell: str, source: str, imported: set[str]) -> Plan:
 
 @functools.lru_cache(maxsize=1024)
 def _plan(cell: str, source: str, imported: frozenset[str]) -> Plan:
-    tree = ast.parse(source)
+    tree = _parse(source)
     lines = source.splitlines()
     cell_bound: set[str] = set()  # bound by a given statement of this cell: the grader has its own value
     kernel: set[str] = set()  # kernel values: bound or touched by a probe

@@ -427,3 +427,24 @@ def test_the_graders_faults_are_named_in_one_module():
         if f'"{fault.value}"' in path.read_text()
     }
     assert spelled == {"instructor/grading/checks/judge.py"}, spelled
+
+
+def test_a_release_cell_is_parsed_once_more_after_cpythons_systemerror(monkeypatch):
+    """Does a plan survive one SystemError from ast.parse (CPython 3.11's depth bookkeeping), and not a second?"""
+    import ast
+
+    from instructor.grading.checks import split
+
+    real, calls = ast.parse, []
+
+    def flaky(source, *args, **kwargs):
+        calls.append(source)
+        if len(calls) == 1:
+            raise SystemError("AST constructor recursion depth mismatch (before=54, after=37)")
+        return real(source, *args, **kwargs)
+
+    monkeypatch.setattr(split.ast, "parse", flaky)
+    assert isinstance(split._parse("x = 1"), ast.Module) and len(calls) == 2
+    monkeypatch.setattr(split.ast, "parse", lambda *a, **k: (_ for _ in ()).throw(SystemError("always")))
+    with pytest.raises(SystemError):
+        split._parse("x = 1")

@@ -49,6 +49,7 @@ import re
 from dataclasses import dataclass
 
 from instructor.cells import hidden_line_numbers, visible_source
+from instructor.grading.syntax import parse
 
 #: a traceback that names no statement of the test cell (no error output, a forged or cut traceback)
 UNNAMED = "failed without naming one of its checks"
@@ -196,7 +197,7 @@ def _marked(source: str) -> dict[int, frozenset[str]]:
 def checks(source: str) -> list[Check]:
     """Every simple statement of a test cell's source, innermost first when they nest (a loop's assert)."""
     try:
-        tree = ast.parse(source)
+        tree = parse(source)
     except SyntaxError:
         return []
     hidden = hidden_line_numbers(source)

@@ -429,22 +429,64 @@ def test_the_graders_faults_are_named_in_one_module():
     assert spelled == {"instructor/grading/checks/judge.py"}, spelled
 
 
-def test_a_release_cell_is_parsed_once_more_after_cpythons_systemerror(monkeypatch):
-    """Does a plan survive one SystemError from ast.parse (CPython 3.11's depth bookkeeping), and not a second?"""
+def test_grading_threads_never_parse_at_once(monkeypatch):
+    """Four threads splitting and scanning the release notebook of 01 at once (as the grading tasks of one process
+    do): is ast.parse never running in two of them at a time (CPython 3.11.7's parser keeps its recursion count in
+    state every thread shares: gh-106905), and is each test cell's plan made once?"""
     import ast
+    import copy
+    import threading
 
-    from instructor.grading.checks import split
+    from instructor.grading.checks import judge, split
+    from instructor.grading.preprocessors.flag_test_machinery import reads_history
+    from instructor.grading.preprocessors.match_release import defined_names
+    from instructor.paths import NOTEBOOKS
 
-    real, calls = ast.parse, []
+    release = read(notebook_path(ASSIGNMENTS[0], NOTEBOOKS))
+    tests = [c.source for c in release.cells if is_graded_test(c)]
+    others = [c.source for c in release.cells if c.cell_type == "code" and not is_graded_test(c)]
+    real, guard, inside, most, parsed = ast.parse, threading.Lock(), [0], [0], []
 
-    def flaky(source, *args, **kwargs):
-        calls.append(source)
-        if len(calls) == 1:
-            raise SystemError("AST constructor recursion depth mismatch (before=54, after=37)")
+    def watched(source, *args, **kwargs):
+        with guard:
+            inside[0] += 1
+            most[0] = max(most[0], inside[0])
+            parsed.append(source)
+        threading.Event().wait(0.001)  # a parse that takes a while: another thread would start one meanwhile
+        with guard:
+            inside[0] -= 1
         return real(source, *args, **kwargs)
 
-    monkeypatch.setattr(split.ast, "parse", flaky)
-    assert isinstance(split._parse("x = 1"), ast.Module) and len(calls) == 2
-    monkeypatch.setattr(split.ast, "parse", lambda *a, **k: (_ for _ in ()).throw(SystemError("always")))
-    with pytest.raises(SystemError):
-        split._parse("x = 1")
+    split._plan.cache_clear()
+    judge._imports.cache_clear()
+    monkeypatch.setattr(ast, "parse", watched)
+    start = threading.Barrier(4)
+
+    def task():
+        start.wait()
+        split_notebook(copy.deepcopy(release))
+        for source in others:
+            reads_history(source)
+            defined_names(source)
+
+    threads = [threading.Thread(target=task) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert most[0] == 1, f"{most[0]} parses ran at once"
+    assert [parsed.count(source) for source in tests] == [1] * len(tests)
+
+
+def test_source_is_parsed_in_one_place():
+    """Does every parse of instructor/ go through instructor.grading.syntax.parse, the one that holds the lock?"""
+    import ast
+
+    from instructor.paths import REPO_ROOT
+
+    found = []
+    for path in sorted((REPO_ROOT / "instructor").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Attribute) and node.attr == "parse" and getattr(node.value, "id", None) == "ast":
+                found.append(path.relative_to(REPO_ROOT).as_posix())
+    assert found == ["instructor/grading/syntax.py"], found

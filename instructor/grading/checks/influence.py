@@ -31,6 +31,7 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
 from instructor.grading.checks.split import JUDGED, KERNEL_ASSERT, Plan
+from instructor.grading.syntax import parse
 
 #: functions whose first two arguments are the two sides of a comparison
 _COMPARISONS = {
@@ -141,7 +142,7 @@ def influenced(found: Plan, hidden_lines: AbstractSet[int] = frozenset()) -> lis
         if st.kind == KERNEL_ASSERT:
             weak = True
         elif st.kind == JUDGED:
-            node = ast.parse(st.source).body[0]
+            node = parse(st.source).body[0]
             taint = _Taint(node, set(st.kernel_values))
             weak = any(not _anchored(a.test, taint) for a in ast.walk(node) if isinstance(a, ast.Assert))
         else:

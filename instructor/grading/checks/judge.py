@@ -23,6 +23,7 @@ import numpy as np
 from course.values import decode
 from instructor.grading.checks.private import TRUSTED_MODULES
 from instructor.grading.checks.split import GIVEN, JUDGED, Plan
+from instructor.grading.syntax import parse
 
 #: a kernel whose values for a check are missing: what stopped before it is in the cell's own output
 MISSING = "the values this check needs did not come back from the kernel"
@@ -75,7 +76,7 @@ def _imports(sources: tuple[str, ...]) -> dict:
     namespace: dict = {"__builtins__": builtins}
     for source in sources:
         try:
-            tree = ast.parse(source)
+            tree = parse(source)
         except SyntaxError:  # a magic or a shell line: not an import the grader needs
             continue
         for node in tree.body:
@@ -95,7 +96,7 @@ def imported_names(namespace: dict) -> set[str]:
 
 
 def _compiled(source: str, line: int):
-    tree = ast.parse(source)
+    tree = parse(source)
     ast.increment_lineno(tree, line - 1)
     return compile(tree, "<test cell>", "exec")
 

@@ -21,6 +21,8 @@ from __future__ import annotations
 import ast
 import secrets
 
+from instructor.grading.syntax import parse
+
 #: modules the grader imports itself: a name bound by importing one of them is the grader's, not the kernel's
 TRUSTED_MODULES = ("numpy", "mygrad", "mynn", "course", "math", "itertools", "functools", "collections")
 #: the start of the line that binds, in a split cell's kernel code, the function the kernel calls in place of a
@@ -44,7 +46,7 @@ def imports_line(setup: tuple[str, ...] | list[str]) -> tuple[str, dict[str, str
     statements, names = [SEND_IMPORT + SEND_NAME], {}
     for source in setup:
         try:
-            tree = ast.parse(source)
+            tree = parse(source)
         except SyntaxError:  # a magic or a shell line: the grader binds nothing from it either
             continue
         for node in tree.body:
@@ -77,7 +79,7 @@ def rewrite(source: str, names: dict[str, str]) -> str:
     A name the statement binds itself anywhere (an argument, a target, an
     import) is left alone in it. Lines keep their number; only the columns move.
     """
-    tree = ast.parse(source)
+    tree = parse(source)
     own = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):

@@ -35,9 +35,11 @@ from __future__ import annotations
 import ast
 import builtins
 import functools
+import threading
 from dataclasses import dataclass, field
 
 from instructor.grading.checks.private import SEND_NAME, imports_line, rewrite
+from instructor.grading.syntax import parse
 
 PROBE, GIVEN, JUDGED, KERNEL_ASSERT = "probe", "given", "judged", "kernel assert"
 
@@ -192,20 +194,6 @@ def _free_names(node: ast.AST) -> set[str]:
     return reads - binds - args
 
 
-def _parse(source: str) -> ast.Module:
-    """``ast.parse`` of a release's test cell, tried once more after a SystemError.
-
-    CPython 3.11.7 raised "AST constructor recursion depth mismatch" once in CI
-    while parsing a release's own cell (a fault of its recursion bookkeeping,
-    not of the source, which parsed the other times); a second parse is the
-    cheap way past it, and a real fault raises again.
-    """
-    try:
-        return ast.parse(source)
-    except SystemError:
-        return ast.parse(source)
-
-
 def statement_names(node: ast.stmt) -> tuple[set[str], set[str]]:
     """(names read, names bound) by one top-level statement of a cell, as a plan counts them.
 
@@ -226,14 +214,20 @@ def plan(cell: str, source: str, imported: set[str]) -> Plan:
     ``imported`` are the names the notebook binds by importing a trusted
     module (:data:`.private.TRUSTED_MODULES`); the grader binds them outside itself.
     Raises SyntaxError if the source does not parse. Every submission of a
-    release has the same test cells: a plan is made once per process.
+    release has the same test cells: a plan is made once per process, by one
+    thread (the grading tasks of a process ask for it from several).
     """
-    return _plan(cell, source, frozenset(imported))
+    with _PLANNING:
+        return _plan(cell, source, frozenset(imported))
+
+
+#: held while a plan is looked up or made, so two threads asking for the same new plan do not both make it
+_PLANNING = threading.Lock()
 
 
 @functools.lru_cache(maxsize=1024)
 def _plan(cell: str, source: str, imported: frozenset[str]) -> Plan:
-    tree = _parse(source)
+    tree = parse(source)
     lines = source.splitlines()
     cell_bound: set[str] = set()  # bound by a given statement of this cell: the grader has its own value
     kernel: set[str] = set()  # kernel values: bound or touched by a probe

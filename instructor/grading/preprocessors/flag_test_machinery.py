@@ -11,6 +11,7 @@ from nbconvert.preprocessors import Preprocessor
 from traitlets import Bool
 
 from instructor.grading.submission import carried
+from instructor.grading.syntax import parse
 
 #: (what it is, pattern) -- matched against student code with comments and strings removed
 PATTERNS = [
@@ -73,7 +74,7 @@ def reads_history(source: str) -> bool:
     pattern: a history name anywhere is flagged.
     """
     try:
-        tree = ast.parse("\n".join(line for line in source.splitlines() if not line.lstrip().startswith(("%", "!"))))
+        tree = parse("\n".join(line for line in source.splitlines() if not line.lstrip().startswith(("%", "!"))))
     except SyntaxError:
         return bool(re.search(rf"\b({_HISTORY_NAME.pattern})\b", _code_only(source, strings=False)))
     bound: dict[str, tuple[int, int]] = {}  # name -> where the code first binds it

@@ -10,12 +10,13 @@ from traitlets import Bool
 
 from instructor.grading.preprocessors.release_notebook import release_notebook
 from instructor.grading.submission import NotGraded, carried
+from instructor.grading.syntax import parse
 
 
 def defined_names(source: str) -> set[str]:
     """Functions and classes a code cell defines at top level (empty if it does not parse)."""
     try:
-        tree = ast.parse(source)
+        tree = parse(source)
     except (SyntaxError, ValueError):
         return set()
     return {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}

@@ -31,13 +31,14 @@ from nbconvert.preprocessors import Preprocessor
 from traitlets import Bool
 
 from instructor.cells import grade_id, is_graded_test, task_of, visible_source
+from instructor.grading.syntax import parse
 from instructor.reporting.failures import failed_check, tell_student_parts
 
 
 def _names(source: str, top_level_definitions: bool = False) -> set[str]:
     """Names a piece of code uses (or, with ``top_level_definitions``, the functions and classes it defines)."""
     try:
-        tree = ast.parse(source)
+        tree = parse(source)
     except SyntaxError:
         return set()
     if top_level_definitions:

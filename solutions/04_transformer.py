@@ -41,6 +41,7 @@ from mynn.optimizers.adam import Adam
 
 from course import ops
 from course.runtime import pick
+from course.progress import progress
 from course.cipher_data import load_cipher_data
 from course.figures import setup_backend, create_plot, show_attention_maps, show_encodings, show_masks
 
@@ -2791,7 +2792,7 @@ assert long_message == "h" * 130, "a message longer than MAX_LENGTH should be de
 # Expect a plateau. The loss first falls to the level of guessing each symbol from letter frequencies and stays there for several hundred steps; then it drops steeply, and the accuracy climbs towards 100 %. What the model has learned by then shows in its attention weights, which the end of the notebook draws.
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "training_promise_text", "locked": true, "schema_version": 3, "solution": false}
-# **What full mode promises.** Trained in full mode (2000 steps), the reference solution decrypts held-out messages, in every band of lengths of the next section (1–12, 13–24, 25–48 and 49–100 symbols), with at least 99.5 % of the characters and at least 95 % of the whole messages right, and a correct notebook of yours should do the same. Expect the training to take about a minute and a half on the 2-core machine the course was measured on, with nothing else running, and two to three times that on a busy machine; the training cell prints its own time. Your run takes its own path (a correct answer written another way draws its weights in another order), so its plateau and its figures will differ a little.
+# **What full mode promises.** Trained in full mode (2000 steps), the reference solution decrypts held-out messages, in every band of lengths of the next section (1–12, 13–24, 25–48 and 49–100 symbols), with at least 99.5 % of the characters and at least 95 % of the whole messages right, and a correct notebook of yours should do the same. On the 2-core machine the course was measured on, a training step of the reference took 28 ms with nothing else running (the 2000 steps: about a minute) and about 250 ms when other jobs kept that machine busy (load 3 to 5: about 8 minutes); a step of yours can be slower (a Python float or `np.sqrt` of one turns float32 into float64). The training cell prints a progress line every 30 s with the time per step and the time left, and its whole time at the end. Your run takes its own path (a correct answer written another way draws its weights in another order), so its plateau and its figures will differ a little.
 #
 # After the notebook works, try other sizes, heads, batch sizes or rates, or train on corpus text alone (`"random_share": 0`), and see how they change the plateau, the accuracy by length and the pictures at the end. The exercises at the end suggest more.
 
@@ -2859,9 +2860,8 @@ n_steps = pick(full=SETTINGS["n_steps"], quick=2)
 rng = np.random.default_rng(0)
 
 plotter, fig, ax = create_plot(["loss", "char_accuracy", "message_accuracy"])
-started = time.perf_counter()
 with mg.mem_guard_off:
-    for step in range(n_steps):
+    for step in progress(n_steps):  # range(n_steps), with a progress line every 30 s
         optimizer.learning_rate = learning_rate(step, n_steps)
         loss, scores, target, lengths = training_step(model, optimizer, rng, train_texts)
         real = np.arange(len(target))[:, None] < lengths  # (T, N): the positions that count
@@ -2870,9 +2870,7 @@ with mg.mem_guard_off:
             {"loss": loss, "char_accuracy": right[real].mean(), "message_accuracy": right.all(axis=0).mean()},
             batch_size=len(lengths),
         )
-seconds = time.perf_counter() - started
 plotter.plot()
-print(f"{n_steps} steps in {seconds:.1f} s, {1000 * seconds / n_steps:.1f} ms per step")
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "evaluate_text", "locked": true, "schema_version": 3, "solution": false}
 # ## How well does it decrypt new text?
@@ -2949,7 +2947,7 @@ print(f"decrypted {decrypt_with_model(secret, model)!r}")
 #
 # The cell below trains the model of `SETTINGS` twice, from the same initial weights on the same batches, once with each positional encoding of Part H, for the first `pick(full=1200, quick=2)` steps of the main run's schedule, then decrypts the same 300 held-out messages of 1–48 symbols with each. Both runs sit on the plateau of the training section for several hundred steps; what differs is how fast each climbs off it.
 #
-# Expect the quarter turn ahead, most of all on whole messages; by how much varies from run to run. In two runs of the reference solution the standard encoding got 98.1–98.4 % of the characters and 67–69 % of the messages right, the quarter turn 99.2–99.9 % and 83–97 %. The two runs take about a minute and a half on the 2-core machine the course was measured on, with nothing else running, and two to three times that on a busy machine. `SETTINGS` keeps the quarter turn because it leaves the plateau sooner; the pictures of the two encodings in Part H show how they differ. Other initial weights move the end of the plateau for both encodings; with some, the standard encoding stays on it hundreds of steps longer.
+# Expect the quarter turn ahead, most of all on whole messages; by how much varies from run to run. In two runs of the reference solution the standard encoding got 98.1–98.4 % of the characters and 67–69 % of the messages right, the quarter turn 99.2–99.9 % and 83–97 %. The two runs (2400 steps) took about a minute and a half on the 2-core machine the course was measured on with nothing else running, and about ten minutes when other jobs kept that machine busy (load 3 to 5); the cell prints a progress line every 30 s. `SETTINGS` keeps the quarter turn because it leaves the plateau sooner; the pictures of the two encodings in Part H show how they differ. Other initial weights move the end of the plateau for both encodings; with some, the standard encoding stays on it hundreds of steps longer.
 
 # %% tags=["slow"]
 n_compare = pick(full=1200, quick=2)  # training steps per encoding
@@ -2961,7 +2959,7 @@ for name in ENCODERS:
     rival_optimizer = Adam(rival.parameters, learning_rate=SETTINGS["learning_rate"])
     rival_rng = np.random.default_rng(0)  # ... and the same batches
     with mg.mem_guard_off:
-        for step in range(n_compare):
+        for step in progress(n_compare):  # range(n_compare), with a progress line every 30 s
             rival_optimizer.learning_rate = learning_rate(step, SETTINGS["n_steps"])  # the main run's first steps
             training_step(rival, rival_optimizer, rival_rng, train_texts)
     per_character, whole = accuracy(rival, messages)

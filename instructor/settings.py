@@ -34,6 +34,13 @@ IGNORE = [
 ]
 
 
+#: The line width of Validate's report (``nbgrader validate``), past which nbgrader cuts a line and
+#: ends it in "...". Its default, 90, cut most checks' messages before their hint ("... compute the
+#: output fr..."); the longest line of a visible check's message fits in this one (a test keeps it so).
+#: The Validate button's dialog shows whole lines at any width.
+VALIDATE_WIDTH = 400
+
+
 def configure(c: Config, root: Path, source: str = "source", release: str = "release") -> Config:
     """Apply the course settings to an nbgrader ``Config``."""
     kernel_transport(c)
@@ -58,6 +65,7 @@ def configure(c: Config, root: Path, source: str = "source", release: str = "rel
     c.Autograde.sanitize_preprocessors = PREPARE
     c.Autograde.autograde_preprocessors = EXECUTE + SCORE + RECORD
     c.GenerateFeedback.preprocessors = FEEDBACK
+    c.Validator.width = VALIDATE_WIDTH  # students' Validate shows each message whole
     use_course_templates(c)
     # mark schemes live in locked question cells, not in nbgrader "task" cells
     c.ClearMarkScheme.enforce_metadata = False

@@ -2,7 +2,8 @@
 
 It holds the student package (``course/``) copied whole, the requirements a
 student needs (with the course's ranges), and Jupyter settings that keep only
-nbgrader's Validate button (:data:`JUPYTER_CONFIG`).
+nbgrader's Validate button and let Validate show each message whole
+(:data:`JUPYTER_CONFIG`).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import tomllib
 from pathlib import Path
 
 from instructor.paths import REPO_ROOT
+from instructor.settings import VALIDATE_WIDTH
 
 #: The package the notebooks import, shipped whole.
 STUDENT_PACKAGE = "course"
@@ -71,6 +73,9 @@ def _jupyter_config() -> dict[str, dict]:
         files[f"etc/jupyter/jupyter_server_config.d/{extension}.json"] = {
             "ServerApp": {"jpserver_extensions": {extension: False}}
         }
+    # nbgrader reads nbgrader_config.json from every Jupyter config folder, sys.prefix's included, in
+    # `nbgrader validate` and in the Validate button's server extension: whole messages in both
+    files["etc/jupyter/nbgrader_config.json"] = {"Validator": {"width": VALIDATE_WIDTH}}
     return files
 
 

@@ -55,7 +55,7 @@ def test_bundle_holds_only_the_named_assignment(bundle_01):
     assert files == {
         "README.md", "01_rnn/01_rnn.ipynb", "01_rnn/figures/rnn_unrolled.svg",
         "helpers/pyproject.toml", *student_package,
-        "helpers/jupyter-config/labconfig/page_config.json",
+        "helpers/jupyter-config/labconfig/page_config.json", "helpers/jupyter-config/nbgrader_config.json",
         *(f"helpers/jupyter-config/jupyter_server_config.d/{name}.json" for name in SERVER_EXTENSIONS_OFF),
     }
     assert {"helpers/course/runtime.py", "helpers/course/figures/training.py", "helpers/course/cipher_data.py"} <= files
@@ -181,7 +181,7 @@ def test_helpers_install_nbgrader_validate_and_nothing_else_of_it(toy_bundle):
     data_files = pyproject["tool"]["setuptools"]["data-files"]
     installed = {f"{folder}/{Path(source).name}": helpers / source for folder, sources in data_files.items() for source in sources}
     assert set(installed) == set(JUPYTER_CONFIG) == {
-        "etc/jupyter/labconfig/page_config.json",
+        "etc/jupyter/labconfig/page_config.json", "etc/jupyter/nbgrader_config.json",
         *(f"etc/jupyter/jupyter_server_config.d/{name}.json" for name in SERVER_EXTENSIONS_OFF),
     }
     for target, source in installed.items():

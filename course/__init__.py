@@ -1,6 +1,7 @@
 """What the course notebooks import, and nothing of the grader.
 
 * :mod:`course.runtime`: quick mode (``pick``), and whether anybody watches;
+* :mod:`course.progress`: the progress line of long training loops;
 * :mod:`course.figures`: what the notebooks draw: training plots that redraw
   while a cell runs, the attention heat map, 04's masks and encodings, and
   the ipywidgets explorers of 03 and 04;

@@ -54,7 +54,9 @@ def test_mygrad_split_puts_each_kind_of_work_in_its_category():
     assert set(s) == set(breakdown.CATEGORIES)
     assert sum(s.values()) == pytest.approx(split["total"], rel=1e-6)
     assert s["matmul"] > s["elementwise"] + s["softmax"] + s["shape"], s
-    assert s["optimizer"] >= 3 * 0.02 and s["optimizer"] < 3 * 0.02 + 0.05, s
+    # at least its own sleeps; none of the step's other work, or the categories would add up past the total
+    # and leave bookkeeping nothing (no upper bound in seconds: a loaded machine stretches any sleep)
+    assert s["optimizer"] >= 3 * 0.02, s
     assert s["bookkeeping"] >= 3 * 0.01, s
     assert split["operations"]["MatMul"] > 0 and split["operations"]["Softmax"] > 0
     assert step.__name__ == "step" and "step" not in vars(optimizer)  # the optimiser's own method is back

@@ -552,14 +552,15 @@ def synthetic_class(n: int, seed: int = 0) -> dict[str, nbformat.NotebookNode]:
     return made
 
 
-def test_a_class_of_100_in_seconds(tmp_path):
-    """Does a class of 100 submissions (4,950 pairs) take well under a minute, page included? (time printed)"""
+def test_a_class_of_100_is_compared_pair_by_pair(tmp_path):
+    """Is every one of a class of 100's 4,950 pairs compared, and the page and CSV written? (time printed; how long
+    it takes is the benchmark's: `course bench --only class-tools`)"""
     folder = write_course(tmp_path / "course", synthetic_class(100))
     started = time.perf_counter()
     result = similarity.analyse(folder, A)
     analysed = time.perf_counter()
-    similarity_page.write(folder, result)
+    page, table = similarity_page.write(folder, result)
     done = time.perf_counter()
     print(f"\n100 submissions, {len(result.pairs)} pairs, {len(result.shown)} shown: "
           f"analysis {analysed - started:.1f} s, page and CSV {done - analysed:.1f} s")
-    assert len(result.pairs) == 4950 and done - started < 60
+    assert len(result.pairs) == 4950 and page.is_file() and table.is_file()

@@ -1,7 +1,9 @@
 """One class graded with `--jobs 2`: offenders of every kind beside honest students, in one run.
 
-The honest students keep full marks, in about their usual time, whatever
-sits beside them; each offender ends as its case says; the run exits 0.
+The honest students keep full marks, with no cell stopped at its limit and
+nothing flagged, whatever sits beside them; each offender ends as its case
+says; the run exits 0. How long grading takes is the benchmark's
+(`course bench --only class`), not a test's.
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ def _reference_with(source: str | None = None):
 
 
 def test_offenders_beside_honest_students_with_two_jobs(tmp_path, run_course):
-    """Graded together with `--jobs 2`: do the honest students keep 9/9 within a few seconds each, and do
+    """Graded together with `--jobs 2`: do the honest students keep 9/9, no cell of theirs stopped, and do
     a busy, a disk-filling, a forging, a deeply nested and a badly named submission each end as expected?"""
     require_sandbox()
     subs = tmp_path / "subs"
@@ -61,7 +63,8 @@ def test_offenders_beside_honest_students_with_two_jobs(tmp_path, run_course):
     for name in ("amy", "bob", "cat", "dan"):
         honest = by_student[name]
         assert (honest["status"], honest["score"]) == ("graded", 9.0), honest
-        assert honest["seconds"] < 15, honest  # the per-cell limit is 30 s
+        # not slowed into a limit by what runs beside them: a cell past its limit would leave a note
+        assert (honest["flags"], honest["notes"]) == ([], []), honest
     assert by_student["busy"]["score"] == 9.0  # flagged for its processes, graded
     assert (by_student["filler"]["status"], by_student["filler"]["score"]) == ("graded", 9.0)
     # its forged result file is never read (the result comes down a pipe) and its kill of the executor fails (another

@@ -30,17 +30,68 @@ MAX_NOTEBOOK_BYTES = 20 * 2**20
 MAX_DEPTH = 64
 
 
-def read_regular(path: Path, limit: int = MAX_NOTEBOOK_BYTES) -> bytes:
-    """The bytes of ``path`` if it is a regular file no larger than ``limit``; the last name is not
-    followed if it is a symbolic link (OSError), and the file is checked once it is open."""
-    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+#: what a name that is not a regular file is, for the reason shown to the instructor
+_KINDS = (
+    (stat.S_ISLNK, "a symbolic link"),
+    (stat.S_ISDIR, "a folder"),
+    (stat.S_ISFIFO, "a FIFO (named pipe)"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+)
+
+
+def kind(mode: int) -> str:
+    """What a file of ``mode`` (``st_mode``) is, in words: "a symbolic link", ..., "a regular file"."""
+    return next((words for test, words in _KINDS if test(mode)), "a regular file" if stat.S_ISREG(mode) else "no file")
+
+
+def read_checked(path: Path, limit: int = MAX_NOTEBOOK_BYTES) -> tuple[bytes, os.stat_result]:
+    """The bytes of ``path`` (at most ``limit``) and the status of the file they came from.
+
+    Only a regular file is opened: its folder is opened without following a
+    link, the name is looked at there without following one (a link, FIFO,
+    socket or device is refused before anything opens it), then opened
+    without following, and the open file must be the one looked at (same
+    device and inode), so nothing swapped in between is read. OSError (one
+    sentence) otherwise.
+    """
+    folder = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    try:
+        seen = os.stat(path.name, dir_fd=folder, follow_symlinks=False)
+        if not stat.S_ISREG(seen.st_mode):
+            raise OSError(f"{path.name} is {kind(seen.st_mode)}, not a regular file")
+        fd = os.open(path.name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY, dir_fd=folder)
+    finally:
+        os.close(folder)
     with os.fdopen(fd, "rb") as f:
         info = os.fstat(f.fileno())
-        if not stat.S_ISREG(info.st_mode):
-            raise OSError(f"{path.name} is not a regular file")
+        if not stat.S_ISREG(info.st_mode) or (info.st_dev, info.st_ino) != (seen.st_dev, seen.st_ino):
+            raise OSError(f"{path.name} was replaced while it was opened")
         if info.st_size > limit:
             raise OSError(f"{path.name} is larger than {limit // 2**20} MB")
-        return f.read(limit + 1)[:limit]
+        return f.read(limit + 1)[:limit], info
+
+
+def read_regular(path: Path, limit: int = MAX_NOTEBOOK_BYTES) -> bytes:
+    """The bytes of ``path`` if it is a regular file no larger than ``limit`` (:func:`read_checked`)."""
+    return read_checked(path, limit)[0]
+
+
+def foreign_link(name: str, info: os.stat_result, student: str) -> str:
+    """Why the file ``name`` (status ``info``) is not ``student``'s own work, if it is a hard link; else "".
+
+    A file with more than one name may be another's file linked into the
+    submission (a reader of the link reads their bytes): it counts as the
+    student's only when her account owns it.
+    """
+    if info.st_nlink <= 1:
+        return ""
+    owner = _login_of(info.st_uid)
+    if owner == student:
+        return ""
+    whose = f"a file of {owner}" if owner else "a file whose owner cannot be established"
+    return f"{name} is a hard link ({info.st_nlink} names) to {whose}, not {student}'s own file"
 
 
 def sha256(data: bytes) -> str:
@@ -80,7 +131,7 @@ def find_submissions(
         subs = _from_folders(submissions_dir, known)
         exchange = _course_inbound(course_dir)
         if exchange is not None:
-            _trace_to_exchange(subs, exchange, arrivals)
+            _trace_to_exchange(subs, exchange, arrivals, course_dir)
     arrivals.save()
     if not subs:
         raise CourseError(f"{submissions_dir} holds no submissions (expected <student>/<assignment>/*.ipynb).")
@@ -166,41 +217,76 @@ def _course_inbound(course_dir: CourseDir | None) -> Path | None:
     return inbound if inbound is not None and inbound.is_dir() else None
 
 
-def _trace_to_exchange(subs: list[Submission], inbound: Path, arrivals: Arrivals) -> None:
-    """Find the exchange folder each collected submission was copied from: who made it, when it arrived.
+def _collected(sub: Submission, course_dir: CourseDir | None) -> bool:
+    """True when ``sub`` looks collected from an exchange: nbgrader's stamp beside it, or in ``<dir>/submitted/``."""
+    stamped = os.path.lexists(sub.folder / "timestamp.txt")
+    submitted = course_dir is not None and os.path.abspath(sub.folder.parent.parent) == os.path.abspath(
+        course_dir.path / "submitted"
+    )
+    return stamped or submitted
+
+
+def _trace_to_exchange(subs: list[Submission], inbound: Path, arrivals: Arrivals, course_dir: CourseDir | None) -> None:
+    """Find the exchange folder each collected submission was copied from: who made it, when it arrived, and
+    that its notebook there is the student's own regular file with the bytes collected.
 
     ``nbgrader collect`` copies the newest ``<student>+<assignment>+<stamp>+...``
-    folder into ``submitted/<student>/<assignment>/`` with its ``timestamp.txt``,
-    and the copy belongs to whoever collected: the maker is known only in the
-    exchange. A submission made by another student's account is refused as
-    it is when graded from the exchange; its time is the folder's arrival.
+    folder into ``submitted/<student>/<assignment>/`` with its ``timestamp.txt``;
+    the copy belongs to whoever collected, and the copy follows links: a
+    notebook that is a link to the course's own solution arrives as a plain
+    file holding the solution. So the copy is graded only when its exchange
+    folder is found, was made by the student's account, and holds the same
+    bytes as a regular file of hers (:func:`_exchange_problem`); otherwise it
+    is refused with the reason.
     """
     entries = sorted(p for p in inbound.iterdir() if p.is_dir() and not p.is_symlink())
     claimed = {e.name.split("+")[0] for e in entries}
     for sub in subs:
-        if sub.status is not Status.WAITING:
-            continue
+        if sub.status is Status.WAITING and _collected(sub, course_dir):
+            problem = _exchange_problem(sub, entries, claimed, arrivals)
+            if problem:
+                sub.end(Status.NOT_GRADED, problem)
+
+
+def _exchange_problem(sub: Submission, entries: list[Path], claimed: set[str], arrivals: Arrivals) -> str:
+    """Why the collected ``sub`` cannot be traced to its student's own file in the exchange, or "" (and noted)."""
+    unknown = "where its notebook came from cannot be checked: remove the folder and collect it again"
+    try:
+        stamp = read_regular(sub.folder / "timestamp.txt", 200).decode("utf-8", "replace").strip()
+    except OSError as err:
+        return (
+            f"it has no readable timestamp.txt ({first_line(err)}), so the exchange folder it was collected from "
+            f"cannot be found: {unknown}"
+        )
+    prefix = f"{sub.student}+{sub.assignment}+{stamp}"
+    found = [e for e in entries if e.name == prefix or e.name.startswith(prefix + "+")]
+    if not found:
+        return f"no exchange folder of {sub.student} has its stamp ({stamp}): {unknown}"
+    entry = found[-1]
+    maker = _login(entry)
+    if maker and maker != sub.student and maker in claimed:
+        return f"it claims to be {sub.student}'s but was made by {maker} (exchange folder {entry.name})"
+    copy = submitted_notebook(sub)
+    if copy is not None:
         try:
-            stamp = read_regular(sub.folder / "timestamp.txt", 200).decode("utf-8", "replace").strip()
+            original, info = read_checked(entry / copy.name, MAX_NOTEBOOK_BYTES + 1)
+        except OSError as err:
+            why = first_line(err) if not err.strerror else f"{copy.name} cannot be read ({err.strerror})"
+            return f"in its exchange folder {entry.name}, {why}: collect copied something that is not her file"
+        if link := foreign_link(copy.name, info, sub.student):
+            return f"in its exchange folder {entry.name}, {link}"
+        try:
+            same = sha256(read_regular(copy, MAX_NOTEBOOK_BYTES + 1)) == sha256(original)
         except OSError:
-            continue  # not collected by nbgrader: nothing to trace
-        prefix = f"{sub.student}+{sub.assignment}+{stamp}"
-        found = [e for e in entries if e.name == prefix or e.name.startswith(prefix + "+")]
-        if not found:
-            sub.note(
-                f"no exchange folder of {sub.student} has its stamp ({stamp}): who made it and when it arrived "
-                "cannot be checked"
+            same = True  # the copy itself is judged at intake like any notebook (_notebook_problem)
+        if not same:
+            return (
+                f"the collected {copy.name} differs from the one in its exchange folder {entry.name} "
+                f"(changed after it was collected): {unknown}"
             )
-            continue
-        entry = found[-1]
-        maker = _login(entry)
-        if maker and maker != sub.student and maker in claimed:
-            sub.end(
-                Status.NOT_GRADED,
-                f"it claims to be {sub.student}'s but was made by {maker} (exchange folder {entry.name})",
-            )
-            continue
-        sub.received = arrivals.of(entry)
+    sub.note(f"collected from the exchange folder {entry.name}")
+    sub.received = arrivals.of(entry)
+    return ""
 
 
 def _from_exchange(inbound: Path, known: list[str], arrivals: Arrivals | None = None) -> list[Submission]:
@@ -253,7 +339,11 @@ def _from_exchange(inbound: Path, known: list[str], arrivals: Arrivals | None = 
 
 def _login(path: Path) -> str:
     """The login name of whoever owns ``path``; "" for root and for the grader's own account."""
-    uid = path.lstat().st_uid
+    return _login_of(path.lstat().st_uid)
+
+
+def _login_of(uid: int) -> str:
+    """The login name of ``uid``; "" for root and for the grader's own account."""
     if uid in (0, os.geteuid()):
         return ""
     try:
@@ -276,12 +366,12 @@ def _notebook_problem(sub: Submission) -> str:
             if not many
             else f"the folder holds {many} notebooks and none is named {sub.assignment}.ipynb"
         )
-    if path.is_symlink():
-        return f"{path.name} is a symbolic link, not a file"
     try:
-        raw = read_regular(path, MAX_NOTEBOOK_BYTES + 1)
+        raw, info = read_checked(path, MAX_NOTEBOOK_BYTES + 1)
     except OSError as err:
         return f"{path.name} cannot be read ({err.strerror})" if err.strerror else first_line(err)
+    if link := foreign_link(path.name, info, sub.student):
+        return link
     if len(raw) > MAX_NOTEBOOK_BYTES:
         return f"{path.name} is larger than {MAX_NOTEBOOK_BYTES // 2**20} MB"
     if not raw:

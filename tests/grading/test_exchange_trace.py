@@ -82,8 +82,9 @@ def test_the_arrival_survives_a_copy_of_the_exchange(course_repo, tmp_path, run_
         assert (gb.find_submission("01_toy", "amy").late_submission_penalty or 0.0) == 0.0, out
 
 
-def test_a_collected_submission_without_its_exchange_folder_says_so(course_repo, tmp_path, run_course):
-    """A collected folder whose stamp no exchange folder has: graded, with a note that its maker cannot be checked."""
+def test_a_collected_submission_without_its_exchange_folder_is_refused(course_repo, tmp_path, run_course):
+    """A collected folder whose stamp no exchange folder has: not graded (where its notebook came from, a file of
+    the student or what a link pointed to, cannot be checked: issue 42), with the reason."""
     cd = tmp_path / "cd"
     run_course(["init", cd, "--exchange", tmp_path / "exchange"])
     (tmp_path / "exchange/seqmodels/inbound").mkdir(parents=True, exist_ok=True)
@@ -92,5 +93,5 @@ def test_a_collected_submission_without_its_exchange_folder_says_so(course_repo,
     shutil.copy(course_repo / "solutions/01_toy/01_toy.ipynb", target)
     (target / "timestamp.txt").write_text("2026-01-01 10:00:00.000000 UTC")
     run_course(["grade", "--course-dir", cd, "--root", course_repo, "--unsafe"])
-    notes = json.loads((cd / "results/amy/01_toy.json").read_text())["notes"]
-    assert any("who made it and when it arrived cannot be checked" in n for n in notes), notes
+    reason = json.loads((cd / "results/amy/01_toy.json").read_text())["reason"]
+    assert "no exchange folder of amy has its stamp" in reason and "cannot be checked" in reason, reason

@@ -105,6 +105,18 @@ def _symlinked_notebook(folder, ctx):
     os.symlink(notebook_path(A, SOLUTIONS), folder / f"{A}.ipynb")
 
 
+def _hard_linked_notebook(folder, ctx):
+    """The reference with a second name outside the submission: a hard link whose owner is not the student."""
+    _write(folder.parent, reference())
+    folder.mkdir(parents=True, exist_ok=True)
+    os.link(folder.parent / f"{A}.ipynb", folder / f"{A}.ipynb")
+
+
+def _fifo_notebook(folder, ctx):
+    folder.mkdir(parents=True, exist_ok=True)
+    os.mkfifo(folder / f"{A}.ipynb")
+
+
 def _symlinks_beside(folder, ctx):
     _write(folder, reference())
     os.symlink("/etc/passwd", folder / "passwd.txt")
@@ -206,6 +218,8 @@ CASES = [
     Case("no_notebook", "broken file", ("not graded", "holds no notebook"), _no_file),
     Case("two_notebooks", "broken file", ("not graded", "none is named"), _two_notebooks),
     Case("notebook_is_symlink", "symlinks", ("not graded", "symbolic link"), _symlinked_notebook),
+    Case("notebook_is_hard_link", "symlinks", ("not graded", "hard link"), _hard_linked_notebook),
+    Case("notebook_is_fifo", "broken file", ("not graded", "a FIFO"), _fifo_notebook),
     Case("symlinks_beside", "symlinks", ("graded", FULL), _symlinks_beside),
     Case("fresh_notebook_honest", "tampered metadata", ("graded", FULL), _fresh_honest),
     Case("fresh_notebook_unrelated", "tampered metadata", ("not graded", "no nbgrader metadata"), _fresh_unrelated),

@@ -180,7 +180,10 @@ def _spread_hashes(items: list, what: str) -> None:
 
 def decode(data):
     """The value :func:`encode` gave ``data`` for; raises ValueError on anything malformed."""
-    return _decode(data, 0)
+    try:
+        return _decode(data, 0)
+    except (TypeError, LookupError, AttributeError) as err:  # a part of the wrong shape: {"t": "complex", "v": 5}
+        raise ValueError(str(err)) from err
 
 
 def _decode(data, depth: int):

@@ -2,12 +2,24 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from instructor.cli import main
 from tests.factories import make_course
+
+# Property tests (hypothesis) never judge time (no deadline, no too-slow health check: a loaded machine is slow)
+# and keep no example database in the repository. Under CI=true each draws the same examples on every run
+# (derandomize): a red CI is one anyone can repeat.
+_PROPERTIES = {"deadline": None, "database": None, "print_blob": True, "suppress_health_check": [HealthCheck.too_slow]}
+settings.register_profile("ci", derandomize=True, **_PROPERTIES)
+settings.register_profile("dev", **_PROPERTIES)
+settings.load_profile(
+    "ci" if os.environ.get("CI", "").strip().lower() not in {"", "0", "false", "no", "off"} else "dev"
+)
 
 
 @pytest.fixture

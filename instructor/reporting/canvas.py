@@ -36,7 +36,8 @@ What each cell holds (:data:`CELL_RULE`): a number only when it is the
 final grade. ``complete``: the ``score`` of ``course export``'s CSV (raw
 score minus the late penalty); ``not submitted``: 0, once the student's due
 date has passed; ``not due`` (nothing collected and the due date still to
-come), ``waiting for a grader``, ``flagged for review``, ``not graded`` (and any other status):
+come, no due date set, or the assignment never released to the course's
+exchange), ``waiting for a grader``, ``flagged for review``, ``not graded`` (and any other status):
 empty, so no score that may still change is uploaded. Canvas treats an empty
 cell as "no grade": where Canvas has no grade yet, nothing changes; where it
 already holds one (an earlier upload), the import removes it, and the review
@@ -67,7 +68,7 @@ from nbgrader.api import Gradebook
 from instructor.coursedir.course_dir import CourseDir
 from instructor.errors import CourseError, first_line
 from instructor.grading.record import read_results
-from instructor.reporting.export import inert_cell, rows, student_due
+from instructor.reporting.export import inert_cell, released_in, rows, student_due
 
 #: the columns before the assignments, exactly as Canvas's own export names them
 IDENTITY_COLUMNS = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
@@ -85,7 +86,10 @@ MATCHING = {
 CELL_RULE = {
     "complete": "the score (raw score - late penalty): final",
     "not submitted": "0: nothing was collected, and the student's due date has passed",
-    "not due": "empty: the student's due date (an extension included) has not passed yet",
+    "not due": (
+        "empty: the student's due date (an extension included) has not passed, none is set, "
+        "or the assignment was never released to the exchange"
+    ),
     "waiting for a grader": "empty: written answers still to grade by hand, the score would rise",
     "flagged for review": "empty: a person must look at it first",
     "not graded": "empty: there is no grade",
@@ -176,7 +180,7 @@ def chosen_assignments(gradebook: Gradebook, names=()) -> list:
     return chosen
 
 
-def build(gradebook: Gradebook, assignments=(), results=None, due_of=None, now=None) -> Sheet:
+def build(gradebook: Gradebook, assignments=(), results=None, due_of=None, now=None, released=None) -> Sheet:
     """The Canvas sheet of a gradebook: one row per student (sorted by id), one column per assignment.
 
     ``results`` is what ``course grade`` recorded
@@ -189,7 +193,7 @@ def build(gradebook: Gradebook, assignments=(), results=None, due_of=None, now=N
     known = {s.id for s in students}
     by_cell = {}
     sheet = Sheet(assignments=names, points=[a.max_score for a in chosen])
-    for row in rows(gradebook, names, (), results, now=now, due_of=due_of):
+    for row in rows(gradebook, names, (), results, now=now, due_of=due_of, released=released):
         if row["student_id"] in known:
             by_cell[row["student_id"], row["assignment"]] = row
         else:  # a not-graded submission of someone off the roster: no row for it in Canvas's file
@@ -257,7 +261,7 @@ def export_canvas(course_dir: CourseDir, to: Path, assignments=()) -> Sheet:
     db_url = course_dir.graded_gradebook()
     with Gradebook(db_url) as gb:
         due_of = student_due(course_dir.path, course_dir.due)
-        sheet = build(gb, assignments, read_results(course_dir.path), due_of=due_of)
+        sheet = build(gb, assignments, read_results(course_dir.path), due_of=due_of, released=released_in(course_dir))
     try:
         write(sheet, to)
     except OSError as err:  # a folder the user may not write to, a full disk

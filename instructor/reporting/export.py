@@ -8,9 +8,11 @@ writes nbgrader's columns, then (see :data:`COLUMN_HELP`)
   and of the written answers graded by hand so far, out of ``hand_max``;
 * ``pending_points``: the points of answers still to be graded by hand;
 * ``status``: ``complete``, ``waiting for a grader``, ``flagged for review``,
-  ``not graded``, ``not submitted`` or ``not due`` (nothing collected, the
-  student's due date still to come: no points, never a zero); ``reason``:
-  why, in one sentence (from ``course grade``'s ``<dir>/results/``);
+  ``not graded``, ``not submitted`` or ``not due`` (nothing collected, and
+  the student's due date is still to come, or none is set, or the
+  assignment never reached the course's exchange: no points, never a
+  zero); ``reason``: why, in one sentence (from ``course grade``'s
+  ``<dir>/results/``);
 * ``overrides``: each override of a test cell, from what to what, by whom
   and when (:mod:`instructor.coursedir.overrides`);
 * ``<assignment>:<grade_id>``: the points of each graded cell.
@@ -61,7 +63,10 @@ COLUMN_HELP = {
     "hand_points": "points given by hand to written answers so far",
     "hand_max": "points of the written answers",
     "pending_points": "points of written answers nobody has graded yet (counted as 0 in score)",
-    "status": "complete, waiting for a grader, flagged for review, not graded, not submitted, or not due (no points)",
+    "status": (
+        "complete, waiting for a grader, flagged for review, not graded, not submitted (0: the due date passed), "
+        "or not due (no points: due later, no due date, or never released to the exchange)"
+    ),
     "reason": (
         "why a submission is flagged, not graded, missing or not due; "
         "a hand grade taken back because its answer changed"
@@ -76,8 +81,11 @@ FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 #: then one column per graded cell: ``<assignment>:<grade_id>`` = its points ("" while it waits for a grader)
 TASK_COLUMN = "{assignment}:{grade_id}"
 NOT_SUBMITTED = "no submission was collected"
-#: the status of a row whose student's due date has not passed and who has not been collected
+#: the status of a row with nothing collected that owes nothing yet: due later, no due date, or not released
 NOT_DUE = "not due"
+#: the reasons of a ``not due`` row that has no due date to come
+NO_DUE_DATE = "no due date is set"
+NOT_RELEASED = "not released to the course's exchange"
 
 
 def task_columns(gradebook: Gradebook, assignments=()) -> list[str]:
@@ -99,6 +107,7 @@ def rows(
     now: datetime | None = None,
     due_of=None,
     overrides_of=None,
+    released=None,
 ) -> list[dict]:
     """One row per assignment and student of the gradebook (rostered or graded), as the CSV holds it.
 
@@ -107,7 +116,9 @@ def rows(
     submissions and adds a row for every submission that could not be graded.
     Nothing collected before the student's due date (``due_of(student,
     assignment, class due date)``, the class's by default) passed ``now``
-    (naive UTC) is ``not due``, without points. ``overrides_of(student,
+    (naive UTC) is ``not due``, without points; so is one with no due date,
+    and one of an assignment that ``released(assignment)`` says students
+    never received (:func:`released_in`). ``overrides_of(student,
     assignment)`` gives the override entries to list (:mod:`instructor.coursedir.overrides`).
     """
     results = dict(results or {})
@@ -139,8 +150,9 @@ def rows(
                 sub = gradebook.find_submission(assignment.name, student.id)
             except MissingEntry:
                 due = due_of(student.id, assignment.name, assignment.duedate)
-                if due is not None and due > now:  # nothing is missing yet: no points, not a zero
-                    row.update(duedate=due, timestamp="", status=NOT_DUE, reason=f"due {due:%Y-%m-%d %H:%M} UTC")
+                owed = _owes_nothing(due, now, released is None or released(assignment.name))
+                if owed:  # nothing is missing yet: no points, not a zero
+                    row.update(duedate=due or "", timestamp="", status=NOT_DUE, reason=owed)
                     row.update({k: "" for k in POINTS + [column for column, _ in tasks]})
                 else:
                     row.update(
@@ -215,6 +227,29 @@ def rows(
     return out
 
 
+def _owes_nothing(due: datetime | None, now: datetime, released: bool) -> str:
+    """Why a student with nothing collected owes nothing yet (a ``not due`` row), or "" once a 0 is earned."""
+    if not released:
+        return NOT_RELEASED
+    if due is None:
+        return NO_DUE_DATE
+    return f"due {due:%Y-%m-%d %H:%M} UTC" if due > now else ""
+
+
+def released_in(course_dir: CourseDir):
+    """``released`` for :func:`rows`: whether students could fetch each assignment from the course's exchange.
+
+    A course that releases through an exchange has ``<exchange>/<course>/outbound/``;
+    an assignment without its folder there never reached the students (never
+    released, or its release failed). A course with no such folder hands out
+    its notebooks some other way: every assignment counts as released.
+    """
+    outbound = course_dir.exchange / course_dir.course_id / "outbound"
+    if not outbound.is_dir():
+        return None
+    return lambda assignment: (outbound / assignment).is_dir()
+
+
 def inert_cell(value):
     """A text cell that a spreadsheet would run as a formula gets a leading ``'`` (shown as text); numbers stay."""
     if isinstance(value, str) and value.startswith(FORMULA_STARTS):
@@ -231,6 +266,10 @@ class PendingCsvExportPlugin(ExportPlugin):
 
     def export(self, gradebook: Gradebook) -> None:
         folder = Path(self.results).parent if self.results else None
+        try:
+            released = released_in(CourseDir.at(folder)) if folder else None
+        except CourseError:  # results beside no course directory: no exchange to ask
+            released = None
         found = read_results(folder) if folder else {}
         by_cell: dict[tuple[str, str], list[dict]] = {}
         if folder is not None:
@@ -252,6 +291,7 @@ class PendingCsvExportPlugin(ExportPlugin):
                         # the class's due dates as the configuration nbgrader (or `course export`) was given says
                         due_of=student_due(folder, self.config.DueDates.get("dates", {})) if folder else None,
                         overrides_of=lambda s, a: by_cell.get((s, a), []),
+                        released=released,
                     )
                 ]
             )

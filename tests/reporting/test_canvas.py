@@ -62,7 +62,9 @@ def graded(tmp_path_factory):
     repo = make_course(tmp / "repo")
     cd, subs = tmp / "cd", tmp / "subs"
     (tmp / "class.csv").write_text(ROSTER)
-    for args in (["release", "--root", repo], ["init", cd], ["roster", "import", tmp / "class.csv", "--course-dir", cd]):
+    past = ["--due", "01_toy=2020-01-01 12:00 UTC", "--due", "02_toy=2020-01-01 12:00 UTC"]  # a 0 is earned
+    for args in (["release", "--root", repo], ["init", cd, *past],
+                 ["roster", "import", tmp / "class.csv", "--course-dir", cd]):
         assert main([str(a) for a in args]) == 0
     solution = {a: repo / "solutions" / a / f"{a}.ipynb" for a in ("01_toy", "02_toy")}
     for student, assignment in (("amy", "01_toy"), ("amy", "02_toy"), ("bob", "01_toy"), ("eve", "01_toy"),

@@ -10,7 +10,7 @@ import json
 import math
 
 import numpy as np
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
@@ -25,7 +25,9 @@ _hashable = st.one_of(
     st.floats(allow_nan=False),  # NaN is not equal to itself: a set or key of it cannot be compared back
     st.text(max_size=8),
 )
-_hashable = st.recursive(_hashable, lambda inner: st.tuples(inner, inner) | st.frozensets(inner, max_size=3), max_leaves=6)
+_hashable = st.recursive(
+    _hashable, lambda inner: st.tuples(inner, inner) | st.frozensets(inner, max_size=3), max_leaves=6
+)
 _arrays = st.sampled_from(_DTYPES).flatmap(
     lambda dtype: hnp.arrays(dtype, hnp.array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=4))
 )
@@ -76,6 +78,7 @@ def _through_the_channel(value):
     return decode(json.loads(json.dumps(encode(value), allow_nan=False)))
 
 
+@settings(max_examples=60)
 @given(values)
 def test_what_travels_comes_back_whole(value):
     """Is every value of the format (numbers, strings, containers, arrays, scalars, dtypes) decoded equal to what

@@ -56,8 +56,7 @@ def configure(c: Config, root: Path, source: str = "source", release: str = "rel
     # Autograde runs student code only inside the sandbox (instructor.sandbox),
     # with its limits: quick mode keeps every cell short, so 30 s per cell and
     # 180 s per notebook only stop runaway code.
-    c.SandboxedExecute.cell_timeout = Limits.cell_timeout
-    c.SandboxedExecute.notebook_budget = Limits.notebook_budget
+    c.SandboxedExecute.limits = Limits()
     c.Execute.timeout = 30  # nbgrader's in-process Execute, should anyone put it back
     # the formgrader's Autograde button (nbgrader's autograde) grades only students the gradebook knows:
     # the imported roster, or students `course grade` graded; as `course grade` does, it refuses the rest

@@ -56,8 +56,9 @@ running at scale (one task per submission; only this process writes the gradeboo
 A rerun grades only what is new or changed (notebook bytes, timestamp, release);
 --force grades everything again. A killed run resumes where it stopped.
 
-Without a working sandbox, grading is refused unless --unsafe is given.
-Exit status 1 only for an instructor's mistake (no folder, bad roster, no sandbox).
+Without a working sandbox, grading is refused unless --unsafe is given; where no memory and
+process limit can be set (no cgroup v2 or v1 to write), unless --no-limits is given.
+Exit status 1 only for an instructor's mistake (no folder, bad roster, no sandbox, no limits).
 
 examples:
   course grade                                     # <dir>/submitted
@@ -110,6 +111,11 @@ def add_arguments(p):
         action="store_true",
         help="grade even though no sandbox is available: student code then runs with YOUR rights",
     )
+    p.add_argument(
+        "--no-limits",
+        action="store_true",
+        help="grade even where no memory and process limit can be set: a fork bomb or a memory hog is unchecked",
+    )
 
 
 def _check_sudo(given: Path | None) -> None:
@@ -136,7 +142,7 @@ def run(args) -> int:
         assignments=names(args.assignment),
         students=names(args.student),
         roster=args.roster,
-        limits=Limits(cell_timeout=args.cell_timeout, notebook_budget=args.budget),
+        limits=Limits(cell_timeout=args.cell_timeout, notebook_budget=args.budget, required=not args.no_limits),
         jobs=args.jobs,
         scheduler=args.scheduler,
         force=args.force,

@@ -76,6 +76,11 @@ def add_arguments(p):
         help="the image with the course installed, for the Kubernetes and Docker files (default: %(default)s)",
     )
     p.add_argument(
+        "--no-limits",
+        action="store_true",
+        help="start servers even where no memory and process limit can be set (no cgroup v2 or v1 here)",
+    )
+    p.add_argument(
         "--write-only", action="store_true", help="write the configuration and accounts, do not start the hub"
     )
 
@@ -93,6 +98,7 @@ def settings(args) -> config.HubSettings:
         memory_mb=args.memory,
         cpus=args.cpus,
         idle_timeout=args.idle_timeout,
+        no_limits=args.no_limits,
     )
 
 
@@ -102,6 +108,15 @@ def run(args) -> int:
     if os.geteuid() != 0:
         raise CourseError(
             "`course hub` makes Unix accounts and starts each user's server as that user: run it as root."
+        )
+    if cgroups.available():
+        print(f"  each user's server: {cgroups.words()}, in course-hub/{cgroups.hub_name(s.hub_dir)}/")
+    elif s.no_limits:
+        print(f"  servers run without memory or process limits (--no-limits): {cgroups.why()}")
+    else:
+        raise CourseError(
+            f"No memory and process limit can be set for the users' servers here ({cgroups.why()}): run as root "
+            "on a machine with cgroup v2 or v1, or pass --no-limits to run them without."
         )
     if not args.write_only and not shutil.which("configurable-http-proxy"):
         raise CourseError("configurable-http-proxy is not installed: sudo bash scripts/install-system-packages.sh")
@@ -116,8 +131,6 @@ def run(args) -> int:
         f"  students: {len(s.people.students)}, instructors: {', '.join(sorted(s.people.instructors))}"
         + (f", graders: {', '.join(sorted(s.people.graders))}" if s.people.graders else "")
     )
-    if not cgroups.available():
-        print("  no cgroups (v1) here: servers run without memory or CPU limits")
     print(f"configuration: {config.write(s)}")
     for path in elsewhere.write(s, args.image):
         print(f"  past one machine (not used here): {path}")

@@ -17,15 +17,7 @@ def grading_config(course_dir: CourseDir, limits: Limits | None = None, unsafe: 
     """
     cfg = course_dir.grading_config()
     if limits is not None:
-        for key in (
-            "cell_timeout",
-            "notebook_budget",
-            "memory_mb",
-            "processes",
-            "cell_output_bytes",
-            "notebook_output_bytes",
-        ):
-            setattr(cfg.SandboxedExecute, key, getattr(limits, key))
+        cfg.SandboxedExecute.limits = limits  # the whole value: every field arrives
         cfg.CapOutputBytes.cell_bytes = limits.cell_output_bytes
         cfg.CapOutputBytes.notebook_bytes = limits.notebook_output_bytes
     cfg.SandboxedExecute.unsafe = unsafe

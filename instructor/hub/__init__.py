@@ -2,7 +2,7 @@
 
 - :mod:`~instructor.hub.staff`: who teaches (``<course dir>/staff.csv``) and who is a student (the roster).
 - :mod:`~instructor.hub.accounts`: a Unix account per person (isolation is Unix permissions), folder modes.
-- :mod:`~instructor.hub.cgroups`: a memory, CPU and process budget per user's server (cgroup v1).
+- :mod:`~instructor.hub.cgroups`: a memory, CPU and process budget per user's server (cgroup v2 or v1), per hub.
 - :mod:`~instructor.hub.spawner`: :class:`CourseSpawner`, a local-process spawner inside that budget,
   students with the student tools only, staff in the course directory with the formgrader.
 - :mod:`~instructor.hub.config`: the ``jupyterhub_config.py`` and the students' Jupyter settings.

@@ -1,53 +1,88 @@
-"""A memory, CPU and process budget per user's server (cgroup v1, as the grading sandbox uses).
+"""A memory, CPU and process budget per user's server, in the course's own cgroup subtree.
 
 JupyterHub's local-process spawner ignores ``mem_limit`` and ``cpu_limit``
 (it only passes them on as variables); a cgroup makes the kernel enforce them:
 the server, its kernels and terminals together get at most ``memory_mb``
 (the OOM killer ends a process past it), ``cpus`` CPUs' time and
-``processes`` processes. Named ``course-hub/<user>``.
+``processes`` processes. Named ``course-hub/<course>/<user>``: each hub has a
+parent of its own, so stopping one course's hub leaves another's users
+running. The layout (cgroup v2 or v1) is :mod:`instructor.sandbox.cgroup`'s.
 """
 
 from __future__ import annotations
 
-import os
+import hashlib
+import re
 from pathlib import Path
 
-from instructor.sandbox.cgroup import kill_and_remove, members, set_limits
+from instructor.errors import CourseError
+from instructor.sandbox import cgroup
 
-ROOT = Path("/sys/fs/cgroup")
 PARENT = "course-hub"
-CONTROLLERS = ("memory", "pids", "cpu")
+#: where `course hub` keeps each hub's folder by default (one per course: the names are unique there)
+HUBS = Path("/srv/course-hub")
+#: a course id or a user name as a cgroup folder: one plain path part
+NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.@-]*")
 
 
 def available() -> bool:
-    """True when this process may create memory, pids and cpu cgroups (v1)."""
-    return all(os.access(ROOT / c, os.W_OK) and (ROOT / c / "cgroup.procs").exists() for c in CONTROLLERS)
+    """True when memory and process limits can be set here (cgroup v2 or v1, as root)."""
+    return cgroup.available()
 
 
-class UserCgroup:
-    """The cgroups of one user's server: ``/sys/fs/cgroup/<controller>/course-hub/<user>``."""
+def words() -> str:
+    """The limits here in words: "memory, process and CPU limits per cgroup (cgroup v2)"."""
+    return cgroup.layout().words()
 
-    def __init__(self, user: str):
-        self.folders = {c: ROOT / c / PARENT / user for c in CONTROLLERS}
 
-    def create(self, memory_mb: int, cpus: float, processes: int) -> UserCgroup:
-        self.kill()  # a server left by an earlier hub
-        for folder in self.folders.values():
-            folder.mkdir(parents=True, exist_ok=True)
-        set_limits(self.folders["memory"], self.folders["pids"], self.folders["cpu"], memory_mb, processes, cpus)
+def why() -> str:
+    """Why no memory and process limit can be set here ("" when they can)."""
+    return cgroup.layout().why
+
+
+def hub_name(hub_dir: Path) -> str:
+    """The cgroup parent's name of the hub kept in ``hub_dir``: its folder's name under :data:`HUBS` (the course
+    id by default), elsewhere with a hash of the whole path (two hubs' folders may share a last name)."""
+    if hub_dir.parent == HUBS:
+        return hub_dir.name
+    return f"{hub_dir.name}-{hashlib.sha256(str(hub_dir).encode()).hexdigest()[:8]}"
+
+
+def _part(name: str) -> str:
+    if not NAME.fullmatch(name):
+        raise CourseError(f"{name!r} cannot name a cgroup: letters, digits, '_', '.', '@' and '-' only.")
+    return name
+
+
+def course_group(course: str) -> cgroup.Group:
+    """The parent of every user's cgroup of ``course``'s hub."""
+    return cgroup.Group(f"{PARENT}/{_part(course)}")
+
+
+class UserCgroup(cgroup.Group):
+    """The cgroup of one user's server on ``course``'s hub: ``course-hub/<course>/<user>``."""
+
+    def __init__(self, course: str, user: str):
+        super().__init__(f"{PARENT}/{_part(course)}/{_part(user)}")
+
+    def start(self, memory_mb: int, cpus: float, processes: int) -> UserCgroup:
+        """Empty it of a server left by an earlier hub, then (re)make it with these limits."""
+        self.kill()
+        self.create(cgroup.Budget(memory_mb, processes, cpus))
         return self
 
-    @property
-    def procs_files(self) -> list[str]:
-        """What a process writes its pid into to join (from a preexec function: no allocation-heavy code)."""
-        return [str(folder / "cgroup.procs") for folder in self.folders.values()]
-
     def pids(self) -> list[int]:
-        return members(self.folders["pids"])
-
-    def kill(self) -> int:
-        """SIGKILL every process left inside (kernels started in sessions of their own too); returns how many."""
-        return kill_and_remove(self.folders["pids"], [])
+        return self.members()
 
     def remove(self) -> None:
-        kill_and_remove(self.folders["pids"], list(self.folders.values()))
+        """Kill whatever is left (kernels started in sessions of their own too) and remove the cgroup."""
+        self.destroy()
+
+
+def leftovers(course: str) -> int:
+    """Kill what is left in ``course``'s cgroups (servers its hub could not stop) and remove them; returns how
+    many processes were killed.
+
+    Only this course's subtree: another course's hub on the same machine keeps its users.
+    """
+    return course_group(course).remove_tree()

@@ -22,6 +22,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from instructor.hub import cgroups
 from instructor.hub.staff import People
 
 #: nbgrader's JupyterLab plugins a student does not need (the Assignments tab and Validate stay)
@@ -52,6 +53,7 @@ class HubSettings:
     memory_mb: int = 2048
     cpus: float = 1.0
     processes: int = 256
+    no_limits: bool = False  # start servers even where no memory and process limit can be set
     idle_timeout: int = 3600  # seconds before an idle server is stopped (jupyterhub-idle-culler)
 
     @property
@@ -144,6 +146,8 @@ def hub_config(s: HubSettings) -> str:
         f"c.CourseSpawner.memory_mb = {s.memory_mb!r}",
         f"c.CourseSpawner.cpus = {s.cpus!r}",
         f"c.CourseSpawner.processes = {s.processes!r}",
+        f"c.CourseSpawner.cgroup_parent = {cgroups.hub_name(s.hub_dir)!r}",
+        f"c.CourseSpawner.no_limits = {s.no_limits!r}",
         "",
         "# the instructor's own additions (HTTPS, LTI, ...) survive the rewrite: they live in a file of their own",
         f"local = {str(s.local_config)!r}",

@@ -14,14 +14,6 @@ def command(s: HubSettings) -> list[str]:
     return [sys.executable, "-m", "jupyterhub", "-f", str(s.config_file)]
 
 
-def leftovers() -> int:
-    """Kill whatever is left in the hub's cgroups (a server the hub could not stop); returns how many."""
-    parent = cgroups.ROOT / "pids" / cgroups.PARENT
-    if not parent.is_dir():
-        return 0
-    return sum(cgroups.UserCgroup(f.name).kill() for f in parent.iterdir() if f.is_dir())
-
-
 def run(s: HubSettings) -> int:
     """Run the hub until it exits or is told to stop; returns its exit status (0 when stopped on request)."""
     # its own session: a Ctrl-C reaches only us, and the hub gets one orderly SIGTERM
@@ -42,5 +34,6 @@ def run(s: HubSettings) -> int:
         if hub.poll() is None:
             hub.kill()
             hub.wait()
-        leftovers()
+        if cgroups.available():  # this hub's users only: another course's hub keeps its own
+            cgroups.leftovers(cgroups.hub_name(s.hub_dir))
     return 0 if stopping else status

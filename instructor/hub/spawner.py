@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 
 from jupyterhub.spawner import LocalProcessSpawner
-from traitlets import Float, Integer, Set, Unicode
+from traitlets import Bool, Float, Integer, Set, Unicode
 
 from instructor.hub import cgroups
 
@@ -27,6 +27,8 @@ class CourseSpawner(LocalProcessSpawner):
     memory_mb = Integer(2048, help="memory of a user's server, kernels included (MB)").tag(config=True)
     cpus = Float(1.0, help="CPUs' time a user's server may use").tag(config=True)
     processes = Integer(256, help="processes a user's server may run").tag(config=True)
+    cgroup_parent = Unicode(help="this hub's cgroups: course-hub/<cgroup_parent>/<user>").tag(config=True)
+    no_limits = Bool(False, help="start servers where no memory and process limit can be set").tag(config=True)
 
     @property
     def is_staff(self) -> bool:
@@ -45,7 +47,7 @@ class CourseSpawner(LocalProcessSpawner):
 
     def make_preexec_fn(self, name):
         become_user = super().make_preexec_fn(name)
-        joins = self._cgroup.procs_files if self._cgroup else []
+        joins = [str(f) for f in self._cgroup.procs_files] if self._cgroup else []
         folder = self.course_dir if self.is_staff else None
 
         def preexec():
@@ -60,20 +62,20 @@ class CourseSpawner(LocalProcessSpawner):
         return preexec
 
     async def start(self):
-        self._cgroup = (
-            cgroups.UserCgroup(self.user.name).create(self.memory_mb, self.cpus, self.processes)
-            if cgroups.available()
-            else None
-        )
-        if self._cgroup is None:
-            self.log.warning(
-                "no cgroups on this machine: %s's server runs without memory or CPU limits", self.user.name
-            )
+        if cgroups.available():
+            group = cgroups.UserCgroup(self.cgroup_parent, self.user.name)
+            self._cgroup = group.start(self.memory_mb, self.cpus, self.processes)
+            self.log.info("%s's server: %s limits held", self.user.name, ", ".join(self._cgroup.held))
+        elif self.no_limits:
+            self.log.warning("%s's server runs without limits (--no-limits): %s", self.user.name, cgroups.why())
+        else:  # fail closed: `course hub` refused already; this guards a hub started from the file alone
+            raise RuntimeError(f"no memory and process limit can be set for a server here: {cgroups.why()}")
         return await super().start()
 
     async def stop(self, now=False):
         await super().stop(now=now)
         # kernels and terminals run in sessions of their own: whatever outlived the server goes too
-        cgroups.UserCgroup(self.user.name).remove()
+        if cgroups.available():
+            cgroups.UserCgroup(self.cgroup_parent, self.user.name).remove()
 
     _cgroup = None

@@ -191,5 +191,5 @@ def limited(command: list[str], limits: Limits, cg: cgroup.Cgroup | None) -> lis
     rlimits = [f"--cpu={limits.cpu_seconds}", f"--fsize={size}", "--core=0", "--nofile=1024"]
     if cg is None:  # no memory cgroup: bound each process's address space instead
         rlimits.append(f"--as={limits.memory_mb * 2**20}")
-    joins = " && ".join(f"echo $$ > {folder / 'cgroup.procs'}" for folder in cg.folders) if cg else "true"
+    joins = " && ".join(f"echo $$ > {procs}" for procs in cg.procs_files) if cg else "true"
     return ["/bin/sh", "-c", f'{joins} && exec "$@"', "sandbox", "prlimit", *rlimits, "--", *command]

@@ -35,6 +35,7 @@ class Limits:
     notebook_image_bytes: int = 4_000_000  # figure would use up a cell's text budget)
     cell_values_bytes: int = 4_000_000  # bytes of the values each check sends (a budget per check: what
     notebook_values_bytes: int = 32_000_000  # it computed, for the grader) and of all, per notebook
+    required: bool = True  # refuse to run where no memory and process limit can be set (`--no-limits`: False)
 
     def as_dict(self) -> dict:
         return asdict(self)

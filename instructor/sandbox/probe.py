@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from instructor.sandbox import cgroup, command
 from instructor.sandbox.command import EXECUTOR, EXECUTOR_INSIDE, KERNEL_LAUNCH, KERNEL_UID, NOBODY
+from instructor.sandbox.limits import Limits
 
 
 @dataclass(frozen=True)
@@ -24,10 +25,11 @@ class Isolation:
     name: str  # "bubblewrap" or "none"
     detail: str
     safe: bool
+    limited: bool = False  # memory and process limits per sandbox can be set here (cgroup v2 or v1)
 
 
 def unsafe(reason: str) -> Isolation:
-    return Isolation("none", f"none: student code runs with the grader's rights ({reason})", False)
+    return Isolation("none", f"none: student code runs with the grader's rights ({reason})", False, cgroup.available())
 
 
 @functools.lru_cache(maxsize=1)
@@ -46,15 +48,29 @@ def detect() -> Isolation:
     why = probe()
     if why:
         return unsafe(f"bubblewrap does not start here: {why}")
-    limits = (
-        "memory and process limits per sandbox (cgroup v1)"
-        if cgroup.available()
-        else "no cgroups: memory by rlimit, processes unlimited"
-    )
     return Isolation(
         "bubblewrap",
-        f"bubblewrap: uid {KERNEL_UID} (executor {NOBODY}), no network, private filesystem, {limits}",
+        f"bubblewrap: uid {KERNEL_UID} (executor {NOBODY}), no network, private filesystem, {limits_line()}",
         True,
+        cgroup.available(),
+    )
+
+
+def limits_line() -> str:
+    """Which limits a sandbox gets here, for the isolation line."""
+    layout = cgroup.layout()
+    if layout.usable:
+        return layout.words().replace("per cgroup", "per sandbox")
+    return f"{layout.words()}: memory by rlimit, processes unlimited"
+
+
+def refuse_without_limits(isolation: Isolation, limits: Limits) -> str:
+    """One sentence refusing to grade where no memory and process limit can be set ("" when grading may go on)."""
+    if isolation.limited or not limits.required:
+        return ""
+    return (
+        f"No memory and process limit can be set for the sandbox here ({cgroup.layout().why}): run as root on a "
+        "machine with cgroup v2 or v1, or pass --no-limits to grade without them."
     )
 
 

@@ -53,6 +53,8 @@ class Execution:
     log: str = ""
     processes_killed: int = 0
     hit_process_limit: bool = False
+    limits_held: tuple[str, ...] = ()  # of "memory", "processes", "cpu": the cgroup limits the run had
+    memory_peak_mb: float | None = None  # the most memory the sandbox used, where the kernel says
 
 
 def _copy_font_cache(home: Path) -> None:
@@ -139,7 +141,8 @@ def _supervise(
     started: list[str], env: dict, folder: Path, out: Path, work: Path, limits: Limits, pipe: tuple[int, int]
 ) -> Execution:
     """Start ``started`` in its cgroups, wait for it (at most the wall clock), kill what is left, read the result."""
-    cg = cgroup.Cgroup.create(limits.memory_mb, limits.processes, limits.cpus) if cgroup.available() else None
+    budget = cgroup.Budget(limits.memory_mb, limits.processes, limits.cpus)
+    cg = cgroup.Cgroup.create_for_sandbox(budget) if cgroup.available() else None
     start = time.monotonic()
     log_path = folder / "log.txt"
     status = reason = ""
@@ -173,7 +176,9 @@ def _supervise(
         # read the evidence before the cgroups go
         oom = cg.out_of_memory() if cg else False
         many = cg.hit_process_limit() if cg else False
+        peak = cg.memory_peak_mb() if cg else None
         killed = cg.destroy() if cg else 0
+    held = cg.held if cg else ()
     seconds = time.monotonic() - start
     text = log_path.read_bytes()[-20_000:].decode("utf-8", "replace")
     reader.join(timeout=30)
@@ -190,7 +195,7 @@ def _supervise(
                 if oom and code != 0
                 else ("no_result", f"the sandbox ended without returning a result (exit status {code})")
             )
-        return Execution(status, reason, None, seconds, log=text, processes_killed=killed, hit_process_limit=many)
+        return Execution(status, reason, None, seconds, [], [], text, killed, many, held, peak)
     status, reason = result["status"], result["detail"]
     if status in ("died", "unresponsive") and oom:
         status, reason = "memory", memory
@@ -204,6 +209,8 @@ def _supervise(
         text,
         killed,
         many,
+        held,
+        peak,
     )
 
 

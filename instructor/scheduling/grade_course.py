@@ -44,14 +44,18 @@ class GradeRequest:
     unsafe: bool = False
 
 
-def check_isolation(unsafe: bool) -> sandbox.Isolation:
-    """The sandbox in use; refuse without one unless the instructor said --unsafe."""
+def check_isolation(unsafe: bool, limits: sandbox.Limits | None = None) -> sandbox.Isolation:
+    """The sandbox in use; refuse without one unless the instructor said --unsafe, and without memory and
+    process limits unless --no-limits (``limits.required`` False)."""
     isolation = sandbox.detect()
     if not isolation.safe and not unsafe:
         raise CourseError(
             f"no sandbox to grade student work in ({isolation.detail.split('(', 1)[-1].rstrip(')')}); "
             "install bubblewrap and run as root, or pass --unsafe to run student code with your own rights."
         )
+    refused = sandbox.refuse_without_limits(isolation, limits or sandbox.Limits())
+    if refused:
+        raise CourseError(refused)
     return isolation
 
 
@@ -83,7 +87,7 @@ def grade_course(req: GradeRequest, log=print) -> Graded:
     _check(req, known)
     course_dir = req.course_dir
     ids = roster.ids(req.roster) if req.roster else roster.roster(course_dir.path)
-    isolation = check_isolation(req.unsafe)
+    isolation = check_isolation(req.unsafe, req.limits)
     submissions_dir = (req.submissions or course_dir.path / "submitted").resolve()
     subs = find_submissions(submissions_dir, known, ids, course_dir=course_dir)
     if req.assignments or req.students:

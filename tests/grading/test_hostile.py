@@ -124,7 +124,7 @@ def test_attacks_change_nothing_outside(corpus):
     left = [pid for pid in subprocess.run(["pgrep", "-u", f"{sandbox.NOBODY},{sandbox.KERNEL_UID}"], capture_output=True, text=True).stdout.split()
             if _cgroups_of(pid) is not None and (mine in _cgroups_of(pid) or cgroup.PARENT not in _cgroups_of(pid))]
     assert not left, f"processes of uid {sandbox.NOBODY} or {sandbox.KERNEL_UID} outlived grading: {left}"
-    assert not list((cgroup.ROOT / "pids" / cgroup.PARENT).glob(f"{cgroup.prefix()}*"))
+    assert not [name for name in cgroup.Group(cgroup.PARENT).children() if name.startswith(mine)]
 
 
 def _cgroups_of(pid: str) -> str | None:

@@ -21,6 +21,7 @@ import os
 import statistics
 import subprocess
 import time
+from pathlib import Path
 
 from instructor.paths import REPO_ROOT
 from tests.browser.lab import chromium_path
@@ -85,7 +86,8 @@ def _rss_mb(pattern: str) -> float:
 
 
 def _cgroup_rss_mb(user: str) -> float:
-    stat = dict(line.split() for line in open(f"/sys/fs/cgroup/memory/course-hub/{user}/memory.stat"))
+    [path] = Path("/sys/fs/cgroup/memory/course-hub").glob(f"*/{user}/memory.stat")  # course-hub/<hub>/<user> (v1)
+    stat = dict(line.split() for line in open(path))
     return int(stat["total_rss"]) / 2**20
 
 

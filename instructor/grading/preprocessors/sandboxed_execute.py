@@ -6,7 +6,7 @@ import copy
 from pathlib import Path
 
 from nbconvert.preprocessors import Preprocessor
-from traitlets import Bool, Float, Int
+from traitlets import Bool, Instance
 
 from instructor import sandbox
 from instructor.grading.submission import NotGraded, carried
@@ -54,37 +54,29 @@ class SandboxedExecute(Preprocessor):
 
     enabled = Bool(True).tag(config=True)
     unsafe = Bool(False, help="run student code without isolation when no sandbox is available").tag(config=True)
-    cell_timeout = Float(sandbox.Limits.cell_timeout, help="seconds per cell").tag(config=True)
-    notebook_budget = Float(sandbox.Limits.notebook_budget, help="seconds per notebook").tag(config=True)
-    memory_mb = Int(sandbox.Limits.memory_mb).tag(config=True)
-    processes = Int(sandbox.Limits.processes).tag(config=True)
-    cell_output_bytes = Int(sandbox.Limits.cell_output_bytes).tag(config=True)
-    notebook_output_bytes = Int(sandbox.Limits.notebook_output_bytes).tag(config=True)
-
-    def limits(self) -> sandbox.Limits:
-        return sandbox.Limits(
-            cell_timeout=self.cell_timeout,
-            notebook_budget=self.notebook_budget,
-            memory_mb=self.memory_mb,
-            processes=self.processes,
-            cell_output_bytes=self.cell_output_bytes,
-            notebook_output_bytes=self.notebook_output_bytes,
-        )
+    #: one value, every field of it, as `course grade` or the course's settings gave it (never rebuilt field by field)
+    limits = Instance(sandbox.Limits, kw={}, help="what one submission may use (instructor.sandbox.Limits)").tag(
+        config=True
+    )
 
     def preprocess(self, nb, resources):
         sub = carried(resources)
         isolation = sub.isolation or sandbox.detect()
         if not isolation.safe and not self.unsafe:
             raise NotGraded(f"no sandbox to run student code in ({isolation.detail}); grading refused")
+        refused = sandbox.refuse_without_limits(isolation, self.limits)
+        if refused:
+            raise NotGraded(refused)
         if sub.files is not None:
             files = [Path(p) for p in sub.files]
         else:  # nbgrader's own autograde: the files it copied next to the notebook
             folder = Path(resources.get("metadata", {}).get("path") or ".")
             files = [p for p in sorted(folder.iterdir()) if p.is_file() and not p.is_symlink() and p.suffix != ".ipynb"]
-        run = sandbox.run_notebook(nb, files, self.limits(), isolation)
+        run = sandbox.run_notebook(nb, files, self.limits, isolation)
         sub.execution, sub.isolation = run, isolation
+        sub.log.append(f"limits held: {', '.join(run.limits_held) or 'none (no cgroup)'}")
         if run.hit_process_limit:
-            sub.flag(f"hit the limit of {self.processes} processes")
+            sub.flag(f"hit the limit of {self.limits.processes} processes")
         if run.status == "not_started":  # the grader's side failed: nothing of the student's ran
             raise SandboxNotStarted(run.reason)
         if run.status != "ok":

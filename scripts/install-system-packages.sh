@@ -4,6 +4,7 @@
 #   chromium     headless browser for the JupyterLab browser test (tests/browser/)
 #   bubblewrap   the per-submission grading sandbox (instructor/sandbox/)
 #   postgresql   the server tests/coursedir/test_postgres.py starts for `course grade --db postgresql://...`
+#   qemu-system-x86, debootstrap  the cgroup v2 test (tests/cgroup2/) boots a Debian VM under qemu
 #   configurable-http-proxy (npm, pinned)  JupyterHub's proxy for `course hub` (tests/hub/); Node.js from Debian if missing
 #
 # Run as root (CI does: .ci/run calls this). Elsewhere: sudo bash scripts/install-system-packages.sh
@@ -16,6 +17,10 @@ PACKAGES=(
     bubblewrap
     # PostgreSQL server binaries (initdb, pg_ctl) for the shared-gradebook tests
     postgresql
+    # a Debian bookworm VM with a cgroup v2 kernel for tests/cgroup2/ (TCG: no KVM needed)
+    qemu-system-x86
+    debootstrap
+    e2fsprogs
 )
 
 if [ "$(id -u)" -ne 0 ]; then

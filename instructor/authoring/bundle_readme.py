@@ -53,7 +53,8 @@ jupyter lab
 Open {order}. Replace every `raise NotImplementedError()` with your code, run the
 self-check cell under it, then the test cells that follow.
 
-Training cells take minutes. To run a whole notebook in seconds (short training, same
+Training cells take minutes; each prints a line every 30 s with the time left. To run a
+whole notebook in seconds (short training, same
 tests), start JupyterLab in quick mode: `COURSE_QUICK=1 jupyter lab` (Windows: run
 `set COURSE_QUICK=1` first, or `$env:COURSE_QUICK=1` in PowerShell).
 

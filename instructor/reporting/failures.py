@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from instructor.cells import hidden_line_numbers, visible_source
@@ -61,6 +62,10 @@ WROTE_STDERR = "it wrote to stderr (a warning, say), which fails a test cell"
 HIDDEN = "a hidden check failed"
 #: what IPython writes before a frame of a cell: ``Cell In[12], line 7``
 _FRAME = re.compile(r"Cell In\[\d*\], line (\d+)")
+#: the same, with the cell's run count: which cell of the notebook the frame is in
+_CELL_FRAME = re.compile(r"Cell In\[(\d+)\], line (\d+)")
+#: the longest line of a student's code a feedback page quotes
+MAX_LINE_CHARS = 200
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 #: an exception name shown as it is only when it looks like one (it is chosen in the student's kernel)
 _EXCEPTION_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.]{0,59}")
@@ -371,3 +376,119 @@ def _tell_student(source: str, outputs: list[dict], failure: Failure | None) -> 
         if check.literal
         else f"{failure.exception} during a hidden check"
     )
+
+
+@dataclass(frozen=True)
+class Raised:
+    """An exception the student's code raised while a check ran it (not a check's own verdict).
+
+    ``message`` is the exception's text, or None where it is withheld. Code
+    in a kernel can keep what a hidden check passed it and pass it on in the
+    text of an exception it raises later, and a hidden check's own error can
+    quote its inputs (a broadcast error names their shapes). So the message
+    shows whole where no hidden code had run before it (a visible statement
+    in a cell before the notebook's first hidden check); after hidden code it
+    shows at a visible check only if it reads as a library's error
+    (:func:`is_library_message`: NumPy's, MyGrad's or Python's words, numbers,
+    the cell's visible words), as a visible check's values do; during a
+    hidden check, never. ``line`` is the student's
+    own line the exception came out of (the deepest frame in one of their
+    cells), read from their cell, never from the traceback's text.
+    """
+
+    exception: str
+    message: str | None
+    line: str | None
+    hidden: bool  # raised during a hidden check
+    after_hidden: bool  # hidden code had run in the kernel before it (the message is withheld)
+
+
+#: the words of the errors NumPy, MyGrad and Python raise on the slips of an answer (shapes that do not
+#: broadcast, a list indexed as an array, a missing attribute, ...): an exception's message made only of
+#: these, numbers and the cell's visible words reads as such an error, not as text the code chose
+LIBRARY_WORDS = frozenset(
+    """
+    a all an and any are argument arguments array arrays at attribute axes axis base be between bounds broadcast but by
+    callable can cannot cast casting contains converted core could dimension dimensions different division
+    does doesn don dtype einstein einsum element elements expected for from function given got gufunc has have
+    in index indices inhomogeneous input inputs instances int integer integers into invalid is it its iterable k label
+    labels length list literal m many match matmul mismatch missing more must multiply n ndarray no not numpy object
+    of one only operand operands operation or out output part positional rank received repeated requested
+    required reshape result s same scalar scalars sequence setting shape shapes signature size sizes slices
+    subscript subscripted subscripts sum supported t takes than the to together too tuple type types ufunc
+    unpack unsupported use value values was were which with zero
+    """.split()
+)
+#: the characters of such a message
+_MESSAGE_CHARS = re.compile(r"[A-Za-z0-9_ \n\t\[\](),.+\-:;='\"<>/*?!%&|^~@#{}]*")
+
+
+def is_library_message(text: str, known: frozenset[str] = frozenset()) -> bool:
+    """Does ``text`` read as a library's error (its words, numbers and the ``known`` words of the cell's
+    visible code), short enough to show?"""
+    if len(text) > MAX_VALUE_CHARS or not _MESSAGE_CHARS.fullmatch(text):
+        return False
+    words = _WORD.findall(_NUMBER.sub("0", text))
+    return all(w.lower() in LIBRARY_WORDS or w in _VALUE_WORDS or w in known for w in words)
+
+
+def cell_frames(error: dict) -> list[tuple[int, int]]:
+    """(run count, line) of each cell frame of an error's traceback, outermost first."""
+    frames = []
+    for entry in error.get("traceback") or []:
+        m = _CELL_FRAME.search(_ANSI.sub("", str(entry)))
+        if m:
+            frames.append((int(m.group(1)), int(m.group(2))))
+    return frames
+
+
+#: a message holding this many characters of a hidden line in a row is withheld
+QUOTE_CHARS = 16
+
+
+def quotes(text: str, lines: list[str], size: int = QUOTE_CHARS) -> bool:
+    """Does ``text`` hold ``size`` characters in a row of one of ``lines`` (spaces aside)?"""
+    flat = "".join(text.split())
+    for line in lines:
+        squeezed = "".join(line.split())
+        if any(squeezed[i : i + size] in flat for i in range(max(len(squeezed) - size + 1, 0))):
+            return True
+    return False
+
+
+def raised_in_answer(
+    source: str,
+    outputs: list[dict],
+    student_line: Callable[[int, int], str | None],
+    hidden_ran_before: bool,
+    secret_lines: tuple[str, ...] | list[str] = (),
+) -> Raised | None:
+    """The exception the student's code raised while the test cell whose trusted ``source`` gave ``outputs``
+    ran it; None when the cell failed otherwise (a check said no, a task not attempted, no error).
+
+    ``student_line(count, line)`` is the text of line ``line`` of the student's own cell that ran as
+    ``In[count]`` (None for any other cell: a test cell holds hidden lines); ``hidden_ran_before`` says
+    that a cell with hidden checks ran before this one; a message quoting one of ``secret_lines`` (the
+    notebook's hidden lines) is withheld wherever it came from.
+    """
+    failure = failed_check(source, outputs)
+    if failure is None or failure.check is None or failure.exception in _SAID:
+        return None
+    check = failure.check
+    if failure.exception == "AssertionError" and check.judges:
+        return None
+    error = [o for o in outputs if o.get("output_type") == "error"][-1]
+    line = next((text for count, number in reversed(cell_frames(error)) if (text := student_line(count, number))), None)
+    after_hidden = hidden_ran_before or check.hidden or check.after_hidden
+    message: str | None = _ANSI.sub("", str(error.get("evalue", ""))).strip()
+    if check.hidden:
+        message = None  # a hidden check's inputs are the kernel's: its error may quote them (shapes, values)
+    elif after_hidden and not is_library_message(message or "", frozenset(_WORD.findall(visible_source(source)))):
+        message = None  # the kernel may hold what hidden checks passed it: only a library's words pass
+    elif message and len(message) > MAX_VALUE_CHARS:
+        message = message[:MAX_VALUE_CHARS] + " …"
+    if message and quotes(message, list(secret_lines)):
+        message = None
+    if line is not None and len(line) > MAX_LINE_CHARS:
+        line = line[:MAX_LINE_CHARS] + " …"
+    return Raised(failure.exception, message or None, line, check.hidden, after_hidden)

@@ -340,7 +340,7 @@ def test_feedback_guards_escape_cap_and_withhold():
     assert len(str(nb.cells[2].outputs)) < 70_000 and "output cut" in str(nb.cells[2].outputs)
     assert hidden not in str(nb.cells[3].outputs) and "withheld" in str(nb.cells[3].outputs)
     assert "encoded" not in str(nb.cells[4].outputs)
-    for cell in nb.cells[5:7]:
-        assert hidden not in str(cell.outputs) and "ran after hidden checks" in str(cell.outputs)
+    for cell in nb.cells[5:7]:  # the grader's outputs after hidden code: none (no notebook handed in to show)
+        assert hidden not in str(cell.outputs) and cell.outputs == []
     assert "rebmun" not in str(nb.cells[6].outputs)
     assert nb.cells[7].outputs == []

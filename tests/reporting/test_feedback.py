@@ -220,3 +220,146 @@ def test_the_hidden_output_note_only_where_a_hidden_check_failed():
     assert shown["hidden"].startswith("This cell ran hidden tests; its output is not shown")
     assert [c.metadata.nbgrader.get("hidden_failed") for c in nb.cells] == [None, False, True]
     assert nb.cells[2].metadata.nbgrader.why == "got 7"
+
+
+ANSWER = "def norm(x):\n    centred = x - x.mean(axis=-1)\n    return centred\n"
+
+
+def _raised_error(ename: str, message: str, frames: list[tuple[int, int]]) -> list[dict]:
+    """An error output as the kernel writes it, with a cell frame per (run count, line)."""
+    return [{"output_type": "error", "ename": ename, "evalue": message,
+             "traceback": [f"Cell \x1b[0;32mIn[{count}], line {line}\x1b[0m" for count, line in frames]
+             + [f"{ename}: {message}"]}]
+
+
+def test_an_error_of_the_students_code_keeps_its_type_line_and_message():
+    """Does a failed cell whose check ran the student's code into an exception say its type, the student's own
+    line (from their cell, not the traceback's text) and its message: whole before any hidden code ran, after
+    hidden code only when it reads as a library's error, during a hidden check never?"""
+    import nbformat
+    from nbformat.v4 import new_code_cell
+
+    from instructor.reporting.feedback.preprocessors.explain_verdicts import ExplainVerdicts
+
+    broadcast = "operands could not be broadcast together with shapes (6,3,10) (6,3)"
+    answer = new_code_cell(ANSWER, execution_count=1, metadata={"nbgrader": {
+        "grade": False, "solution": True, "locked": False, "grade_id": "norm"}})
+
+    def test_cell(name, count, source, outputs):
+        return new_code_cell(source, execution_count=count, outputs=[nbformat.from_dict(o) for o in outputs],
+                             metadata={"nbgrader": {"grade": True, "grade_id": name, "points": 1, "score": 0,
+                                                    "solution": False, "locked": True}})
+
+    calls = "# Check norm\nout = norm(x)\nassert out.shape == (2, 3), 'shape'\n"
+    hidden = calls + "### BEGIN HIDDEN TESTS\nsecret_out = norm(secret_input_of_this_check)\n### END HIDDEN TESTS\n"
+    nb = nbformat.v4.new_notebook(cells=[
+        answer,
+        test_cell("before", 2, calls, _raised_error("ValueError", "my words: " + broadcast, [(2, 2), (1, 2)])),
+        test_cell("hidden", 3, hidden, _raised_error("ValueError", broadcast, [(3, 5), (1, 2)])),
+        test_cell("library", 4, calls, _raised_error("ValueError", broadcast, [(4, 2), (1, 2)])),
+        test_cell("smuggled", 5, calls, _raised_error("ValueError", "c2VjcmV0X2lucHV0X29mX3RoaXM=", [(4, 2), (1, 2)])),
+        test_cell("forged", 6, calls, _raised_error("ValueError", broadcast, [(6, 2), (3, 4)])),
+        # words that all stand in the cell's visible code or a library's errors, but quote a hidden line
+        test_cell("quoting", 7, "# secret_out secret_input_of_this_check\n" + calls, _raised_error("ValueError", "secret_out = norm(secret_input_of_this_check)",
+                                                     [(7, 3), (1, 2)])),
+    ])
+    nb, _ = ExplainVerdicts(enabled=True).preprocess(nb, {})
+    raised = {c.metadata.nbgrader.grade_id: c.metadata.nbgrader.get("raised") for c in nb.cells[1:]}
+    line = "centred = x - x.mean(axis=-1)"
+    # before any hidden code: the message whole, the student's own words included
+    assert raised["before"] == {"exception": "ValueError", "message": "my words: " + broadcast, "line": line,
+                                "hidden": False, "after_hidden": False}
+    # during a hidden check: the type and the student's line, never the message (it may quote hidden inputs)
+    assert raised["hidden"] == {"exception": "ValueError", "message": None, "line": line, "hidden": True,
+                                "after_hidden": True}
+    # after hidden code: a library's message shows, text the code chose does not
+    assert raised["library"]["message"] == broadcast and raised["library"]["line"] == line
+    assert raised["smuggled"]["message"] is None and raised["smuggled"]["line"] == line
+    # a traceback pointing into a test cell (which holds hidden lines) quotes no line
+    assert raised["forged"]["line"] is None
+    assert raised["quoting"]["message"] is None
+    assert "secret_input" not in str(raised)
+
+
+def test_the_page_shows_the_raised_error_as_inert_text(tmp_path):
+    """Does the page render the student's line and message escaped, and the reason a message is withheld?"""
+    import nbformat
+    import nbgrader
+    from nbconvert import HTMLExporter
+    from traitlets.config import Config
+
+    from instructor.settings import configure
+
+    cell = nbformat.v4.new_code_cell("out = norm(x)", metadata={"nbgrader": {
+        "grade": True, "grade_id": "norm__shape", "points": 1, "score": 0, "solution": False, "locked": True,
+        "verdict": "failed", "why": "ValueError at: `out = norm(x)`",
+        "raised": {"exception": "ValueError", "message": "<b>bold</b>", "line": "y = x < 3", "hidden": False,
+                   "after_hidden": False}}})
+    withheld = nbformat.from_dict(cell)
+    withheld.id = "withheld"
+    withheld.metadata.nbgrader.raised = {"exception": "ValueError", "message": None, "line": "y = x < 3",
+                                         "hidden": True, "after_hidden": True}
+    config = configure(Config(), tmp_path)
+    # what nbgrader's generate_feedback adds: the folder of the page's bootstrap.min.css
+    bootstrap = Path(nbgrader.__file__).parent / "server_extensions/formgrader/static/node_modules/bootstrap/dist/css"
+    config.HTMLExporter.extra_template_paths = [*config.HTMLExporter.extra_template_paths, str(bootstrap)]
+    exporter = HTMLExporter(config=config, template_name="feedback")
+    page, _ = exporter.from_notebook_node(nbformat.v4.new_notebook(cells=[cell, withheld]),
+                                          resources={"nbgrader": {"score": 0, "max_score": 2, "late_penalty": 0}})
+    assert "Your code raised <code>ValueError</code>, at your line <code class=\"student\">y = x &lt; 3</code>" in page
+    assert "&lt;b&gt;bold&lt;/b&gt;" in page and "<b>bold</b>" not in page
+    assert "during a hidden check, at your line" in page and "it could hold the hidden check's inputs" in page
+
+
+def test_cells_after_hidden_checks_show_the_students_own_outputs(tmp_path):
+    """After the first hidden check, does a cell show no output of the grader's run (which could carry what
+    hidden checks held), and instead its output from the notebook the student handed in, marked as theirs;
+    a test cell nothing; the note on hidden tests only on the cell that ran them?"""
+    import nbformat
+    from nbformat.v4 import new_code_cell, new_output
+    from traitlets.config import Config
+
+    from instructor.reporting.feedback.preprocessors.hide_hidden_test_outputs import HideHiddenTestOutputs
+
+    def cell(cid, source, text, **nbgrader):
+        made = new_code_cell(source, outputs=[new_output("stream", name="stdout", text=text)])
+        made.id = cid
+        if nbgrader:
+            made.metadata["nbgrader"] = nbgrader
+        return made
+
+    hidden = "### BEGIN HIDDEN TESTS\nassert add(-40, 2) == -38, 'secret'\n### END HIDDEN TESTS\n"
+    graded = {"grade": True, "solution": False, "locked": True, "points": 1, "grade_id": "t"}
+    nb = nbformat.v4.new_notebook(cells=[
+        cell("before", "print(1)", "grader's run, before any hidden code\n"),
+        cell("hidden", f"assert True\n{hidden}", "printed during the hidden check\n", hidden_failed=True, **graded),
+        cell("mine", "print(loss)", "grader's run: assert add(-40, 2) == -38\n"),
+        cell("training", "train()", "grader's run: 2 steps\n", grade=False, solution=False, locked=True),
+        cell("test", "assert add(1, 2) == 3", "grader's run of a visible test\n", **{**graded, "grade_id": "u"}),
+        cell("new", "print('a cell the grader ran that the handed-in notebook lacks')", "grader's run\n"),
+    ])
+    handed_in = nbformat.v4.new_notebook(cells=[
+        cell("mine", "print(loss)", "loss 0.25 in my own run\n"),
+        cell("training", "train()", "2000 steps in 61.0 s, 30.5 ms a step\n"),
+        cell("test", "assert add(1, 2) == 3", "my own run of the test\n"),
+    ])
+    folder = tmp_path / "submitted" / "eve" / "a"
+    folder.mkdir(parents=True)
+    nbformat.write(handed_in, str(folder / "a.ipynb"))
+    config = Config()
+    config.CourseDirectory.root = str(tmp_path)
+    resources = {"nbgrader": {"student": "eve", "assignment": "a", "notebook": "a"}}
+    nb, _ = HideHiddenTestOutputs(config=config).preprocess(nb, resources)
+    shown = {c.id: "".join(o.get("text", "") for o in c.outputs) for c in nb.cells}
+    assert shown["before"] == "grader's run, before any hidden code\n"
+    assert shown["hidden"].startswith("This cell ran hidden tests")
+    assert shown["mine"] == "From your own run (the notebook you handed in):\nloss 0.25 in my own run\n"
+    assert shown["training"].endswith("2000 steps in 61.0 s, 30.5 ms a step\n")
+    assert shown["test"] == "" and shown["new"] == ""
+    assert "grader's run:" not in str(nb.cells) and sum("ran hidden tests" in s for s in shown.values()) == 1
+    # without the handed-in notebook (graded from another folder): nothing, and no note on each cell
+    nb2 = nbformat.v4.new_notebook(cells=[cell("hidden", f"assert True\n{hidden}", "x\n", **graded),
+                                          cell("mine", "print(loss)", "grader's run\n")])
+    nb2, _ = HideHiddenTestOutputs(config=Config()).preprocess(nb2, {"nbgrader": {"student": "bob", "assignment": "a",
+                                                                                  "notebook": "a"}})
+    assert nb2.cells[1].outputs == []

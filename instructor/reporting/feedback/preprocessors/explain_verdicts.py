@@ -15,6 +15,11 @@ the check that failed. It writes into ``metadata.nbgrader``:
   the page to set the values apart;
 * ``hidden_failed``: the check that failed is a hidden one (only then does
   the page say that the cell's output is withheld because it ran hidden tests);
+* ``raised``: for an exception the student's code raised while a check
+  ran it (:func:`instructor.reporting.failures.raised_in_answer`): its type,
+  the student's own line it came from, and its message where no hidden code
+  had run before it (``message`` None: withheld, ``hidden``: during a hidden
+  check);
 * ``depends``: ``[name, task]`` pairs: a function or class of an earlier
   task that this cell uses and whose own checks failed, so that one mistake
   that fails six cells reads as one cause ("fix that first").
@@ -30,9 +35,9 @@ import ast
 from nbconvert.preprocessors import Preprocessor
 from traitlets import Bool
 
-from instructor.cells import grade_id, is_graded_test, task_of, visible_source
+from instructor.cells import grade_id, hidden_lines, is_graded_test, task_of, visible_source
 from instructor.grading.syntax import parse
-from instructor.reporting.failures import failed_check, tell_student_parts
+from instructor.reporting.failures import failed_check, raised_in_answer, tell_student_parts
 
 
 def _names(source: str, top_level_definitions: bool = False) -> set[str]:
@@ -44,6 +49,21 @@ def _names(source: str, top_level_definitions: bool = False) -> set[str]:
     if top_level_definitions:
         return {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
     return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+
+
+def _student_cells(nb) -> dict[int, str]:
+    """The source of each cell the student writes in (an answer, or a cell of their own), by its run count.
+
+    Locked cells are left out: a test cell holds hidden lines, and a traceback (written in the
+    student's kernel) chooses only which of the student's own lines is quoted.
+    """
+    cells = {}
+    for cell in nb.cells:
+        meta = cell.get("metadata", {}).get("nbgrader", {})
+        count = cell.get("execution_count")
+        if cell.cell_type == "code" and isinstance(count, int) and not meta.get("locked") and not meta.get("grade"):
+            cells[count] = cell.source
+    return cells
 
 
 def _verdict(meta: dict) -> str:
@@ -77,10 +97,29 @@ class ExplainVerdicts(Preprocessor):
                 meta["verdict"] = _verdict(meta)
         failed_tasks = {task_of(c) for _, c in tests if c.metadata.nbgrader.get("verdict") == "failed"}
 
+        students = _student_cells(nb)
+
+        def student_line(count: int, number: int) -> str | None:
+            lines = students.get(count, "").splitlines()
+            return (lines[number - 1].strip() or None) if 0 < number <= len(lines) else None
+
+        with_hidden = [i for i, c in enumerate(nb.cells) if c.cell_type == "code" and hidden_lines(c.source)]
+        first_hidden = with_hidden[0] if with_hidden else None
+        secrets = [line for i in with_hidden for line in hidden_lines(nb.cells[i].source)]
         for index, cell in tests:
             meta = cell.metadata.nbgrader
             if meta["verdict"] != "failed":
                 continue
+            hidden_ran_before = first_hidden is not None and first_hidden < index
+            raised = raised_in_answer(cell.source, cell.get("outputs", []), student_line, hidden_ran_before, secrets)
+            if raised is not None:
+                meta["raised"] = {
+                    "exception": raised.exception,
+                    "message": raised.message,
+                    "line": raised.line,
+                    "hidden": raised.hidden,
+                    "after_hidden": raised.after_hidden,
+                }
             parts = tell_student_parts(cell.source, cell.get("outputs", []))
             meta["why"] = "".join(text for text, _ in parts)
             meta["why_parts"] = [[text, value] for text, value in parts]

@@ -1,14 +1,21 @@
-"""Withhold every output of a cell that ran hidden tests or ran after one (run before ClearHiddenTests)."""
+"""Withhold every output the grader's run produced once hidden code had run; show the student's own instead.
+
+(Run before ClearHiddenTests.)
+"""
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
+from pathlib import Path
 
+import nbformat
 from nbconvert.preprocessors import Preprocessor
 from nbformat.v4 import new_output
 from traitlets import Bool, Unicode
 
-from instructor.cells import hidden_lines
+from instructor.cells import hidden_lines, is_graded_test
+from instructor.grading.intake import read_regular
 
 
 @dataclass
@@ -30,29 +37,55 @@ class HideHiddenTestOutputs(Preprocessor):
     (or the test's own text, from ``In``, a stack frame or the history),
     while the test runs or in any cell after it, a locked one included (its
     values' ``__format__`` is the student's code): base64, reversed, split or
-    drawn into a PNG, no filter of verbatim lines can tell. So no output
-    produced once hidden code has run is shown; the verdicts are the
-    gradebook's and their reasons come from the trusted cell source
+    drawn into a PNG, no filter of verbatim lines can tell. So no output the
+    grader's run produced once hidden code had run is shown; the verdicts are
+    the gradebook's and their reasons come from the trusted cell source
     (:class:`ExplainVerdicts`, which runs before this step). The hidden lines
     are kept in :class:`Withheld` for :class:`WithholdLeaks`.
 
-    The note saying so stands only where a hidden check ran and failed
-    (``hidden_failed``, set by :class:`ExplainVerdicts`); a cell that passed,
-    or failed at a visible check, just shows no output.
+    What such a cell shows instead, if it is not a test cell, is the
+    student's own output: the outputs the same cell (by its id) holds in the
+    notebook they handed in (``submitted/<student>/<assignment>/``, nbgrader's
+    layout), made on their machine, which never held a hidden test. Later
+    steps escape, cap and check them as any output. Where that notebook is
+    not in the course directory (submissions graded from another folder), the
+    cell shows no output, and no note: the page's heading says why once.
+
+    The note on a cell that ran hidden tests stands only where a hidden check
+    ran and failed (``hidden_failed``, set by :class:`ExplainVerdicts`); a
+    cell that passed, or failed at a visible check, just shows no output.
     """
 
     enabled = Bool(True).tag(config=True)
     note = Unicode(
         "This cell ran hidden tests; its output is not shown. Its verdict is above, and below when it failed."
     ).tag(config=True)
-    after_note = Unicode(
-        "Output not shown: this cell ran after hidden checks, and code in a notebook can "
-        "pass on what they hold. Your own output is in your notebook."
-    ).tag(config=True)
+    own_note = Unicode("From your own run (the notebook you handed in):").tag(config=True)
+
+    def _own_outputs(self, resources) -> dict[str, list]:
+        """The outputs of each code cell of the student's submitted notebook, by cell id ({} if not found)."""
+        try:
+            from nbgrader.coursedir import CourseDirectory
+
+            info = resources["nbgrader"]
+            coursedir = CourseDirectory(config=self.config)
+            folder = Path(coursedir.format_path(coursedir.submitted_directory, info["student"], info["assignment"]))
+            if folder.is_symlink() or folder.parent.is_symlink():
+                return {}
+            raw = read_regular(folder / f"{info['notebook']}.ipynb")
+            nb = nbformat.reads(raw.decode("utf-8"), as_version=4)
+        except (KeyError, OSError, ValueError, RecursionError, UnicodeDecodeError, json.JSONDecodeError):
+            return {}
+        return {
+            cell.id: list(cell.get("outputs", []))
+            for cell in nb.cells
+            if cell.cell_type == "code" and isinstance(cell.get("id"), str)
+        }
 
     def preprocess(self, nb, resources):
         found = withheld(resources).hidden_lines
         after_hidden = False
+        own: dict[str, list] | None = None
         for cell in nb.cells:
             if cell.cell_type != "code":
                 continue
@@ -62,6 +95,10 @@ class HideHiddenTestOutputs(Preprocessor):
                 after_hidden = True
                 failed_hidden = cell.get("metadata", {}).get("nbgrader", {}).get("hidden_failed")
                 cell.outputs = [new_output("stream", name="stdout", text=self.note + "\n")] if failed_hidden else []
-            elif after_hidden and cell.get("outputs"):
-                cell.outputs = [new_output("stream", name="stdout", text=self.after_note + "\n")]
+            elif after_hidden:
+                if own is None:
+                    own = self._own_outputs(resources)
+                mine = [] if is_graded_test(cell) else own.get(cell.get("id"), [])
+                note = [new_output("stream", name="stdout", text=self.own_note + "\n")] if mine else []
+                cell.outputs = note + [nbformat.from_dict(o) for o in mine]
         return nb, resources

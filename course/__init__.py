@@ -2,6 +2,7 @@
 
 * :mod:`course.runtime`: quick mode (``pick``), and whether anybody watches;
 * :mod:`course.progress`: the progress line of long training loops;
+* :mod:`course.tracebacks`: error messages wrapped, so Validate shows them whole;
 * :mod:`course.figures`: what the notebooks draw: training plots that redraw
   while a cell runs, the attention heat map, 04's masks and encodings, and
   the ipywidgets explorers of 03 and 04;

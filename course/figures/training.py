@@ -39,6 +39,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from noggin.plotter import LivePlot
 
 from course.runtime import is_headless
+from course.tracebacks import wrap_error_messages
 
 __all__ = ["setup_backend", "create_plot", "TrainingPlot", "figure_png"]
 
@@ -62,16 +63,19 @@ def _has_frontend() -> bool:
 
 
 def setup_backend() -> None:
-    """Show the notebook's figures as static images (matplotlib's ``inline`` backend).
+    """Show the notebook's figures as static images (matplotlib's ``inline`` backend), and error messages wrapped.
 
     The training plot does not need an interactive backend (it replaces its
-    own picture), and inline figures stay in the saved notebook. Outside
-    IPython nothing changes. Returns None, so the cell shows nothing.
+    own picture), and inline figures stay in the saved notebook. An error's
+    message is wrapped at 80 columns (:mod:`course.tracebacks`), so Validate
+    shows it whole. Outside IPython nothing changes. Returns None, so the
+    cell shows nothing.
     """
     shell = _ipython()
     if shell is None:
         return
     shell.run_line_magic("matplotlib", "inline")
+    wrap_error_messages(shell)
 
 
 def figure_png(fig, dpi: int = 80, tight: bool = True) -> bytes:

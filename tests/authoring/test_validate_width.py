@@ -110,3 +110,17 @@ def test_every_visible_message_line_fits_the_width(assignment):
     fit in the width (a longer message would be cut again)?"""
     length, line = _longest_message_line(assignment)
     assert 4 + len("AssertionError: ") + length <= VALIDATE_WIDTH - 3, line
+
+
+def test_a_course_notebook_shows_the_message_whole_even_at_the_default_width(tmp_path):
+    """With the notebook's setup cell (setup_backend wraps messages in the kernel), does nbgrader's default
+    width of 90 still show every word of the message, as the Validate button's dialog needs?"""
+    from nbgrader.validator import Validator
+
+    path = _notebook(tmp_path / "nb.ipynb")
+    nb = nbformat.read(str(path), as_version=4)
+    nb.cells.insert(0, nbformat.v4.new_code_cell("from course.figures import setup_backend\nsetup_backend()"))
+    nbformat.write(nb, str(path))
+    out = _validate(Validator(), path)
+    assert "..." not in out.split("AssertionError:")[-1], out
+    assert f"AssertionError: {LONG_MESSAGE}" in " ".join(out.split())

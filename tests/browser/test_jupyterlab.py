@@ -89,10 +89,33 @@ def lab(tmp_path_factory):
     for assignment in ("03_attention", "04_transformer"):
         notebooks.write(notebooks.filled(assignment), root, assignment, quick=True)
     notebooks.write(notebooks.untouched("04_transformer"), root / "student", "04_transformer")
+    _long_message_notebook(root / "long_message" / "long_message.ipynb")
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     (SCREENSHOTS / "log.txt").write_text("")
     with jupyter_lab(root, scratch) as server:
         yield server
+
+
+#: 04's visible check of a gradient cut by ``astype``: nbgrader's Validate command cut it at 90 characters
+LONG_MESSAGE = (
+    "Wq got no gradient from out.sum().backward(): compute the output from Wq with MyGrad operations "
+    "(no .data, np.asarray or astype on the way)"
+)
+
+
+def _long_message_notebook(path: Path) -> None:
+    """A notebook whose one graded test cell fails with :data:`LONG_MESSAGE`."""
+    import nbformat
+
+    from tests.factories import test_cell
+
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    setup = nbformat.v4.new_code_cell("from course.figures import setup_backend\n\nsetup_backend()")
+    check = test_cell("gradient__reaches_weights", "gradient", f"# Check the gradient\nassert False, {LONG_MESSAGE!r}\n")
+    nb.cells = [setup, check]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(nb, str(path))
 
 
 class Page:
@@ -223,6 +246,34 @@ def test_validate_button_reports_success_on_the_filled_notebook(open_notebook):
     nb.shot("validate_success")
     text = dialog.inner_text()
     assert "Success! Your notebook passes all the tests." in text, text[:2000]
+    nb.assert_console_clean()
+
+
+def test_validate_button_shows_a_long_message_whole_and_wrapped(open_notebook):
+    """Does the Validate button's dialog show a failed check's long message whole and on screen? The server
+    extension sends each error uncut (Validator.width is not used there), but the dialog's box neither wraps
+    nor widens: the kernel writes the message wrapped (course.tracebacks, set up by setup_backend)."""
+    nb = open_notebook("long_message/long_message.ipynb")
+    nb.page.locator(".jp-NotebookPanel-toolbar [title='Validate Assignment']").first.click()
+    dialog = nb.page.locator(".jp-Dialog")
+    dialog.get_by_text(re.compile("failed", re.I)).first.wait_for(timeout=RUN_TIMEOUT_S * 1000)
+    nb.shot("validate_long_message")
+    error = dialog.locator("pre", has_text="AssertionError").last
+    text = error.inner_text()
+    assert f"AssertionError: {LONG_MESSAGE}" in " ".join(text.split())
+    message = text[text.rindex("AssertionError:"):].splitlines()
+    assert len(message) > 1 and all(len(line) <= 80 for line in message), message
+    # the message's last words are drawn inside the box, not past its right edge
+    inside = error.evaluate("""pre => {
+        const walker = document.createTreeWalker(pre, NodeFilter.SHOW_TEXT);
+        let node, last = null;
+        while ((node = walker.nextNode())) { if (node.textContent.includes("on the way)")) last = node; }
+        const range = document.createRange();
+        const at = last.textContent.lastIndexOf("on the way)");
+        range.setStart(last, at); range.setEnd(last, at + "on the way)".length);
+        return range.getBoundingClientRect().right <= pre.getBoundingClientRect().right;
+    }""")
+    assert inside
     nb.assert_console_clean()
 
 

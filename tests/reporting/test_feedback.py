@@ -363,3 +363,38 @@ def test_cells_after_hidden_checks_show_the_students_own_outputs(tmp_path):
     nb2, _ = HideHiddenTestOutputs(config=Config()).preprocess(nb2, {"nbgrader": {"student": "bob", "assignment": "a",
                                                                                   "notebook": "a"}})
     assert nb2.cells[1].outputs == []
+
+
+def test_an_error_names_the_earlier_task_it_came_out_of():
+    """When the student's code raised while a later task's check ran it, does "fix that first" name the task
+    whose answer the error came out of (only that one), and nothing when it came out of the task's own answer?"""
+    import nbformat
+    from nbformat.v4 import new_code_cell
+
+    from instructor.reporting.feedback.preprocessors.explain_verdicts import ExplainVerdicts
+
+    def answer(name, count, source):
+        return new_code_cell(source, execution_count=count, metadata={"nbgrader": {
+            "grade": False, "solution": True, "locked": False, "grade_id": name}})
+
+    def test(name, count, source, frames):
+        return new_code_cell(source, execution_count=count,
+                             outputs=[nbformat.from_dict(o) for o in _raised_error("TypeError", "not tuple", frames)],
+                             metadata={"nbgrader": {"grade": True, "grade_id": name, "points": 1, "score": 0,
+                                                    "solution": False, "locked": True},
+                                       "course": {"task": name.split("__")[0]}})
+
+    mask = "def mask(lengths):\n    return lengths[:, None]\n"
+    model = "def model(x, lengths):\n    m = mask(lengths)\n    return x + m\n"
+    nb = nbformat.v4.new_notebook(cells=[
+        answer("mask", 1, mask),
+        test("mask__shape", 2, "m = mask([2, 1])\nassert m.shape == (2, 1)\n", [(2, 1), (1, 2)]),
+        answer("model", 3, model),
+        test("model__in_mask", 4, "out = model(x, [2])\nassert out.shape == (2,)\n", [(4, 1), (3, 2), (1, 2)]),
+        test("model__own", 5, "out = model(x, [2])\nassert out.shape == (2,)\n", [(5, 1), (3, 3)]),
+    ])
+    nb, _ = ExplainVerdicts(enabled=True).preprocess(nb, {})
+    meta = {c.metadata.nbgrader.grade_id: c.metadata.nbgrader for c in nb.cells}
+    assert meta["model__in_mask"].raised["line"] == "return lengths[:, None]"
+    assert meta["model__in_mask"].depends == [["mask", "mask"]]
+    assert meta["model__own"].raised["line"] == "return x + m" and meta["model__own"].depends == []

@@ -20,7 +20,9 @@ the check that failed. It writes into ``metadata.nbgrader``:
   the student's own line it came from, and its message where no hidden code
   had run before it (``message`` None: withheld, ``hidden``: during a hidden
   check);
-* ``depends``: ``[name, task]`` pairs: a function or class of an earlier
+* ``depends``: ``[name, task]`` pairs (when the student's code raised an
+  error, the task whose answer cell the error came out of, if that is an
+  earlier failed one; none if it came out of this task's own answer): a function or class of an earlier
   task that this cell uses and whose own checks failed, so that one mistake
   that fails six cells reads as one cause ("fix that first").
 
@@ -51,8 +53,9 @@ def _names(source: str, top_level_definitions: bool = False) -> set[str]:
     return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
 
 
-def _student_cells(nb) -> dict[int, str]:
-    """The source of each cell the student writes in (an answer, or a cell of their own), by its run count.
+def _student_cells(nb) -> dict[int, tuple[str, str | None]]:
+    """The source and grade id (None for a cell of their own) of each cell the student writes in (an answer,
+    or a cell of their own), by its run count.
 
     Locked cells are left out: a test cell holds hidden lines, and a traceback (written in the
     student's kernel) chooses only which of the student's own lines is quoted.
@@ -62,7 +65,7 @@ def _student_cells(nb) -> dict[int, str]:
         meta = cell.get("metadata", {}).get("nbgrader", {})
         count = cell.get("execution_count")
         if cell.cell_type == "code" and isinstance(count, int) and not meta.get("locked") and not meta.get("grade"):
-            cells[count] = cell.source
+            cells[count] = (cell.source, meta.get("grade_id") if meta.get("solution") else None)
     return cells
 
 
@@ -98,10 +101,15 @@ class ExplainVerdicts(Preprocessor):
         failed_tasks = {task_of(c) for _, c in tests if c.metadata.nbgrader.get("verdict") == "failed"}
 
         students = _student_cells(nb)
+        origin: list[str | None] = [None]  # the answer cell the quoted line stands in
 
         def student_line(count: int, number: int) -> str | None:
-            lines = students.get(count, "").splitlines()
-            return (lines[number - 1].strip() or None) if 0 < number <= len(lines) else None
+            source, answer = students.get(count, ("", None))
+            lines = source.splitlines()
+            text = (lines[number - 1].strip() or None) if 0 < number <= len(lines) else None
+            if text is not None:
+                origin[0] = answer
+            return text
 
         with_hidden = [i for i, c in enumerate(nb.cells) if c.cell_type == "code" and hidden_lines(c.source)]
         first_hidden = with_hidden[0] if with_hidden else None
@@ -111,6 +119,7 @@ class ExplainVerdicts(Preprocessor):
             if meta["verdict"] != "failed":
                 continue
             hidden_ran_before = first_hidden is not None and first_hidden < index
+            origin[0] = None
             raised = raised_in_answer(cell.source, cell.get("outputs", []), student_line, hidden_ran_before, secrets)
             if raised is not None:
                 meta["raised"] = {
@@ -133,4 +142,11 @@ class ExplainVerdicts(Preprocessor):
                 if other != task and other in answers and answers[other][0] < index
                 for name in offers.get(other, set()) & used
             )
+            came_from = origin[0] if raised is not None and raised.line is not None else None
+            if came_from == task:  # the error came out of this task's own answer: the cause is here
+                meta["depends"] = []
+            elif came_from in failed_tasks and came_from in answers and answers[came_from][0] < index:
+                # it came out of an earlier task's answer whose checks failed: that one, and only that one
+                named = sorted(offers.get(came_from) or _names(answers[came_from][1], top_level_definitions=True))
+                meta["depends"] = [[named[0], came_from]] if named else meta["depends"]
         return nb, resources

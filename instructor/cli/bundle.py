@@ -6,7 +6,7 @@ from pathlib import Path
 
 from instructor.authoring.bundle import build
 from instructor.authoring.given import given_sources
-from instructor.cli.options import add_root
+from instructor.cli.options import add_root, repository
 
 NAME = "bundle"
 HELP = "Build a student bundle holding only the named released assignments, their data and the helpers they import."
@@ -46,7 +46,7 @@ def add_arguments(p):
 def run(args) -> int:
     to = args.to.resolve()
     written = build(
-        args.assignments, to, make_zip=args.zip, force=args.force, root=args.root.resolve(), verbs=args.verbs
+        args.assignments, to, make_zip=args.zip, force=args.force, root=repository(args.root), verbs=args.verbs
     )
     for path in written:
         print(f"wrote {path}")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from instructor.authoring.check import check
-from instructor.cli.options import add_root
+from instructor.cli.options import add_root, repository
 
 NAME = "check"
 HELP = "Check that notebooks/ is a fresh release of solutions/, without outputs or leaked answers."
@@ -31,7 +31,7 @@ def add_arguments(p):
 
 
 def run(args) -> int:
-    problems = check(args.root.resolve())
+    problems = check(args.root.resolve() if args.root else repository(None))  # check says what a bad --root lacks
     if problems:
         print(f"course check found {len(problems)} problem(s):")
         for line in problems:

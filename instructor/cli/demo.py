@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from instructor.authoring.release import resolve_assignments
+from instructor.cli.options import repository
 from instructor.demo import run_demo
-from instructor.paths import REPO_ROOT
 
 NAME = "demo"
 HELP = "Release, run the solutions in quick mode and autograde two sample submissions, in a scratch folder."
@@ -39,5 +39,6 @@ def add_arguments(p):
 
 
 def run(args) -> int:
-    run_demo(resolve_assignments(REPO_ROOT / "solutions", args.assignments), args.scratch, keep=args.keep)
+    # the demo runs this checkout's solutions: an installed package carries none (one sentence says so)
+    run_demo(resolve_assignments(repository(None) / "solutions", args.assignments), args.scratch, keep=args.keep)
     return 0

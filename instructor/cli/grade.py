@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from instructor.cli.options import add_course_dir, add_db, add_root, names
+from instructor.cli.options import add_course_dir, add_db, add_root, names, repository
 from instructor.coursedir import directory
 from instructor.coursedir.course_dir import CourseDir
 from instructor.errors import CourseError
@@ -88,7 +88,7 @@ def add_arguments(p):
         type=Path,
         help="CSV file with an 'id' column (default: <dir>/roster.csv): students not on it are not graded",
     )
-    add_root(p, "course repository whose solutions/ grade")
+    add_root(p, "course repository whose solutions/ grade", recorded=True)
     p.add_argument(
         "--cell-timeout", type=float, default=Limits.cell_timeout, help="seconds a cell may run (default: %(default)g)"
     )
@@ -134,10 +134,11 @@ def _check_sudo(given: Path | None) -> None:
 
 def run(args) -> int:
     _check_sudo(args.course_dir)
+    # made with `course init`'s defaults once its submissions are found, if `course init` never ran
+    course_dir = CourseDir.planned(directory.resolve(args.course_dir), db=args.db)
     request = GradeRequest(
-        # made with `course init`'s defaults once its submissions are found, if `course init` never ran
-        course_dir=CourseDir.planned(directory.resolve(args.course_dir), db=args.db),
-        root=args.root.resolve(),
+        course_dir=course_dir,
+        root=repository(args.root, course_dir.settings.root),
         submissions=args.submissions,
         assignments=names(args.assignment),
         students=names(args.student),

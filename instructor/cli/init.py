@@ -18,6 +18,9 @@ what it writes (<dir> = DIR, else ${directory.ENV}, else {directory.DEFAULT}; ne
   <dir>/nbgrader_config.py   course id {COURSE_ID!r}, Exchange.root, CourseDirectory.db_url, the late
                              rule, due dates, and the course's feedback settings (no hidden tests)
   <exchange>/                created (mode 777, as nbgrader's exchange needs) if it does not exist
+  the course repository      --root: the checkout whose solutions/ `course release-to-exchange` and
+                             `course grade` use (default: kept, else the checkout `course` runs from;
+                             an installed package carries no solutions, so name one there)
 
 Run again with new options to change them; options not given keep their value.
 Every `course` command and every nbgrader command run in <dir> reads this file.
@@ -26,6 +29,7 @@ examples:
   course init ~/seqmodels-grading --exchange /srv/nbgrader/exchange --late-penalty 10 \\
       --due 01_rnn='2026-10-05 17:00 UTC' --due 02_seq2seq='2026-10-19 17:00 UTC'
   course init --db postgresql://grader@db.example.org/seqmodels
+  course init --root /srv/seqmodels-repo     # `course` installed with pip, the repository checked out there
 """
 
 
@@ -54,11 +58,25 @@ def add_arguments(p):
         "--late-penalty",
         type=float,
         metavar="PERCENT",
-        help="percent of a notebook's score taken per day (or part of a day) late (default: 10; 0 = none)",
+        help="percent of a notebook's autograded points taken per day (or part of a day) late, at most all of them "
+        "(hand grades and overrides never change it; default: 10; 0 = none)",
     )
     p.add_argument(
         "--due", action="append", default=[], metavar="A=DATE", help="due date of an assignment, UTC (repeat)"
     )
+    p.add_argument(
+        "--root",
+        type=Path,
+        help="the course repository (a checkout holding solutions/) to release and grade from "
+        "(default: the recorded one, else this checkout)",
+    )
+
+
+def late_rule(percent: float) -> str:
+    """The late rule in words, as :mod:`instructor.coursedir.late` applies it (and the docs say it)."""
+    if percent == 0:
+        return "none"
+    return f"{percent:g}% of the autograded points per day (or part of a day) late, at most all of them"
 
 
 def run(args) -> int:
@@ -66,13 +84,19 @@ def run(args) -> int:
         raise CourseError(f"two course directories given ({args.dir} and --course-dir {args.course_dir}); give one.")
     folder = directory.resolve(args.dir or args.course_dir)
     settings = directory.init(
-        folder, exchange=args.exchange, db_url=args.db, late_penalty=args.late_penalty, due=parse_due(args.due)
+        folder,
+        exchange=args.exchange,
+        db_url=args.db,
+        late_penalty=args.late_penalty,
+        due=parse_due(args.due),
+        root=args.root,
     )
     print(f"course directory: {folder}")
     print(f"  course id:     {COURSE_ID}")
     print(f"  exchange:      {settings.exchange}")
     print(f"  gradebook:     {settings.db_url}")
-    print(f"  late penalty:  {settings.late_penalty:g}% of the score per day late")
+    print(f"  late penalty:  {late_rule(settings.late_penalty)}")
+    print(f"  repository:    {settings.root or 'none: give one with --root (a checkout holding solutions/)'}")
     for name, when in sorted(settings.due.items()):
         print(f"  due {name}: {when}")
     print(f"settings: {folder / directory.CONFIG_NAME}")

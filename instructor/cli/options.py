@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from instructor.coursedir.directory import DEFAULT, ENV
+from instructor.errors import CourseError
 from instructor.paths import REPO_ROOT
 
 
@@ -25,9 +26,28 @@ def add_db(parser) -> None:
     parser.add_argument("--db", metavar="URL", help="gradebook database URL (default: the course directory's setting)")
 
 
-def add_root(parser, what: str = "course repository") -> None:
-    """``--root DIR``: the course repository to read ``solutions/`` from."""
-    parser.add_argument("--root", type=Path, default=REPO_ROOT, help=f"{what} (default: this one)")
+def add_root(parser, what: str = "course repository", recorded: bool = False) -> None:
+    """``--root DIR``: the course repository to read ``solutions/`` from (resolved by :func:`repository`)."""
+    default = "the one `course init --root` recorded, else this checkout" if recorded else "this checkout"
+    parser.add_argument("--root", type=Path, default=None, help=f"{what} (default: {default})")
+
+
+def repository(given: Path | None, recorded: Path | None = None) -> Path:
+    """The course repository: ``--root``, else the course directory's record, else the checkout ``course`` runs
+    from; one sentence if there is none, or it holds no ``solutions/`` (an installed package carries none).
+    """
+    if given is None and recorded is None:
+        if (REPO_ROOT / "solutions").is_dir():
+            return REPO_ROOT
+        raise CourseError(
+            "this `course` is an installed package, which carries no solutions: name a checkout of the course "
+            "repository once with `course init --root DIR` (or pass --root DIR)."
+        )
+    root = Path(given if given is not None else recorded).expanduser().resolve()  # type: ignore[arg-type]
+    if not (root / "solutions").is_dir():
+        how = "--root" if given is not None else "the course directory's record (`course init --root DIR` changes it)"
+        raise CourseError(f"{root} holds no solutions/ folder ({how}): name a checkout of the course repository.")
+    return root
 
 
 def names(values: list[str] | None) -> list[str]:

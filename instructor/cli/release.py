@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from instructor.authoring.release import release
-from instructor.cli.options import add_root
+from instructor.cli.options import add_root, repository
 
 NAME = "release"
 HELP = "Regenerate the student notebooks in notebooks/ from the solutions in solutions/."
@@ -33,7 +33,7 @@ def add_arguments(p):
 
 
 def run(args) -> int:
-    for name, stale in release(args.root.resolve(), args.assignments):
+    for name, stale in release(repository(args.root), args.assignments):
         note = f" (refreshed given cells: {', '.join(stale)})" if stale else ""
         print(f"released {name}: notebooks/{name}/{name}.ipynb{note}")
     return 0

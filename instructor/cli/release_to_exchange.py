@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from instructor.authoring.release import resolve_assignments
 from instructor.authoring.to_course_dir import release_to_exchange
-from instructor.cli.options import add_course_dir, add_root
+from instructor.cli.options import add_course_dir, add_root, repository
 from instructor.coursedir import directory
 from instructor.coursedir.course_dir import CourseDir
 
@@ -30,14 +30,15 @@ examples:
 def add_arguments(p):
     p.add_argument("assignments", nargs="+", metavar="A")
     add_course_dir(p)
-    add_root(p, "course repository whose solutions/ to release")
+    add_root(p, "course repository whose solutions/ to release", recorded=True)
     p.add_argument("--force", action="store_true", help="replace an assignment already in the exchange")
 
 
 def run(args) -> int:
     folder = directory.resolve(args.course_dir)
     print(f"course directory: {folder}")
-    root = args.root.resolve()
+    course_dir = CourseDir.at(folder)
+    root = repository(args.root, course_dir.settings.root)
     names = resolve_assignments(root / "solutions", args.assignments)
-    release_to_exchange(CourseDir.at(folder), root, names, force=args.force)
+    release_to_exchange(course_dir, root, names, force=args.force)
     return 0

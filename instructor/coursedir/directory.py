@@ -2,7 +2,8 @@
 
 Everything a term produces lives here, never in the repository::
 
-    <dir>/nbgrader_config.py      the settings, read by `course` AND by nbgrader's own tools
+    <dir>/nbgrader_config.py      the settings, read by `course` AND by nbgrader's own tools,
+                                  and where the course's sources are (a checkout holding solutions/)
     <dir>/roster.csv              the class list (`course roster import`)
     <dir>/source/, release/       what `course grade` / `course release-to-exchange` generate
     <dir>/submitted/<s>/<a>/      what `nbgrader collect` copies from the exchange
@@ -95,8 +96,10 @@ class Settings:
 
     exchange: Path
     db_url: str
-    late_penalty: float = 10.0  # percent of the score per day started
+    late_penalty: float = 10.0  # percent of the autograded points per day started
     due: dict[str, str] = field(default_factory=dict)
+    #: the course repository whose solutions/ the directory releases and grades (None: not recorded)
+    root: Path | None = None
 
 
 def current_settings(course_path: Path) -> Settings | None:
@@ -117,6 +120,7 @@ def settings_of(cfg: Config, course_path: Path) -> Settings:
         db_url=str(cfg.CourseDirectory.get("db_url", f"sqlite:///{course_path / 'gradebook.db'}")),
         late_penalty=float(cfg.PercentPerDay.get("percent_per_day", 0.0)),
         due=dict(cfg.DueDates.get("dates", {})),
+        root=Path(cfg.CourseRepository.root) if cfg.CourseRepository.get("root") else None,
     )
 
 
@@ -140,12 +144,23 @@ configure(c, Path(__file__).resolve().parent)
 c.Exchange.root = {exchange!r}
 # the gradebook (SQLite here, or postgresql://user@host/db)
 c.CourseDirectory.db_url = {db_url!r}
-# late work: this percent of the notebook's score per day (or part of a day) late
+# late work: this percent of the notebook's autograded points per day (or part of a day) late
 c.AssignLatePenalties.plugin_class = "instructor.coursedir.late.PercentPerDay"
 c.PercentPerDay.percent_per_day = {late_penalty!r}
 # due dates (UTC); `course grade` and `course release-to-exchange` copy them into the gradebook
 c.DueDates.dates = {due!r}
+# the course repository (a checkout holding solutions/) that `course release-to-exchange` and `course grade`
+# release and grade: never inside the installed package, which every student's server can read
+c.CourseRepository.root = {root!r}
 '''
+
+
+def _repository(root: Path) -> Path:
+    """``root`` made absolute, or one sentence if it holds no ``solutions/``."""
+    root = Path(root).expanduser().resolve()
+    if not (root / "solutions").is_dir():
+        raise CourseError(f"{root} holds no solutions/ folder: name a checkout of the course repository.")
+    return root
 
 
 def _update_names(course_path: Path) -> None:
@@ -164,8 +179,14 @@ def init(
     db_url: str | None = None,
     late_penalty: float | None = None,
     due: dict[str, str] | None = None,
+    root: Path | None = None,
 ) -> Settings:
-    """Create (or update) a course directory; options not given keep their current value."""
+    """Create (or update) a course directory; options not given keep their current value.
+
+    ``root``, the course repository, defaults to the recorded one, else to
+    the checkout this ``course`` runs from if it holds ``solutions/`` (an
+    editable install); an installed package has none.
+    """
     if course_path.exists() and not course_path.is_dir():
         raise CourseError(f"{course_path} exists and is not a folder.")
     if course_path == REPO_ROOT or REPO_ROOT in course_path.parents:
@@ -181,6 +202,7 @@ def init(
         db_url=db_url or old.db_url,
         late_penalty=old.late_penalty if late_penalty is None else float(late_penalty),
         due={**old.due, **(due or {})},
+        root=_repository(root) if root else old.root or (REPO_ROOT if (REPO_ROOT / "solutions").is_dir() else None),
     )
     # the exchange first: a folder that cannot be made leaves no settings file naming it
     if not settings.exchange.exists():
@@ -201,6 +223,7 @@ def init(
                 db_url=settings.db_url,
                 late_penalty=settings.late_penalty,
                 due=settings.due,
+                root=str(settings.root) if settings.root else None,
             )
         )
     except OSError as err:

@@ -115,6 +115,8 @@ def read_layout(mountinfo: Path = MOUNTINFO) -> Layout:
         if all(c in offered for c in REQUIRED):
             if not os.access(v2, os.W_OK):
                 return Layout(0, why=f"cgroup v2 at {v2} is not writable by this user: run as root")
+            if not _hands_down(v2 / "cgroup.subtree_control"):
+                return Layout(0, why=f"cgroup v2 at {v2} cannot hand memory and pids down (a container's own root?)")
             return Layout(2, {"": v2}, tuple(c for c in CONTROLLERS if c in offered))
     if all(c in v1 for c in REQUIRED):
         if not all(os.access(v1[c], os.W_OK) for c in REQUIRED):
@@ -163,6 +165,18 @@ def _write(path: Path, value: str) -> bool:
         return True
     except OSError:
         return False
+
+
+def _hands_down(control: Path) -> bool:
+    """True when the v2 root's ``cgroup.subtree_control`` enables memory and pids for new cgroups, enabled now if
+    need be (what every new cgroup needs; it fails where processes live in a non-root cgroup, e.g. a container's
+    namespace root)."""
+    try:
+        have = control.read_text().split()
+    except OSError:
+        return False
+    wanted = [c for c in REQUIRED if c not in have]
+    return not wanted or _write(control, " ".join(f"+{c}" for c in wanted))
 
 
 def _counters(path: Path) -> dict[str, int]:

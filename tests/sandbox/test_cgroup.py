@@ -157,3 +157,12 @@ def test_a_hub_is_named_after_its_folder():
     assert other.startswith("seqmodels-") and other != hub_cgroups.hub_name(Path("/tmp/b/seqmodels"))
     with pytest.raises(Exception, match="cannot name a cgroup"):
         hub_cgroups.UserCgroup("rnn", "../x")
+
+
+def test_a_v2_root_that_cannot_hand_the_controllers_down_is_not_usable(tmp_path):
+    """A container's own cgroup namespace: its root holds processes, so the kernel refuses subtree_control."""
+    root, info = v2_tree(tmp_path)
+    (root / "cgroup.subtree_control").unlink()
+    (root / "cgroup.subtree_control").mkdir()  # unreadable and unwritable as a file, as EBUSY is to us
+    found = read_layout(info)
+    assert not found.usable and "cannot hand memory and pids down" in found.why

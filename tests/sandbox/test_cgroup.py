@@ -83,7 +83,11 @@ def test_v2_hands_the_controllers_down_and_writes_the_limits(tmp_path):
     group = Group("course-sandbox/1-a", read_layout(info)).create(Budget(memory_mb=256, processes=32, cpus=0.5))
     assert group.folders == [leaf] and group.held == ("memory", "processes", "cpu")
     assert [(leaf / f).read_text() for f in ("memory.max", "memory.swap.max", "pids.max", "cpu.max")] == [
-        str(256 * 2**20), "0", "32", "50000 100000"]
+        str(256 * 2**20),
+        "0",
+        "32",
+        "50000 100000",
+    ]
     for folder in (root, root / "course-sandbox"):
         assert (folder / "cgroup.subtree_control").read_text() == "+memory +pids +cpu"
     assert group.procs_files == [leaf / "cgroup.procs"]
@@ -103,7 +107,9 @@ def test_v1_writes_each_controllers_tree(tmp_path):
     assert (memory / "memory.limit_in_bytes").read_text() == (memory / "memory.memsw.limit_in_bytes").read_text()
     assert (root / "pids" / "course-hub" / "c" / "amy" / "pids.max").read_text() == "16"
     assert (root / "cpu,cpuacct" / "course-hub" / "c" / "amy" / "cpu.cfs_quota_us").read_text() == "100000"
-    assert group.procs_files == [root / c / "course-hub/c/amy" / "cgroup.procs" for c in ("memory", "pids", "cpu,cpuacct")]
+    assert group.procs_files == [
+        root / c / "course-hub/c/amy" / "cgroup.procs" for c in ("memory", "pids", "cpu,cpuacct")
+    ]
 
 
 @pytest.mark.parametrize("version", [1, 2])
@@ -112,9 +118,14 @@ def test_what_happened_is_read_on_both_layouts(tmp_path, version):
     root, info = v2_tree(tmp_path) if version == 2 else v1_tree(tmp_path)
     group = Group("course-sandbox/1-a", read_layout(info)).create(Budget(memory_mb=64, processes=8))
     memory, pids = (group.folders[0], group.folders[0]) if version == 2 else group.folders[:2]
-    quiet = {2: {"memory.events": "low 0\nhigh 0\nmax 0\noom 0\noom_kill 0\n", "pids.events": "max 0\n"},
-             1: {"memory.oom_control": "oom_kill_disable 0\nunder_oom 0\noom_kill 0\n", "memory.failcnt": "0\n",
-                 "pids.events": "max 0\n"}}[version]
+    quiet = {
+        2: {"memory.events": "low 0\nhigh 0\nmax 0\noom 0\noom_kill 0\n", "pids.events": "max 0\n"},
+        1: {
+            "memory.oom_control": "oom_kill_disable 0\nunder_oom 0\noom_kill 0\n",
+            "memory.failcnt": "0\n",
+            "pids.events": "max 0\n",
+        },
+    }[version]
     for name, text in quiet.items():
         (pids if name.startswith("pids") else memory).joinpath(name).write_text(text)
     assert not group.out_of_memory() and not group.hit_process_limit()

@@ -59,16 +59,28 @@ def limited_run():
     isolation = require_sandbox()
     if not cgroup.available():
         missing(f"cgroups to write ({cgroup.layout().why})")
-    nb = new_notebook(cells=[new_code_cell(FORK_BOMB), new_code_cell(BUSY_LOOP), new_code_cell(MEMORY_HOG)],
-                      metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}})
+    nb = new_notebook(
+        cells=[new_code_cell(FORK_BOMB), new_code_cell(BUSY_LOOP), new_code_cell(MEMORY_HOG)],
+        metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
+    )
     run = sandbox.run_notebook(nb, [], LIMITS, isolation)
     printed = "".join(o.get("text", "") for c in (run.notebook.cells if run.notebook else []) for o in c.outputs)
     report = os.environ.get("COURSE_LIMITS_REPORT")
     if report:
         with open(report, "w") as f:
-            json.dump({"isolation": isolation.detail, "status": run.status, "reason": run.reason, "printed": printed,
-                       "held": run.limits_held, "memory_peak_mb": run.memory_peak_mb,
-                       "hit_process_limit": run.hit_process_limit, "seconds": run.seconds}, f)
+            json.dump(
+                {
+                    "isolation": isolation.detail,
+                    "status": run.status,
+                    "reason": run.reason,
+                    "printed": printed,
+                    "held": run.limits_held,
+                    "memory_peak_mb": run.memory_peak_mb,
+                    "hit_process_limit": run.hit_process_limit,
+                    "seconds": run.seconds,
+                },
+                f,
+            )
     return run, printed, isolation
 
 
@@ -96,7 +108,9 @@ def test_a_memory_hog_is_killed_at_the_memory_limit(limited_run):
     run, printed, _ = limited_run
     assert "still alive" not in printed
     assert (run.status, run.reason) == (
-        "memory", f"a process used more than the {LIMITS.memory_mb} MB memory limit and was killed"), run.log
+        "memory",
+        f"a process used more than the {LIMITS.memory_mb} MB memory limit and was killed",
+    ), run.log
     if run.memory_peak_mb is not None:  # what the kernel saw at the kill: the limit, not the 896 MB asked for
         assert run.memory_peak_mb <= LIMITS.memory_mb + 1
 
@@ -136,8 +150,9 @@ def _every_field_changed() -> sandbox.Limits:
     changed = {}
     for f in dataclasses.fields(sandbox.Limits):
         default = f.default
-        changed[f.name] = (not default) if isinstance(default, bool) else default + (1.5 if isinstance(default, float)
-                                                                                      else 1)
+        changed[f.name] = (
+            (not default) if isinstance(default, bool) else default + (1.5 if isinstance(default, float) else 1)
+        )
     return sandbox.Limits(**changed)
 
 
@@ -171,14 +186,23 @@ def test_every_field_of_the_limits_reaches_the_sandbox(toy_submission, monkeypat
         return sandbox.Execution("not_started", "stopped by the test", None, 0.0)
 
     monkeypatch.setattr(sandbox, "run_notebook", run_notebook)
-    grade_class(*toy_submission[:1], [toy_submission[1]], limits=given, unsafe=True, log=lambda line: None,
-                progress=False, isolation=sandbox.unsafe("the test"))
+    grade_class(
+        *toy_submission[:1],
+        [toy_submission[1]],
+        limits=given,
+        unsafe=True,
+        log=lambda line: None,
+        progress=False,
+        isolation=sandbox.unsafe("the test"),
+    )
     assert arrived == [given]
 
 
 NO_CGROUPS = cgroup.Layout(0, why="no cgroup file system is mounted")
-REFUSAL = (r"No memory and process limit can be set for the sandbox here \(no cgroup file system is mounted\): "
-           r"run as root on a machine with cgroup v2 or v1, or pass --no-limits to grade without them\.")
+REFUSAL = (
+    r"No memory and process limit can be set for the sandbox here \(no cgroup file system is mounted\): "
+    r"run as root on a machine with cgroup v2 or v1, or pass --no-limits to grade without them\."
+)
 
 
 def test_course_grade_refuses_where_no_limit_can_be_set(monkeypatch, run_course, tmp_path):
@@ -218,5 +242,7 @@ def test_course_hub_refuses_where_no_limit_can_be_set(monkeypatch, run_course, t
     monkeypatch.setattr(cgroup, "layout", lambda: NO_CGROUPS)
     assert not hub_cgroups.available()
     _, err = run_course(["hub", "--course-dir", tmp_path / "dir", "--write-only"], retcode=1)
-    assert ("No memory and process limit can be set for the users' servers here (no cgroup file system is mounted): "
-            "run as root on a machine with cgroup v2 or v1, or pass --no-limits to run them without.") in err
+    assert (
+        "No memory and process limit can be set for the users' servers here (no cgroup file system is mounted): "
+        "run as root on a machine with cgroup v2 or v1, or pass --no-limits to run them without."
+    ) in err

@@ -14,9 +14,14 @@ test cell whose code changed (the submissions are graded with the new code).
 
 from __future__ import annotations
 
+import contextlib
+import re
 import shutil
 import subprocess
 import sys
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from nbgrader.utils import is_grade, is_locked, is_solution, is_task
@@ -91,16 +96,75 @@ def _refuse_changed_cells(folder: Path, assignment: str, recorded) -> None:
 def release_to_exchange(
     course_dir: CourseDir, repo_root: Path, assignments: list[str], force: bool = False, log=print
 ) -> Path:
-    """:func:`into_course_dir`, then ``nbgrader release_assignment`` in ``course_dir``; returns the exchange."""
-    for change in into_course_dir(course_dir, repo_root, assignments):
-        log(change)
+    """:func:`into_course_dir`, then ``nbgrader release_assignment``, one assignment at a time; returns the exchange.
+
+    Each assignment is released whole or not at all: if generating or
+    releasing it fails, what this run wrote for it (``source/<a>``,
+    ``release/<a>``, the archived release, a new gradebook entry) is put back
+    as it was, and the error names nbgrader's cause. Assignments released
+    before it stay released.
+    """
     folder, exchange = course_dir.path, course_dir.exchange
     for name in assignments:
-        command = [sys.executable, "-m", "nbgrader", "release_assignment", name] + (["--force"] if force else [])
-        done = subprocess.run(command, cwd=folder, capture_output=True, text=True)
-        if done.returncode != 0:
-            lines = [ln for ln in (done.stderr + done.stdout).splitlines() if "ERROR" in ln or "Error" in ln]
-            detail = first_line(lines[-1].split("]", 1)[-1]) if lines else f"exit status {done.returncode}"
-            raise CourseError(f"nbgrader could not release {name} ({detail}).")
+        with _all_or_nothing(course_dir, name):
+            for change in into_course_dir(course_dir, repo_root, [name]):
+                log(change)
+            command = [sys.executable, "-m", "nbgrader", "release_assignment", name] + (["--force"] if force else [])
+            done = subprocess.run(command, cwd=folder, capture_output=True, text=True)
+            if done.returncode != 0:
+                cause = nbgrader_cause(done)
+                raise CourseError(f"nbgrader could not release {name} ({cause}); nothing of it was kept.")
         log(f"released {name} to {exchange}")
     return exchange
+
+
+#: nbgrader's log lines that say what went wrong: ``[ReleaseAssignmentApp | CRITICAL] <cause>``
+_LOGGED = re.compile(r"^\[\w+ \| (?:CRITICAL|ERROR)\] (?P<text>.+)$")
+#: the last line of a Python traceback: ``FileExistsError: [Errno 17] ...``
+_RAISED = re.compile(r"^(?:\w+\.)*\w+(?:Error|Exception): .+$")
+
+
+def nbgrader_cause(done: subprocess.CompletedProcess) -> str:
+    """The cause an nbgrader command that failed gives, in one line.
+
+    nbgrader logs the cause as CRITICAL, then "nbgrader <command> failed" as
+    ERROR, which says nothing: the cause is the last logged line that is not
+    that one, else the last line of a traceback, else the exit status.
+    """
+    lines = [ln.strip() for ln in (done.stderr + "\n" + done.stdout).splitlines() if ln.strip()]
+    logged = [m["text"] for ln in lines if (m := _LOGGED.match(ln)) and not m["text"].startswith("nbgrader ")]
+    raised = [ln for ln in lines if _RAISED.match(ln)]
+    for found in (logged, raised):
+        if found:
+            return first_line(found[-1])
+    return f"exit status {done.returncode}"
+
+
+@contextmanager
+def _all_or_nothing(course_dir: CourseDir, name: str) -> Iterator[None]:
+    """Put back what the block wrote for assignment ``name`` if it raises: its folders, archive and gradebook entry."""
+    folder = course_dir.path
+    parts = [folder / "source" / name, folder / "release" / name]
+    archive = course_dir.releases / name
+    made = [p for p in (folder / "source", folder / "release", course_dir.releases, archive) if not p.exists()]
+    archived = set(archive.glob("*")) if archive.is_dir() else set()
+    recorded = gradebook.has_assignment(course_dir.gradebook_url, name)
+    with tempfile.TemporaryDirectory(prefix=f".release-{name}-", dir=folder) as kept:
+        for i, part in enumerate(parts):
+            if part.exists():
+                shutil.copytree(part, Path(kept) / str(i), symlinks=True)
+        try:
+            yield
+        except BaseException:
+            for i, part in enumerate(parts):
+                shutil.rmtree(part, ignore_errors=True)
+                if (Path(kept) / str(i)).exists():
+                    shutil.copytree(Path(kept) / str(i), part, symlinks=True)
+            for new in set(archive.glob("*")) - archived if archive.is_dir() else ():
+                new.unlink()
+            if not recorded:
+                gradebook.forget_assignment(course_dir.gradebook_url, name)
+            for empty in reversed(made):  # the folders this run made, innermost first, if nothing else is in them
+                with contextlib.suppress(OSError):
+                    empty.rmdir()
+            raise

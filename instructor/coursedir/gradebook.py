@@ -103,3 +103,28 @@ def forget(db_url: str, student: str, assignment: str) -> None:
             gb.remove_submission(assignment, student)
         except MissingEntry:
             pass
+
+
+def has_assignment(db_url: str, assignment: str) -> bool:
+    """True if the gradebook records ``assignment`` (with or without submissions)."""
+    if not exists(db_url):
+        return False
+    with Gradebook(db_url) as gb:
+        try:
+            gb.find_assignment(assignment)
+        except MissingEntry:
+            return False
+        return True
+
+
+def forget_assignment(db_url: str, assignment: str) -> None:
+    """Remove ``assignment`` from the gradebook if it is there and nobody has submitted it (a failed release)."""
+    if not exists(db_url):
+        return
+    with Gradebook(db_url) as gb:
+        try:
+            found = gb.find_assignment(assignment)
+        except MissingEntry:
+            return
+        if not found.submissions:
+            gb.remove_assignment(assignment)

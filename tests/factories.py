@@ -81,7 +81,8 @@ def toy_notebooks() -> dict[str, nbformat.NotebookNode]:
     second = new_notebook(cells=[
         new_markdown_cell("# Toy 2"),
         given_cell(["01_toy:add"]),
-        solution_cell("double", 'def double(x):\n    ### BEGIN SOLUTION\n    doubled_value_of_x = add(x, x)\n    return doubled_value_of_x\n    ### END SOLUTION\n'),
+        solution_cell("double", 'def double(x):\n    ### BEGIN SOLUTION\n    doubled_value_of_x = add(x, x)\n'
+                      '    return doubled_value_of_x\n    ### END SOLUTION\n'),
         test_cell("double__values", "double", "# Check that double doubles\nassert double(4) == 8\n", points=1),
     ])
     for nb in (first, second):

@@ -79,7 +79,8 @@ class MistakeRunner:
         return self.run_notebook(apply_mistake(self.source, mistake))
 
     def run_notebook(self, nb) -> TrialRun:
-        """Execute the fast cells of ``nb`` (a submission whose test cells are the release's), judged as in :meth:`run`."""
+        """Execute the fast cells of ``nb`` (a submission whose test cells are the release's), judged as in
+        :meth:`run`."""
         checks = split_notebook(nb)
         reset = new_code_cell("%reset -f\nimport matplotlib.pyplot as _plt\n_plt.close('all')\ndel _plt")
         self._client.execute_cell(reset, 0, store_history=False)

@@ -161,7 +161,7 @@ def test_layer_norm_equals_nine_operations(shape):
     out, grads = _grads(lambda *t: ops.layer_norm(*t, eps=EPS), [x, gain, bias], g)
     assert out.dtype == np.float32 and all(gr.dtype == np.float32 for gr in grads)
     _close(out, ref)
-    for got, want in zip(grads, ref_grads):
+    for got, want in zip(grads, ref_grads, strict=True):
         _close(got, want, scale=np.abs(want).max())
     with mg.no_autodiff, mg.mem_guard_off:
         _close(ops.layer_norm(x, gain, bias), ref)

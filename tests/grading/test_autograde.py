@@ -60,7 +60,8 @@ def test_autograde_reference_full_marks_blank_zero(graded_course_dir, assignment
 @pytest.mark.notebook
 def test_nbgraders_own_autograde_judges_checks_outside_too(tmp_path):
     """Does `nbgrader autograde` (the formgrader's button), run with the course's configuration, judge the
-    checks outside the kernel as `course grade` does: a mistake loses the points of the cells that see it, and only those?"""
+    checks outside the kernel as `course grade` does: a mistake loses the points of the cells that see it, and
+    only those?"""
     require_sandbox()
     course_dir = tmp_path / "cd"
     env = {**os.environ, "COURSE_DIR": str(course_dir)}

@@ -417,7 +417,7 @@ def test_the_checks_travel_typed_and_are_built_one_way():
     again = plan_checks(sources, setup_sources(nb))
     shown = lambda found: [(c.name, c.original, c.kernel_code, c.origin) for c in found.cells]  # noqa: E731
     assert shown(checks) == shown(again) and checks.setup == again.setup and len(checks.cells) == len(sources)
-    assert all(c.kernel_code == cell.source for c, cell in zip(checks.cells, filter(is_graded_test, nb.cells)))
+    assert all(c.kernel_code == cell.source for c, cell in zip(checks.cells, filter(is_graded_test, nb.cells), strict=True))
     with pytest.raises(dataclasses.FrozenInstanceError):
         checks.setup = ()  # type: ignore[misc]
     resources: dict = {}

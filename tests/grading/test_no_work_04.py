@@ -44,7 +44,8 @@ def test_no_work_scores_only_what_it_honestly_answers(runner, case):
     assert set(graded) == set(points()), "every autograded cell ran"
     unearned = sorted(g for g, c in graded.items() if not c.failed and g not in case.allowed())
     scored = sum(points()[g] for g, c in graded.items() if not c.failed)
-    print(f"{case.name}: {scored:g} of {sum(points().values()):g} points; passed {sorted(g for g, c in graded.items() if not c.failed)}")
+    passed = sorted(g for g, c in graded.items() if not c.failed)
+    print(f"{case.name}: {scored:g} of {sum(points().values()):g} points; passed {passed}")
     assert not unearned, f"{case.name} ({case.why}) passes {unearned}"
 
 

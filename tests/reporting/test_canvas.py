@@ -99,7 +99,7 @@ def exported(graded, tmp_path_factory):
 
 def _by_id(rows) -> dict[str, dict[str, str]]:
     header = rows[0]
-    return {r[2]: dict(zip(header, r)) for r in rows[2:]}
+    return {r[2]: dict(zip(header, r, strict=True)) for r in rows[2:]}
 
 
 def test_header_and_points_possible_row(exported):

@@ -31,7 +31,7 @@ def _exports(run_course, cd):
     with open(cd / "c.csv", newline="") as f:
         table = list(csv.reader(f))
     bob = next(r for r in table[2:] if r[2] == "bob")
-    return rows, dict(zip(table[0], bob)), out
+    return rows, dict(zip(table[0], bob, strict=True)), out
 
 
 def test_no_due_date_is_no_zero(course_repo, tmp_path, run_course):

@@ -53,7 +53,8 @@ def test_statuses_flags_and_reasons_are_counted(graded_class):
     assert report.statuses["flagged for review"] == 1
     assert sum(report.flags.values()) == 1 and "rnn__shapes_and_parameters" in next(iter(report.flags))
     assert sum(report.not_graded.values()) == 1 and "not a valid notebook" in next(iter(report.not_graded))
-    scores = dict(zip([r["student_id"] for r in report.rows if r["status"] in item_analysis.WITH_POINTS], report.scores))
+    scores = dict(zip([r["student_id"] for r in report.rows if r["status"] in item_analysis.WITH_POINTS],
+                      report.scores, strict=True))
     assert scores["ref1"] == scores["ref2"] == report.max_score - 2  # the written answers wait for a grader
     assert scores["blank1"] == 0
 

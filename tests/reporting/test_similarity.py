@@ -313,7 +313,7 @@ def _pair(result, x: str, y: str) -> Pair:
 
 
 def _marked(doc: similarity_documents.Document, slices) -> list[str]:
-    return [doc.text[s:e] for s, e in zip(*slices)]
+    return [doc.text[s:e] for s, e in zip(*slices, strict=True)]
 
 
 # --------------------------------------------------------------------------- what it finds

@@ -115,7 +115,8 @@ def test_sequence_explorer_shows_errors_in_the_panel(watched):
 
 
 def test_cipher_explorer_answers_a_message_a_layer_and_a_head(watched):
-    """Does the 04 explorer encrypt, decrypt, mark wrong characters and redraw for a new message, layer, head and kind?"""
+    """Does the 04 explorer encrypt, decrypt, mark wrong characters and redraw for a new message, layer, head
+    and kind?"""
     box = explorers.cipher_explorer(*_cipher_parts(), message="meet me")
     parts = box.parts
     assert list(parts["panel"].options) == ["encoder self-attention", "cross"]
@@ -143,7 +144,8 @@ def test_cipher_explorer_names_characters_outside_the_alphabet(watched):
 @pytest.mark.notebook
 @pytest.mark.parametrize("assignment", ["03_attention", "04_transformer"])
 def test_explorer_cell_of_the_solution_shows_a_widget_in_a_watched_quick_run(assignment):
-    """Run in quick mode as JupyterLab would (a session): does the explorer cell show a widget, with no error or stderr?"""
+    """Run in quick mode as JupyterLab would (a session): does the explorer cell show a widget, with no error or
+    stderr?"""
     nb = read(notebook_path(assignment, SOLUTIONS))
     cells = [c for c in nb.cells if "explorer" in tags(c)]
     assert len(cells) == 1, "one explorer cell, tagged 'explorer'"

@@ -43,7 +43,7 @@ def test_wrong_tokens_are_marked_under_their_column():
     assert output_line.split()[1:] == ["5", "9", "0", "7", "<S>"]
     columns = [i for i, ch in enumerate(marks) if ch == "^"]
     assert len(columns) == 2
-    for col, token in zip(columns, ["0", "<S>"]):
+    for col, token in zip(columns, ["0", "<S>"], strict=True):
         assert output_line[col - 2 : col + 1].strip() == token  # right-aligned in a 3-character column
 
 

@@ -109,7 +109,8 @@ def test_training_plot_keeps_noggins_curves():
 
 
 def test_training_plot_redraws_within_its_time_budget(monkeypatch):
-    """With draws of 0.2 s and a budget of 10 %, are redraws at least 1.8 s apart, and the last batch drawn at the end?"""
+    """With draws of 0.2 s and a budget of 10 %, are redraws at least 1.8 s apart, and the last batch drawn at the
+    end?"""
     from course.figures import training as plotting
 
     clock = {"now": 0.0}
@@ -123,7 +124,7 @@ def test_training_plot_redraws_within_its_time_budget(monkeypatch):
         clock["now"] += 0.2  # the cost of one draw
 
     monkeypatch.setattr(plotter, "_show", fake_show)
-    for i in range(200):  # 0.1 s per batch: 20 s of training
+    for _ in range(200):  # 0.1 s per batch: 20 s of training
         plotter.set_train_batch({"loss": 1.0}, batch_size=1)
         clock["now"] += 0.1
     gaps = np.diff(drawn_at)

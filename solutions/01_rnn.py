@@ -150,20 +150,20 @@ assert all(np.any(digits == d) for d in range(10)), \
 assert all(abs(np.sum(digits == d) - 300) < 80 for d in range(10)), \
     "3000 digits drawn uniformly from 0..9 should hold each digit about 300 times: draw every digit with equal chance"
 ### BEGIN HIDDEN TESTS
-# feedback shows: lengths, x, target, digits
 np.random.seed(1)
 lengths = {generate_batch(2, 5, 1)[2].shape[0] for _ in range(300)}
-assert lengths == {2, 3, 4, 5}, f"lengths drawn from [2, 5]: {sorted(lengths)}"
+assert lengths == {2, 3, 4, 5}, "with seq_len_min < seq_len_max, the lengths must cover every value from seq_len_min to seq_len_max, both included"
 lengths = {generate_batch()[2].shape[0] for _ in range(600)}
-assert lengths == set(range(1, 21)), f"default lengths: {sorted(lengths)}"
+assert lengths == set(range(1, 21)), "with the default arguments, the lengths must cover every value from seq_len_min to seq_len_max, both included"
 x, target, digits = generate_batch(1, 1, 1)
 assert x.shape == (2, 1, 12) and target.shape == (2, 1) and digits.shape == (1, 1), \
-    f"generate_batch(1, 1, 1) gave shapes {x.shape}, {target.shape}, {digits.shape}; expected (2, 1, 12), (2, 1), (1, 1)"
+    f"for a single sequence of a single digit, the shapes are {x.shape}, {target.shape}, {digits.shape}; " \
+    "expected (T, N, C), (T, N) and (T - 1, N), with T counting the end token"
 x, target, digits = generate_batch(7, 7, 40)
 assert x.shape == (8, 40, 12) and x.dtype == np.float32, \
-    f"generate_batch(7, 7, 40) gave a one-hot array of shape {x.shape} and dtype {x.dtype}; expected (8, 40, 12), float32"
+    f"a one-hot array of shape {x.shape} and dtype {x.dtype}; expected (T, N, C), float32"
 assert np.all(x.sum(axis=-1) == 1) and np.all(x[-1, :, 11] == 1), \
-    "for 40 sequences of 7 digits, every position must hold exactly one token, and the last one the end token 11"
+    "every position must hold exactly one token, and the last position the end token"
 assert np.all(x[:-1, :, 10:] == 0), "the end token appears only in the last position"
 ### END HIDDEN TESTS
 
@@ -178,23 +178,22 @@ assert np.array_equal(target[:-1], digits[::-1]), \
     "target[:-1] must be the digits in reverse time order (digits[::-1], axis 0), not reversed along the batch axis"
 assert np.all(target[-1] == 11), "the target must end with the end token 11"
 ### BEGIN HIDDEN TESTS
-# feedback shows: x, target, digits
 x, target, digits = generate_batch(20, 20, 100)
 assert x.shape == (21, 100, 12) and target.shape == (21, 100) and digits.shape == (20, 100), \
-    f"generate_batch(20, 20, 100) gave shapes {x.shape}, {target.shape}, {digits.shape}; expected (21, 100, 12), (21, 100), (20, 100)"
+    f"on a long batch the shapes are {x.shape}, {target.shape}, {digits.shape}; expected (T, N, C), (T, N) and (T - 1, N)"
 assert np.unique(digits, axis=0).shape[0] > 1, \
     "every sequence repeats one digit at all its steps: draw digits of shape (T - 1, N), one for each step"
-assert digits.min() >= 0 and digits.max() <= 9, f"digits lie in 0..9, got values from {digits.min()} to {digits.max()}"
+assert digits.min() >= 0 and digits.max() <= 9, f"digits run from the smallest to the largest digit, got values from {digits.min()} to {digits.max()}"
 assert all(abs(np.sum(digits == d) - 200) < 60 for d in range(10)), \
-    "2000 digits drawn uniformly from 0..9 should hold each digit about 200 times: draw every digit with equal chance"
+    "on a long batch some digits come up far more often than others: draw every digit with equal chance"
 assert np.array_equal(target[:-1], digits[::-1]) and np.all(target[-1] == 11), \
-    "for 100 sequences of 20 digits, the target must be the digits reversed in time, then 11"
-assert np.array_equal(x[:-1].argmax(axis=-1), digits), "for 100 sequences of 20 digits, x[t] must be the one-hot vector of digits[t]"
+    "on a long batch, the target must be the digits reversed in time, then the end token"
+assert np.array_equal(x[:-1].argmax(axis=-1), digits), "on a long batch, x[t] must be the one-hot vector of digits[t]"
 x, target, digits = generate_batch(1, 1, 8)
 assert target.shape == (2, 8) and digits.shape == (1, 8), \
-    f"generate_batch(1, 1, 8) gave target and digits of shapes {target.shape} and {digits.shape}; expected (2, 8) and (1, 8)"
+    f"with one digit per sequence, target and digits have shapes {target.shape} and {digits.shape}; expected (T, N) and (T - 1, N)"
 assert np.array_equal(target, np.concatenate([digits, np.full((1, 8), 11)])), \
-    "with one digit per sequence, the target is that digit, then 11"
+    "with one digit per sequence, the target is that digit, then the end token"
 np.random.seed(5)
 first = generate_batch(1, 20, 6)
 np.random.seed(5)
@@ -359,8 +358,7 @@ for p in big_params:
             f"mean 0 and std {want:.3f}: pass weight_initializer=glorot_normal to every dense layer"
         )
 ### BEGIN HIDDEN TESTS
-# feedback shows: shapes, params, y, h, p
-assert len(params) in (5, 6), f"expected the five parameters W_xh, b, W_hh, W_hy, b_y, got {len(params)}: {shapes}"
+assert len(params) in (5, 6), f"list the five parameters W_xh, b, W_hh, W_hy, b_y; got {len(params)} of shapes {shapes}"
 # the same weights on other inputs, against the recurrence in NumPy
 w = chosen_weights()
 x_other = np.random.default_rng(11).normal(size=(4, 3, 3)).astype(np.float32)  # T = 4, N = 3
@@ -447,7 +445,6 @@ assert y.shape == (5, 3, 5) and h.shape == (5, 3, 4), \
 assert np.allclose(h.data, h0_ref, atol=1e-5), "with a given h_0, the states are wrong: does h_0 feed step 1?"
 assert np.allclose(y.data, y0_ref, atol=1e-5), "with a given h_0, the scores differ from h_t W_hy + b_y"
 ### BEGIN HIDDEN TESTS
-# feedback shows: y, h, ys
 w = random_weights(np.random.default_rng(2))
 x = np.eye(3, dtype=np.float32)[np.random.default_rng(3).integers(0, 3, size=(9, 7))]  # one-hot, T = 9, N = 7
 h0 = np.random.default_rng(4).normal(size=(1, 7, 4)).astype(np.float32)
@@ -457,9 +454,9 @@ model = RNN(3, 4, 5)
 load_weights(model, w)
 y, h = model(mg.tensor(x), mg.tensor(h0))
 assert y.shape == (9, 7, 5) and h.shape == (9, 7, 4), \
-    f"on a one-hot batch (T = 9, N = 7) scores and states have shapes {y.shape} and {h.shape}, expected (9, 7, 5) and (9, 7, 4)"
+    f"on a one-hot batch with a given h_0, scores and states have shapes {y.shape} and {h.shape}, expected (T, N, K) and (T, N, D)"
 assert np.allclose(h.data, h_ref, atol=1e-5) and np.allclose(y.data, y_ref, atol=1e-5), \
-    "on a one-hot batch (T = 9, N = 7) with a given h_0, the states or scores differ from the NumPy recurrence"
+    "on a one-hot batch with a given h_0, the states or scores differ from the NumPy recurrence"
 # one step at a time, passing the state along, gives the same result
 state, ys = mg.tensor(h0), []
 for t in range(9):
@@ -467,13 +464,13 @@ for t in range(9):
     state = h_t[-1:]
     ys.append(y_t.data)
 assert np.shape(np.concatenate(ys)) == (9, 7, 5), \
-    f"one step at a time, the scores of the 9 steps join to shape {np.shape(np.concatenate(ys))}, expected (T, N, K) = (9, 7, 5)"
+    f"one step at a time, the scores of the steps join to shape {np.shape(np.concatenate(ys))}, expected (T, N, K)"
 assert np.allclose(np.concatenate(ys), y_ref, atol=1e-5), \
     "one step at a time, passing the last state along, must give the same scores as one call over all T steps"
 y, h = model(x[:1])
-assert h.shape == (1, 7, 4), f"with T = 1 the states have shape {h.shape}, expected (T, N, D) = (1, 7, 4)"
+assert h.shape == (1, 7, 4), f"with a single step the states have shape {h.shape}, expected (T, N, D)"
 assert np.allclose(h.data, h1_ref, atol=1e-5), \
-    "with T = 1 and no h_0 given, the state must be tanh(x_1 W_xh + b): h_0 is zeros"
+    "with a single step and no h_0 given, the state must be tanh(x_t W_xh + b): h_0 is zeros"
 ### END HIDDEN TESTS
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "loss_and_accuracy_text", "locked": true, "schema_version": 3, "solution": false}
@@ -562,9 +559,8 @@ assert np.isclose(loss.item(), expected, atol=1e-5), \
 loss.backward()
 assert scores.grad is not None and scores.grad.shape == (3, 4, 5), "no gradient reaches the scores"
 ### BEGIN HIDDEN TESTS
-# feedback shows: scores, loss
 probs = np.exp(log_p)
-assert np.shape(scores.grad) == (3, 4, 5), f"the gradient of the scores has shape {np.shape(scores.grad)}, expected (3, 4, 5)"
+assert np.shape(scores.grad) == (3, 4, 5), f"the gradient of the scores has shape {np.shape(scores.grad)}, expected the scores' own shape (T, N, K)"
 assert np.allclose(scores.grad, (probs - onehot) / 12, atol=1e-5), \
     "the gradient differs from (softmax - one-hot) / (T N): is the loss the mean over all T N tokens?"
 scores_np = rng.normal(size=(6, 2, 7)).astype(np.float32)  # T = 6, N = 2, K = 7
@@ -573,9 +569,9 @@ shifted = scores_np - scores_np.max(axis=-1, keepdims=True)
 log_p = shifted - np.log(np.exp(shifted).sum(axis=-1, keepdims=True))
 expected = -np.take_along_axis(log_p, target[..., None], axis=-1).mean()
 loss, acc = loss_and_accuracy(mg.tensor(scores_np), target)
-assert np.shape(loss) == (), f"for T = 6, N = 2, K = 7 the loss must be a scalar, got shape {np.shape(loss)}"
+assert np.shape(loss) == (), f"on another batch the loss must be a scalar, got shape {np.shape(loss)}"
 assert np.isclose(loss.item(), expected, atol=1e-5), \
-    "for T = 6, N = 2, K = 7 the loss differs from the mean cross-entropy over all T N tokens"
+    "on another batch the loss differs from the mean cross-entropy over all T N tokens"
 ### END HIDDEN TESTS
 
 # %% course={"task": "loss_and_accuracy"} jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "loss_and_accuracy__whole_sequence_accuracy", "locked": true, "points": 1, "schema_version": 3, "solution": false}
@@ -594,7 +590,6 @@ assert np.isclose(acc, 0.5), \
     f"sequences 0 and 3 are right, 1 and 2 are not: expected 0.5, got {acc}; count whole sequences, not tokens " \
     "(np.all over the time axis, axis 0)"
 ### BEGIN HIDDEN TESTS
-# feedback shows: acc
 rng = np.random.default_rng(7)
 target = rng.integers(0, 6, size=(5, 8))
 scores = np.eye(6, dtype=np.float32)[target] + 0.1 * rng.random((5, 8, 6)).astype(np.float32)
@@ -602,10 +597,11 @@ wrong = np.array([0, 3, 4])
 scores[rng.integers(0, 5, size=3), wrong] *= -1  # flip one step of three sequences
 loss, acc = loss_and_accuracy(mg.tensor(scores), target)
 assert isinstance(acc, float), f"return the accuracy as a Python float, not {type(acc)}"
-assert np.isclose(acc, 5 / 8), f"3 of 8 sequences have one wrong step: expected accuracy 5/8, got {acc}"
+assert np.isclose(acc, 5 / 8), "on a batch where some sequences have a single wrong step, the accuracy is wrong: a sequence counts as right only " \
+    "when every one of its steps is right (np.all over the time axis, then the mean over the sequences)"
 loss, acc = loss_and_accuracy(mg.tensor(-np.eye(6, dtype=np.float32)[target]), target)
 assert isinstance(acc, float), f"return the accuracy as a Python float, not {type(acc)}"
-assert acc == 0.0, f"every prediction is wrong, so the accuracy must be 0.0, got {acc}"
+assert acc == 0.0, "when every prediction is wrong, the accuracy is not zero: compare the arg-max of the scores with the target"
 ### END HIDDEN TESTS
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "accuracy_by_length_text", "locked": true, "schema_version": 3, "solution": false}
@@ -662,6 +658,19 @@ print(accuracy_by_length(reverse_perfectly, 1, 5, n_per_length=10))  # five ones
 
 # %% course={"task": "accuracy_by_length"} nbgrader={"grade": true, "grade_id": "accuracy_by_length__one_batch_per_length", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 # Check that accuracy_by_length evaluates one batch of each length, min and max included
+# accuracy_by_length draws its batches with your generate_batch: first, that it gives what the oracles below invert
+x_drawn, target_drawn, digits_drawn = generate_batch(3, 3, 4)
+drawn_shapes = [np.shape(x_drawn), np.shape(target_drawn), np.shape(digits_drawn)]
+assert (
+    drawn_shapes == [(4, 4, 12), (4, 4), (3, 4)]
+    and np.array_equal(np.argmax(x_drawn[:-1], axis=-1), digits_drawn)
+    and np.array_equal(target_drawn[:-1], digits_drawn[::-1])
+    and np.all(target_drawn[-1] == 11)
+    and np.all(np.argmax(x_drawn[-1], axis=-1) == 11)
+), (
+    "accuracy_by_length draws its batches with your generate_batch, which fails here (shapes, the one-hot input, "
+    "the reversed target or the end token): fix generate_batch (Part A) first"
+)
 def oracle(x):
     # scores that are exactly the one-hot target: the digits backwards, then the end token
     return np.concatenate([x[-2::-1], x[-1:]])
@@ -690,18 +699,30 @@ assert seen == [(L + 1, 20, 12) for L in range(2, 7)], \
     "generate_batch(L, L, n_per_length), whose T is L + 1"
 assert np.allclose(acc, 1.0), f"a perfect predictor scores 1 at every length, got {acc}"
 ### BEGIN HIDDEN TESTS
-# feedback shows: seen, acc
 seen.clear()
 acc = accuracy_by_length(recording_oracle, n_per_length=3)
 assert seen == [(L + 1, 3, 12) for L in range(1, 21)], \
-    f"with the default lengths, predict must see one batch for each length 1..20; it saw shapes {seen}"
-assert acc.shape == (20,) and np.allclose(acc, 1.0), f"with the default lengths 1..20, expected 20 ones, got {acc}"
+    "with the default lengths, predict must see one batch for each length from seq_len_min to seq_len_max, in order"
+assert acc.shape == (20,) and np.allclose(acc, 1.0), "with the default lengths, a perfect predictor must score 1 at every length"
 acc = accuracy_by_length(lambda x: mg.tensor(oracle(x)), 4, 4, n_per_length=5)
 assert acc.shape == (1,) and np.allclose(acc, 1.0), "predict may return a MyGrad tensor"
 ### END HIDDEN TESTS
 
 # %% course={"task": "accuracy_by_length"} jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "accuracy_by_length__whole_sequences", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 # Check that accuracy_by_length counts whole sequences and keeps the lengths apart
+# accuracy_by_length draws its batches with your generate_batch: first, that it gives what the oracles below invert
+x_drawn, target_drawn, digits_drawn = generate_batch(3, 3, 4)
+drawn_shapes = [np.shape(x_drawn), np.shape(target_drawn), np.shape(digits_drawn)]
+assert (
+    drawn_shapes == [(4, 4, 12), (4, 4), (3, 4)]
+    and np.array_equal(np.argmax(x_drawn[:-1], axis=-1), digits_drawn)
+    and np.array_equal(target_drawn[:-1], digits_drawn[::-1])
+    and np.all(target_drawn[-1] == 11)
+    and np.all(np.argmax(x_drawn[-1], axis=-1) == 11)
+), (
+    "accuracy_by_length draws its batches with your generate_batch, which fails here (shapes, the one-hot input, "
+    "the reversed target or the end token): fix generate_batch (Part A) first"
+)
 def oracle(x):
     return np.concatenate([x[-2::-1], x[-1:]])
 
@@ -728,19 +749,20 @@ acc = accuracy_by_length(first_sequence_wrong, 1, 4, n_per_length=10)
 assert np.shape(acc) == (4,), f"lengths 1..4 give 4 accuracies, got shape {np.shape(acc)}"
 assert np.allclose(acc, 0.9), f"one sequence in ten is wrong at every length: expected 0.9, got {acc}"
 ### BEGIN HIDDEN TESTS
-# feedback shows: acc
 def right_when_even(x):
     # right on sequences with an even number of digits only
     return oracle(x) if (x.shape[0] - 1) % 2 == 0 else digits_wrong(x)
 
 
 acc = accuracy_by_length(right_when_even, 3, 10, n_per_length=4)
-assert np.shape(acc) == (8,), f"lengths 3..10 give 8 accuracies, got shape {np.shape(acc)}"
+assert np.shape(acc) == (8,), f"one accuracy per length from seq_len_min to seq_len_max, both included; got shape {np.shape(acc)}"
 assert np.allclose(acc, [L % 2 == 0 for L in range(3, 11)]), \
-    f"a predictor that is right on even lengths only should score 0, 1, 0, 1, ... on lengths 3..10, got {acc}"
+    "a predictor that is right at some lengths only gets the accuracies of other lengths: keep each length's " \
+    "accuracy in its own place, in the order of the lengths"
 acc = accuracy_by_length(lambda x: mg.tensor(first_sequence_wrong(x)), 5, 6, n_per_length=4)
-assert np.shape(acc) == (2,), f"lengths 5..6 give 2 accuracies, got shape {np.shape(acc)}"
-assert np.allclose(acc, 0.75), f"one sequence in four is wrong: expected 0.75, got {acc}"
+assert np.shape(acc) == (2,), f"one accuracy per length, both ends included; got shape {np.shape(acc)}"
+assert np.allclose(acc, 0.75), "when one sequence of each batch is wrong, the accuracies are wrong: count whole sequences, and predict may " \
+    "return a MyGrad tensor"
 ### END HIDDEN TESTS
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "training_text", "locked": true, "schema_version": 3, "solution": false}

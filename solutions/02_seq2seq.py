@@ -254,11 +254,10 @@ rng = np.random.default_rng(0)
 cases = [rng.normal(size=shape).astype(np.float32) for shape in [(1, 7, 12), (1, 5, 3), (1, 1, 12), (1, 12, 12)]]
 wanted = [(scores.shape, np.eye(scores.shape[-1])[scores.argmax(axis=-1)]) for scores in cases]
 answers = [np.asarray(one_hot_encode_prediction(mg.tensor(scores))) for scores in cases]
-# feedback shows: s
 for (shape, want), s in zip(wanted, answers, strict=True):
-    assert s.shape == shape, f"scores of shape {shape} gave an answer of shape {s.shape}"
+    assert s.shape == shape, f"random scores gave an answer of shape {s.shape}: keep the scores' shape (1, N, K)"
     assert np.array_equal(s, want), \
-        f"for random scores of shape {shape}, the 1s are not at each sequence's largest score"
+        "for random scores of other shapes (other N, other K), the ones are not at each sequence's largest score"
 ### END HIDDEN TESTS
 
 # %% course={"task": "one_hot_encode_prediction"} jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "one_hot_encode_prediction__float32_array", "locked": true, "points": 1, "schema_version": 3, "solution": false}
@@ -273,13 +272,12 @@ assert np.array_equal(s.sum(axis=-1), np.ones((1, 4))), "each sequence needs exa
 y = mg.tensor(np.random.default_rng(2).normal(size=(1, 9, 12)), dtype=np.float64)
 best = y.data.argmax(axis=-1)
 s = one_hot_encode_prediction(y * 2)
-# feedback shows: s, type, getattr
 assert type(s) is np.ndarray and s.dtype == np.float32 and s.shape == (1, 9, 12), \
-    f"float64 scores of shape (1, 9, 12) gave a {type(s).__name__} of dtype {getattr(s, 'dtype', None)}; expected a float32 NumPy array"
+    f"float64 scores in a tensor gave a {type(s).__name__} of dtype {getattr(s, 'dtype', None)}; expected a float32 NumPy array"
 s = one_hot_encode_prediction(y.data)
 assert type(s) is np.ndarray and s.dtype == np.float32, \
     f"a float64 NumPy array as input gave a {type(s).__name__} of dtype {getattr(s, 'dtype', None)}; expected a float32 NumPy array"
-assert np.array_equal(s.argmax(axis=-1), best), "for a NumPy array as input, the 1s are not at the largest scores"
+assert np.array_equal(s.argmax(axis=-1), best), "for a NumPy array as input, the ones are not at the largest scores"
 ### END HIDDEN TESTS
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "seq2seq_text", "locked": true, "schema_version": 3, "solution": false}
@@ -392,6 +390,17 @@ print("target:", target_demo, sep="\n")
 
 # %% course={"task": "seq2seq"} nbgrader={"grade": true, "grade_id": "seq2seq__greedy_decoding", "locked": true, "points": 2, "schema_version": 3, "solution": false}
 # Check that the decoder starts from the encoder's last state and <S>, then feeds back its own guesses
+# Seq2Seq feeds its guesses back through your one_hot_encode_prediction: first, that it works on scores like the decoder's
+guess_scores = np.zeros((1, 2, 12), dtype=np.float32)
+guess_scores[0, 0, 3], guess_scores[0, 1, 7] = 1.0, 2.0  # the best classes: 3 and 7
+guess_wanted = np.zeros((1, 2, 12), dtype=np.float32)
+guess_wanted[0, 0, 3] = guess_wanted[0, 1, 7] = 1.0
+own_guess = one_hot_encode_prediction(mg.tensor(guess_scores))
+own_guess_is_float32_array = type(own_guess) is np.ndarray and own_guess.dtype == np.float32
+assert own_guess_is_float32_array and np.array_equal(own_guess, guess_wanted), (
+    "Seq2Seq feeds back the guesses of your one_hot_encode_prediction, which gives a wrong answer (or not a float32 "
+    "NumPy array) for one decoder step's scores: fix one_hot_encode_prediction (Part A) first"
+)
 class StubEncoder:
     # stands in for the encoder RNN: fixed states, and it remembers what it read
     def __init__(self, states):
@@ -476,28 +485,38 @@ assert np.allclose(y.data, scores, atol=1e-5), "return the decoder's scores y_1,
 cases = [(1, 2, 3, 1), (9, 1, 5, 2), (12, 6, 2, 3)]  # T, N, D, seed
 expected = [(T, N, D, expected_decoding(T, N, D, seed)) for T, N, D, seed in cases]
 runs = [run_with_stubs(*case) for case in cases]
-# feedback shows: dec_inputs, dec_states, y, len, t
 for (T, N, D, wanted), got in zip(expected, runs, strict=True):
     x, inputs, states, scores = wanted
     enc_inputs, dec_inputs, dec_states, y = got
-    assert len(dec_inputs) == T, f"for T = {T}, the decoder ran {len(dec_inputs)} steps"
+    assert len(dec_inputs) == T, f"the decoder ran {len(dec_inputs)} steps, expected T: one step per output token"
     for t in range(T):
         assert np.array_equal(dec_inputs[t], inputs[t]), \
-            f"T = {T}: decoder input at step {t + 1} must be <S> at step 1, then the one-hot of the previous best class"
+            "a decoder input must be <S> at the first step, then the one-hot of the previous best class"
         assert dec_inputs[t].dtype == np.float32, \
-            f"T = {T}: decoder input at step {t + 1} is {dec_inputs[t].dtype}, expected float32"
+            f"a decoder input is {dec_inputs[t].dtype}, expected float32"
         assert dec_states[t].shape == (1, N, D), \
-            f"T = {T}: the state passed at step {t + 1} has shape {dec_states[t].shape}, expected (1, N, D) = {(1, N, D)}"
+            f"the state passed to a decoder step has shape {dec_states[t].shape}, expected (1, N, D)"
         assert np.allclose(dec_states[t], states[t], atol=1e-6), \
-            f"T = {T}: step {t + 1} must start from the state returned by the step before (the encoder's last state at step 1)"
+            "each decoder step must start from the state returned by the step before (the encoder's last state at the first step)"
     assert y.shape == (T, N, 12) and np.allclose(y.data, scores, atol=1e-5), \
-        f"T = {T}, N = {N}: expected the decoder's scores y_1, ..., y_T as a {(T, N, 12)} tensor, got shape {y.shape}"
+        f"expected the decoder's scores y_1, ..., y_T joined as a (T, N, K) tensor, got shape {y.shape}"
 # the guesses really change along the way, so a fixed input could not pass
 assert len({int(np.argmax(s[0, 0])) for s in inputs}) > 2, "internal check: the stub decoder's guesses should change"
 ### END HIDDEN TESTS
 
 # %% course={"task": "seq2seq"} jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "seq2seq__matches_reference", "locked": true, "points": 2, "schema_version": 3, "solution": false}
 # Check that Seq2Seq, with weights this check loads into its two RNNs, gives the scores of greedy decoding
+# Seq2Seq feeds its guesses back through your one_hot_encode_prediction: first, that it works on scores like the decoder's
+guess_scores = np.zeros((1, 2, 12), dtype=np.float32)
+guess_scores[0, 0, 3], guess_scores[0, 1, 7] = 1.0, 2.0  # the best classes: 3 and 7
+guess_wanted = np.zeros((1, 2, 12), dtype=np.float32)
+guess_wanted[0, 0, 3] = guess_wanted[0, 1, 7] = 1.0
+own_guess = one_hot_encode_prediction(mg.tensor(guess_scores))
+own_guess_is_float32_array = type(own_guess) is np.ndarray and own_guess.dtype == np.float32
+assert own_guess_is_float32_array and np.array_equal(own_guess, guess_wanted), (
+    "Seq2Seq feeds back the guesses of your one_hot_encode_prediction, which gives a wrong answer (or not a float32 "
+    "NumPy array) for one decoder step's scores: fix one_hot_encode_prediction (Part A) first"
+)
 
 LAYERS = ("input_layer", "recurrent_layer", "output_layer")  # the layers of an RNN; only the recurrent one has no bias
 
@@ -591,7 +610,7 @@ loaded = [load_weights(model, seeded_weights(12, D, 12, seed)) for model, (T, N,
 outputs = [mg.asarray(model(one_hot_source(T, N, 12, seed))) for model, (T, N, D, seed) in zip(models, cases)]
 for i, (T, N, D) in enumerate(checked):
     assert np.shape(outputs[i]) == (T, N, 12) and np.allclose(outputs[i], wanted[i], atol=1e-4), \
-        f"for T = {T}, N = {N}, D = {D} the scores differ from greedy decoding with the weights this check loaded"
+        "for other lengths, batch and hidden sizes, the scores differ from greedy decoding with the weights this check loaded"
 # inputs of another size than the classes: C = 7, K = 12
 x = one_hot_source(T=5, N=3, C=7, seed=5)
 expected = greedy_scores(seeded_weights(7, 6, 12, seed=5), x)
@@ -603,12 +622,11 @@ try:
 except Exception as err:
     y = None
     failure = type(err).__name__
-# feedback shows: failure
 assert failure is None, (
-    f"Seq2Seq(7, 6, 12) fails on inputs with C = 7 ({failure}): the encoder is RNN(C, D, K), the decoder RNN(K, D, K)"
+    "Seq2Seq fails when C differs from K: the encoder is RNN(C, D, K), the decoder RNN(K, D, K)"
 )
 assert y.shape == (5, 3, 12) and np.allclose(y, expected, atol=1e-4), \
-    "with C = 7 and K = 12 the scores differ from greedy decoding with the weights this check loaded"
+    "when C differs from K, the scores differ from greedy decoding with the weights this check loaded"
 ### END HIDDEN TESTS
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "training_text", "locked": true, "schema_version": 3, "solution": false}
@@ -890,18 +908,19 @@ relabel[others] = np.random.default_rng(3).permutation(others)
 greedy_output, best_output = relabel[[1, 0, 11]], relabel[[2, 3, 11]]
 x = np.zeros((3, 3, 12), np.float32)
 renamed = [beam_search(trap(relabel), x.copy(), width) for width in (1, 2, 3, 5, 12)]
-# feedback shows: tokens, log_prob, np, width
 for width, (tokens, log_prob) in zip((1, 2, 3, 5, 12), renamed, strict=True):
     expected, expected_log_prob = (greedy_output, 0.5 * 0.25 * 0.9) if width == 1 else (best_output, 0.4 * 0.9 * 0.9)
     assert np.shape(tokens) == (3, 3) and np.shape(log_prob) == (3,), \
-        f"width {width}: shapes {np.shape(tokens)} and {np.shape(log_prob)}, expected (T, N) = (3, 3) and (N,) = (3,)"
+        f"on the trap with its tokens renamed: shapes {np.shape(tokens)} and {np.shape(log_prob)}, expected (T, N) and (N,)"
     assert all(np.array_equal(np.asarray(tokens)[:, n], expected) for n in range(3)), \
-        f"width {width}: not the most likely output the beam can find; keep the `width` best candidates of ALL beams"
+        "on the trap with its tokens renamed: not the most likely output the beam can find; keep the `width` best " \
+        "candidates of ALL beams"
     assert np.allclose(log_prob, np.log(expected_log_prob), atol=1e-4), \
-        f"width {width}: the returned log-probability is not the sum of log p over the T tokens of the best output"
+        "on the trap with its tokens renamed: the returned log-probability is not the sum of log p over the T tokens " \
+        "of the best output"
 tokens, log_prob = beam_search(trap(relabel), np.zeros((1, 3, 12), np.float32), 2)
 assert np.shape(tokens) == (1, 3) and np.all(np.asarray(tokens) == greedy_output[0]), \
-    "T = 1: the single output token must be the most likely one after <S>"
+    "with a single output step, the output token must be the most likely one after <S>"
 ### END HIDDEN TESTS
 
 # %% course={"task": "beam_search"} jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "beam_search__width_one_is_greedy", "locked": true, "points": 1, "schema_version": 3, "solution": false}
@@ -989,14 +1008,13 @@ cases = [(1, 2, 5, 1), (11, 4, 6, 2), (20, 1, 3, 3)]  # T, N, D, seed
 checked = [(T, N) for T, N, D, seed in cases]  # the grader's own copy: the calls below read `cases`
 wanted = [greedy_reference(seeded_weights(D, seed), one_hot_source(T, N, seed)) for T, N, D, seed in cases]
 runs = [beam_search(grader_model(D, seed), one_hot_source(T, N, seed), 1) for T, N, D, seed in cases]
-# feedback shows: runs, np, i
 for i, (T, N) in enumerate(checked):
     assert np.shape(runs[i][0]) == (T, N) and np.shape(runs[i][1]) == (N,), \
-        f"T = {T}, N = {N}: shapes {np.shape(runs[i][0])} and {np.shape(runs[i][1])}, expected (T, N) and (N,): one output per sequence, T tokens long"
+        f"shapes {np.shape(runs[i][0])} and {np.shape(runs[i][1])}, expected (T, N) and (N,): one output per sequence, T tokens long"
     assert np.array_equal(runs[i][0], wanted[i][0]), \
-        f"T = {T}, N = {N}: width 1 differs from greedy decoding (start from the encoder's last state and <S>, run T steps)"
+        "width 1 differs from greedy decoding (start from the encoder's last state and <S>, run T steps)"
     assert np.allclose(runs[i][1], wanted[i][1], atol=1e-3), \
-        f"T = {T}, N = {N}: the log-probability is not the sum of log-softmax scores (not raw scores, not probabilities)"
+        "with width 1, the log-probability is not the sum of log-softmax scores (not raw scores, not probabilities)"
 ### END HIDDEN TESTS
 
 # %% course={"task": "beam_search"} jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "beam_search__finds_most_likely", "locked": true, "points": 1, "schema_version": 3, "solution": false}
@@ -1110,26 +1128,26 @@ x = one_hot_source(T=2, N=3, seed=9)
 expected_tokens, expected_log_prob = most_likely(seeded_weights(5, seed=9), x)
 tokens, log_prob = beam_search(grader_model(5, seed=9), x.copy(), 12)
 assert np.shape(tokens) == (2, 3) and np.array_equal(tokens, expected_tokens), \
-    "T = 2, width 12: not the most likely output of each sequence; rank by the SUM of log-probabilities over all beams"
+    "with a beam as wide as the vocabulary: not the most likely output of each sequence; rank by the SUM of " \
+    "log-probabilities over all beams"
 assert np.allclose(log_prob, expected_log_prob, atol=1e-3), \
-    "T = 2, width 12: the log-probability is not that of the most likely output"
+    "with a beam as wide as the vocabulary: the log-probability is not that of the most likely output"
 cases = [(5, 3, 6, 3, 11), (4, 2, 4, 5, 12)]  # T, N, D, width, seed
 checked = [(T, N, width) for T, N, D, width, seed in cases]  # the grader's own copy: the calls below read `cases`
 wanted = [beam_reference(seeded_weights(D, seed), one_hot_source(T, N, seed), width) for T, N, D, width, seed in cases]
 batches = [beam_search(grader_model(D, seed), one_hot_source(T, N, seed), width) for T, N, D, width, seed in cases]
 alone = [[np.asarray(beam_search(grader_model(D, seed), one_hot_source(T, N, seed)[:, n : n + 1], width)[0])
           for n in range(N)] for T, N, D, width, seed in cases]
-# feedback shows: batches, np, i, width
 for i, (T, N, width) in enumerate(checked):
     assert np.shape(batches[i][0]) == (T, N) and np.shape(batches[i][1]) == (N,), \
-        f"T = {T}, N = {N}, width {width}: shapes {np.shape(batches[i][0])} and {np.shape(batches[i][1])}, expected (T, N) and (N,)"
+        f"shapes {np.shape(batches[i][0])} and {np.shape(batches[i][1])}, expected (T, N) and (N,)"
     assert np.allclose(batches[i][1], wanted[i][1], atol=1e-3), \
-        f"width {width}: the log-probability is not that of the best kept output (reorder the kept histories and states with their beams)"
+        "the log-probability is not that of the best kept output (reorder the kept histories and states with their beams)"
     assert np.array_equal(batches[i][0], wanted[i][0]), \
-        f"width {width}: not the output beam search keeps best (reorder the kept histories and states with their beams)"
+        "not the output beam search keeps best (reorder the kept histories and states with their beams)"
     for n in range(N):
         assert np.array_equal(np.asarray(alone[i][n])[:, 0], wanted[i][0][:, n]), \
-            f"width {width}: sequence {n} decoded alone is not the output it gets in a batch: choose the beams of each sequence separately"
+            "a sequence decoded alone is not the output it gets in a batch: choose the beams of each sequence separately"
 ### END HIDDEN TESTS
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "beam_accuracy_text", "locked": true, "schema_version": 3, "solution": false}

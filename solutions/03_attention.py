@@ -350,24 +350,23 @@ assert np.allclose(mg.asarray(c), c_expected, atol=1e-5), \
     f"context\n{mg.asarray(c)}\nexpected\n{c_expected}\nthe context sums the weights times the encoder states " \
     "enc_h (not enc_proj) over the encoder steps"
 ### BEGIN HIDDEN TESTS
-# feedback shows: a, c
 # one encoder step: the weight is 1 and the context is that state
 enc_proj_1, enc_h_1 = enc_proj[:1], enc_h[:1]
 c, a = attend(mg.tensor(enc_proj_1), mg.tensor(enc_h_1), mg.tensor(h_t))
 assert a.shape == (1, 2) and c.shape == (1, 2, 2), \
-    f"with T = 1: shapes {a.shape} and {c.shape}, expected (T, N) = (1, 2) and (1, N, D) = (1, 2, 2)"
+    f"with a single encoder step: shapes {a.shape} and {c.shape}, expected (T, N) and (1, N, D)"
 assert np.allclose(mg.asarray(a), 1.0) and np.allclose(mg.asarray(c), enc_h_1), \
-    "with a single encoder step (T = 1), its weight must be 1 and the context that encoder state"
+    "with a single encoder step, its weight must be 1 and the context that encoder state"
 # a dominant score puts (almost) all the weight on its position
 enc_proj_big = np.zeros((3, 2, 2), dtype=np.float32)
 enc_proj_big[1, :, 0] = 40.0
 c, a = attend(mg.tensor(enc_proj_big), mg.tensor(enc_h), mg.tensor(np.ones((1, 2, 2), np.float32)))
 assert a.shape == (3, 2) and c.shape == (1, 2, 2), \
-    f"shapes {a.shape} and {c.shape}, expected (T, N) = (3, 2) and (1, N, D) = (1, 2, 2)"
+    f"with one large score: shapes {a.shape} and {c.shape}, expected (T, N) and (1, N, D)"
 assert np.all(np.isfinite(mg.asarray(a))) and np.allclose(mg.asarray(a)[1], 1.0, atol=1e-6), \
-    "a score of 40 at encoder step 2 must take (almost) all the weight, without overflow: use mg.nnet.softmax"
+    "a large score at one encoder step must take (almost) all the weight, without overflow: use mg.nnet.softmax"
 assert np.allclose(mg.asarray(c)[0], enc_h[1], atol=1e-5), \
-    "when all the weight sits on encoder step 2, the context must be that step's state enc_h[1]"
+    "when all the weight sits on one encoder step, the context must be that step's state"
 ### END HIDDEN TESTS
 
 # %% course={"task": "attend"} jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "attend__batch_and_gradients", "locked": true, "points": 2, "schema_version": 3, "solution": false}
@@ -398,17 +397,16 @@ for name, grad in zip(["enc_proj", "enc_h", "h_t"], grads):
         f"no gradient reaches {name} from the context c: compute the weights and the context with MyGrad operations " \
         "on the tensors themselves (.astype, .data and np.asarray cut MyGrad's graph)"
 ### BEGIN HIDDEN TESTS
-# feedback shows: a2, c2, grads
 # changing sequence 2 leaves the other sequences alone
 enc_h2 = enc_h.copy()
 enc_h2[:, 2] += 5
 enc_proj2 = enc_proj.copy()
 enc_proj2[:, 2] *= -3
 c2, a2 = attend(mg.tensor(enc_proj2), mg.tensor(enc_h2), mg.tensor(h_t))
-assert a2.shape == (5, 4) and c2.shape == (1, 4, 3), f"shapes {a2.shape} and {c2.shape}, expected (5, 4) and (1, 4, 3)"
+assert a2.shape == (5, 4) and c2.shape == (1, 4, 3), f"shapes {a2.shape} and {c2.shape}, expected (T, N) and (1, N, D)"
 keep = [0, 1, 3]
 assert np.allclose(c2.data[:, keep], c_ref[:, keep], atol=1e-5) and np.allclose(a2.data[:, keep], a_ref[:, keep], atol=1e-5), \
-    "changing sequence 2 changed the weights a or the context c of other sequences: keep the batch axis apart"
+    "changing one sequence changed the weights a or the context c of other sequences: keep the batch axis apart"
 # the gradients match NumPy's finite differences for one entry of each input
 
 
@@ -425,7 +423,7 @@ for k, arr in enumerate([enc_proj, enc_h, h_t]):
     minus[k][idx] -= 1e-4
     numeric = (objective(*plus) - objective(*minus)) / 2e-4
     assert np.shape(grads[k]) == arr.shape, \
-        f"the gradient with respect to {['enc_proj', 'enc_h', 'h_t'][k]} has shape {np.shape(grads[k])}, expected {arr.shape}"
+        f"the gradient with respect to {['enc_proj', 'enc_h', 'h_t'][k]} has shape {np.shape(grads[k])}, expected the shape of that input"
     assert np.isclose(grads[k][idx], numeric, atol=1e-3), \
         f"the gradient of the context c with respect to {['enc_proj', 'enc_h', 'h_t'][k]} differs from finite " \
         "differences"
@@ -435,9 +433,9 @@ h_t = rng.normal(size=(1, 7, 6)).astype(np.float32)
 c, a = attend(mg.tensor(enc_proj), mg.tensor(enc_h), mg.tensor(h_t))
 c_ref, a_ref = numpy_attend(enc_proj, enc_h, h_t)
 assert a.shape == (21, 7) and c.shape == (1, 7, 6), \
-    f"for T = 21, N = 7, D = 6: shapes {a.shape} and {c.shape}, expected (21, 7) and (1, 7, 6)"
+    f"for a larger T, N and D: shapes {a.shape} and {c.shape}, expected (T, N) and (1, N, D)"
 assert np.allclose(a.data, a_ref, atol=1e-5) and np.allclose(c.data, c_ref, atol=1e-5), \
-    "for T = 21, N = 7, D = 6 the weights or the context differ from the NumPy version"
+    "for a larger T, N and D the weights or the context differ from the NumPy version"
 ### END HIDDEN TESTS
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "attention_seq2seq_text", "locked": true, "schema_version": 3, "solution": false}
@@ -610,7 +608,6 @@ for name, values in written.items():
     assert np.all(values >= 1), \
         f"parameters must include those of {name}: values written through parameters did not reach its weight"
 ### BEGIN HIDDEN TESTS
-# feedback shows: params, param_ids, W_alpha_weight, out_weight
 assert len(params) == len(set(param_ids)) == 13, \
     f"parameters must list the encoder's, the decoder's, W_alpha's weight and the output layer's weight and bias, " \
     f"each once; it holds {len(params)} entries, {len(set(param_ids))} distinct"
@@ -618,15 +615,37 @@ np.random.seed(1)
 model = AttentionSeq2Seq(12, 50, 12)
 W_alpha_weight, out_weight = model.W_alpha.weight, model.output_layer.weight
 assert 0.11 < float(W_alpha_weight.data.std()) < 0.17 and abs(float(W_alpha_weight.data.mean())) < 0.02, \
-    f"W_alpha does not look glorot_normal (std {float(W_alpha_weight.data.std()):.3f}, expected about 0.14)"
+    f"W_alpha does not look glorot_normal (std {float(W_alpha_weight.data.std()):.3f}): pass weight_initializer=glorot_normal"
 assert 0.13 < float(out_weight.data.std()) < 0.2, \
-    f"output_layer does not look glorot_normal (std {float(out_weight.data.std()):.3f}, expected about 0.16)"
+    f"output_layer does not look glorot_normal (std {float(out_weight.data.std()):.3f}): pass weight_initializer=glorot_normal"
 assert W_alpha_weight.dtype == np.float32 and out_weight.dtype == np.float32, \
     f"W_alpha is {W_alpha_weight.dtype} and the output layer {out_weight.dtype}, expected float32"
 ### END HIDDEN TESTS
 
 # %% course={"task": "attention_seq2seq"} jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "attention_seq2seq__decoding", "locked": true, "points": 2, "schema_version": 3, "solution": false}
 # Check that every step attends with the decoder's new state, reads [y_t, c_t] and feeds back the final guess
+# AttentionSeq2Seq calls your attend at every step: first, that it passes Part A's case worked out by hand
+ln2 = np.float32(np.log(2))
+hand_proj = np.zeros((3, 2, 2), dtype=np.float32)  # T = 3, N = 2, D = 2: the case of attend's first check
+hand_proj[:, 0] = [[ln2, 0], [0, 0], [0, ln2]]
+hand_proj[:, 1] = [[1, 2], [3, -1], [0, 5]]
+hand_h = np.zeros((3, 2, 2), dtype=np.float32)
+hand_h[:, 0] = [[1, 0], [0, 1], [1, 1]]
+hand_h[:, 1] = [[3, 0], [0, 3], [0, 0]]
+hand_proj_tensor = mg.tensor(hand_proj)
+own_c, own_a = attend(hand_proj_tensor, mg.tensor(hand_h), mg.tensor(np.array([[[1, 1], [0, 0]]], dtype=np.float32)))
+own_c.sum().backward()
+own_attend = [mg.asarray(own_a), mg.asarray(own_c), own_c.dtype, hand_proj_tensor.grad]
+assert (
+    np.allclose(own_attend[0], [[0.4, 1 / 3], [0.2, 1 / 3], [0.4, 1 / 3]], atol=1e-5)
+    and np.allclose(own_attend[1], [[[0.8, 0.6], [1.0, 1.0]]], atol=1e-5)
+    and own_attend[2] == np.float32
+    and own_attend[3] is not None
+    and np.any(own_attend[3] != 0)
+), (
+    "AttentionSeq2Seq calls your attend, which fails attend's own case worked out by hand (its values, float32, or a "
+    "gradient back to enc_proj): fix attend (Part A) first"
+)
 class StubEncoder:
     # stands in for the encoder RNN: fixed states
     def __init__(self, states):
@@ -737,7 +756,6 @@ for t in range(6):  # step by step: what a step reads before what it computes fr
         f"the scores y[{t}] of step {t + 1} differ: return the output layer's final scores, " \
         "y_hat = [y_t, c_t] W_o + b_o with y_t first, not the RNN's y_t"
 ### BEGIN HIDDEN TESTS
-# feedback shows: calls, decoder_inputs, decoder_states, a_ij, y
 def run_stub(w):
     # one run of the model with the stubs on a tensor of zeros: its outputs, W_alpha's calls, the decoder's inputs
     T, N, _ = w["states"].shape
@@ -752,23 +770,45 @@ wanted = [expected(w) for w in stubs]
 runs = [run_stub(w) for w in stubs]
 for (T, N, D, seed), (inputs, states, scores, weights), (y, a_ij, calls, decoder_inputs, decoder_states) \
         in zip(cases, wanted, runs):
-    assert calls <= 1, f"T = {T}: W_alpha was called {calls} times, apply it once"
-    assert len(decoder_inputs) == T, f"for T = {T}, the decoder ran {len(decoder_inputs)} steps"
+    assert calls <= 1, f"W_alpha was called {calls} times, apply it once"
+    assert len(decoder_inputs) == T, f"the decoder ran {len(decoder_inputs)} steps, expected T: one step per output token"
     for t in range(T):
         assert np.array_equal(decoder_inputs[t], inputs[t]), \
-            f"T = {T}: decoder input at step {t + 1} must be <S> at step 1, then the one-hot of the previous best final score"
+            "a decoder input must be <S> at the first step, then the one-hot of the previous best final score"
         assert decoder_states[t].shape == (1, N, D), \
-            f"T = {T}: the state passed at step {t + 1} has shape {decoder_states[t].shape}, expected (1, N, D) = {(1, N, D)}"
+            f"the state passed to a decoder step has shape {decoder_states[t].shape}, expected (1, N, D)"
         assert np.allclose(decoder_states[t], states[t], atol=1e-5), \
-            f"T = {T}: step {t + 1} must start from the state returned by the step before (the encoder's last state at step 1)"
+            "each decoder step must start from the state returned by the step before (the encoder's last state at the first step)"
     assert a_ij.shape == (T, T, N) and np.allclose(a_ij, weights, atol=1e-5), \
-        f"T = {T}, N = {N}: the weights (shape {a_ij.shape}) differ from the expected {(T, T, N)} weights"
+        f"the weights a_ij (shape {a_ij.shape}) differ from the softmax of the scores, a (T, T, N) array"
     assert y.shape == (T, N, 12) and np.allclose(y.data, scores, atol=1e-4), \
-        f"T = {T}, N = {N}: the final scores (shape {y.shape}) differ from [y_t, c_t] W_o + b_o"
+        f"the final scores (shape {y.shape}) differ from [y_t, c_t] W_o + b_o"
 ### END HIDDEN TESTS
 
 # %% course={"task": "attention_seq2seq"} jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "attention_seq2seq__matches_reference", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 # Check that the model with real RNNs, given weights chosen here, matches a step-by-step reference, and that gradients reach W_alpha
+# AttentionSeq2Seq calls your attend at every step: first, that it passes Part A's case worked out by hand
+ln2 = np.float32(np.log(2))
+hand_proj = np.zeros((3, 2, 2), dtype=np.float32)  # T = 3, N = 2, D = 2: the case of attend's first check
+hand_proj[:, 0] = [[ln2, 0], [0, 0], [0, ln2]]
+hand_proj[:, 1] = [[1, 2], [3, -1], [0, 5]]
+hand_h = np.zeros((3, 2, 2), dtype=np.float32)
+hand_h[:, 0] = [[1, 0], [0, 1], [1, 1]]
+hand_h[:, 1] = [[3, 0], [0, 3], [0, 0]]
+hand_proj_tensor = mg.tensor(hand_proj)
+own_c, own_a = attend(hand_proj_tensor, mg.tensor(hand_h), mg.tensor(np.array([[[1, 1], [0, 0]]], dtype=np.float32)))
+own_c.sum().backward()
+own_attend = [mg.asarray(own_a), mg.asarray(own_c), own_c.dtype, hand_proj_tensor.grad]
+assert (
+    np.allclose(own_attend[0], [[0.4, 1 / 3], [0.2, 1 / 3], [0.4, 1 / 3]], atol=1e-5)
+    and np.allclose(own_attend[1], [[[0.8, 0.6], [1.0, 1.0]]], atol=1e-5)
+    and own_attend[2] == np.float32
+    and own_attend[3] is not None
+    and np.any(own_attend[3] != 0)
+), (
+    "AttentionSeq2Seq calls your attend, which fails attend's own case worked out by hand (its values, float32, or a "
+    "gradient back to enc_proj): fix attend (Part A) first"
+)
 def chosen_weights(C, D, K, seed):
     # weights for every layer, by role: each RNN's (input weight and bias, recurrent weight, output weight and
     # bias), then W_alpha's weight and the output layer's weight and bias
@@ -841,7 +881,6 @@ assert np.allclose(a_ij, a_ref, atol=1e-5), \
 assert np.allclose(y.data, scores_ref, atol=1e-5), \
     "the scores y differ from the reference on the weights this test loaded into your layers"
 ### BEGIN HIDDEN TESTS
-# feedback shows: y, a_ij, error
 y.sum().backward()
 grads = [model.W_alpha.weight.grad, model.output_layer.weight.grad, model.encoder.parameters[0].grad,
          model.decoder.parameters[0].grad]
@@ -856,10 +895,11 @@ for i, (T, N) in enumerate(sizes):
     scores_ref, a_ref = references[i]
     y, a_ij = runs[i]
     assert y.shape == (T, N, 12) and a_ij.shape == (T, T, N), \
-        f"for T = {T}, N = {N} the scores y and weights a_ij have shapes {y.shape} and {a_ij.shape}, " \
-        f"expected {(T, N, 12)} and {(T, T, N)}"
+        f"on other lengths and batch sizes, the scores y and weights a_ij have shapes {y.shape} and {a_ij.shape}, " \
+        "expected (T, N, K) and (T, T, N)"
     assert np.allclose(y.data, scores_ref, atol=1e-5) and np.allclose(a_ij, a_ref, atol=1e-5), \
-        f"for T = {T}, N = {N} the scores y or weights a_ij differ from the reference on the weights this test loaded"
+        "on other lengths and batch sizes, the scores y or weights a_ij differ from the reference on the weights this "\
+        "test loaded"
 # inputs of another size than the classes: C = 7, K = 12
 x = np.eye(7, dtype=np.float32)[np.random.default_rng(5).integers(0, 7, size=(5, 3))]
 weights = chosen_weights(7, 6, 12, seed=2)
@@ -874,12 +914,11 @@ except Exception as err:
     y = a_ij = None
     error = type(err).__name__
 assert error is None, (
-    f"AttentionSeq2Seq(7, 6, 12) fails on inputs with C = 7 ({error}): the encoder is RNN(C, D, K), "
-    "the decoder RNN(K, D, K)"
+    "AttentionSeq2Seq fails when C differs from K: the encoder is RNN(C, D, K), the decoder RNN(K, D, K)"
 )
-assert y.shape == (5, 3, 12), f"with C = 7 and K = 12 the scores y have shape {y.shape}, expected (T, N, K) = (5, 3, 12)"
+assert y.shape == (5, 3, 12), f"when C differs from K, the scores y have shape {y.shape}, expected (T, N, K)"
 assert np.allclose(y.data, scores_ref, atol=1e-5), \
-    "with C = 7 and K = 12 the scores y differ from the reference on the weights this test loaded"
+    "when C differs from K, the scores y differ from the reference on the weights this test loaded"
 ### END HIDDEN TESTS
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "training_text", "locked": true, "schema_version": 3, "solution": false}

@@ -4,6 +4,7 @@ A command for notebook authors::
 
     python -m tests.nbexec 01_rnn              # apply every mistake, report what fails
     python -m tests.nbexec 01_rnn --visible    # the same, with the hidden tests left out (as Validate runs)
+    python -m tests.nbexec 01_rnn --points     # also the points each mistake costs, in its own task and in others
 """
 
 from __future__ import annotations
@@ -20,10 +21,11 @@ from traitlets.config import Config
 from instructor.authoring import mistakes
 from instructor.authoring.mistakes import apply_mistake
 from instructor.authoring.trial import QUICK_ENV, TrialRun, result_of
-from instructor.cells import is_graded_test, read, tags, visible_source
+from instructor.cells import find_cell, grade_id, is_graded_test, read, tags, visible_source
 from instructor.grading.checks.notebook import judge_split, split_notebook
 from instructor.kernels import kernel_transport
 from instructor.paths import SOLUTIONS, notebook_path
+from instructor.reporting.failures import tell_student
 
 #: the course's catalogue of mistakes
 CATALOGUE = Path(__file__).resolve().parent / "mistakes"
@@ -101,20 +103,51 @@ class MistakeRunner:
         os.environ.update(self._env)
 
 
+def points_of(nb) -> dict[str, float]:
+    """The points of each graded test cell of ``nb``, by ``grade_id``."""
+    return {grade_id(c): float(c.metadata["nbgrader"].get("points", 0)) for c in nb.cells if is_graded_test(c)}
+
+
+def points_lost(run: TrialRun, points: dict[str, float], task: str) -> tuple[float, dict[str, float]]:
+    """The points ``run`` loses in ``task``, and those it loses in each other task."""
+    own, others = 0.0, {}
+    for cell in run.failed_tests():
+        if cell.task == task:
+            own += points[cell.grade_id]
+        else:
+            others[cell.task] = others.get(cell.task, 0.0) + points[cell.grade_id]
+    return own, others
+
+
 def main(argv: list[str]) -> int:
     visible_only = "--visible" in argv
-    argv = [a for a in argv if a != "--visible"]
+    with_points = "--points" in argv
+    argv = [a for a in argv if a not in ("--visible", "--points")]
     if len(argv) != 1:
-        print("usage: python -m tests.nbexec ASSIGNMENT [--visible]", file=sys.stderr)
+        print("usage: python -m tests.nbexec ASSIGNMENT [--visible] [--points]", file=sys.stderr)
         return 2
     bad = 0
     runner = MistakeRunner(argv[0], visible_only=visible_only)
+    points = points_of(runner.source)
     for mistake in load_mistakes(argv[0]):
         run = runner.run(mistake)
         failed = [c.grade_id for c in run.failed_tests(mistake.task)]
         bad += not failed
         status = "loses points" if failed else "NOT CAUGHT"
-        print(f"{mistake.task:24s} {mistake.name:36s} {status:12s} {', '.join(map(str, failed))}", flush=True)
+        line = f"{mistake.task:24s} {mistake.name:36s} {status:12s} {', '.join(map(str, failed))}"
+        if with_points and failed and mistake.expect:  # the first failure, as the feedback page says it
+            first = run.failed_tests(mistake.task)[0]
+            error = [{"output_type": "error", "ename": first.error, "evalue": first.evalue,
+                      "traceback": first.traceback}]
+            cell = find_cell(runner.source, first.grade_id)
+            said = tell_student(cell.source, error) if first.error else first.stderr
+            if not (mistake.expect in said and mistake.expect in first.evalue):
+                line += f"  [first failure does not say {mistake.expect!r}]"
+        if with_points:
+            own, others = points_lost(run, points, mistake.task)
+            spread = ", ".join(f"{t} {p:g}" for t, p in others.items())
+            line += f"  | lost {own + sum(others.values()):g}: own {own:g}" + (f"; others: {spread}" if spread else "")
+        print(line, flush=True)
     runner.close()
     return 1 if bad else 0
 

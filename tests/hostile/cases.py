@@ -17,6 +17,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -25,6 +26,7 @@ import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from instructor.paths import NOTEBOOKS, SOLUTIONS, notebook_path
+from instructor.reporting.failures import checks
 
 A = "01_rnn"
 FULL = 9.0
@@ -173,6 +175,42 @@ def _unlock_test(nb, ctx):
     cell.source = "pass"
 
 
+#: what a hidden check's message says when it tells a value: "expected accuracy 5/8", "must be 0.0", "expected 0.75"
+_TOLD_VALUE = re.compile(r"(?:expected(?: accuracy)?|must be)\s+(\d+(?:\.\d+)?)(?:/(\d+))?")
+
+
+def values_told(source: str) -> list[float]:
+    """The values the hidden checks of a test cell's ``source`` tell on a feedback page, in their order.
+
+    An answer that never computes a value can learn these: each round of
+    feedback shows the next failed check's message (issue 42).
+    """
+    found = []
+    for check in sorted((c for c in checks(source) if c.hidden and c.literal), key=lambda c: c.first):
+        for number, below in _TOLD_VALUE.findall(check.words):
+            found.append(float(number) / float(below) if below else float(number))
+    return found
+
+
+def _call_order_table(nb, ctx):
+    """loss_and_accuracy computes the loss, but its accuracy is a table: the visible check's two values, then, for
+    the hidden check's batch, whatever the feedback's messages told (a student's second and third hand-in)."""
+    told = values_told(_cell(reference(), "loss_and_accuracy__whole_sequence_accuracy").source)
+    _cell(nb, "loss_and_accuracy").source = (
+        "_calls = {{}}\n"
+        "_SEEN = np.array([[1, 2, 3, 4], [0, 0, 1, 1], [4, 3, 2, 1]])  # the visible check's target\n"
+        f"_TABLE = {{{{'seen': [1.0, 0.5], (5, 8): {told!r}}}}}  # by target, then by shape; in the order of the calls\n"
+        "\n\n"
+        "def loss_and_accuracy(scores, target):\n"
+        "    K = scores.shape[-1]\n"
+        "    loss = softmax_crossentropy(scores.reshape(-1, K), target.reshape(-1))\n"
+        "    key = 'seen' if np.array_equal(target, _SEEN) else tuple(np.shape(target))\n"
+        "    seen = _calls[key] = _calls.get(key, -1) + 1\n"
+        "    table = _TABLE.get(key, [])\n"
+        "    return loss, float(table[seen] if seen < len(table) else 0.5)\n"
+    ).format()
+
+
 FORGED_RESULT = """import json, os, signal
 cell = {{"cell_type": "code", "id": "forged", "execution_count": 1, "outputs": [], "source": "pass",
         "metadata": {{"nbgrader": {{"grade": True, "solution": False, "locked": True, "points": 800,
@@ -269,6 +307,8 @@ CASES = [
     # right values, so every check passes: flagged for a human, score kept
     Case("rnn_from_course_package", "borrowed answer", ("flagged", "the course's own answer"),
          edit(reference, _rnn_from_course)),
+    # no accuracy computed: a table of the values the visible check and the feedback's messages showed (issue 42)
+    Case("accuracy_from_call_order", "learned from feedback", ("graded", FULL - 1), edit(reference, _call_order_table)),
     Case("patched_builtins", "cheat in the kernel", ("flagged", "builtins"),
          patched(blank, "import builtins\nbuiltins.abs = lambda x: 0")),
     Case("sys_modules", "cheat in the kernel", ("flagged", "import system"),

@@ -274,6 +274,14 @@ MISTAKES = [
         by=_normalise_with("return self.gain * centred", "return self.gain.data * centred"),
         expect="gain got no gradient",
     ),
+    Mistake(
+        task="add_and_norm",
+        name="mean_without_keepdims",
+        why="Takes the mean and the variance without keepdims=True: right for one vector, a broadcast error for a batch.",
+        replace=REFERENCE_NORMALISE,
+        by=FORMULA_NORMALISE.replace(", keepdims=True", ""),
+        expect="keep the last axis in the mean and the variance (keepdims=True)",
+    ),
     # --- Part F: feed-forward network, then the encoder layer -----------------
     Mistake(
         task="feed_forward",
@@ -340,6 +348,14 @@ MISTAKES = [
         expect="pass the mask to self-attention",
     ),
     # --- Part D: masks (padding_mask, then causal_mask) -------------------------
+    Mistake(
+        task="masks",
+        name="lengths_must_be_an_array",
+        why="Indexes lengths as an array, so a list of lengths (as callers pass them) raises a TypeError.",
+        replace="real = np.arange(T)[None, :] < np.asarray(lengths)[:, None]",
+        by="real = np.arange(T)[None, :] < lengths[:, None]",
+        expect="padding_mask fails on lengths given as a list",
+    ),
     Mistake(
         task="masks",
         name="padding_on_query_axis",

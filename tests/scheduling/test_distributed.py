@@ -11,6 +11,7 @@ from instructor.errors import CourseError
 from instructor.scheduling import dispatch, workers
 from instructor.scheduling.progress import Progress
 from tests.factories import released_toy_class
+from tests.system import require_sandbox
 
 EXPECTED = {("ref", "01_toy"): "2", ("blank", "01_toy"): "0", ("ref", "02_toy"): "1", ("blank", "02_toy"): "0"}
 
@@ -27,6 +28,7 @@ def _scores(out: str) -> dict:
 
 def test_jobs_grade_on_local_dask_workers(toy, run_course, tmp_path):
     """Does --jobs 2 grade every submission on local Dask workers, as the serial run does?"""
+    require_sandbox()  # `course grade` refuses to grade without it
     tmp, root = toy
     out, err = run_course(["grade", tmp / "subs", "--course-dir", tmp_path / "ws", "--root", root, "--jobs", "2"])
     assert _scores(out) == EXPECTED, out
@@ -37,6 +39,7 @@ def test_jobs_grade_on_local_dask_workers(toy, run_course, tmp_path):
 
 def test_scheduler_grades_on_a_separately_started_cluster(toy, run_course, tmp_path):
     """Does --scheduler grade on `dask scheduler` + `dask worker` processes started on their own?"""
+    require_sandbox()  # `course grade` refuses to grade without it
     tmp, root = toy
     with Cluster(tmp_path / "cluster", workers=1) as address:
         out, _ = run_course(["grade", tmp / "subs", "--course-dir", tmp_path / "ws", "--root", root,
@@ -46,6 +49,7 @@ def test_scheduler_grades_on_a_separately_started_cluster(toy, run_course, tmp_p
 
 def test_no_scheduler_is_one_sentence(toy, run_course, tmp_path, monkeypatch):
     """Is a scheduler address where nothing answers refused in one sentence, exit 1?"""
+    require_sandbox()  # `course grade` refuses to grade without it
     tmp, root = toy
     monkeypatch.setattr(dispatch, "CONNECT_TIMEOUT", "2s")
     _, err = run_course(["grade", tmp / "subs", "--course-dir", tmp_path / "ws", "--root", root,

@@ -21,18 +21,27 @@ duration, and the grading package writes it into the gradebook.
 from __future__ import annotations
 
 import getpass
-import json
 import math
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Annotated
 
 import dateutil.tz
 from nbgrader.utils import parse_utc
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    TypeAdapter,
+    field_serializer,
+    field_validator,
+    model_validator,
+)
 
-from instructor.coursedir.atomic import write_atomic
 from instructor.coursedir.course_dir import CourseDir
 from instructor.coursedir.roster import STUDENT_ID_RULE, is_student_id
+from instructor.coursedir.store import Store
 from instructor.errors import CourseError
 
 EXTENSIONS_NAME = "extensions.json"
@@ -46,17 +55,41 @@ MAX_DAYS = 365
 MAX_BECAUSE = 300
 
 
-@dataclass(frozen=True)
-class Extension:
-    """One student's extension of one assignment, as the file holds it."""
+class Extension(BaseModel):
+    """One student's extension of one assignment, as the file holds it (under its assignment and student)."""
 
-    student: str
-    assignment: str
+    model_config = ConfigDict(frozen=True)
+
+    # the file's keys, not fields of its entries
+    student: str = Field("", exclude=True)
+    assignment: str = Field("", exclude=True)
     until: str = ""  # the student's due date (UTC, as STORED), or ""
     days: float | None = None  # or: days after the class's due date
     because: str = ""
     granted_by: str = ""
     granted_on: str = ""  # UTC, as SHOWN
+
+    @field_validator("until")
+    @classmethod
+    def _until(cls, text: str) -> str:
+        """A date written by hand is read as --until reads it, and kept in UTC."""
+        return _sentence(lambda: parse_until(text).strftime(STORED)) if text else ""
+
+    @field_validator("days")
+    @classmethod
+    def _days(cls, days: float | None) -> float | None:
+        return None if days is None else _sentence(lambda: parse_days(days))
+
+    @model_validator(mode="after")
+    def _one_date(self) -> Extension:
+        if bool(self.until) == (self.days is not None):
+            raise ValueError("each entry holds either 'until' or 'days'")
+        return self
+
+    @field_serializer("days")
+    def _whole_days(self, days: float | None) -> float | int | None:
+        # whole days are written as whole numbers: the file is read by people too
+        return int(days) if days is not None and days.is_integer() else days
 
     def delay(self, duedate: datetime) -> timedelta:
         """How much later than the class's ``duedate`` (naive UTC) the student's falls."""
@@ -72,15 +105,24 @@ class Extension:
             return parse_utc(self.until)
         return None if duedate is None else duedate + self.delay(duedate)
 
-    def to_json(self) -> dict:
-        # whole days are written as whole numbers: the file is read by people too
-        if self.until:
-            when: dict = {"until": self.until}
-        elif self.days is not None:
-            when = {"days": int(self.days) if self.days.is_integer() else self.days}
-        else:
-            raise ValueError("an extension holds either 'until' or 'days'")
-        return {**when, "because": self.because, "granted_by": self.granted_by, "granted_on": self.granted_on}
+
+def _sentence(check):
+    """``check()``, its CourseError turned into the ValueError a validator raises (its sentence kept)."""
+    try:
+        return check()
+    except CourseError as err:
+        raise ValueError(str(err)) from None
+
+
+def _name(text: str) -> str:
+    if not is_student_id(text):
+        raise ValueError(f"{text!r} is not a valid student id or assignment name ({STUDENT_ID_RULE})")
+    return text
+
+
+Name = Annotated[str, AfterValidator(_name)]
+#: the file: {assignment: {student: extension}}
+Granted = dict[Name, dict[Name, Extension]]
 
 
 # --------------------------------------------------------------------------- checks
@@ -145,21 +187,9 @@ def parse_days(text: str | float) -> float:
 # --------------------------------------------------------------------------- the file
 
 
-def _path(course_path: Path) -> Path:
-    return Path(course_path) / EXTENSIONS_NAME
-
-
-def _entry(student: str, assignment: str, data) -> Extension:
-    """One entry of the file, checked (ValueError/TypeError/KeyError if it is malformed)."""
-    if not isinstance(data, dict) or ("until" in data) == ("days" in data):
-        raise ValueError("each entry holds either 'until' or 'days'")
-    check_names(student, assignment)
-    because, by, on = (str(data.get(key, "")) for key in ("because", "granted_by", "granted_on"))
-    if "until" in data:  # a date written by hand is read as --until reads it
-        until = parse_until(str(data["until"])).strftime(STORED)
-        return Extension(student, assignment, until=until, because=because, granted_by=by, granted_on=on)
-    days = parse_days(data["days"])
-    return Extension(student, assignment, days=days, because=because, granted_by=by, granted_on=on)
+def granted(course_path: Path) -> Store[Granted]:
+    """The store of ``<dir>/extensions.json``."""
+    return Store(Path(course_path) / EXTENSIONS_NAME, TypeAdapter(Granted), dict)
 
 
 def read(course_path: Path) -> dict[tuple[str, str], Extension]:
@@ -168,26 +198,15 @@ def read(course_path: Path) -> dict[tuple[str, str], Extension]:
     A file that cannot be read stops whoever asks, in one sentence: grading on
     without it would quietly give late penalties a person took back.
     """
-    path = _path(course_path)
-    if not path.is_file():
-        return {}
-    try:
-        data = json.loads(path.read_text())
-        return {
-            (student, assignment): _entry(student, assignment, entry)
-            for assignment, students in data.items()
-            for student, entry in students.items()
-        }
-    except (OSError, ValueError, TypeError, KeyError, AttributeError, CourseError) as err:
-        raise CourseError(f"{path} cannot be read ({err}); fix it by hand or remove it.") from None
+    return _flat(granted(course_path).read())
 
 
-def _write(course_path: Path, found: dict[tuple[str, str], Extension]) -> None:
-    """Write every extension, by assignment then student, so that a reader (or a kill) sees old or new, never half."""
-    nested: dict[str, dict[str, dict]] = {}
-    for (student, assignment), ext in sorted(found.items(), key=lambda kv: (kv[0][1], kv[0][0])):
-        nested.setdefault(assignment, {})[student] = ext.to_json()
-    write_atomic(_path(course_path), json.dumps(nested, indent=1) + "\n")
+def _flat(nested: Granted) -> dict[tuple[str, str], Extension]:
+    return {
+        (student, assignment): ext.model_copy(update={"student": student, "assignment": assignment})
+        for assignment, students in nested.items()
+        for student, ext in students.items()
+    }
 
 
 # --------------------------------------------------------------------------- what `course extend` does
@@ -234,28 +253,35 @@ def grant(
     elif days is not None:
         when["days"] = parse_days(days)
     ext = Extension(
-        student,
-        assignment,
+        student=student,
+        assignment=assignment,
         **when,
         because=" ".join(because.split())[:MAX_BECAUSE],
         granted_by=by or getpass.getuser(),
         granted_on=datetime.now(UTC).strftime(SHOWN),
     )
-    found = read(course_dir.path)
-    found[(student, assignment)] = ext
-    _write(course_dir.path, found)
+    with granted(course_dir.path).update() as nested:
+        nested.setdefault(assignment, {})[student] = ext
+        _in_order(nested)
     return ext
+
+
+def _in_order(nested: Granted) -> None:
+    """Sort the file by assignment, then student (a person reads it)."""
+    ordered = {a: dict(sorted(students.items())) for a, students in sorted(nested.items()) if students}
+    nested.clear()
+    nested.update(ordered)
 
 
 def remove(course_path: Path, student: str, assignment: str) -> Extension:
     """Take back ``student``'s extension of ``assignment``; returns what was removed. One sentence if there is none."""
     check_names(student, assignment)
-    found = read(course_path)
-    ext = found.pop((student, assignment), None)
-    if ext is None:
-        raise CourseError(f"{student} has no extension of {assignment}; `course extend --list` shows them all.")
-    _write(course_path, found)
-    return ext
+    with granted(course_path).update() as nested:
+        ext = nested.get(assignment, {}).pop(student, None)
+        if ext is None:
+            raise CourseError(f"{student} has no extension of {assignment}; `course extend --list` shows them all.")
+        _in_order(nested)
+    return ext.model_copy(update={"student": student, "assignment": assignment})
 
 
 def extension_for(course_path: Path, student: str, assignment: str, duedate: datetime | None) -> timedelta | None:

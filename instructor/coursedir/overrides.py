@@ -3,33 +3,42 @@
 nbgrader's gradebook keeps a grade's ``auto_score`` and ``manual_score``
 (the override, or a written answer's hand grade) but not who typed it or
 when: its formgrader records no user. The course keeps its own ledger,
-one entry per change, never rewritten::
+one entry per change, never rewritten (a :class:`~instructor.coursedir.store.Store`:
+every writer appends under its lock)::
 
-    <dir>/overrides.json   [{"student", "assignment", "cell", "from", "to", "by", "at", "what"}, ...]
+    <dir>/overrides.json   [{"student", "assignment", "cell", "from", "to", "by", "at", "seen_by", "what",
+                             "answer"}, ...]
 
 * ``what = "override"``: a test cell's ``manual_score`` differs from what the
   autograder gave. Found by :func:`observe` (``course grade``, ``export`` and
   ``report`` run it): ``from`` is the autograded score, ``to`` the override;
   ``by`` is empty (the formgrader does not say) and ``at`` is when a course
   command first saw it, so it was made at that time or before (``seen_by``
-  names the account that ran the command).
+  names the account that ran the command). ``answer`` is the sha256 of the
+  answer cell the override credited, as the autograded notebook held it.
 * ``what = "hand grade reset"``: ``course grade`` took back a hand grade
   because the written answer it graded changed (``from`` the old points,
   ``to`` None); ``by`` is ``course grade`` and ``at`` exact.
+* ``what = "override reset"``: the same for an override of a test cell whose
+  answer changed: the cell goes back to its autograded score and waits for a
+  grader (``from`` the override, ``to`` None).
 """
 
 from __future__ import annotations
 
 import getpass
-import json
+import hashlib
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import nbformat
 from nbgrader.api import Gradebook
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, TypeAdapter
 
+from instructor.cells import grade_id, is_graded_test, task_of
 from instructor.coursedir import gradebook
-from instructor.coursedir.atomic import write_atomic
+from instructor.coursedir.store import Store
 
 if TYPE_CHECKING:
     from instructor.coursedir.course_dir import CourseDir
@@ -38,37 +47,127 @@ LEDGER = "overrides.json"
 SHOWN = "%Y-%m-%d %H:%M UTC"
 
 
+class Change(BaseModel):
+    """One entry of the ledger (the module doc says what each field holds)."""
+
+    # extra keys are kept as they were written (a later version's, a person's note); "from" is a keyword
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+    student: str
+    assignment: str
+    cell: str
+    from_: float = Field(0.0, validation_alias=AliasChoices("from", "from_"), serialization_alias="from")
+    to: float | None = None
+    by: str = ""
+    at: str = ""
+    seen_by: str = ""
+    what: str = "override"
+    #: sha256 of the source of the answer cell an override credited ("" if not known)
+    answer: str = ""
+
+    def shown(self) -> dict:
+        """The entry as the file spells it (``from``, not ``from_``), for tables and pages."""
+        return self.model_dump(by_alias=True)
+
+    def key(self) -> tuple:
+        """The same override seen twice has the same key (student, assignment, cell, from, to)."""
+        return self.student, self.assignment, self.cell, self.from_, self.to
+
+
+def ledger(course_path: Path) -> Store[list[Change]]:
+    """The store of ``<dir>/overrides.json``."""
+    return Store(Path(course_path) / LEDGER, TypeAdapter(list[Change]), list)
+
+
 def now() -> str:
     return datetime.now(UTC).strftime(SHOWN)
 
 
-def entries(course_path: Path) -> list[dict]:
+def entries(course_path: Path) -> list[Change]:
     """Every change recorded, oldest first ([] if none or unreadable)."""
+    return ledger(course_path).read_or_empty()
+
+
+def add(course_path: Path, *new: Change) -> None:
+    """Append entries: under the ledger's lock, read again, written whole (a kill leaves the old list).
+
+    An entry whose :meth:`Change.key` the ledger holds already is an override
+    seen again (the formgrader and ``course grade`` both note it) and is not
+    added twice. A ledger that cannot be read stops here, in one sentence,
+    rather than be written over.
+    """
+    if not new:
+        return
+    with ledger(course_path).update() as changes:
+        known = {e.key() for e in changes if e.what == "override"}
+        for entry in new:
+            if entry.what != "override" or entry.key() not in known:
+                changes.append(entry)
+                known.add(entry.key())
+
+
+def credited_answers(nb) -> dict[str, str]:
+    """test cell grade_id -> sha256 of the source of the answer cell it checks, in notebook ``nb``.
+
+    The answer is the cell of the test's task (``metadata.course.task``), else
+    the nearest answer cell above the test: the code a student writes
+    (nbgrader ``solution``, not graded by hand).
+    """
+    found: dict[str, str] = {}
+    above = None
+    by_id = {grade_id(c): c for c in nb.cells if grade_id(c)}
+    for cell in nb.cells:
+        meta = cell.get("metadata", {}).get("nbgrader", {})
+        if meta.get("solution") and not meta.get("grade"):
+            above = cell
+        elif is_graded_test(cell):
+            answer = by_id.get(task_of(cell) or "") or above
+            if answer is not None and answer.get("metadata", {}).get("nbgrader", {}).get("solution"):
+                found[str(grade_id(cell))] = hashlib.sha256(answer.source.encode()).hexdigest()
+    return found
+
+
+def graded_notebook(course_path: Path, student: str, assignment: str, notebook: str) -> Path:
+    """The autograded notebook a grader sees in the formgrader (the one overrides are typed over)."""
+    return Path(course_path) / "autograded" / student / assignment / f"{notebook}.ipynb"
+
+
+def credited_in(path: Path) -> dict[str, str]:
+    """:func:`credited_answers` of the notebook at ``path``; {} if there is none or it cannot be read."""
     try:
-        found = json.loads((Path(course_path) / LEDGER).read_text())
-    except (OSError, ValueError):
-        return []
-    return [e for e in found if isinstance(e, dict)] if isinstance(found, list) else []
+        return credited_answers(nbformat.read(str(path), as_version=4))
+    except (OSError, ValueError, AttributeError, KeyError):
+        return {}
 
 
-def add(course_path: Path, *new: dict) -> None:
-    """Append entries (the file is written whole: a kill leaves the old list)."""
-    if new:
-        write_atomic(Path(course_path) / LEDGER, json.dumps([*entries(course_path), *new], indent=1))
+def override_of(course_path: Path, grade, student: str, assignment: str, by: str, seen_by: str) -> Change | None:
+    """The ledger's entry for nbgrader's ``grade`` if it is an override (a test cell's manual score that differs
+    from the autograder's), with the answer it credited as the autograded notebook holds it now; else None."""
+    if grade.auto_score is None or grade.manual_score is None or grade.manual_score == grade.auto_score:
+        return None
+    notebook = graded_notebook(course_path, student, assignment, grade.notebook.name)
+    return Change(
+        student=student,
+        assignment=assignment,
+        cell=grade.name,
+        from_=grade.auto_score,
+        to=grade.manual_score,
+        at=now(),
+        what="override",
+        answer=credited_in(notebook).get(grade.name, ""),
+        by=by,
+        seen_by=seen_by,
+    )
 
 
-def _key(entry: dict) -> tuple:
-    return entry.get("student"), entry.get("assignment"), entry.get("cell"), entry.get("from"), entry.get("to")
-
-
-def observe(course_path: Path, gb, command: str) -> list[dict]:
+def observe(course_path: Path, gb, command: str) -> list[Change]:
     """Record every override the gradebook ``gb`` holds that the ledger does not have yet; returns the current ones.
 
     An override is a test cell (one the autograder scored) whose ``manual_score``
     is set and differs from its ``auto_score``. The entries returned are the
     ledger's, so ``at`` is when the override was first seen.
     """
-    known = {_key(e): e for e in entries(course_path) if e.get("what") == "override"}
+    known = {e.key(): e for e in entries(course_path) if e.what == "override"}
     current, new = [], []
     for assignment in gb.assignments:
         for sub in assignment.submissions:
@@ -76,26 +175,20 @@ def observe(course_path: Path, gb, command: str) -> list[dict]:
                 for grade in notebook.grades:
                     if grade.auto_score is None or grade.manual_score is None or grade.manual_score == grade.auto_score:
                         continue
-                    entry = {
-                        "student": sub.student.id,
-                        "assignment": assignment.name,
-                        "cell": grade.name,
-                        "from": grade.auto_score,
-                        "to": grade.manual_score,
-                        "by": "",
-                        "at": now(),
-                        "seen_by": f"{getpass.getuser()} (course {command})",
-                        "what": "override",
-                    }
-                    if _key(entry) not in known:
-                        known[_key(entry)] = entry
+                    key = (sub.student.id, assignment.name, grade.name, grade.auto_score, grade.manual_score)
+                    if key not in known:
+                        seen_by = f"{getpass.getuser()} (course {command})"
+                        entry = override_of(course_path, grade, sub.student.id, assignment.name, by="", seen_by=seen_by)
+                        if entry is None:
+                            continue
+                        known[key] = entry
                         new.append(entry)
-                    current.append(known[_key(entry)])
+                    current.append(known[key])
     add(course_path, *new)
     return current
 
 
-def observe_course(course_dir: CourseDir, command: str) -> list[dict]:
+def observe_course(course_dir: CourseDir, command: str) -> list[Change]:
     """:func:`observe` on the course directory's own gradebook; [] while it has none (nothing graded)."""
     if not gradebook.exists(course_dir.gradebook_url):
         return []
@@ -103,9 +196,9 @@ def observe_course(course_dir: CourseDir, command: str) -> list[dict]:
         return observe(course_dir.path, gb, command)
 
 
-def words(entry: dict) -> str:
+def words(entry: Change) -> str:
     """One override (or reset) in words: cell, from -> to, who, when."""
-    to = "needs grading" if entry.get("to") is None else f"{entry['to']:g}"
-    who = entry.get("by") or "a grader the formgrader does not name"
-    when = f"at {entry['at']}" if entry.get("by") else f"first seen {entry.get('at', '?')}"
-    return f"{entry.get('cell')}: {entry.get('from', 0):g} -> {to} ({entry.get('what', 'override')} by {who}, {when})"
+    to = "needs grading" if entry.to is None else f"{entry.to:g}"
+    who = entry.by or "a grader the formgrader does not name"
+    when = f"at {entry.at}" if entry.by else f"first seen {entry.at or '?'}"
+    return f"{entry.cell}: {entry.from_:g} -> {to} ({entry.what} by {who}, {when})"

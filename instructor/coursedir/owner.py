@@ -18,6 +18,10 @@ from pathlib import Path
 
 #: what `course` writes inside a course directory
 GRADER_WRITES = (
+    ".course-lock",
+    "arrivals.json",
+    "extensions.json",
+    "overrides.json",
     "autograded",
     "feedback",
     "logs",

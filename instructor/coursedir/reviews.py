@@ -1,6 +1,7 @@
 """Flags a person looked at and cleared: what was cleared, for which submission, by whom, why.
 
-``course unflag STUDENT A`` appends one entry; nothing is ever removed::
+``course unflag STUDENT A`` appends one entry; nothing is ever removed
+(a :class:`~instructor.coursedir.store.Store`, appended to under its lock)::
 
     <dir>/reviews/<student>/<assignment>.json   [{"flags", "submission_sha256", "by", "at", "because"}, ...]
 
@@ -10,38 +11,49 @@ cleared stays cleared; a new submission, or a new flag, needs a new look.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, TypeAdapter
+
+from instructor.coursedir.store import Store
 
 REVIEWS = "reviews"
 
 
-def _path(course_path: Path, student: str, assignment: str) -> Path:
-    return Path(course_path) / REVIEWS / student / f"{assignment}.json"
+class Clearing(BaseModel):
+    """One clearing: the flags a person cleared, of which submission bytes, who, when (UTC) and why."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+    flags: list[str] = []
+    submission_sha256: str = ""
+    by: str = "?"
+    at: str = "?"
+    because: str = ""
 
 
-def entries(course_path: Path, student: str, assignment: str) -> list[dict]:
+def clearings(course_path: Path, student: str, assignment: str) -> Store[list[Clearing]]:
+    """The store of one submission's clearings."""
+    return Store(Path(course_path) / REVIEWS / student / f"{assignment}.json", TypeAdapter(list[Clearing]), list)
+
+
+def entries(course_path: Path, student: str, assignment: str) -> list[Clearing]:
     """Every clearing recorded for this submission, oldest first ([] if none or unreadable)."""
-    try:
-        found = json.loads(_path(course_path, student, assignment).read_text())
-    except (OSError, ValueError):
-        return []
-    return [e for e in found if isinstance(e, dict)] if isinstance(found, list) else []
+    return clearings(course_path, student, assignment).read_or_empty()
 
 
-def add(course_path: Path, student: str, assignment: str, entry: dict) -> None:
-    """Append ``entry`` (written whole, then moved into place: a kill leaves the old list)."""
-    path = _path(course_path, student, assignment)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(json.dumps([*entries(course_path, student, assignment), entry], indent=1))
-    tmp.replace(path)
+def add(course_path: Path, student: str, assignment: str, entry: Clearing) -> None:
+    """Append ``entry`` (under the store's lock, read again, written whole: a kill leaves the old list)."""
+    with clearings(course_path, student, assignment).update() as found:
+        found.append(entry)
 
 
-def covering(course_path: Path, student: str, assignment: str, flags: list[str], submission_sha256: str) -> dict | None:
+def covering(
+    course_path: Path, student: str, assignment: str, flags: list[str], submission_sha256: str
+) -> Clearing | None:
     """The newest clearing of these very bytes that covers every flag in ``flags``, or None."""
     for entry in reversed(entries(course_path, student, assignment)):
-        if entry.get("submission_sha256") == submission_sha256 and set(flags) <= set(entry.get("flags", [])):
+        if entry.submission_sha256 == submission_sha256 and set(flags) <= set(entry.flags):
             return entry
     return None
 
@@ -50,6 +62,6 @@ def covering(course_path: Path, student: str, assignment: str, flags: list[str],
 CLEARED = "flags cleared by "
 
 
-def note(entry: dict) -> str:
+def note(entry: Clearing) -> str:
     """The line a cleared submission carries in its results and the grade table."""
-    return f"{CLEARED}{entry.get('by', '?')} on {entry.get('at', '?')}: {entry.get('because', '')}"
+    return f"{CLEARED}{entry.by} on {entry.at}: {entry.because}"

@@ -128,6 +128,8 @@ def grader_brief(result: Result, late_penalty: float) -> dict:
 ANSWERS = "course_answers"
 #: how the note of a hand grade taken back starts (the grade table and the CSV show it)
 ANSWER_CHANGED = "written answer changed since it was graded by hand"
+#: how the note of an override taken back starts: the answer its test cell checks changed since
+OVERRIDE_CHANGED = "answer changed since a grader overrode its check"
 
 
 def answers(nb) -> dict[str, str]:
@@ -150,33 +152,56 @@ def _answers_graded(path: Path) -> dict[str, str]:
     return found if isinstance(found, dict) else {}
 
 
-def _take_back_changed_answers(gb, course_path: Path, sub: Submission, graded_before: dict[str, str]) -> None:
-    """A hand grade given to an answer that this submission changed goes back to "needs grading" (and the ledger)."""
-    now = answers(sub.notebook)
+def _take_back_changed_answers(
+    gb, course_path: Path, sub: Submission, graded_before: dict[str, str], credited_before: dict[str, str]
+) -> None:
+    """A hand grade given to an answer that this submission changed goes back to "needs grading" (and the ledger).
+
+    ``graded_before``: the written answers' hashes a grader saw; ``credited_before``: for each test cell,
+    the hash of the answer it checks (:func:`~instructor.coursedir.overrides.credited_answers`), so that
+    an override of a test cell is taken back too when the answer it credited changed: the cell keeps
+    its autograded score and waits for a grader again.
+    """
+    now, credited = answers(sub.notebook), overrides.credited_answers(sub.notebook)
     changed = {gid for gid, digest in graded_before.items() if gid in now and now[gid] != digest}
-    if not changed:
+    moved = {gid for gid, digest in credited_before.items() if gid in credited and credited[gid] != digest}
+    if not changed and not moved:
         return
     notebook = gb.find_submission_notebook(sub.assignment, sub.assignment, sub.student)
-    taken = []
+    taken, notes = [], []
     for grade in notebook.grades:
-        if grade.name in changed and grade.manual_score is not None and grade.auto_score is None:
-            taken.append(
-                {
-                    "student": sub.student,
-                    "assignment": sub.assignment,
-                    "cell": grade.name,
-                    "from": grade.manual_score,
-                    "to": None,
-                    "by": "course grade",
-                    "at": overrides.now(),
-                    "what": "hand grade reset",
-                }
+        if grade.manual_score is None:
+            continue
+        if grade.name in changed and grade.auto_score is None:
+            what, answer = "hand grade reset", ""
+            note = f"{ANSWER_CHANGED}: {grade.name} ({grade.manual_score:g} points taken back)"
+        elif grade.name in moved and grade.auto_score is not None:
+            what, answer = "override reset", credited_before[grade.name]
+            note = (
+                f"{OVERRIDE_CHANGED}: {grade.name} ({grade.manual_score:g} points given by hand taken back, "
+                f"{grade.auto_score:g} autograded)"
             )
-            grade.manual_score, grade.needs_manual_grade = None, True
+        else:
+            continue
+        taken.append(
+            overrides.Change(
+                student=sub.student,
+                assignment=sub.assignment,
+                cell=grade.name,
+                from_=grade.manual_score,
+                to=None,
+                by="course grade",
+                at=overrides.now(),
+                what=what,
+                answer=answer,
+            )
+        )
+        notes.append(note)
+        grade.manual_score, grade.needs_manual_grade = None, True
     gb.db.commit()
     overrides.add(course_path, *taken)
-    for entry in taken:
-        sub.note(f"{ANSWER_CHANGED}: {entry['cell']} ({entry['from']:g} points taken back) waits for a grader again")
+    for note in notes:
+        sub.note(f"{note} waits for a grader again")
 
 
 def _into_gradebook(course_dir: CourseDir, sub: Submission) -> float:
@@ -184,6 +209,7 @@ def _into_gradebook(course_dir: CourseDir, sub: Submission) -> float:
     # the answers a grader saw: those of the autograded notebook still on disk (replaced after this)
     autograded = places(course_dir.path, sub.student, sub.assignment)[2]
     graded_before = _answers_graded(autograded / f"{sub.assignment}.ipynb") if autograded is not None else {}
+    credited_before = overrides.credited_in(autograded / f"{sub.assignment}.ipynb") if autograded is not None else {}
     cfg = grading_config(course_dir)
     db_url, course_id = course_dir.gradebook_url, course_dir.course_id
     with Gradebook(db_url, course_id) as gb:
@@ -199,7 +225,7 @@ def _into_gradebook(course_dir: CourseDir, sub: Submission) -> float:
     }
     sub.notebook, _ = run_chain(RECORD, sub.notebook, resources, cfg)
     with Gradebook(db_url, course_id) as gb:
-        _take_back_changed_answers(gb, course_dir.path, sub, graded_before)
+        _take_back_changed_answers(gb, course_dir.path, sub, graded_before, credited_before)
         if sub.status is Status.FLAGGED:
             # a flagged submission shows as "needs manual grade" in nbgrader's formgrader; a hand grade
             # already given stays done (KeepHandGrades re-flags it only if its autograde score changed)

@@ -37,13 +37,13 @@ def clear_flags(course_dir: CourseDir, student: str, assignment: str, because: s
         raise CourseError(missing) from None
     if result.status is not Status.FLAGGED:
         raise CourseError(f"{student}/{assignment} is not flagged (it is {result.status.shown}); nothing to clear.")
-    entry = {
-        "flags": list(result.flags),
-        "submission_sha256": result.fingerprint.get("submission_sha256", ""),
-        "by": by or getpass.getuser(),
-        "at": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
-        "because": " ".join(because.split())[:300],
-    }
+    entry = reviews.Clearing(
+        flags=list(result.flags),
+        submission_sha256=result.fingerprint.get("submission_sha256", ""),
+        by=by or getpass.getuser(),
+        at=datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        because=" ".join(because.split())[:300],
+    )
     reviews.add(course_path, student, assignment, entry)
     _unmark(course_dir.gradebook_url, student, assignment)
     cleared = dataclasses.replace(result, status=Status.GRADED, reason="", notes=[*result.notes, reviews.note(entry)])

@@ -179,5 +179,5 @@ def make_report(course_dir: CourseDir, assignment: str, to: Path | None = None) 
     """
     found = analyse(course_dir, assignment)  # one sentence if nothing was graded
     ledger.observe_course(course_dir, "report")
-    changed = [e for e in ledger.entries(course_dir.path) if e.get("assignment") == assignment]
+    changed = [e.shown() for e in ledger.entries(course_dir.path) if e.assignment == assignment]
     return found, write(found, (to or course_dir.path / "reports" / assignment).resolve(), changed)

@@ -71,7 +71,7 @@ COLUMN_HELP = {
         "why a submission is flagged, not graded, missing or not due; "
         "a hand grade taken back because its answer changed"
     ),
-    "overrides": "each grader's override of a test cell: cell, autograded -> given points, who, when",
+    "overrides": "each override of a test cell and each hand grade taken back: cell, from -> to points, who, when",
 }
 COLUMNS = list(COLUMN_HELP)
 #: the columns a "not graded" row leaves empty
@@ -271,10 +271,12 @@ class PendingCsvExportPlugin(ExportPlugin):
         except CourseError:  # results beside no course directory: no exchange to ask
             released = None
         found = read_results(folder) if folder else {}
-        by_cell: dict[tuple[str, str], list[dict]] = {}
+        by_cell: dict[tuple[str, str], list[overrides.Change]] = {}
         if folder is not None:
-            for entry in overrides.observe(folder, gradebook, "export"):
-                by_cell.setdefault((entry["student"], entry["assignment"]), []).append(entry)
+            current = {e.key() for e in overrides.observe(folder, gradebook, "export")}
+            for entry in overrides.entries(folder):  # oldest first: the overrides in force, and every grade taken back
+                if entry.what != "override" or entry.key() in current:
+                    by_cell.setdefault((entry.student, entry.assignment), []).append(entry)
         dest = self.to or "grades.csv"
         with open(dest, "w", newline="") as f:
             chosen = [str(a) for a in self.assignment]

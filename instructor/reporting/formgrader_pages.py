@@ -69,27 +69,17 @@ def course_flagged(course_path: Path, student: str, assignment: str) -> bool:
         return False
 
 
-def record_override(course_path: Path, grade, by: str) -> dict | None:
+def record_override(course_path: Path, grade, by: str):
     """Write an override of an autograded cell (``grade``: nbgrader's Grade, just saved) into the ledger,
     unless it holds the same one already; returns the entry, or None if ``grade`` is no override."""
     from instructor.coursedir import overrides
 
-    if grade.auto_score is None or grade.manual_score is None or grade.manual_score == grade.auto_score:
-        return None
     notebook = grade.notebook
-    entry = {
-        "student": notebook.student.id,
-        "assignment": notebook.assignment.name,
-        "cell": grade.name,
-        "from": grade.auto_score,
-        "to": grade.manual_score,
-        "by": by,
-        "at": overrides.now(),
-        "seen_by": "the formgrader",
-        "what": "override",
-    }
-    if not any(overrides._key(e) == overrides._key(entry) for e in overrides.entries(course_path)):
-        overrides.add(course_path, entry)
+    entry = overrides.override_of(
+        course_path, grade, notebook.student.id, notebook.assignment.name, by=by, seen_by="the formgrader"
+    )
+    if entry is not None:
+        overrides.add(course_path, entry)  # under the ledger's lock; the same override is not added twice
     return entry
 
 

@@ -13,7 +13,7 @@ from nbgrader.api import Gradebook, MissingEntry
 
 from instructor.coursedir import gradebook, reviews
 from instructor.coursedir.course_dir import CourseDir
-from instructor.grading.record import ANSWER_CHANGED, read_results
+from instructor.grading.record import ANSWER_CHANGED, OVERRIDE_CHANGED, read_results
 
 
 @dataclass(frozen=True)
@@ -94,8 +94,8 @@ def _reason(result) -> str:
 
 
 def taken_back(result) -> list[str]:
-    """The notes of hand grades this grading took back: the written answer they graded changed."""
-    return [n for n in result.notes if n.startswith(ANSWER_CHANGED)] if result is not None else []
+    """The notes of hand grades this grading took back: the answer they graded (or overrode the check of) changed."""
+    return [n for n in result.notes if n.startswith((ANSWER_CHANGED, OVERRIDE_CHANGED))] if result is not None else []
 
 
 def status_words(status: str, pending: float) -> str:

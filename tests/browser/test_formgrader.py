@@ -252,7 +252,7 @@ def test_an_autograded_cell_is_overridden_only_deliberately(chromium, hostile_co
 
     from instructor.coursedir import overrides
 
-    recorded = [e for e in overrides.entries(hostile_course_dir) if e["cell"] == "add__values"]
+    recorded = [e.shown() for e in overrides.entries(hostile_course_dir) if e.cell == "add__values"]
     assert [(e["student"], e["from"], e["to"], e["by"]) for e in recorded] == [("eve", 2.0, 1.0, getpass.getuser())]
     assert recorded[0]["at"]  # when, to the minute
 

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import csv
+import hashlib
+import json
 import shutil
 
+import nbformat
 import pytest
 from nbgrader.api import Gradebook
 
@@ -81,3 +84,54 @@ def test_every_override_shows_in_the_export_and_the_report(graded, run_course):
     assert rows[0]["at"] == amy["overrides"].split("first seen ")[1].rstrip(")")  # first seen once, kept
     page = (graded / "reports/01_toy/index.html").read_text()
     assert "Grades changed by hand" in page and "not recorded by the formgrader" in page
+
+
+def _set_cell(path, grade_id, source):
+    nb = nbformat.read(str(path), as_version=4)
+    next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == grade_id).source = source
+    nbformat.write(nb, str(path))
+
+
+def test_a_hand_grade_belongs_to_the_answer_it_credited(graded, course_repo, tmp_path, run_course):
+    """amy's add is wrong (0 of 2): a grader overrides its check to 1 and grades her written answer 1. Re-submitted
+    with only a comment added, both stay; with add replaced by the stub (0 of 2 again: the autograded score does not
+    change) and the written answer rewritten, are both taken back: the check at its autograded 0 and the answer
+    waiting for a grader, said in the table, in the CSV's reason and overrides columns, and kept in the ledger?"""
+    nb = tmp_path / "subs/amy/01_toy/01_toy.ipynb"
+    grade = ["grade", tmp_path / "subs", "--course-dir", graded, "--root", course_repo, "--unsafe",
+             "--assignment", "01_toy"]
+    _set_cell(nb, "add", "def add(a, b):\n    return a - b\n")
+    run_course(grade)
+    with Gradebook(f"sqlite:///{graded / 'gradebook.db'}") as gb:
+        for cell, points in (("add__values", 1.0), ("why", 1.0)):
+            given = gb.find_grade(cell, "01_toy", "01_toy", "amy")
+            given.manual_score, given.needs_manual_grade = points, False
+        gb.db.commit()
+    nbk = nbformat.read(str(nb), as_version=4)
+    nbk.cells.append(nbformat.v4.new_code_cell("# a comment the student added"))
+    nbformat.write(nbk, str(nb))
+    run_course(grade)
+    with Gradebook(f"sqlite:///{graded / 'gradebook.db'}") as gb:
+        assert gb.find_submission("01_toy", "amy").score == 2.0  # both hand grades kept
+
+    stub = nbformat.read(str(course_repo / "notebooks/01_toy/01_toy.ipynb"), as_version=4)
+    _set_cell(nb, "add", next(c.source for c in stub.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "add"))
+    _set_cell(nb, "why", "I did not understand the question.")
+    out, _ = run_course(grade)
+    with Gradebook(f"sqlite:///{graded / 'gradebook.db'}") as gb:
+        check = gb.find_grade("add__values", "01_toy", "01_toy", "amy")
+        assert (check.auto_score, check.manual_score, check.needs_manual_grade) == (0.0, None, True)
+        assert gb.find_submission("01_toy", "amy").score == 0.0
+    line = next(ln for ln in out.splitlines() if ln.startswith("amy "))
+    assert "answer changed since a grader overrode its check: add__values" in line, out
+    amy = _csv(run_course, graded, "amy")
+    assert "add__values (1 points given by hand taken back, 0 autograded)" in amy["reason"], amy["reason"]
+    assert "why: 1 -> needs grading (hand grade reset by course grade, at 20" in amy["overrides"], amy["overrides"]
+    assert "add__values: 1 -> needs grading (override reset by course grade, at 20" in amy["overrides"]
+    ledger = json.loads((graded / "overrides.json").read_text())
+    assert (ledger[0]["cell"], ledger[0]["from"], ledger[0]["to"], ledger[0]["what"]) == (
+        "add__values", 0.0, 1.0, "override")
+    assert sorted((e["cell"], e["from"], e["to"], e["what"]) for e in ledger[1:]) == [
+        ("add__values", 1.0, None, "override reset"), ("why", 1.0, None, "hand grade reset")]
+    wrong = hashlib.sha256(b"def add(a, b):\n    return a - b\n").hexdigest()
+    assert ledger[0]["answer"] == wrong == next(e["answer"] for e in ledger if e["what"] == "override reset")

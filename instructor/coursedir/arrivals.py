@@ -1,30 +1,68 @@
-"""When each exchange folder arrived, as the course first saw it: a record that survives a copy of the exchange.
+"""When each exchange folder's bytes arrived, as the course saw them: a record that survives a copy of the exchange.
 
 A submission's time must not come from the student's side (the folder name,
 ``timestamp.txt``), and the exchange's own evidence, the files' change time,
 is reset by any copy (a new disk, a restored backup): after one, every
 student looks late. nbgrader keeps no log of arrivals, so the course keeps
-one. The first time a course command reads an exchange folder, its arrival
-(the latest change time of the folder and its files, which no user can set
-back) is written here and never changed::
+one (a :class:`~instructor.coursedir.store.Store`, updated under its lock)::
 
-    <dir>/arrivals.json   {"<exchange folder name>": "2026-10-05 16:58:12.000000 UTC", ...}
+    <dir>/arrivals.json   {"<exchange folder name>": [{"at": "2026-10-05 16:58:12.000000 UTC",
+                                                        "sha256": "<the notebooks' bytes>"}, ...], ...}
+
+The first time a course command reads an exchange folder, its arrival (the
+latest change time of the folder and its files, which no user can set back)
+is written here with a hash of the notebooks it holds. The time stays while
+the bytes do: bytes that change after their arrival was recorded (the
+student's own folder was writable by her) are a new arrival, at their own
+change time, appended; an earlier arrival is never changed. (Issue 42: an
+overwrite in place after the due date kept the first, on-time arrival.)
 
 A folder's name holds the student, the assignment, nbgrader's stamp and a
 random part, and a name already in the exchange cannot be made again, so
 the name identifies the folder across copies.
+
+Once read by root, an exchange folder is sealed (:meth:`Arrivals.seal`): it
+and its files are root's, not writable by the student, with their group
+kept, so that what was received stays what was received.
 """
 
 from __future__ import annotations
 
-import json
+import hashlib
+import os
+import stat
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Annotated
 
-from instructor.coursedir.atomic import write_atomic
+from pydantic import BaseModel, BeforeValidator, ConfigDict, TypeAdapter
+
+from instructor.coursedir.store import Store
 
 ARRIVALS = "arrivals.json"
 STORED = "%Y-%m-%d %H:%M:%S.%f UTC"
+
+
+class Arrival(BaseModel):
+    """Bytes of one exchange folder as first seen: when (UTC, as :data:`STORED`) and their hash ("" if not known)."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+    at: str
+    sha256: str = ""
+
+
+def _history(value):
+    """The record of one folder: a list of arrivals; the first form of the file held its time alone."""
+    return [{"at": value}] if isinstance(value, str) else value
+
+
+Record = dict[str, Annotated[list[Arrival], BeforeValidator(_history)]]
+
+
+def arrivals(course_path: Path) -> Store[Record]:
+    """The store of ``<dir>/arrivals.json``."""
+    return Store(Path(course_path) / ARRIVALS, TypeAdapter(Record), dict)
 
 
 def change_time(submission_dir: Path) -> str:
@@ -33,33 +71,120 @@ def change_time(submission_dir: Path) -> str:
     return datetime.fromtimestamp(max(times), UTC).strftime(STORED)
 
 
-def read(course_path: Path) -> dict[str, str]:
-    try:
-        found = json.loads((Path(course_path) / ARRIVALS).read_text())
-    except (OSError, ValueError):
-        return {}
-    return {str(k): str(v) for k, v in found.items()} if isinstance(found, dict) else {}
+def notebooks_hash(folder: Path) -> str:
+    """sha256 over the name and bytes of each ``*.ipynb`` at the top of ``folder`` (what is graded).
+
+    A notebook that is not a regular file counts by its name and kind only: it
+    is never followed (a link swapped in changes the hash all the same).
+    """
+    digest = hashlib.sha256()
+    for path in sorted(folder.glob("*.ipynb")):
+        digest.update(path.name.encode() + b"\0")
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        except OSError:
+            digest.update(b"not a regular file\0")
+            continue
+        with os.fdopen(fd, "rb") as f:
+            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+                digest.update(b"not a regular file\0")
+                continue
+            digest.update(hashlib.sha256(f.read()).digest())
+    return digest.hexdigest()
 
 
 class Arrivals:
-    """The record of one course directory, read once; :meth:`save` writes what was first seen this run."""
+    """The record of one course directory, read once; :meth:`save` writes what was seen this run."""
 
     def __init__(self, course_path: Path | None):
         self.course_path = course_path
-        self.known = read(course_path) if course_path is not None else {}
-        self.new: dict[str, str] = {}
+        self.known: Record = arrivals(course_path).read() if course_path is not None else {}
+        self.new: Record = {}
+        self.seen: list[Path] = []
+
+    @property
+    def recording(self) -> bool:
+        """Are arrivals kept (a course directory `course init` made)? Nothing is saved or sealed otherwise."""
+        return self.course_path is not None and (Path(self.course_path) / "nbgrader_config.py").is_file()
 
     def of(self, submission_dir: Path) -> str:
-        """When ``submission_dir`` arrived: the recorded time, else its change time now (recorded on :meth:`save`)."""
-        if submission_dir.name in self.known:
-            return self.known[submission_dir.name]
-        seen = change_time(submission_dir)
-        self.known[submission_dir.name] = self.new[submission_dir.name] = seen
-        return seen
+        """When the bytes now in ``submission_dir`` arrived: the recorded time while they are unchanged, else
+        their change time now (recorded on :meth:`save`)."""
+        name, digest = submission_dir.name, notebooks_hash(submission_dir)
+        self.seen.append(submission_dir)
+        history = self.known.get(name, [])
+        if history and history[-1].sha256 in (digest, ""):
+            if not history[-1].sha256:  # recorded before hashes were: these bytes are taken as the ones it saw
+                self._note(name, Arrival(at=history[-1].at, sha256=digest), replace=True)
+            return history[-1].at
+        arrived = Arrival(at=change_time(submission_dir), sha256=digest)
+        self._note(name, arrived)
+        return arrived.at
+
+    def _note(self, name: str, arrival: Arrival, replace: bool = False) -> None:
+        history = self.known.setdefault(name, [])
+        if replace:
+            history[-1] = arrival
+        else:
+            history.append(arrival)
+        self.new[name] = history
 
     def save(self) -> None:
-        if self.new and self.course_path is not None and (Path(self.course_path) / "nbgrader_config.py").is_file():
-            write_atomic(
-                Path(self.course_path) / ARRIVALS, json.dumps({**read(self.course_path), **self.new}, indent=1)
-            )
-            self.new = {}
+        """Merge this run's arrivals into the file, under its lock: an arrival recorded meanwhile is kept."""
+        if not self.new or not self.recording or self.course_path is None:
+            return
+        with arrivals(self.course_path).update() as record:
+            for name, history in self.new.items():
+                merged = record.setdefault(name, [])
+                for arrival in history:
+                    if arrival in merged:
+                        continue
+                    # a time recorded before hashes were gets its hash; any other arrival is appended
+                    unhashed = [i for i, kept in enumerate(merged) if kept.at == arrival.at and not kept.sha256]
+                    if unhashed:
+                        merged[unhashed[0]] = arrival
+                    else:
+                        merged.append(arrival)
+        self.new = {}
+
+    def seal(self) -> int:
+        """As root, make every exchange folder read this run, and its files, root's and not writable by the
+        student (group kept, write bits of group and others taken away); returns how many paths changed.
+
+        A file with a second hard link is left alone (it may be somebody else's
+        file), links are never followed. Not root, or no arrival kept (sealing
+        changes the folder's change time, so only a recorded arrival may be
+        sealed): nothing to do (0).
+        """
+        if os.geteuid() != 0 or not self.recording:
+            return 0
+        changed = 0
+        for folder in self.seen:
+            for _, _dirs, files, dir_fd in os.fwalk(folder, follow_symlinks=False):
+                changed += _seal(dir_fd)  # the folder itself (fwalk opened it without following a link)
+                for name in files:
+                    info = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+                    if not stat.S_ISREG(info.st_mode) or info.st_nlink > 1:
+                        continue
+                    try:
+                        fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=dir_fd)
+                    except OSError:  # replaced meanwhile
+                        continue
+                    try:
+                        after = os.fstat(fd)
+                        if stat.S_ISREG(after.st_mode) and after.st_nlink == 1:
+                            changed += _seal(fd)
+                    finally:
+                        os.close(fd)
+        return changed
+
+
+def _seal(fd: int) -> int:
+    """Make the open file or folder ``fd`` root's, group kept, without write for group and others; 1 if changed."""
+    info = os.fstat(fd)
+    mode = stat.S_IMODE(info.st_mode) & ~(stat.S_IWGRP | stat.S_IWOTH)
+    if info.st_uid == 0 and stat.S_IMODE(info.st_mode) == mode:
+        return 0
+    os.fchown(fd, 0, info.st_gid)
+    os.fchmod(fd, mode)
+    return 1

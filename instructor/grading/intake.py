@@ -133,6 +133,7 @@ def find_submissions(
         if exchange is not None:
             _trace_to_exchange(subs, exchange, arrivals, course_dir)
     arrivals.save()
+    arrivals.seal()  # as root: what was received stays as received (the student's folder no longer hers to write)
     if not subs:
         raise CourseError(f"{submissions_dir} holds no submissions (expected <student>/<assignment>/*.ipynb).")
     for sub in subs:

@@ -70,7 +70,7 @@ def test_the_arrival_survives_a_copy_of_the_exchange(course_repo, tmp_path, run_
     time.sleep(2.5)  # the deadline passes
     grade = ["--course-dir", cd, "--root", course_repo, "--unsafe", "--force"]
     out, _ = run_course(["grade", tmp_path / "exchange", *grade])
-    assert json.loads((cd / "arrivals.json").read_text())[folder.name] < due.replace(" UTC", "")
+    assert json.loads((cd / "arrivals.json").read_text())[folder.name][0]["at"] < due.replace(" UTC", "")
     copy = tmp_path / "new-disk"
     shutil.copytree(tmp_path / "exchange", copy)  # change times: now, after the deadline
     out, _ = run_course(["grade", copy, *grade])

@@ -34,8 +34,11 @@ def _overwrite(notebook: Path) -> None:
     """The student's edit in place: new bytes, same file (its change time moves on; waited for where it is coarse)."""
     before = os.stat(notebook).st_ctime_ns
     while True:
-        notebook.write_text(notebook.read_text().replace('"cells": [', '"cells": [{"cell_type": "markdown", '
-                                                         '"metadata": {}, "source": "late"}, ', 1))
+        notebook.write_text(
+            notebook.read_text().replace(
+                '"cells": [', '"cells": [{"cell_type": "markdown", "metadata": {}, "source": "late"}, ', 1
+            )
+        )
         if os.stat(notebook).st_ctime_ns != before:
             return
         time.sleep(0.01)
@@ -48,8 +51,18 @@ def test_bytes_changed_after_their_arrival_arrive_again(course_repo, tmp_path, r
     cd, inbound = tmp_path / "cd", tmp_path / "exchange/seqmodels/inbound"
     now = datetime.now(UTC)
     due = now + timedelta(seconds=2)
-    run_course(["init", cd, "--exchange", tmp_path / "exchange", "--late-penalty", "10",
-                "--due", f"01_toy={due:%Y-%m-%d %H:%M:%S} UTC"])
+    run_course(
+        [
+            "init",
+            cd,
+            "--exchange",
+            tmp_path / "exchange",
+            "--late-penalty",
+            "10",
+            "--due",
+            f"01_toy={due:%Y-%m-%d %H:%M:%S} UTC",
+        ]
+    )
     # stamped 10 minutes before it arrived (beyond the clocks' tolerance): the arrival counts, not the stamp
     folder = _submit(inbound, course_repo / "solutions/01_toy/01_toy.ipynb", f"{now - timedelta(minutes=10):{STAMP}}")
     grade = ["grade", tmp_path / "exchange", "--course-dir", cd, "--root", course_repo, "--unsafe"]
@@ -79,7 +92,8 @@ def test_unchanged_bytes_keep_their_arrival_and_an_old_record_gets_its_hash(tmp_
     assert arrivals.of(folder) == "2026-01-01 10:00:00.000000 UTC"
     arrivals.save()
     assert json.loads((cd / ARRIVALS).read_text())[folder.name] == [
-        {"at": "2026-01-01 10:00:00.000000 UTC", "sha256": notebooks_hash(folder)}]
+        {"at": "2026-01-01 10:00:00.000000 UTC", "sha256": notebooks_hash(folder)}
+    ]
     assert Arrivals(cd).of(folder) == "2026-01-01 10:00:00.000000 UTC"
 
 
@@ -109,8 +123,11 @@ def test_a_submitted_folder_is_no_longer_the_students_to_write(course_repo, tmp_
                 os.setuid(STUDENT)
                 code = 0
                 (folder / "01_toy.ipynb").read_bytes()
-                for attempt in (lambda: (folder / "01_toy.ipynb").open("a"), lambda: (folder / "new.ipynb").touch(),
-                                lambda: os.chmod(folder, 0o777)):
+                for attempt in (
+                    lambda: (folder / "01_toy.ipynb").open("a"),
+                    lambda: (folder / "new.ipynb").touch(),
+                    lambda: os.chmod(folder, 0o777),
+                ):
                     try:
                         attempt()
                         code += 1  # one more thing she could still change

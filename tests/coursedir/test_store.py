@@ -97,13 +97,22 @@ def test_a_hand_grade_taken_back_by_root_survives_the_formgraders_override(open_
 
     class Grade:  # what nbgrader's formgrader hands record_override: the grade just saved
         name, auto_score, manual_score = "rnn__matches_numpy", 0.0, 2.0
-        notebook = type("N", (), {"name": "01_rnn", "student": type("S", (), {"id": "amy"}),
-                                  "assignment": type("A", (), {"name": "01_rnn"})})
+        notebook = type(
+            "N",
+            (),
+            {
+                "name": "01_rnn",
+                "student": type("S", (), {"id": "amy"}),
+                "assignment": type("A", (), {"name": "01_rnn"}),
+            },
+        )
 
     _wait(_as(INSTRUCTOR, INSTRUCTOR, lambda: record_override(cd, Grade, "ana")))
     ledger = json.loads((cd / overrides.LEDGER).read_text())
     assert [(e["cell"], e["what"], e.get("by", "")) for e in ledger] == [
-        ("why", "hand grade reset", ""), ("rnn__matches_numpy", "override", "ana")]
+        ("why", "hand grade reset", ""),
+        ("rnn__matches_numpy", "override", "ana"),
+    ]
     info = os.stat(cd / overrides.LEDGER)
     assert (info.st_uid, stat.S_IMODE(info.st_mode)) == (INSTRUCTOR, 0o600)
 

@@ -23,8 +23,9 @@ def graded(course_repo, tmp_path, run_course):
     run_course(["roster", "import", tmp_path / "class.csv", "--course-dir", cd])
     (tmp_path / "subs/amy/01_toy").mkdir(parents=True)
     shutil.copy(course_repo / "solutions/01_toy/01_toy.ipynb", tmp_path / "subs/amy/01_toy")
-    run_course(["grade", tmp_path / "subs", "--course-dir", cd, "--root", course_repo, "--unsafe",
-                "--assignment", "01_toy"])
+    run_course(
+        ["grade", tmp_path / "subs", "--course-dir", cd, "--root", course_repo, "--unsafe", "--assignment", "01_toy"]
+    )
     return cd
 
 
@@ -60,8 +61,9 @@ def test_an_assignment_not_due_is_no_zero(graded, run_course):
 def test_an_extension_keeps_a_student_not_due(graded, run_course):
     """Past the class's due date, is a student whose extension has not run out still `not due`?"""
     run_course(["init", graded, "--due", "01_toy=2020-01-01 12:00 UTC"])
-    run_course(["extend", "bob", "01_toy", "--until", "2099-06-01 12:00 UTC", "--because", "ill",
-                "--course-dir", graded])
+    run_course(
+        ["extend", "bob", "01_toy", "--until", "2099-06-01 12:00 UTC", "--because", "ill", "--course-dir", graded]
+    )
     assert _csv(run_course, graded, "bob")["status"] == "not due"
 
 
@@ -73,14 +75,16 @@ def test_every_override_shows_in_the_export_and_the_report(graded, run_course):
         grade.manual_score = 1.5
         gb.db.commit()
     amy = _csv(run_course, graded, "amy")
-    assert amy["overrides"].startswith("add__values: 2 -> 1.5 (override by a grader the formgrader does not name, "
-                                       "first seen 20"), amy["overrides"]
+    assert amy["overrides"].startswith(
+        "add__values: 2 -> 1.5 (override by a grader the formgrader does not name, first seen 20"
+    ), amy["overrides"]
     assert _csv(run_course, graded, "bob")["overrides"] == ""
     run_course(["report", "01_toy", "--course-dir", graded])
     with open(graded / "reports/01_toy/overrides.csv", newline="") as f:
         rows = list(csv.DictReader(f))
     assert [(r["student"], r["cell"], r["from"], r["to"], r["what"], r["by"]) for r in rows] == [
-        ("amy", "add__values", "2.0", "1.5", "override", "")]
+        ("amy", "add__values", "2.0", "1.5", "override", "")
+    ]
     assert rows[0]["at"] == amy["overrides"].split("first seen ")[1].rstrip(")")  # first seen once, kept
     page = (graded / "reports/01_toy/index.html").read_text()
     assert "Grades changed by hand" in page and "not recorded by the formgrader" in page
@@ -98,8 +102,17 @@ def test_a_hand_grade_belongs_to_the_answer_it_credited(graded, course_repo, tmp
     change) and the written answer rewritten, are both taken back: the check at its autograded 0 and the answer
     waiting for a grader, said in the table, in the CSV's reason and overrides columns, and kept in the ledger?"""
     nb = tmp_path / "subs/amy/01_toy/01_toy.ipynb"
-    grade = ["grade", tmp_path / "subs", "--course-dir", graded, "--root", course_repo, "--unsafe",
-             "--assignment", "01_toy"]
+    grade = [
+        "grade",
+        tmp_path / "subs",
+        "--course-dir",
+        graded,
+        "--root",
+        course_repo,
+        "--unsafe",
+        "--assignment",
+        "01_toy",
+    ]
     _set_cell(nb, "add", "def add(a, b):\n    return a - b\n")
     run_course(grade)
     with Gradebook(f"sqlite:///{graded / 'gradebook.db'}") as gb:
@@ -130,8 +143,14 @@ def test_a_hand_grade_belongs_to_the_answer_it_credited(graded, course_repo, tmp
     assert "add__values: 1 -> needs grading (override reset by course grade, at 20" in amy["overrides"]
     ledger = json.loads((graded / "overrides.json").read_text())
     assert (ledger[0]["cell"], ledger[0]["from"], ledger[0]["to"], ledger[0]["what"]) == (
-        "add__values", 0.0, 1.0, "override")
+        "add__values",
+        0.0,
+        1.0,
+        "override",
+    )
     assert sorted((e["cell"], e["from"], e["to"], e["what"]) for e in ledger[1:]) == [
-        ("add__values", 1.0, None, "override reset"), ("why", 1.0, None, "hand grade reset")]
+        ("add__values", 1.0, None, "override reset"),
+        ("why", 1.0, None, "hand grade reset"),
+    ]
     wrong = hashlib.sha256(b"def add(a, b):\n    return a - b\n").hexdigest()
     assert ledger[0]["answer"] == wrong == next(e["answer"] for e in ledger if e["what"] == "override reset")

@@ -71,3 +71,27 @@ def test_stopping_one_hub_leaves_the_other_hubs_users_running(course):
         cgroups.leftovers(other)
         for proc in procs:
             proc.wait(timeout=10)
+
+
+def test_a_server_is_not_started_where_no_limit_can_be_set(monkeypatch):
+    """The spawner fails closed too (a hub started from its configuration file alone): no server without
+    limits unless the file says no_limits (before: it logged a warning and started the server unlimited)."""
+    import asyncio
+    from types import SimpleNamespace
+
+    pytest.importorskip("jupyterhub")
+    from jupyterhub.spawner import LocalProcessSpawner
+
+    from instructor.hub.spawner import CourseSpawner
+    from instructor.sandbox import cgroup
+
+    monkeypatch.setattr(cgroup, "layout", lambda: cgroup.Layout(0, why="no cgroup file system is mounted"))
+
+    async def started(self):
+        return ("127.0.0.1", 1)
+
+    monkeypatch.setattr(LocalProcessSpawner, "start", started)
+    user = SimpleNamespace(name="amy", url="/user/amy/")
+    with pytest.raises(RuntimeError, match="no memory and process limit can be set .*no cgroup file system"):
+        asyncio.run(CourseSpawner(user=user, cgroup_parent="rnn").start())
+    assert asyncio.run(CourseSpawner(user=user, cgroup_parent="rnn", no_limits=True).start()) == ("127.0.0.1", 1)

@@ -49,6 +49,9 @@ def configure(c: Config, root: Path, source: str = "source", release: str = "rel
     c.CourseDirectory.source_directory = source
     c.CourseDirectory.release_directory = release
     c.CourseDirectory.ignore = IGNORE
+    # staff share the course directory through its group (setgid folders, group-writable files), and
+    # nbgrader must not make the exchange's root world-writable again (docs/trust.md, the exchange)
+    c.CourseDirectory.groupshared = True
     c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
     c.ClearSolutions.text_stub = "YOUR ANSWER HERE"
     # a deleted test cell is put back (and fails) instead of silently scoring 0

@@ -3,6 +3,7 @@
 #
 #   chromium     headless browser for the JupyterLab browser test (tests/browser/)
 #   bubblewrap   the per-submission grading sandbox (instructor/sandbox/)
+#   sudo         the staff's one privileged path on `course hub` (instructor/hub/privileged.py)
 #   postgresql   the server tests/coursedir/test_postgres.py starts for `course grade --db postgresql://...`
 #   qemu-system-x86, debootstrap  the cgroup v2 test (tests/cgroup2/) boots a Debian VM under qemu
 #   configurable-http-proxy (npm, pinned)  JupyterHub's proxy for `course hub` (tests/hub/); Node.js from Debian if missing
@@ -15,6 +16,7 @@ PACKAGES=(
     chromium
     fonts-dejavu-core
     bubblewrap
+    sudo
     # PostgreSQL server binaries (initdb, pg_ctl) for the shared-gradebook tests
     postgresql
     # a Debian bookworm VM with a cgroup v2 kernel for tests/cgroup2/ (TCG: no KVM needed)

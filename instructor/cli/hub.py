@@ -6,13 +6,13 @@ import os
 import shutil
 from pathlib import Path
 
-from instructor.cli.options import add_course_dir
+from instructor.cli.options import add_course_dir, add_root
 from instructor.coursedir import directory
 from instructor.coursedir.course_dir import CourseDir
 from instructor.errors import CourseError
-from instructor.hub import accounts, cgroups, config, elsewhere
+from instructor.hub import accounts, cgroups, config, elsewhere, privileged
 from instructor.hub import run as hub_run
-from instructor.hub.staff import STAFF_NAME, people
+from instructor.hub.staff import STAFF_NAME, is_login, people
 from instructor.settings import COURSE_ID
 
 NAME = "hub"
@@ -27,15 +27,21 @@ what it needs (run as root: it makes Unix accounts and starts servers as their u
   an exchange outside <dir> (`course init <dir> --exchange /srv/nbgrader/exchange`)
   configurable-http-proxy   (scripts/install-system-packages.sh)
 
-what it does:
+what it does (and changes nothing it did not make: see <hub-dir>/state/made.json):
+  refuses system accounts (uid below UID_MIN of /etc/login.defs, or no login shell) as ids;
   makes a Unix account (home 0700, a random password in <hub-dir>/state/initial-passwords.csv)
-  for each person who has none; takes group and others' rights off <dir>; writes
-  <hub-dir>/jupyterhub_config.py (log in with the Unix password; groups nbgrader-{COURSE_ID} and
+  for each person who has none; an account that exists keeps its home as it is;
+  makes the staff's group (--staff-group, default formgrade-{COURSE_ID}) hold exactly staff.csv's ids;
+  gives <dir> to root and that group (setgid folders 2770, group-writable files, nothing for others);
+  lays the exchange out as the course's (root's; students write only into inbound, 1733);
+  writes <hub-dir>/bin/course-privileged and /etc/sudoers.d/course-<group>: the staff's one way
+  to root (release, collect, grade, release-feedback; docs/hub.md);
+  writes <hub-dir>/jupyterhub_config.py (log in with the Unix password; groups nbgrader-{COURSE_ID} and
   formgrade-{COURSE_ID}; a cgroup of --memory MB, --cpus CPUs per user's server; idle servers
   stopped after --idle-timeout s); then runs JupyterHub until Ctrl-C, which stops every server.
   Students get JupyterLab with the Assignments tab and Validate; staff get JupyterLab in <dir>
-  with the formgrader at /user/<name>/formgrader (its own tab: JupyterHub >= 4.1 blocks it in a frame).
-  See docs/hub.md.
+  ($COURSE_DIR set, `course` and `course-privileged` in their terminal) with the formgrader at
+  /user/<name>/formgrader (its own tab: JupyterHub >= 4.1 blocks it in a frame). See docs/hub.md.
 
 examples:
   sudo course hub --course-dir /srv/seqmodels-grading --port 8000
@@ -46,6 +52,11 @@ examples:
 
 def add_arguments(p):
     add_course_dir(p)
+    add_root(
+        p,
+        "course repository whose solutions/ the staff's privileged path releases and grades (may be root's alone)",
+        recorded=True,
+    )
     p.add_argument("--ip", default="0.0.0.0", help="address to listen on (default: %(default)s)")
     p.add_argument(
         "--port",
@@ -81,6 +92,12 @@ def add_arguments(p):
         help="start servers even where no memory and process limit can be set (no cgroup v2 or v1 here)",
     )
     p.add_argument(
+        "--staff-group",
+        default="",
+        metavar="GROUP",
+        help=f"the staff's Unix group (default: formgrade-{COURSE_ID}; made by `course hub`)",
+    )
+    p.add_argument(
         "--write-only", action="store_true", help="write the configuration and accounts, do not start the hub"
     )
 
@@ -99,6 +116,7 @@ def settings(args) -> config.HubSettings:
         cpus=args.cpus,
         idle_timeout=args.idle_timeout,
         no_limits=args.no_limits,
+        staff_group=args.staff_group,
     )
 
 
@@ -120,18 +138,28 @@ def run(args) -> int:
         )
     if not args.write_only and not shutil.which("configurable-http-proxy"):
         raise CourseError("configurable-http-proxy is not installed: sudo bash scripts/install-system-packages.sh")
-    accounts.check_exchange(s.exchange, s.course_dir)
-    if accounts.private_course_dir(s.course_dir):
-        print(f"  {s.course_dir}: group and others' rights removed (students must not read it)")
-    made = accounts.create(sorted(s.people.everyone), s.passwords)
-    if made:
-        print(f"  {len(made)} Unix account(s) made; their passwords: {s.passwords}")
+    accounts.refuse_system(s.people.everyone)
+    if not is_login(s.unix_group):
+        raise CourseError(f"--staff-group {s.unix_group!r} is not a group name (lower-case letters, digits, _ or -).")
+    for change in accounts.check_exchange(s.exchange, s.course_dir, s.course_id):
+        print(f"  exchange: {change}")
+    made = accounts.Made(s.state / "made.json")
+    created = accounts.create(sorted(s.people.everyone), s.passwords, made)
+    if created:
+        print(f"  {len(created)} Unix account(s) made; their passwords: {s.passwords}")
+    for home in accounts.open_homes(s.people.everyone):
+        print(f"  left as it was: others can read the home of {home}; `chmod 700` it if it holds course work")
+    gid = accounts.staff_group(s.unix_group, s.people.staff, made)
+    if accounts.share_course_dir(s.course_dir, gid):
+        print(f"  {s.course_dir}: root's and {s.unix_group}'s (setgid folders, group-writable files, not others')")
     accounts.check_reachable(min(s.people.students))
     print(
         f"  students: {len(s.people.students)}, instructors: {', '.join(sorted(s.people.instructors))}"
         + (f", graders: {', '.join(sorted(s.people.graders))}" if s.people.graders else "")
     )
     print(f"configuration: {config.write(s)}")
+    script, rule = privileged.install(s.hub_dir, s.course_dir, s.unix_group, root=args.root)
+    print(f"  the staff's privileged path: {script} (sudo rule {rule})")
     for path in elsewhere.write(s, args.image):
         print(f"  past one machine (not used here): {path}")
     if args.write_only:

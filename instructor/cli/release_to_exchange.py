@@ -7,6 +7,7 @@ from instructor.authoring.to_course_dir import release_to_exchange
 from instructor.cli.options import add_course_dir, add_root, repository
 from instructor.coursedir import directory
 from instructor.coursedir.course_dir import CourseDir
+from instructor.hub import privileged
 
 NAME = "release-to-exchange"
 HELP = "Generate assignments in the course directory and release them to its nbgrader exchange."
@@ -37,6 +38,9 @@ def add_arguments(p):
 def run(args) -> int:
     folder = directory.resolve(args.course_dir)
     print(f"course directory: {folder}")
+    script = privileged.available(folder)
+    if script:  # staff on the hub: the exchange is root's
+        return max(privileged.call(script, "release", a, *(["--force"] * args.force)) for a in args.assignments)
     course_dir = CourseDir.at(folder)
     root = repository(args.root, course_dir.settings.root)
     names = resolve_assignments(root / "solutions", args.assignments)

@@ -23,8 +23,9 @@ from pathlib import Path
 from traitlets.config import Config
 from traitlets.config.loader import PyFileConfigLoader
 
+from instructor.coursedir import exchange as course_exchange
 from instructor.errors import CourseError
-from instructor.paths import REPO_ROOT
+from instructor.paths import COURSE_ID, REPO_ROOT
 
 ENV = "COURSE_DIR"
 DEFAULT = Path("~/seqmodels-grading")
@@ -140,7 +141,7 @@ c = get_config()  # noqa: F821  (provided by traitlets when this file is loaded)
 # the course settings: course id, hidden tests stripped from every feedback path, sandboxed autograde
 configure(c, Path(__file__).resolve().parent)
 
-# where students fetch and submit (they need read and write access)
+# where students fetch and submit (root's folders; students write only into inbound: docs/trust.md)
 c.Exchange.root = {exchange!r}
 # the gradebook (SQLite here, or postgresql://user@host/db)
 c.CourseDirectory.db_url = {db_url!r}
@@ -205,15 +206,16 @@ def init(
         root=_repository(root) if root else old.root or (REPO_ROOT if (REPO_ROOT / "solutions").is_dir() else None),
     )
     # the exchange first: a folder that cannot be made leaves no settings file naming it
-    if not settings.exchange.exists():
+    if not settings.exchange.exists() or os.geteuid() == 0:
         try:
-            settings.exchange.mkdir(parents=True)
-            settings.exchange.chmod(0o777)  # nbgrader's exchange: every student writes a submission into it
+            if os.geteuid() == 0:  # the course's folders, root's, only inbound open to students (.exchange)
+                course_exchange.lay_out(settings.exchange, COURSE_ID)
+            else:  # an exchange of one's own: nobody else writes it
+                settings.exchange.mkdir(parents=True, mode=0o755)
         except OSError as err:
             raise CourseError(
-                f"cannot create the exchange {settings.exchange} ({err.strerror or err}): create it as root "
-                f"(sudo mkdir -p {settings.exchange} && sudo chmod 777 {settings.exchange}), "
-                "then run `course init` again."
+                f"cannot create the exchange {settings.exchange} ({err.strerror or err}): run `course init` "
+                "as root (sudo), which makes it root's with only inbound open to students."
             ) from None
     try:
         course_path.mkdir(parents=True, exist_ok=True)

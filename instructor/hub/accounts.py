@@ -1,15 +1,24 @@
-"""A Unix account per person, and the folder modes that keep students apart.
+"""A Unix account per person, the staff's group, and the folder modes that keep students apart.
 
 The single-user servers run as their users (JupyterHub's local-process
 spawner), so what a student can read is decided by the kernel's permission
-checks, not by the notebook interface: homes are 0700, the course directory
-is its owner's alone, and nbgrader's exchange hands out only the released
-(student) version and keeps ``inbound`` write-only.
+checks, not by the notebook interface: homes of the accounts ``course hub``
+makes are 0700; the course directory is root's and the staff group's
+(setgid folders, group-writable files, nothing for others); the exchange is
+root's with only ``inbound`` open to students (:mod:`instructor.coursedir.exchange`).
+
+``course hub`` changes only what it made: the accounts and the group it
+creates are recorded in ``<hub dir>/state/made.json``; an account that was
+there before keeps its home as it was, and system accounts (uid below
+``UID_MIN`` of /etc/login.defs, or a shell that cannot log in) are refused as
+ids.
 """
 
 from __future__ import annotations
 
 import csv
+import grp
+import json
 import os
 import pwd
 import secrets
@@ -18,7 +27,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+from instructor.coursedir import exchange as course_exchange
 from instructor.errors import CourseError
+
+LOGIN_DEFS = Path("/etc/login.defs")
+#: shells that let nobody log in
+NO_LOGIN = ("nologin", "false")
+#: files of the course directory that root reads as code or as who may do what: staff read them, root writes them
+ROOT_ONLY = ("nbgrader_config.py", "staff.csv")
 
 
 def exists(name: str) -> bool:
@@ -29,18 +45,82 @@ def exists(name: str) -> bool:
         return False
 
 
-def create(names: list[str], passwords: Path) -> list[str]:
+def uid_min(login_defs: Path = LOGIN_DEFS) -> int:
+    """``UID_MIN`` of /etc/login.defs (1000 where it is missing): the first uid of a person's account."""
+    try:
+        for line in login_defs.read_text().splitlines():
+            words = line.split()
+            if len(words) >= 2 and words[0] == "UID_MIN":
+                return int(words[1])
+    except (OSError, ValueError):
+        pass
+    return 1000
+
+
+def system_reason(name: str, first_uid: int) -> str:
+    """Why the existing account ``name`` is the system's, not a person's ("" for a person or no account)."""
+    try:
+        entry = pwd.getpwnam(name)
+    except KeyError:
+        return ""
+    if entry.pw_uid < first_uid:
+        return f"{name} (uid {entry.pw_uid})"
+    if Path(entry.pw_shell).name in NO_LOGIN:
+        return f"{name} (shell {entry.pw_shell})"
+    return ""
+
+
+def refuse_system(names, login_defs: Path = LOGIN_DEFS) -> None:
+    """One sentence if any of ``names`` is a system account: the hub would log it in and run a server as it."""
+    first = uid_min(login_defs)
+    found = [r for r in (system_reason(n, first) for n in sorted(names)) if r]
+    if found:
+        raise CourseError(
+            f"{', '.join(found)}: system accounts (uid below {first} or no login shell) cannot be "
+            "roster or staff ids; give each person an id of their own."
+        )
+
+
+class Made:
+    """What ``course hub`` made on this machine (``state/made.json``): only these it may change or remove."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        try:
+            data = json.loads(path.read_text())
+        except (OSError, ValueError):
+            data = {}
+        self.accounts: list[str] = list(data.get("accounts", []))
+        self.groups: list[str] = list(data.get("groups", []))
+
+    def add(self, kind: str, name: str) -> None:
+        items = getattr(self, kind)
+        if name not in items:
+            items.append(name)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        os.chmod(self.path.parent, 0o700)
+        temporary = self.path.with_suffix(".tmp")
+        temporary.write_text(json.dumps({"accounts": self.accounts, "groups": self.groups}, indent=1) + "\n")
+        os.replace(temporary, self.path)
+
+
+def create(names: list[str], passwords: Path, made: Made | None = None) -> list[str]:
     """Make the accounts that do not exist yet (home 0700, a random password); returns who was made.
 
     The new passwords are appended to ``passwords`` (``id,password``, mode
     0600, root's) for the instructor to hand out; each person changes theirs
-    with ``passwd`` in a JupyterLab terminal. Existing accounts are left alone.
+    with ``passwd`` in a JupyterLab terminal. Accounts that exist are left as
+    they are, their homes too (:func:`open_homes` says which others can read).
     """
-    made = []
+    made = made or Made(passwords.parent / "made.json")
+    created = []
     for name in sorted(names):
         if exists(name):
             continue
         subprocess.run(["useradd", "--create-home", "--shell", "/bin/bash", name], check=True)
+        made.add("accounts", name)
+        # Debian's default home mode is 0755: a neighbour could read every notebook
+        os.chmod(pwd.getpwnam(name).pw_dir, 0o700)
         password = secrets.token_urlsafe(9)
         subprocess.run(["chpasswd"], input=f"{name}:{password}\n", text=True, check=True)
         fresh = not passwords.exists()
@@ -51,30 +131,90 @@ def create(names: list[str], passwords: Path) -> list[str]:
             if fresh:
                 writer.writerow(["id", "password"])
             writer.writerow([name, password])
-        made.append(name)
-    for name in names:  # Debian's default home mode is 0755: a neighbour could read every notebook
-        os.chmod(pwd.getpwnam(name).pw_dir, 0o700)
-    return made
+        created.append(name)
+    return created
 
 
-def private_course_dir(course_path: Path) -> bool:
-    """Take group and others' rights off the course directory (solutions, gradebook); True if changed."""
-    mode = stat.S_IMODE(course_path.stat().st_mode)
-    if mode & 0o077:
-        os.chmod(course_path, mode & 0o700)
-        return True
-    return False
+def open_homes(names) -> list[str]:
+    """``name (mode)`` of each of ``names`` whose home others may read or enter (not changed here)."""
+    found = []
+    for name in sorted(names):
+        try:
+            home = Path(pwd.getpwnam(name).pw_dir)
+            mode = stat.S_IMODE(home.stat().st_mode)
+        except (KeyError, OSError):
+            continue
+        if mode & 0o007:
+            found.append(f"{name} ({home} {mode:04o})")
+    return found
 
 
-def check_exchange(exchange: Path, course_path: Path) -> None:
-    """The exchange must be outside the (private) course directory, and open as nbgrader's exchange needs."""
+def staff_group(group: str, members, made: Made) -> int:
+    """The Unix group of the course's staff, holding exactly ``members``; returns its gid.
+
+    Made (and recorded) if missing; a group of that name that ``course hub``
+    did not make is refused in one sentence (its members would get the
+    course directory and the privileged path).
+    """
+    try:
+        entry = grp.getgrnam(group)
+    except KeyError:
+        subprocess.run(["groupadd", group], check=True, capture_output=True)
+        made.add("groups", group)
+        entry = grp.getgrnam(group)
+    if group not in made.groups:
+        raise CourseError(
+            f"the group {group} exists and `course hub` did not make it: name another with --staff-group "
+            "(its members would share the course directory and grade as root)."
+        )
+    if sorted(entry.gr_mem) != sorted(members):
+        subprocess.run(["gpasswd", "--members", ",".join(sorted(members)), group], check=True, capture_output=True)
+    return entry.gr_gid
+
+
+def share_course_dir(course_path: Path, gid: int) -> int:
+    """Give the course directory to root and the staff group; returns how many entries changed.
+
+    Folders become ``2770`` (setgid: what anyone of the group makes there
+    keeps the group), files ``g+rw`` with nothing for others, all of group
+    ``gid``; :data:`ROOT_ONLY` files are root's ``0640`` (root runs
+    ``nbgrader_config.py`` as code in the privileged path). Links are not
+    followed; a file with a second hard link is left alone (it may be
+    somebody else's file).
+    """
+    changed = 0
+    top = str(course_path.resolve())
+    for folder, subfolders, files in os.walk(top):
+        for name in [".", *subfolders, *files]:
+            path = os.path.normpath(os.path.join(folder, name))
+            info = os.lstat(path)
+            if stat.S_ISLNK(info.st_mode) or (stat.S_ISREG(info.st_mode) and info.st_nlink > 1):
+                continue
+            root_only = folder == top and name in ROOT_ONLY
+            if stat.S_ISDIR(info.st_mode):
+                mode = (stat.S_IMODE(info.st_mode) | 0o2770) & ~0o007
+            elif root_only:
+                mode = 0o640
+            else:
+                mode = (stat.S_IMODE(info.st_mode) | 0o660) & ~0o6007
+            owner = 0 if root_only or path == top else -1
+            if info.st_gid != gid or (owner == 0 and info.st_uid != 0):
+                os.chown(path, owner, gid, follow_symlinks=False)
+                changed += 1
+            if stat.S_IMODE(info.st_mode) != mode:
+                os.chmod(path, mode)
+                changed += 1
+    return changed
+
+
+def check_exchange(exchange: Path, course_path: Path, course_id: str) -> list[str]:
+    """The exchange outside the (private) course directory, laid out as the course's; returns what changed."""
     if exchange.resolve().is_relative_to(course_path.resolve()):
         raise CourseError(
             f"the exchange {exchange} is inside the course directory, which students may not "
             f"enter: run `course init {course_path} --exchange /srv/nbgrader/exchange`."
         )
-    exchange.mkdir(parents=True, exist_ok=True)
-    os.chmod(exchange, 0o777)
+    return course_exchange.lay_out(exchange, course_id)
 
 
 def check_reachable(user: str) -> None:

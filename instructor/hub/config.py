@@ -4,8 +4,10 @@ Folders of ``hub_dir`` (default ``/srv/course-hub/<course id>``):
 
 - ``jupyterhub_config.py``: what JupyterHub reads (no secret in it), rewritten at each start;
 - ``jupyterhub_config.local.py``: the instructor's own settings (HTTPS, LTI), loaded last, never rewritten;
-- ``state/`` (0700, root's): the hub's database, cookie secret, proxy pid and
-  the passwords of accounts ``course hub`` made;
+- ``state/`` (0700, root's): the hub's database, cookie secret, proxy pid,
+  the passwords of accounts ``course hub`` made, what it made (``made.json``)
+  and the roster's e-mail to id map (``usernames.json``, for LTI);
+- ``bin/course-privileged``: the staff's privileged path (:mod:`instructor.hub.privileged`);
 - ``jupyter/student/`` and ``jupyter/staff/`` (0755): the Jupyter settings each
   kind of user's server reads first (``JUPYTER_CONFIG_PATH``).
 
@@ -35,6 +37,8 @@ STUDENT_DISABLED_PLUGINS = (
 STUDENT_DISABLED_EXTENSIONS = ("nbgrader.server_extensions.formgrader", "nbgrader.server_extensions.course_list")
 #: the course's formgrader pages, as `course formgrader` serves them (instructor/reporting/formgrader_pages.py)
 STAFF_EXTENSIONS = {"instructor.reporting.formgrader_pages": True}
+#: the shell of a staff terminal: not a login shell, so `course` and $COURSE_PRIVILEGED stay on its PATH
+STAFF_SHELL = ["/bin/bash", "-i"]
 #: JupyterLab's news pop-up asks a server on the internet
 ALWAYS_DISABLED_PLUGINS = ("@jupyterlab/apputils-extension:announcements",)
 
@@ -55,6 +59,7 @@ class HubSettings:
     processes: int = 256
     no_limits: bool = False  # start servers even where no memory and process limit can be set
     idle_timeout: int = 3600  # seconds before an idle server is stopped (jupyterhub-idle-culler)
+    staff_group: str = ""  # the Unix group of the staff (default: the hub's group of graders, formgrade-<id>)
 
     @property
     def state(self) -> Path:
@@ -80,6 +85,20 @@ class HubSettings:
     @property
     def passwords(self) -> Path:
         return self.state / "initial-passwords.csv"
+
+    @property
+    def usernames(self) -> Path:
+        """{e-mail: id} of the roster, root's alone: an authenticator naming people by e-mail maps to ids."""
+        return self.state / "usernames.json"
+
+    @property
+    def privileged(self) -> Path:
+        return self.hub_dir / "bin" / "course-privileged"
+
+    @property
+    def unix_group(self) -> str:
+        """The staff's Unix group: shares the course directory, may use the privileged path."""
+        return self.staff_group or self.grader_group
 
     @property
     def student_group(self) -> str:
@@ -117,6 +136,8 @@ def hub_config(s: HubSettings) -> str:
         "c.PAMAuthenticator.open_sessions = False",
         f"c.Authenticator.allowed_users = {set(_sorted(s.people.everyone))!r}",
         f"c.Authenticator.admin_users = {set(_sorted(s.people.instructors))!r}",
+        "# an authenticator that names people by e-mail (LTI's default) lands on the roster's ids, the Unix names",
+        f"c.Authenticator.username_map = __import__('json').loads(open({str(s.usernames)!r}).read())",
         "",
         "# groups and roles of this course (another course adds its own pair)",
         "c.JupyterHub.load_groups = {",
@@ -143,6 +164,7 @@ def hub_config(s: HubSettings) -> str:
         f"c.CourseSpawner.course_dir = {str(s.course_dir)!r}",
         f"c.CourseSpawner.student_config = {str(s.student_config)!r}",
         f"c.CourseSpawner.staff_config = {str(s.staff_config)!r}",
+        f"c.CourseSpawner.privileged = {str(s.privileged)!r}",
         f"c.CourseSpawner.memory_mb = {s.memory_mb!r}",
         f"c.CourseSpawner.cpus = {s.cpus!r}",
         f"c.CourseSpawner.processes = {s.processes!r}",
@@ -165,6 +187,12 @@ def student_nbgrader_config(s: HubSettings) -> str:
             "c = get_config()  # noqa: F821",
             f"c.CourseDirectory.course_id = {s.course_id!r}",
             f"c.Exchange.root = {str(s.exchange)!r}",
+            "# the exchange's root is root's 0755 (docs/trust.md): skip nbgrader's check that it is world-writable",
+            "c.CourseDirectory.groupshared = True",
+            "# a submission folder 0755, not nbgrader's 0777",
+            "c.ExchangeFactory.submit = 'instructor.hub.student.PrivateSubmit'",
+            "# 'view feedback' shows the feedback page, not only its folder",
+            "c.ExchangeFactory.list = 'instructor.hub.student.FeedbackPageList'",
             "",
         ]
     )
@@ -195,11 +223,12 @@ def write(s: HubSettings) -> Path:
             folder / "labconfig" / "page_config.json",
             json.dumps({"disabledExtensions": {p: True for p in plugins}}, indent=1) + "\n",
         )
-        _write(
-            folder / "jupyter_server_config.json",
-            json.dumps({"ServerApp": {"jpserver_extensions": extensions}}, indent=1) + "\n",
-        )
+        server: dict = {"jpserver_extensions": extensions}
+        if folder == s.staff_config:  # terminals keep the server's PATH (a login shell takes Debian's /etc/profile's)
+            server["terminado_settings"] = {"shell_command": STAFF_SHELL}
+        _write(folder / "jupyter_server_config.json", json.dumps({"ServerApp": server}, indent=1) + "\n")
         for sub in (folder, folder / "labconfig", folder.parent):
             os.chmod(sub, 0o755)
     _write(s.student_config / "nbgrader_config.py", student_nbgrader_config(s))
+    _write(s.usernames, json.dumps(s.people.emails, indent=1, sort_keys=True) + "\n", 0o600)
     return s.config_file

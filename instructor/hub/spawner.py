@@ -12,6 +12,7 @@ keeps the interface honest.
 from __future__ import annotations
 
 import os
+import sys
 
 from jupyterhub.spawner import LocalProcessSpawner
 from traitlets import Bool, Float, Integer, Set, Unicode
@@ -24,6 +25,7 @@ class CourseSpawner(LocalProcessSpawner):
     course_dir = Unicode(help="the course directory (staff only)").tag(config=True)
     student_config = Unicode(help="Jupyter settings folder for students").tag(config=True)
     staff_config = Unicode(help="Jupyter settings folder for staff").tag(config=True)
+    privileged = Unicode(help="the staff's privileged path (instructor.hub.privileged): its script").tag(config=True)
     memory_mb = Integer(2048, help="memory of a user's server, kernels included (MB)").tag(config=True)
     cpus = Float(1.0, help="CPUs' time a user's server may use").tag(config=True)
     processes = Integer(256, help="processes a user's server may run").tag(config=True)
@@ -37,6 +39,13 @@ class CourseSpawner(LocalProcessSpawner):
     def get_env(self):
         env = super().get_env()
         env["JUPYTER_CONFIG_PATH"] = self.staff_config if self.is_staff else self.student_config
+        if self.is_staff:  # every `course` command in their terminal finds the course, and root's steps
+            env["COURSE_DIR"] = self.course_dir
+            if self.privileged:
+                env["COURSE_PRIVILEGED"] = self.privileged
+            # the course's Python (`course`, `nbgrader`) first, and the folder of the privileged script
+            folders = [os.path.dirname(self.privileged)] if self.privileged else []
+            env["PATH"] = os.pathsep.join([*folders, os.path.dirname(sys.executable), env.get("PATH", os.defpath)])
         return env
 
     def get_args(self):
@@ -49,6 +58,8 @@ class CourseSpawner(LocalProcessSpawner):
         become_user = super().make_preexec_fn(name)
         joins = [str(f) for f in self._cgroup.procs_files] if self._cgroup else []
         folder = self.course_dir if self.is_staff else None
+        # staff share the course directory through its group: what they make there is the group's to change
+        umask = 0o007 if self.is_staff else None
 
         def preexec():
             pid = str(os.getpid())
@@ -56,6 +67,8 @@ class CourseSpawner(LocalProcessSpawner):
                 with open(procs, "w") as f:
                     f.write(pid)
             become_user()
+            if umask is not None:
+                os.umask(umask)
             if folder:  # nbgrader reads nbgrader_config.py from the working folder
                 os.chdir(folder)
 

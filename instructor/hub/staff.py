@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import csv
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from instructor.coursedir import roster
@@ -32,6 +32,8 @@ class People:
     students: frozenset[str]
     instructors: frozenset[str]
     graders: frozenset[str]
+    #: {e-mail: id} of the roster's students who have one
+    emails: dict[str, str] = field(default_factory=dict)
 
     @property
     def staff(self) -> frozenset[str]:
@@ -80,8 +82,14 @@ def people(course_path: Path) -> People:
             f"{', '.join(bad)}: each person gets a Unix account, so ids must be lower-case "
             "login names (a letter or _, then letters, digits, _ or -, at most 32)."
         )
+    emails = {
+        row["email"].strip().lower(): row["id"]
+        for row in roster.read_roster_file(course_path / roster.ROSTER_NAME)
+        if (row.get("email") or "").strip()
+    }
     return People(
         frozenset(students),
         frozenset(n for n, r in staff.items() if r == "instructor"),
         frozenset(n for n, r in staff.items() if r == "grader"),
+        emails,
     )

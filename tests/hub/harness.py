@@ -24,13 +24,17 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from instructor.paths import REPO_ROOT
 from tests.hub.namespace import enter, wrap
 
 #: names of this run's people: a run of its own never meets accounts left by another (or made by it)
 RUN = secrets.token_hex(3)
 STUDENTS = (f"amy{RUN}", f"bob{RUN}")
 INSTRUCTOR = f"teach{RUN}"
-PEOPLE = (*STUDENTS, INSTRUCTOR)
+GRADER = f"grade{RUN}"
+PEOPLE = (*STUDENTS, INSTRUCTOR, GRADER)
+#: the staff's Unix group of this run (`course hub --staff-group`)
+STAFF_GROUP = f"staff{RUN}"
 
 
 def free_port_block(size: int = 3) -> int:
@@ -51,9 +55,10 @@ def free_port_block(size: int = 3) -> int:
     raise RuntimeError("no free block of ports")
 
 
-def remove_accounts(names=PEOPLE) -> None:
+def remove_accounts(names=PEOPLE, group=STAFF_GROUP) -> None:
     for name in names:
         subprocess.run(["userdel", "--remove", name], capture_output=True)
+    subprocess.run(["groupdel", group], capture_output=True)
 
 
 @dataclass
@@ -93,15 +98,15 @@ class Hub:
 
 
 def course(scratch: Path, students=STUDENTS) -> tuple[Path, Path]:
-    """A course directory with ``students`` on its roster and the instructor in staff.csv."""
+    """A course directory with ``students`` on its roster and the instructor and the grader in staff.csv."""
     from instructor.cli import main
 
     course_dir, exchange = scratch / "course", scratch / "exchange"
     assert main(["init", str(course_dir), "--exchange", str(exchange)]) == 0
     roster = scratch / "class.csv"
-    roster.write_text("id,first_name,last_name,email\n" + "".join(f"{s},{s.removesuffix(RUN).title()},Test,\n" for s in students))
+    roster.write_text("id,first_name,last_name,email\n" + "".join(f"{s},{s.removesuffix(RUN).title()},Test,{s}@example.edu\n" for s in students))
     assert main(["roster", "import", str(roster), "--course-dir", str(course_dir)]) == 0
-    (course_dir / "staff.csv").write_text(f"id,role\n{INSTRUCTOR},instructor\n")
+    (course_dir / "staff.csv").write_text(f"id,role\n{INSTRUCTOR},instructor\n{GRADER},grader\n")
     return course_dir, exchange
 
 
@@ -113,16 +118,21 @@ def _die_with_parent() -> None:
 @contextmanager
 def running_hub(timeout: float = 180, students=STUDENTS, memory_mb: int = 2048):
     """Start ``course hub`` as an instructor would (as root, in the foreground); yield a :class:`Hub`; Ctrl-C it."""
-    people = (*students, INSTRUCTOR)
+    people = (*students, INSTRUCTOR, GRADER)
     remove_accounts(people)  # a run killed before its clean-up
     scratch = Path(tempfile.mkdtemp(prefix="course-hub-test-", dir="/tmp"))
     os.chmod(scratch, 0o755)
     process = hub = None
     try:
         course_dir, exchange = course(scratch, students)
+        # the course's sources where only root reads them: the staff's privileged path releases and grades from there
+        private = scratch / "private"
+        private.mkdir(mode=0o700)
+        shutil.copytree(REPO_ROOT / "solutions", private / "solutions")
         port, hub_dir, log = free_port_block(), scratch / "hub", scratch / "hub.log"
         command = [sys.executable, "-m", "instructor", "hub", "--course-dir", str(course_dir), "--hub-dir",
-                   str(hub_dir), "--ip", "127.0.0.1", "--port", str(port), "--idle-timeout", "600", "--memory", str(memory_mb)]
+                   str(hub_dir), "--ip", "127.0.0.1", "--port", str(port), "--idle-timeout", "600", "--memory", str(memory_mb),
+                   "--staff-group", STAFF_GROUP, "--root", str(private)]
         with open(log, "wb") as out:
             process = subprocess.Popen(wrap(command, scratch), stdout=out, stderr=subprocess.STDOUT,
                                        stdin=subprocess.DEVNULL, start_new_session=True,
@@ -141,8 +151,6 @@ def running_hub(timeout: float = 180, students=STUDENTS, memory_mb: int = 2048):
             if time.monotonic() > deadline:
                 raise RuntimeError(f"the hub did not answer within {timeout:.0f} s:\n{log.read_text()[-3000:]}")
             time.sleep(1)
-        # the course directory belongs to the instructor, whose server starts in it
-        subprocess.run(["chown", "-R", INSTRUCTOR, str(course_dir)], check=True)
         yield hub
     finally:
         if process is not None and process.poll() is None:

@@ -6,8 +6,10 @@ its git history. A real class installs the course where everyone can read it
 and keeps the repository away from students. The test gets the same view
 without changing the machine: ``course hub`` runs in a mount namespace of its
 own (``unshare --mount``) in which /root shows only the Python installation
-(mode 0711) and ``solutions/`` and ``.git`` are empty. Every server the hub
-starts inherits that view; the rest of the machine sees nothing of it.
+(mode 0711) and ``solutions/`` and ``.git`` are empty, and /etc/sudoers.d is
+an empty folder of its own (the sudo rule ``course hub`` writes for the staff
+lives and dies with the namespace). Every server the hub starts inherits that
+view; the rest of the machine sees nothing of it.
 """
 
 from __future__ import annotations
@@ -46,8 +48,12 @@ def wrap(command: list[str], scratch: Path) -> list[str]:
     if binds:
         steps.append(f"mount --rbind {shlex.quote(str(view))} /root")
     for name in HIDDEN:
-        if (REPO_ROOT / name).exists():
+        if (REPO_ROOT / name).is_dir():
             steps.append(f"mount -t tmpfs -o size=1m,mode=0755 tmpfs {shlex.quote(str(REPO_ROOT / name))}")
+        elif (REPO_ROOT / name).exists():  # a work tree's .git is a file naming the repository
+            steps.append(f"mount --bind /dev/null {shlex.quote(str(REPO_ROOT / name))}")
+    if Path("/etc/sudoers.d").is_dir():
+        steps.append("mount -t tmpfs -o size=1m,mode=0755 tmpfs /etc/sudoers.d")
     script = " && ".join(steps) + ' && exec "$@"'
     return ["unshare", "--mount", "sh", "-c", script, "sh", *command]
 

@@ -1,0 +1,217 @@
+"""The staff's one privileged path: the four steps that need root, through one sudo rule, and nothing else.
+
+Grading runs student code in the sandbox (root: it switches uids and makes
+cgroups), and the exchange is root's (:mod:`instructor.coursedir.exchange`),
+so releasing, collecting, grading and releasing feedback need root; nothing
+else a term needs does. ``course hub`` writes::
+
+    <hub dir>/bin/course-privileged          root:root 0755, runs :func:`main` with this course baked in
+    /etc/sudoers.d/course-<staff group>      %<staff group> ALL=(root) NOPASSWD: <that script>
+
+and staff servers get ``$COURSE_PRIVILEGED`` (the script) and ``<hub dir>/bin``
+on ``PATH``. The script takes exactly these verbs, with names checked::
+
+    release A [--force]              course release-to-exchange A
+    collect A                        nbgrader collect --update A (a re-submission replaces the older one)
+    grade [-a A] [-s S] [--force]    course grade (the sandbox)
+    release-feedback A               nbgrader release_feedback A
+
+Why a sudo rule rather than a hub service: the kernel and sudo decide who may
+(membership of the staff group, which ``course hub`` keeps equal to
+staff.csv), the command line is the whole interface (no listener running as
+root, no token to leak), sudo logs each use, and the same command works
+from a terminal, from ``course grade`` and from the formgrader's server.
+"""
+
+from __future__ import annotations
+
+import argparse
+import grp
+import os
+import pwd
+import re
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+from instructor.coursedir.roster import is_student_id
+from instructor.errors import CourseError
+
+#: what staff servers find the script under
+ENV = "COURSE_PRIVILEGED"
+NAME = "course-privileged"
+SUDOERS = Path("/etc/sudoers.d")
+#: an assignment's name as the course's folders name them (no path, no option)
+_ASSIGNMENT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
+#: the PATH root's steps run with (sudo's secure_path, the Python of the course first)
+_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+
+def script_text(course_dir: Path, group: str, code: Path, root: Path | None) -> str:
+    """The wrapper sudo runs: this Python, isolated (-I: no PYTHON* variables, no user site), this course."""
+    return "\n".join(
+        [
+            f"#!{sys.executable} -I",
+            f'"""The privileged steps of the course in {course_dir} for the group {group} (by `course hub`)."""',
+            "import sys",
+            "",
+            f"sys.path.insert(0, {str(code)!r})",
+            "from instructor.hub.privileged import main",
+            "",
+            f"sys.exit(main({str(course_dir)!r}, {group!r}, sys.argv[1:], root={str(root) if root else None!r}))",
+            "",
+        ]
+    )
+
+
+def sudoers_text(group: str, script: Path) -> str:
+    return (
+        f"# written by `course hub`: the staff group {group} runs the course's privileged steps as root, nothing else\n"
+        f"%{group} ALL=(root) NOPASSWD: {script}\n"
+    )
+
+
+def _root_only(path: Path) -> bool:
+    """True when only root can change ``path`` and every folder above it."""
+    for p in [path, *path.parents]:
+        info = os.stat(p)
+        if info.st_uid != 0 or info.st_mode & 0o022 and not (info.st_mode & stat.S_ISVTX):
+            return False
+    return True
+
+
+def code_folder() -> Path:
+    """The folder this ``instructor`` package is imported from."""
+    return Path(__file__).resolve().parents[2]
+
+
+def install(
+    hub_dir: Path, course_dir: Path, group: str, root: Path | None = None, sudoers: Path = SUDOERS
+) -> tuple[Path, Path]:
+    """Write the script and the sudo rule (checked with ``visudo -c``); returns both paths.
+
+    ``root`` is the course repository whose ``solutions/`` root releases and
+    grades from (default: the one the course directory records, else this
+    checkout); it may be root's alone, out of the staff's and the students' sight.
+    """
+    code = code_folder()
+    for path in (code / "instructor", Path(sys.executable).resolve()):
+        if not _root_only(path):
+            raise CourseError(
+                f"{path} can be changed by someone other than root, and root would run it for the "
+                "staff: install the course where only root writes (a venv under /opt)."
+            )
+    folder = hub_dir / "bin"
+    folder.mkdir(parents=True, exist_ok=True)
+    os.chmod(folder, 0o755)
+    script = folder / NAME
+    script.write_text(script_text(course_dir, group, code, root.resolve() if root else None))
+    os.chmod(script, 0o755)
+    rule = sudoers / f"course-{group}"
+    draft = sudoers / f".course-{group}.draft"  # sudo skips names with a dot
+    draft.write_text(sudoers_text(group, script))
+    os.chmod(draft, 0o440)
+    checked = subprocess.run(["visudo", "-c", "-q", "-f", str(draft)], capture_output=True, text=True)
+    if checked.returncode != 0:
+        draft.unlink()
+        raise CourseError(f"visudo refused the rule for {group}: {checked.stdout.strip()} {checked.stderr.strip()}")
+    os.replace(draft, rule)
+    return script, rule
+
+
+def _assignment(text: str) -> str:
+    if not _ASSIGNMENT.match(text):
+        raise argparse.ArgumentTypeError(f"{text!r} is not an assignment name")
+    return text
+
+
+def _student(text: str) -> str:
+    if not is_student_id(text):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a student id")
+    return text
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog=NAME, description="The course's steps that need root, for its staff.")
+    verbs = p.add_subparsers(dest="verb", required=True)
+    release = verbs.add_parser("release", help="course release-to-exchange A")
+    release.add_argument("assignment", type=_assignment)
+    release.add_argument("--force", action="store_true")
+    verbs.add_parser("collect", help="nbgrader collect --update A").add_argument("assignment", type=_assignment)
+    grade = verbs.add_parser("grade", help="course grade")
+    grade.add_argument("--assignment", "-a", action="append", type=_assignment, default=[])
+    grade.add_argument("--student", "-s", action="append", type=_student, default=[])
+    grade.add_argument("--force", action="store_true")
+    verbs.add_parser("release-feedback", help="nbgrader release_feedback A").add_argument(
+        "assignment", type=_assignment
+    )
+    return p
+
+
+def _caller(group: str) -> str:
+    """Who asked (sudo's $SUDO_USER), refused unless root or in ``group``."""
+    name = os.environ.get("SUDO_USER", "") or pwd.getpwuid(os.getuid()).pw_name
+    if name != "root" and name not in grp.getgrnam(group).gr_mem:
+        raise CourseError(f"{name} is not in the course's staff group {group}.")
+    return name
+
+
+def _python(course_dir: Path, module: str, *args: str) -> int:
+    """``python -m module args`` as root in ``course_dir``, with an environment of root's making."""
+    # this same course code for nbgrader's and course's own processes; nothing else of the caller's
+    env = {"PATH": f"{Path(sys.executable).parent}:{_PATH}", "HOME": "/root", "PYTHONPATH": str(code_folder())}
+    for key in ("LANG", "LC_ALL", "TZ"):
+        if key in os.environ:
+            env[key] = os.environ[key]
+    return subprocess.run([sys.executable, "-m", module, *args], cwd=course_dir, env=env).returncode
+
+
+def main(course_dir: str, group: str, argv: list[str], root: str | None = None) -> int:
+    """Run one verb for a member of ``group`` on ``course_dir``, as root; the course directory re-shared after."""
+    try:
+        if os.geteuid() != 0:
+            raise CourseError(f"{NAME} runs as root: `sudo {sys.argv[0]} ...`.")
+        args = parser().parse_args(argv)
+        who = _caller(group)
+        folder = Path(course_dir)
+        settings = folder / "nbgrader_config.py"
+        info = os.lstat(settings)
+        if not stat.S_ISREG(info.st_mode) or info.st_uid != 0 or info.st_mode & 0o022:
+            raise CourseError(f"{settings} is not root's alone: root runs it, so `course hub` must share it again.")
+        from instructor.hub.accounts import share_course_dir  # after the checks: a refused call costs no import
+
+        os.umask(0o007)  # what root makes here stays the staff's (with the folders' setgid group)
+        os.chdir(folder)
+        where = ["--course-dir", course_dir, *(["--root", root] if root else [])]
+        print(f"{NAME}: {' '.join(argv)} (for {who})", file=sys.stderr, flush=True)
+        if args.verb == "release":
+            force = ["--force"] if args.force else []
+            status = _python(folder, "instructor", "release-to-exchange", args.assignment, *where, *force)
+        elif args.verb == "collect":
+            status = _python(folder, "nbgrader", "collect", "--update", args.assignment)
+        elif args.verb == "grade":
+            given = [f"--assignment={a}" for a in args.assignment] + [f"--student={s}" for s in args.student]
+            status = _python(folder, "instructor", "grade", *where, *given, *(["--force"] * args.force))
+        else:
+            status = _python(folder, "nbgrader", "release_feedback", args.assignment)
+        share_course_dir(folder, grp.getgrnam(group).gr_gid)
+        return status
+    except CourseError as err:
+        print(f"{NAME}: {err}", file=sys.stderr)
+        return 1
+
+
+def available(course_dir: Path) -> str | None:
+    """The script, when this process is staff on the hub (not root, ``$COURSE_PRIVILEGED`` set for ``course_dir``)."""
+    script = os.environ.get(ENV, "").strip()
+    here = os.environ.get("COURSE_DIR", "").strip()
+    if os.geteuid() == 0 or not script or not here or Path(here).resolve() != course_dir.resolve():
+        return None
+    return script
+
+
+def call(script: str, *args: str) -> int:
+    """``sudo -n <script> args``: the privileged step, as this staff member; its exit status."""
+    print(f"as root, through the course's privileged path: sudo {script} {' '.join(args)}", flush=True)
+    return subprocess.run(["sudo", "-n", script, *args]).returncode

@@ -1,0 +1,125 @@
+"""The staff's one privileged path: a grader releases through sudo, a student cannot, names are checked.
+
+Real accounts (a student and a grader), the staff group, the script and the
+sudo rule as ``course hub`` writes them; every command runs in a mount
+namespace whose /etc/sudoers.d is its own (tests/hub/namespace.py), so the
+machine keeps no rule. About a minute (one release of 01_rnn through sudo).
+"""
+
+from __future__ import annotations
+
+import grp
+import os
+import shutil
+import stat
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from shlex import quote
+from types import SimpleNamespace
+
+import pytest
+
+from instructor.hub import accounts, privileged
+from instructor.paths import REPO_ROOT
+from tests.hub.harness import GRADER, STUDENTS, course, remove_accounts
+from tests.hub.namespace import wrap
+from tests.system import missing
+
+AMY = STUDENTS[0]
+GROUP = f"staffpriv{GRADER.removeprefix('grade')}"
+
+
+@pytest.fixture(scope="module")
+def hub():
+    if os.geteuid() != 0:
+        missing("root (the test makes Unix accounts)")
+    for tool in ("sudo", "visudo", "unshare", "useradd", "runuser"):
+        if not shutil.which(tool):
+            missing(tool)
+    remove_accounts((AMY, GRADER), GROUP)
+    scratch = Path(tempfile.mkdtemp(prefix="course-privileged-test-", dir="/tmp"))
+    os.chmod(scratch, 0o755)
+    try:
+        for name in (AMY, GRADER):
+            subprocess.run(["useradd", "--create-home", "--shell", "/bin/bash", name], check=True)
+        course_dir, exchange = course(scratch)
+        made = accounts.Made(scratch / "hub" / "state" / "made.json")
+        gid = accounts.staff_group(GROUP, [GRADER], made)
+        accounts.share_course_dir(course_dir, gid)
+        rules = scratch / "sudoers"
+        rules.mkdir()
+        script, rule = privileged.install(scratch / "hub", course_dir, GROUP, root=private_repo(scratch), sudoers=rules)
+        yield SimpleNamespace(scratch=scratch, course_dir=course_dir, exchange=exchange, script=script, rule=rule,
+                              gid=gid)
+    finally:
+        remove_accounts((AMY, GRADER), GROUP)
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def private_repo(scratch: Path) -> Path:
+    """A copy of the repository's solutions/ that only root can read (the namespace hides the real one)."""
+    repo = scratch / "private"
+    repo.mkdir(mode=0o700)
+    shutil.copytree(REPO_ROOT / "solutions", repo / "solutions")
+    return repo
+
+
+def as_user(hub, user: str, *command: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    """``command`` run as ``user`` where the sudo rule is installed (the hub's view of the machine)."""
+    variables = [f"{k}={v}" for k, v in {"HOME": f"/home/{user}", **(env or {})}.items()]
+    line = " ".join(quote(w) for w in ["runuser", "-u", user, "--", "env", *variables, *command])
+    shell = f"cp {quote(str(hub.rule))} /etc/sudoers.d/ && cd /tmp && {line}"
+    return subprocess.run(wrap(["sh", "-c", shell], hub.scratch), capture_output=True, text=True, timeout=600)
+
+
+def test_a_grader_releases_as_root_and_the_course_directory_stays_shared(hub):
+    done = as_user(hub, GRADER, "sudo", "-n", str(hub.script), "release", "01_rnn")
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    released = hub.exchange / "seqmodels" / "outbound" / "01_rnn" / "01_rnn.ipynb"
+    assert os.lstat(released).st_uid == 0
+    assert stat.S_IMODE(os.lstat(hub.exchange).st_mode) == 0o755  # nbgrader's release did not open it to all
+    for path in (hub.course_dir / "gradebook.db", hub.course_dir / "release" / "01_rnn" / "01_rnn.ipynb"):
+        info = os.lstat(path)
+        assert info.st_gid == hub.gid and info.st_mode & 0o060 == 0o060 and not info.st_mode & 0o007, path
+    assert stat.S_IMODE(os.lstat(hub.course_dir / "release").st_mode) == 0o2770
+
+
+def test_a_student_cannot_use_it(hub):
+    done = as_user(hub, AMY, "sudo", "-n", str(hub.script), "collect", "01_rnn")
+    assert done.returncode != 0 and "password is required" in done.stderr, done
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["grade", "--course-dir", "/etc"],
+        ["collect", "../../etc"],
+        ["collect", "--help-all"],
+        ["release", "01_rnn", "--Exchange.root=/tmp"],
+        ["bash"],
+    ],
+)
+def test_only_its_verbs_and_names(hub, args):
+    done = as_user(hub, GRADER, "sudo", "-n", str(hub.script), *args)
+    assert done.returncode == 2 and "usage: course-privileged" in done.stderr, done
+
+
+def test_a_settings_file_staff_could_change_is_refused(hub):
+    settings = hub.course_dir / "nbgrader_config.py"
+    os.chmod(settings, 0o660)
+    try:
+        done = as_user(hub, GRADER, "sudo", "-n", str(hub.script), "collect", "01_rnn")
+    finally:
+        os.chmod(settings, 0o640)
+    assert done.returncode == 1 and "not root's alone" in done.stderr, done
+
+
+def test_course_grade_in_a_staff_terminal_goes_through_it(hub):
+    env = {"COURSE_DIR": str(hub.course_dir), privileged.ENV: str(hub.script),
+           "PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin"}
+    done = as_user(hub, GRADER, sys.executable, "-m", "instructor", "grade", "-a", "01_rnn", env=env)
+    assert "through the course's privileged path" in done.stdout, done
+    assert "course-privileged: grade --assignment=01_rnn" in done.stderr, done
+    assert grp.getgrnam(GROUP).gr_mem == [GRADER]

@@ -1,11 +1,14 @@
-"""The same class past one machine: a Zero to JupyterHub values file and a DockerSpawner configuration.
+"""The same class past one machine: a Zero to JupyterHub values file, a DockerSpawner configuration
+and the Dockerfile of the users' image both name.
 
-Both come from the :class:`~instructor.hub.config.HubSettings` ``course hub``
+All three come from the :class:`~instructor.hub.config.HubSettings` ``course hub``
 uses: who may log in, who is admin, the course's groups and roles, memory and
 CPU per user, the idle culler, and nbgrader's exchange, which here must be a
 volume every user's server mounts (on Kubernetes a ReadWriteMany claim).
 There are no Unix accounts in a pod or a container, so logins come from
-NativeAuthenticator with the instructor's approval (no open sign-up), and each
+NativeAuthenticator with the instructor's approval (no open sign-up; it runs
+in the hub, so ``jupyterhub-nativeauthenticator`` belongs where the hub runs,
+not in the users' image), and each
 user's server runs under a uid of its own (10000 + the hub's user id), so the
 exchange's write-only ``inbound`` still keeps students out of each other's
 submissions.
@@ -14,8 +17,10 @@ submissions.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
+from pathlib import Path
 
-from instructor.hub.config import HubSettings
+from instructor.hub.config import HubSettings, student_nbgrader_config
 
 #: where every user's server sees nbgrader's exchange (the students' nbgrader_config.py says so)
 EXCHANGE_MOUNT = "/srv/nbgrader/exchange"
@@ -23,6 +28,10 @@ EXCHANGE_MOUNT = "/srv/nbgrader/exchange"
 EXCHANGE_VOLUME = "nbgrader-exchange"
 #: one uid per user: 10000 + the hub's id of that user
 UID_RULE = "lambda spawner: 10000 + spawner.user.id"
+#: the Docker network the hub's container and every user's container join (DockerSpawner)
+DOCKER_NETWORK = "course-hub"
+#: the name of the hub's container on that network: how users' servers reach the hub's API
+HUB_CONTAINER = "course-hub"
 
 
 def _groups_and_roles(s: HubSettings) -> tuple[dict, list[dict]]:
@@ -98,7 +107,11 @@ def docker_config(s: HubSettings, image: str) -> str:
             f"c.JupyterHub.load_groups = {json.dumps(groups)}",
             f"c.JupyterHub.load_roles = {json.dumps(roles)}",
             "c.JupyterHub.spawner_class = 'docker'",
-            "c.JupyterHub.hub_ip = '0.0.0.0'  # containers reach the hub over the Docker network",
+            f"# the hub runs in a container named {HUB_CONTAINER!r} on the Docker network {DOCKER_NETWORK!r}",
+            f"# (docker network create {DOCKER_NETWORK}); users' containers join it and reach the hub by that name",
+            f"c.DockerSpawner.network_name = {DOCKER_NETWORK!r}",
+            "c.JupyterHub.hub_ip = '0.0.0.0'",
+            f"c.JupyterHub.hub_connect_ip = {HUB_CONTAINER!r}",
             f"c.DockerSpawner.image = {image!r}",
             "c.DockerSpawner.remove = True",
             "c.DockerSpawner.default_url = '/lab'",
@@ -118,14 +131,35 @@ def docker_config(s: HubSettings, image: str) -> str:
     )
 
 
+def dockerfile(s: HubSettings, image: str) -> str:
+    """The Dockerfile of the users' image: the course from a wheel (no solutions/), the students' nbgrader settings."""
+    students = student_nbgrader_config(replace(s, exchange=Path(EXCHANGE_MOUNT)))
+    lines = [
+        f"# The users' image {image}, named by z2jh-values.yaml and jupyterhub_config.docker.py (by `course hub`).",
+        "# Build it in the course repository: only the wheel goes in, never solutions/ (hidden tests, answers):",
+        "#   python -m pip wheel --no-deps -w dist . && \\",
+        f"#   docker build -f <hub dir>/past-one-machine/Dockerfile -t {image} .",
+        "FROM quay.io/jupyter/base-notebook:python-3.11",
+        "USER root",
+        "COPY dist/ /tmp/dist/",
+        'RUN pip install --no-cache-dir "$(ls /tmp/dist/seqmodels_course-*.whl)[hub]" && rm -rf /tmp/dist',
+        "# the students' nbgrader settings: course id, the exchange volume, submissions kept private",
+        *(f"RUN echo {json.dumps(line)} >> /etc/jupyter/nbgrader_config.py" for line in students.splitlines() if line),
+        "USER ${NB_UID}",
+        "",
+    ]
+    return "\n".join(lines)
+
+
 def write(s: HubSettings, image: str) -> list:
-    """Write both into ``<hub dir>/past-one-machine/``; returns their paths.
+    """Write the three into ``<hub dir>/past-one-machine/``; returns their paths.
 
     The values file is JSON, which Helm reads as YAML.
     """
     folder = s.hub_dir / "past-one-machine"
     folder.mkdir(parents=True, exist_ok=True)
-    values, docker = folder / "z2jh-values.yaml", folder / "jupyterhub_config.docker.py"
+    values, docker, build = folder / "z2jh-values.yaml", folder / "jupyterhub_config.docker.py", folder / "Dockerfile"
     values.write_text(json.dumps(z2jh_values(s, image), indent=2) + "\n")
     docker.write_text(docker_config(s, image))
-    return [values, docker]
+    build.write_text(dockerfile(s, image))
+    return [values, docker, build]

@@ -181,7 +181,7 @@ def main(course_dir: str, group: str, argv: list[str], root: str | None = None) 
             raise CourseError(f"{settings} is not root's alone: root runs it, so `course hub` must share it again.")
         from instructor.hub.accounts import share_course_dir  # after the checks: a refused call costs no import
 
-        os.umask(0o007)  # what root makes here stays the staff's (with the folders' setgid group)
+        os.umask(0o002)  # group-writable with the folders' setgid group; others keep read (the sandbox reads as 65534)
         os.chdir(folder)
         where = ["--course-dir", course_dir, *(["--root", root] if root else [])]
         print(f"{NAME}: {' '.join(argv)} (for {who})", file=sys.stderr, flush=True)

@@ -59,7 +59,7 @@ class CourseSpawner(LocalProcessSpawner):
         joins = [str(f) for f in self._cgroup.procs_files] if self._cgroup else []
         folder = self.course_dir if self.is_staff else None
         # staff share the course directory through its group: what they make there is the group's to change
-        umask = 0o007 if self.is_staff else None
+        umask = 0o002 if self.is_staff else None
 
         def preexec():
             pid = str(os.getpid())

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -20,7 +24,7 @@ def settings(tmp_path: Path) -> config.HubSettings:
         course_dir=tmp_path / "course",
         exchange=tmp_path / "exchange",
         hub_dir=tmp_path / "hub",
-        people=People(frozenset({"amy", "bob"}), frozenset({"teach"}), frozenset({"ta"})),
+        people=People(frozenset({"amy", "bob"}), frozenset({"teach"}), frozenset({"ta"}), {"amy@example.edu": "amy"}),
         port=18500,
         memory_mb=1536,
         cpus=0.5,
@@ -51,6 +55,35 @@ def test_jupyterhub_loads_the_configuration_as_written(tmp_path):
     assert c.JupyterHub.spawner_class == "instructor.hub.spawner.CourseSpawner"
     assert (c.CourseSpawner.memory_mb, c.CourseSpawner.cpus, c.CourseSpawner.staff) == (1536, 0.5, {"teach", "ta"})
     assert oct((s.state).stat().st_mode & 0o777) == "0o700"  # the cookie secret and the passwords live there
+
+
+def test_an_lti_login_by_e_mail_lands_on_the_rosters_unix_name(tmp_path):
+    """LTI 1.3 names people by e-mail by default; the roster's ids are the Unix names (issue 43.7)."""
+    from jupyterhub.app import JupyterHub
+    from jupyterhub.auth import Authenticator
+
+    s = settings(tmp_path)
+    app = JupyterHub()
+    app.load_config_file(str(config.write(s)))
+    authenticator = Authenticator(config=app.config)
+    assert authenticator.normalize_username("amy@example.edu") == "amy"
+    assert authenticator.normalize_username("Amy@Example.edu") == "amy"  # lower-cased first, as JupyterHub does
+    assert "example.edu" not in s.config_file.read_text()  # the e-mails stay in the root-only state folder
+    assert oct(s.usernames.stat().st_mode & 0o777) == "0o600"
+
+
+def test_the_staff_servers_find_the_course_and_the_privileged_path(tmp_path):
+    from jupyterhub.app import JupyterHub
+
+    s = settings(tmp_path)
+    app = JupyterHub()
+    app.load_config_file(str(config.write(s)))
+    assert app.config.CourseSpawner.privileged == str(s.hub_dir / "bin" / "course-privileged")
+    assert app.config.CourseSpawner.course_dir == str(s.course_dir)
+    students = (s.student_config / "nbgrader_config.py").read_text()
+    assert "c.ExchangeFactory.submit = 'instructor.hub.student.PrivateSubmit'" in students
+    assert "c.ExchangeFactory.list = 'instructor.hub.student.FeedbackPageList'" in students
+    assert "c.CourseDirectory.groupshared = True" in students
 
 
 def test_the_instructors_own_settings_are_loaded_last(tmp_path):
@@ -102,3 +135,25 @@ def test_people_from_the_course_directory(tmp_path):
     (tmp_path / "staff.csv").write_text("id,role\nteach,instructor\nta,grader\n")
     found = people(tmp_path)
     assert found.students == {"amy", "bob"} and found.instructors == {"teach"} and found.graders == {"ta"}
+
+
+def test_ctrl_c_ends_the_idle_culler_at_once():
+    """JupyterHub SIGINTs its culler and waits up to 30 s for it (issue 43.7: Ctrl-C took 35 s); `course hub`
+    SIGTERMs the culler first. Here a stand-in that ignores SIGINT, and a neighbour that must be left alone."""
+    from instructor.hub import run
+
+    ignore = "import signal, time; signal.signal(signal.SIGINT, signal.SIG_IGN); time.sleep(120)"
+    culler = subprocess.Popen([sys.executable, "-c", ignore, run.CULLER])
+    neighbour = subprocess.Popen([sys.executable, "-c", ignore, "a-users-server"])
+    try:
+        for _ in range(100):  # until its command line is the stand-in's (after exec)
+            if run.children(os.getpid(), run.CULLER):
+                break
+            time.sleep(0.05)
+        assert run.stop_culler(os.getpid()) == 1
+        assert culler.wait(timeout=60) == -15
+        assert neighbour.poll() is None
+    finally:
+        for process in (culler, neighbour):
+            process.kill()
+            process.wait()

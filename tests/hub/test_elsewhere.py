@@ -36,6 +36,9 @@ def test_dockerspawner_loads_the_generated_configuration(tmp_path):
     assert spawner.mem_limit == 1536 * 2**20  # "1536M", parsed by the spawner
     assert spawner.cpu_limit == 0.5
     assert spawner.volumes[elsewhere.EXCHANGE_VOLUME] == elsewhere.EXCHANGE_MOUNT
+    # users' containers join the hub's Docker network and reach the hub by its container's name (issue 43.7)
+    assert spawner.network_name == elsewhere.DOCKER_NETWORK
+    assert config.JupyterHub.hub_connect_ip == elsewhere.HUB_CONTAINER
 
 
 #: a cluster that is never contacted: KubeSpawner reads a kube-config when it is made
@@ -87,6 +90,21 @@ def test_kubespawner_builds_a_pod_from_the_values(tmp_path, monkeypatch):
 def test_course_hub_writes_both_files_and_helm_reads_the_values_as_yaml(tmp_path):
     yaml = pytest.importorskip("yaml")
     s = settings(tmp_path)
-    values, docker = elsewhere.write(s, IMAGE)
+    values, docker, _ = elsewhere.write(s, IMAGE)
     assert yaml.safe_load(values.read_text()) == elsewhere.z2jh_values(s, IMAGE)
     assert f"c.DockerSpawner.image = {IMAGE!r}" in docker.read_text()
+
+
+def test_the_image_both_files_name_has_a_dockerfile(tmp_path):
+    """The values and the Docker file name an image: its Dockerfile is written beside them (issue 43.7)."""
+    s = settings(tmp_path)
+    values, docker, build = elsewhere.write(s, IMAGE)
+    text = build.read_text()
+    assert build.name == "Dockerfile" and build.parent == values.parent
+    assert f"-t {IMAGE} ." in text  # the command in its head builds the image the values name
+    steps = [line for line in text.splitlines() if line and not line.startswith("#")]
+    assert steps[0].startswith("FROM ")
+    assert "COPY dist/ /tmp/dist/" in steps and not any(line.startswith("COPY . ") for line in steps)  # no solutions/
+    assert any("seqmodels_course-*.whl)[hub]" in line for line in steps)  # the project's wheel
+    assert f"c.Exchange.root = '{elsewhere.EXCHANGE_MOUNT}'" in text
+    assert "nativeauthenticator" not in text.lower()  # it runs in the hub, not in the users' image

@@ -1,13 +1,16 @@
 """A class on one JupyterHub, in a real browser: `course hub` as an instructor starts it.
 
-Two students and an instructor log in with the Unix passwords ``course hub``
-gave them. A student fetches 01_rnn from the Assignments tab, types an answer
-into its ``generate_batch`` cell, saves, presses Validate and submits it;
-the other student cannot read the first's files, the exchange's submissions or
-the course directory; students are refused the formgrader and the hub's admin
-API; the instructor's own server has the formgrader; ``nbgrader collect`` and
-``course grade`` grade the submission, and the feedback released appears in
-the student's Assignments tab. Ctrl-C then stops the hub and every server.
+Two students, an instructor and a grader log in with the Unix passwords
+``course hub`` gave them, and run the term as docs/hub.md gives it, the staff
+from their own JupyterLab terminals and formgraders, never as root: the
+instructor releases, a student fetches 01_rnn, answers ``generate_batch``,
+validates and submits; the other student can read and change nothing of hers,
+of the exchange or of the course directory, and sudo refuses him the staff's
+privileged path; the grader collects, grades (terminal and the formgrader's
+Autograde) and hand grades; the instructor writes and releases feedback and
+exports; the student's "view feedback" shows the page. Each staff step's
+time is printed and written to ``tests/browser/screenshots/hub-staff-term.json``.
+Ctrl-C then stops the hub and every server.
 Screenshots: ``tests/browser/screenshots/hub-*.png``.
 """
 
@@ -17,14 +20,13 @@ import json
 import os
 import re
 import shutil
-import subprocess
-import sys
+import time
 
 import pytest
 
 from instructor.paths import REPO_ROOT
 from tests.browser.test_jupyterlab import OPEN_TIMEOUT_MS, SCREENSHOTS, chromium  # noqa: F401  (fixture)
-from tests.hub.harness import INSTRUCTOR, PEOPLE, STUDENTS, processes_of, running_hub
+from tests.hub.harness import GRADER, INSTRUCTOR, PEOPLE, STUDENTS, processes_of, running_hub
 from tests.system import missing, require_sandbox
 
 pytestmark = [pytest.mark.browser]
@@ -42,10 +44,7 @@ def hub():
     for tool in ("configurable-http-proxy", "unshare", "nsenter", "useradd"):
         if not shutil.which(tool):
             missing(tool)
-    from instructor.cli import main
-
     with running_hub() as h:
-        assert main(["release-to-exchange", ASSIGNMENT, "--course-dir", str(h.course_dir)]) == 0
         yield h
 
 
@@ -94,13 +93,6 @@ def saved_cell(hub, task: str) -> str:
     return "".join(next(c for c in cells if c["metadata"].get("nbgrader", {}).get("grade_id") == task)["source"])
 
 
-def nbgrader(hub, *args):
-    """An nbgrader command in the course directory, as root (the instructor's `sudo`)."""
-    done = subprocess.run([sys.executable, "-m", "nbgrader", *args], cwd=hub.course_dir,
-                          capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stdout + done.stderr
-
-
 def test_a_wrong_password_is_refused(chromium, hub):  # noqa: F811
     page = chromium.new_page()
     try:
@@ -115,14 +107,63 @@ def test_a_wrong_password_is_refused(chromium, hub):  # noqa: F811
         page.close()
 
 
+class Terminal:
+    """A JupyterLab terminal in ``user``'s own server, typed into as they would; each command's output is
+    sent to a file in their home, read back as them (the terminal draws on a canvas)."""
+
+    def __init__(self, hub, page, user):
+        self.hub, self.page, self.user, self.count = hub, page, user, 0
+        page.goto(f"{hub.base}/user/{user}/lab")
+        page.locator(".jp-LauncherCard").get_by_text("Terminal", exact=True).first.click()
+        page.locator(".jp-Terminal").first.wait_for(timeout=OPEN_TIMEOUT_MS)
+        page.wait_for_timeout(2000)  # the shell's prompt
+
+    def run(self, command: str, timeout: float = 900) -> tuple[str, float]:
+        """``command`` typed and run; returns (its output, seconds it took); fails if it exits non-zero."""
+        self.count += 1
+        log = f"/home/{self.user}/.term-{self.count}.log"
+        self.page.locator(".jp-Terminal").first.click()
+        started = time.monotonic()
+        self.page.keyboard.type(f'{command} > {log} 2>&1; echo "exit=$?" >> {log}\n')
+        while time.monotonic() - started < timeout:
+            output = self.hub.as_user(self.user, ["cat", log]).stdout
+            if "exit=" in output:
+                seconds = time.monotonic() - started
+                text, _, status = output.rpartition("exit=")
+                assert status.strip() == "0", f"{self.user}$ {command}\n{output[-3000:]}"
+                TERM.append({"who": self.user, "step": command, "seconds": round(seconds, 1)})
+                return text, seconds
+            time.sleep(1)
+        raise AssertionError(f"{self.user}$ {command} did not end within {timeout:.0f} s")
+
+
+#: the formgrader's own call of its Autograde API (POST with the page's XSRF cookie), from the page
+AUTOGRADE = """async (url) => {
+  const xsrf = (document.cookie.match(/_xsrf=([^;]+)/) || [])[1] || "";
+  const reply = await fetch(url, {method: "POST", headers: {"X-XSRFToken": decodeURIComponent(xsrf)}});
+  return [reply.status, await reply.text()];
+}"""
+
+#: the staff's term as the test walked it: who ran which command, how long it took
+TERM: list[dict] = []
+
+
 def test_a_term_on_the_hub(chromium, hub):  # noqa: F811
-    require_sandbox()  # course grade
-    from instructor.cli import main
+    """The term as staff live it: the instructor and the grader, not root, each from their own server."""
+    require_sandbox()  # course grade, through the privileged path
 
     amy, amy_page = log_in(chromium, hub, AMY)
     bob, bob_page = log_in(chromium, hub, BOB)
     teach, teach_page = log_in(chromium, hub, INSTRUCTOR)
+    grader, grader_page = log_in(chromium, hub, GRADER)
     try:
+        # the instructor releases from her terminal: `course` reaches root through the privileged path
+        teach_term = Terminal(hub, teach_page, INSTRUCTOR)
+        out, _ = teach_term.run(f"course release-to-exchange {ASSIGNMENT}")
+        assert "through the course's privileged path" in out, out
+        release = hub.exchange / "seqmodels" / "outbound" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+        assert os.lstat(release).st_uid == 0 and "HIDDEN TESTS" not in release.read_text()
+
         # amy: the Assignments tab, nothing of the instructor's tools
         open_assignments(amy_page)
         menu = amy_page.locator(".lm-MenuBar-itemLabel", has_text="Nbgrader")
@@ -172,12 +213,18 @@ def test_a_term_on_the_hub(chromium, hub):  # noqa: F811
         for path in (notebook, f"/home/{AMY}"):
             denied = hub.as_user(BOB, ["ls", path])
             assert denied.returncode != 0 and "Permission denied" in denied.stderr, denied
-        inbound = hub.as_user(BOB, ["ls", str(hub.exchange / "seqmodels" / "inbound")])
+        course = hub.exchange / "seqmodels"
+        inbound = hub.as_user(BOB, ["ls", str(course / "inbound")])
         assert inbound.returncode != 0 and "Permission denied" in inbound.stderr, inbound
         course_dir = hub.as_user(BOB, ["ls", str(hub.course_dir)])
         assert course_dir.returncode != 0 and "Permission denied" in course_dir.stderr, course_dir
-        release = hub.exchange / "seqmodels" / "outbound" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
-        assert "HIDDEN TESTS" not in release.read_text()  # what the exchange hands out holds no hidden test
+        # ... nor take the exchange over (issue 42.1), nor use the staff's way to root
+        for attack in (["mv", str(course), f"{hub.exchange}/old"], ["mkdir", f"{course}/outbound/planted"]):
+            denied = hub.as_user(BOB, attack)
+            assert denied.returncode != 0 and "Permission denied" in denied.stderr, denied
+        print(hub.as_user(BOB, ["ls", "-la", str(hub.exchange), str(course), str(course / "outbound")]).stdout)
+        sudo = hub.as_user(BOB, ["sudo", "-n", str(hub.hub_dir / "bin" / "course-privileged"), "collect", ASSIGNMENT])
+        assert sudo.returncode != 0 and "password is required" in sudo.stderr, sudo
         # ... nor through the hub: amy's server, the formgrader, the admin API
         assert status(bob_page, f"{hub.base}/user/{AMY}/api/contents/{ASSIGNMENT}") == 403
         assert status(bob_page, f"{hub.base}/user/{INSTRUCTOR}/formgrader") == 403
@@ -185,44 +232,79 @@ def test_a_term_on_the_hub(chromium, hub):  # noqa: F811
         assert status(bob_page, f"{hub.base}/hub/api/users") == 403
         assert status(bob_page, f"{hub.base}/hub/admin") == 403
 
-        # the instructor: the formgrader in a tab of its own (JupyterHub >= 4.1 refuses it in a frame)
-        teach_page.goto(f"{hub.base}/user/{INSTRUCTOR}/formgrader")
-        teach_page.locator("text=Manage Assignments").first.wait_for(timeout=OPEN_TIMEOUT_MS)
-        assert status(teach_page, f"{hub.base}/hub/api/users") == 200
-
-        # collect and grade (as root: `sudo` in the instructor's terminal), release feedback
-        nbgrader(hub, "collect", ASSIGNMENT)
-        assert main(["grade", "--course-dir", str(hub.course_dir), "--assignment", ASSIGNMENT]) == 0
+        # the grader collects and grades from his terminal (root's steps through the privileged path)
+        grader_term = Terminal(hub, grader_page, GRADER)
+        grader_term.run(f"sudo $COURSE_PRIVILEGED collect {ASSIGNMENT}")
+        assert (hub.course_dir / "submitted" / AMY / ASSIGNMENT / f"{ASSIGNMENT}.ipynb").is_file()
+        grader_term.run("course grade")
         result = json.loads((hub.course_dir / "results" / AMY / f"{ASSIGNMENT}.json").read_text())
         assert result["status"] == "graded" and result["score"] > 0, result  # her typed answer earned points
-        teach_page.goto(f"{hub.base}/user/{INSTRUCTOR}/formgrader/gradebook/{ASSIGNMENT}/{ASSIGNMENT}")
-        rows = teach_page.locator("tbody tr")
-        rows.filter(has_text="Submission #").first.wait_for(timeout=OPEN_TIMEOUT_MS)
-        teach_page.click("#toggle_names")
-        rows.filter(has_text="Amy").first.wait_for(timeout=OPEN_TIMEOUT_MS)  # the roster's name, once shown
-        shot(teach_page, "instructor-formgrader")
-        assert main(["feedback", "--course-dir", str(hub.course_dir)]) == 0
-        nbgrader(hub, "release_feedback", ASSIGNMENT)
 
-        # amy reads it in her Assignments tab
+        # ... and hand grades her written answer in his formgrader (its own tab: JupyterHub >= 4.1 refuses frames)
+        started = time.monotonic()
+        grader_page.goto(f"{hub.base}/user/{GRADER}/formgrader/gradebook/{ASSIGNMENT}/{ASSIGNMENT}")
+        # the formgrader's Autograde (its API) grades through the privileged path too
+        url = f"{hub.base}/user/{GRADER}/formgrader/api/submission/{ASSIGNMENT}/{AMY}/autograde"
+        code, body = grader_page.evaluate(AUTOGRADE, url)
+        assert code == 200 and json.loads(body)["success"], (code, body[-3000:])
+        TERM.append({"who": GRADER, "step": f"formgrader: Autograde {AMY}", "seconds": round(time.monotonic() - started, 1)})
+        started = time.monotonic()
+        grader_page.goto(f"{hub.base}/user/{GRADER}/formgrader/gradebook/{ASSIGNMENT}/{ASSIGNMENT}")
+        rows = grader_page.locator("tbody tr")
+        rows.filter(has_text="Submission #").first.wait_for(timeout=OPEN_TIMEOUT_MS)
+        grader_page.click("#toggle_names")
+        rows.filter(has_text="Amy").first.wait_for(timeout=OPEN_TIMEOUT_MS)  # the roster's name, once shown
+        shot(grader_page, "grader-formgrader")
+        link = rows.filter(has_text="Amy").first.locator("a", has_text="Submission #").first.get_attribute("href")
+        grader_page.goto(f"{hub.base}{link}")
+        box = grader_page.locator("input.score#why_rnn_fails")
+        box.wait_for(timeout=OPEN_TIMEOUT_MS)
+        box.fill("1")
+        box.press("Tab")
+        grader_page.wait_for_timeout(1500)
+        shot(grader_page, "grader-hand-grade")
+        TERM.append({"who": GRADER, "step": "formgrader: hand grade why_rnn_fails = 1",
+                     "seconds": round(time.monotonic() - started, 1)})
+        from nbgrader.api import Gradebook
+
+        with Gradebook(f"sqlite:///{hub.course_dir / 'gradebook.db'}") as gb:
+            assert gb.find_grade("why_rnn_fails", ASSIGNMENT, ASSIGNMENT, AMY).manual_score == 1.0
+
+        # the instructor: feedback, released to the exchange, and the export, from her terminal
+        teach_term.run("course feedback")
+        teach_term.run(f"sudo $COURSE_PRIVILEGED release-feedback {ASSIGNMENT}")
+        teach_term.run("course export")
+        assert AMY in (hub.course_dir / "grades.csv").read_text()
+        assert status(teach_page, f"{hub.base}/hub/api/users") == 200
+
+        # amy reads it in her Assignments tab; "view feedback" shows the page
         amy_page.reload()
         amy_page.locator(".jp-LauncherCard, .jp-NotebookPanel, #released_assignments_list").first.wait_for(
             timeout=OPEN_TIMEOUT_MS)
         open_assignments(amy_page)
         submitted = amy_page.locator("#submitted_assignments_list .list_item", has_text=ASSIGNMENT).first
         submitted.locator("button", has_text="Fetch Feedback").click()
-        amy_page.locator("#submitted_assignments_list a", has_text="view feedback").first.wait_for(
-            timeout=OPEN_TIMEOUT_MS)
+        view = amy_page.locator("#submitted_assignments_list a", has_text="view feedback").first
+        view.wait_for(timeout=OPEN_TIMEOUT_MS)
+        view.click()
+        selected = amy_page.locator(".jp-DirListing-item.jp-mod-selected")
+        selected.first.wait_for(timeout=OPEN_TIMEOUT_MS)
+        assert f"{ASSIGNMENT}.html" in selected.first.inner_text()  # nbgrader showed only the folder
         shot(amy_page, "student-feedback")
         feedback = hub.as_user(AMY, ["find", f"/home/{AMY}/{ASSIGNMENT}/feedback", "-name", "*.html"])
         assert feedback.stdout.strip(), feedback
     finally:
-        for context in (amy, bob, teach):
+        for context in (amy, bob, teach, grader):
             context.close()
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        (SCREENSHOTS / "hub-staff-term.json").write_text(json.dumps(TERM, indent=1) + "\n")
+        print(json.dumps(TERM, indent=1))
 
 
 def test_ctrl_c_stops_the_hub_and_every_server(hub):
     assert processes_of(), "the servers started above should still run"
+    started = time.monotonic()
     assert hub.stop() == 0, hub.log.read_text()[-3000:]
+    print(f"Ctrl-C to the end of course hub: {time.monotonic() - started:.1f} s")  # measured, not asserted
     assert processes_of() == []
     assert not any(PEOPLE[0] in line for line in processes_of())

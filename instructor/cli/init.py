@@ -17,7 +17,8 @@ EXAMPLES = f"""\
 what it writes (<dir> = DIR, else ${directory.ENV}, else {directory.DEFAULT}; never inside the repository):
   <dir>/nbgrader_config.py   course id {COURSE_ID!r}, Exchange.root, CourseDirectory.db_url, the late
                              rule, due dates, and the course's feedback settings (no hidden tests)
-  <exchange>/                created (mode 777, as nbgrader's exchange needs) if it does not exist
+  <exchange>/                as root: laid out as the course's (every folder root's, only inbound open
+                             to students, 1733; docs/trust.md); otherwise made 0755 if it does not exist
   the course repository      --root: the checkout whose solutions/ `course release-to-exchange` and
                              `course grade` use (default: kept, else the checkout `course` runs from;
                              an installed package carries no solutions, so name one there)

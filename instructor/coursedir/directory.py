@@ -214,8 +214,9 @@ def init(
                 settings.exchange.mkdir(parents=True, mode=0o755)
         except OSError as err:
             raise CourseError(
-                f"cannot create the exchange {settings.exchange} ({err.strerror or err}): run `course init` "
-                "as root (sudo), which makes it root's with only inbound open to students."
+                f"cannot create the exchange {settings.exchange} ({err.strerror or err}): make its parent "
+                f"folder as root (sudo mkdir -p {settings.exchange.parent}), then run `course init` again as "
+                "root, which lays the exchange out as the course's (root's; students write only into inbound)."
             ) from None
     try:
         course_path.mkdir(parents=True, exist_ok=True)

@@ -191,6 +191,8 @@ def student_nbgrader_config(s: HubSettings) -> str:
             "c.CourseDirectory.groupshared = True",
             "# a submission folder 0755, not nbgrader's 0777",
             "c.ExchangeFactory.submit = 'instructor.hub.student.PrivateSubmit'",
+            "# 'view feedback' shows the feedback page (selected in its folder), not only the folder",
+            "c.ExchangeFactory.list = 'instructor.hub.student.FeedbackPageList'",
             "",
         ]
     )

@@ -82,6 +82,7 @@ def test_the_staff_servers_find_the_course_and_the_privileged_path(tmp_path):
     assert app.config.CourseSpawner.course_dir == str(s.course_dir)
     students = (s.student_config / "nbgrader_config.py").read_text()
     assert "c.ExchangeFactory.submit = 'instructor.hub.student.PrivateSubmit'" in students
+    assert "c.ExchangeFactory.list = 'instructor.hub.student.FeedbackPageList'" in students
     assert "c.CourseDirectory.groupshared = True" in students
 
 

@@ -395,11 +395,10 @@ guess_scores = np.zeros((1, 2, 12), dtype=np.float32)
 guess_scores[0, 0, 3], guess_scores[0, 1, 7] = 1.0, 2.0  # the best classes: 3 and 7
 guess_wanted = np.zeros((1, 2, 12), dtype=np.float32)
 guess_wanted[0, 0, 3] = guess_wanted[0, 1, 7] = 1.0
-own_guess = one_hot_encode_prediction(mg.tensor(guess_scores))
-own_guess_is_float32_array = type(own_guess) is np.ndarray and own_guess.dtype == np.float32
-assert own_guess_is_float32_array and np.array_equal(own_guess, guess_wanted), (
-    "Seq2Seq feeds back the guesses of your one_hot_encode_prediction, which gives a wrong answer (or not a float32 "
-    "NumPy array) for one decoder step's scores: fix one_hot_encode_prediction (Part A) first"
+own_guess = mg.asarray(one_hot_encode_prediction(mg.tensor(guess_scores)))
+assert own_guess.dtype == np.float32 and np.array_equal(own_guess, guess_wanted), (
+    "Seq2Seq feeds back the guesses of your one_hot_encode_prediction, which gives a wrong answer (or not float32) "
+    "for one decoder step's scores: fix one_hot_encode_prediction (Part A) first"
 )
 class StubEncoder:
     # stands in for the encoder RNN: fixed states, and it remembers what it read
@@ -511,11 +510,10 @@ guess_scores = np.zeros((1, 2, 12), dtype=np.float32)
 guess_scores[0, 0, 3], guess_scores[0, 1, 7] = 1.0, 2.0  # the best classes: 3 and 7
 guess_wanted = np.zeros((1, 2, 12), dtype=np.float32)
 guess_wanted[0, 0, 3] = guess_wanted[0, 1, 7] = 1.0
-own_guess = one_hot_encode_prediction(mg.tensor(guess_scores))
-own_guess_is_float32_array = type(own_guess) is np.ndarray and own_guess.dtype == np.float32
-assert own_guess_is_float32_array and np.array_equal(own_guess, guess_wanted), (
-    "Seq2Seq feeds back the guesses of your one_hot_encode_prediction, which gives a wrong answer (or not a float32 "
-    "NumPy array) for one decoder step's scores: fix one_hot_encode_prediction (Part A) first"
+own_guess = mg.asarray(one_hot_encode_prediction(mg.tensor(guess_scores)))
+assert own_guess.dtype == np.float32 and np.array_equal(own_guess, guess_wanted), (
+    "Seq2Seq feeds back the guesses of your one_hot_encode_prediction, which gives a wrong answer (or not float32) "
+    "for one decoder step's scores: fix one_hot_encode_prediction (Part A) first"
 )
 
 LAYERS = ("input_layer", "recurrent_layer", "output_layer")  # the layers of an RNN; only the recurrent one has no bias

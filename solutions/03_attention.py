@@ -634,17 +634,12 @@ hand_h[:, 0] = [[1, 0], [0, 1], [1, 1]]
 hand_h[:, 1] = [[3, 0], [0, 3], [0, 0]]
 hand_proj_tensor = mg.tensor(hand_proj)
 own_c, own_a = attend(hand_proj_tensor, mg.tensor(hand_h), mg.tensor(np.array([[[1, 1], [0, 0]]], dtype=np.float32)))
-own_c.sum().backward()
-own_attend = [mg.asarray(own_a), mg.asarray(own_c), own_c.dtype, hand_proj_tensor.grad]
+own_attend = [mg.asarray(own_a), mg.asarray(own_c)]
 assert (
     np.allclose(own_attend[0], [[0.4, 1 / 3], [0.2, 1 / 3], [0.4, 1 / 3]], atol=1e-5)
     and np.allclose(own_attend[1], [[[0.8, 0.6], [1.0, 1.0]]], atol=1e-5)
-    and own_attend[2] == np.float32
-    and own_attend[3] is not None
-    and np.any(own_attend[3] != 0)
 ), (
-    "AttentionSeq2Seq calls your attend, which fails attend's own case worked out by hand (its values, float32, or a "
-    "gradient back to enc_proj): fix attend (Part A) first"
+    "AttentionSeq2Seq calls your attend, which fails attend's own case worked out by hand: fix attend (Part A) first"
 )
 class StubEncoder:
     # stands in for the encoder RNN: fixed states
@@ -798,15 +793,14 @@ hand_h[:, 1] = [[3, 0], [0, 3], [0, 0]]
 hand_proj_tensor = mg.tensor(hand_proj)
 own_c, own_a = attend(hand_proj_tensor, mg.tensor(hand_h), mg.tensor(np.array([[[1, 1], [0, 0]]], dtype=np.float32)))
 own_c.sum().backward()
-own_attend = [mg.asarray(own_a), mg.asarray(own_c), own_c.dtype, hand_proj_tensor.grad]
+own_attend = [mg.asarray(own_a), mg.asarray(own_c), hand_proj_tensor.grad]
 assert (
     np.allclose(own_attend[0], [[0.4, 1 / 3], [0.2, 1 / 3], [0.4, 1 / 3]], atol=1e-5)
     and np.allclose(own_attend[1], [[[0.8, 0.6], [1.0, 1.0]]], atol=1e-5)
-    and own_attend[2] == np.float32
-    and own_attend[3] is not None
-    and np.any(own_attend[3] != 0)
+    and own_attend[2] is not None
+    and np.any(own_attend[2] != 0)
 ), (
-    "AttentionSeq2Seq calls your attend, which fails attend's own case worked out by hand (its values, float32, or a "
+    "AttentionSeq2Seq calls your attend, which fails attend's own case worked out by hand (its values, or a "
     "gradient back to enc_proj): fix attend (Part A) first"
 )
 def chosen_weights(C, D, K, seed):

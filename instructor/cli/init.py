@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from instructor.coursedir import directory
-from instructor.coursedir.due import parse_due
-from instructor.errors import CourseError
+from instructor.coursedir.due import apply_to_recorded, parse_due
+from instructor.errors import CourseError, first_line
 from instructor.settings import COURSE_ID
 
 NAME = "init"
@@ -100,6 +100,14 @@ def run(args) -> int:
     print(f"  repository:    {settings.root or 'none: give one with --root (a checkout holding solutions/)'}")
     for name, when in sorted(settings.due.items()):
         print(f"  due {name}: {when}")
+    # the gradebook is where the formgrader and nbgrader read a due date: a new one counts from now
+    try:
+        updated = apply_to_recorded(settings.due, settings.db_url)
+    except Exception as err:  # a database server that does not answer: SQLAlchemy raises several types
+        print(f"  due dates not copied into the gradebook yet ({first_line(err)}): `course grade` copies them")
+        updated = []
+    if updated:
+        print(f"  due dates copied into the gradebook: {', '.join(updated)}")
     print(f"settings: {folder / directory.CONFIG_NAME}")
     if folder != directory.resolve(None):
         print(f"name it once for every command: export {directory.ENV}={folder}")

@@ -7,6 +7,7 @@ from nbgrader.utils import parse_utc
 from traitlets import Dict
 from traitlets.config import Configurable
 
+from instructor.coursedir import gradebook
 from instructor.errors import CourseError
 
 
@@ -43,3 +44,18 @@ def apply_due_dates(dates: dict[str, str], db_url: str, assignments: list[str]) 
     with Gradebook(db_url) as gb:
         for name, when in wanted.items():
             gb.update_or_create_assignment(name, duedate=parse_utc(when))
+
+
+def apply_to_recorded(dates: dict[str, str], db_url: str) -> list[str]:
+    """Copy the configured due ``dates`` into the gradebook for the assignments it already records.
+
+    ``course init --due`` calls it, so the formgrader and nbgrader's own
+    commands see a new or moved deadline at once, not at the next release or
+    grade. Returns the assignments updated; none if nothing was recorded yet.
+    """
+    if not dates or not gradebook.exists(db_url):
+        return []
+    with Gradebook(db_url) as gb:
+        recorded = [a.name for a in gb.assignments if a.name in dates]
+    apply_due_dates(dates, db_url, recorded)
+    return recorded

@@ -37,3 +37,20 @@ def test_init_says_the_late_rule_as_the_docs_do():
     assert "takes 10 % of a notebook's autograded points per day (or part of a day)" in docs
     assert "at most all of them" in docs
     assert penalty(4.0, 1.5 * 86400, 10) == 0.8 and penalty(4.0, 20 * 86400, 10) == 4.0  # two days started; capped
+
+
+def test_a_due_date_added_after_the_release_reaches_the_gradebook_at_once(course_repo, tmp_path, run_course):
+    """Released with no due date, then `course init --due` (the docs' way to add one): does the gradebook, which
+    the formgrader shows ("None" until the first `course grade` copied it), hold the date at once?"""
+    from nbgrader.api import Gradebook
+
+    cd = tmp_path / "cd"
+    run_course(["init", cd, "--exchange", tmp_path / "exchange", "--root", course_repo])
+    run_course(["release-to-exchange", "01_toy", "--course-dir", cd])
+    with Gradebook(f"sqlite:///{cd / 'gradebook.db'}") as gb:
+        assert gb.find_assignment("01_toy").duedate is None
+    out, _ = run_course(["init", cd, "--due", "01_toy=2030-01-01 10:00 UTC", "--due", "02_toy=2030-02-01 10:00 UTC"])
+    assert "due dates copied into the gradebook: 01_toy" in out
+    with Gradebook(f"sqlite:///{cd / 'gradebook.db'}") as gb:
+        assert str(gb.find_assignment("01_toy").duedate) == "2030-01-01 10:00:00"
+        assert [a.name for a in gb.assignments] == ["01_toy"]  # 02_toy, not released, is not recorded by it

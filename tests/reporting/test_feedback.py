@@ -50,6 +50,27 @@ def test_ungraded_answers_are_pending_until_a_grader_scores_them(course_repo, tm
     assert "(Score: 3.0 / 3.0)" in html and "waiting for a grader" not in html
 
 
+def test_a_partly_credited_written_answer_is_not_called_failed(course_repo, tmp_path, run_course):
+    """A grader gives the written answer half its points: does the page say "partly credited" (it said
+    "✗ failed"), while a check that failed still says failed?"""
+    from nbgrader.api import Gradebook
+
+    subs = toy_submissions(tmp_path / "subs", course_repo)
+    ws = tmp_path / "ws"
+    run_course(["grade", subs, "--course-dir", ws, "--root", course_repo, "--unsafe"])
+    with Gradebook(f"sqlite:///{ws / 'gradebook.db'}") as gb:
+        for student in ("ref", "blank"):
+            gb.find_grade("why", "01_toy", "01_toy", student).manual_score = 0.5
+        gb.db.commit()
+    run_course(["feedback", "--course-dir", ws])
+    ref = dict((t, v) for v, t in _verdicts((ws / "feedback/ref/01_toy/01_toy.html").read_text()))
+    blank = dict((t, v) for v, t in _verdicts((ws / "feedback/blank/01_toy/01_toy.html").read_text()))
+    why = next(t for t in ref if t.startswith("why"))
+    assert ref[why] == blank[why] == "partly"
+    assert "failed" in blank.values() and "failed" not in ref.values()
+    assert "partly credited" in (ws / "feedback/ref/01_toy/01_toy.html").read_text()
+
+
 def test_nbgraders_own_feedback_command_uses_the_course_preprocessors():
     """Does the grader configuration hand nbgrader's generate_feedback the same preprocessors and template?"""
     from traitlets.config import Config

@@ -72,7 +72,11 @@ def _student_cells(nb) -> dict[int, tuple[str, str | None]]:
 def _verdict(meta: dict) -> str:
     if meta.get("pending"):
         return "waiting"
-    return "passed" if float(meta.get("score") or 0) >= float(meta.get("points") or 0) else "failed"
+    score, points = float(meta.get("score") or 0), float(meta.get("points") or 0)
+    if score >= points:
+        return "passed"
+    # a written answer a grader gave some of its points is no failure (a check passes or fails whole)
+    return "partly" if meta.get("solution") and score > 0 else "failed"
 
 
 class ExplainVerdicts(Preprocessor):

@@ -259,9 +259,11 @@ def test_a_term_on_the_hub(chromium, hub):  # noqa: F811
         grader_page.goto(f"{hub.base}{link}")
         box = grader_page.locator("input.score#why_rnn_fails")
         box.wait_for(timeout=OPEN_TIMEOUT_MS)
-        box.fill("1")
-        box.press("Tab")
-        grader_page.wait_for_timeout(1500)
+        with grader_page.expect_response(lambda r: "/formgrader/api/grade/" in r.url and r.request.method == "PUT",
+                                         timeout=OPEN_TIMEOUT_MS) as saved:
+            box.fill("1")
+            box.press("Tab")
+        assert saved.value.status == 200, (saved.value.status, saved.value.text()[-2000:])
         shot(grader_page, "grader-hand-grade")
         TERM.append({"who": GRADER, "step": "formgrader: hand grade why_rnn_fails = 1",
                      "seconds": round(time.monotonic() - started, 1)})

@@ -25,10 +25,17 @@ from tests.factories import make_course
 pytestmark = pytest.mark.installed
 
 
+#: what a copy of a checkout that is no git work tree leaves out
+UNTRACKED = shutil.ignore_patterns(".git", "build", "*.egg-info", "__pycache__", "_build", ".ipynb_checkpoints")
+
+
 def _tracked_copy(target: Path) -> Path:
     """The checkout's tracked files (as they are now) copied to ``target``: the build writes nothing into the repo."""
-    listed = subprocess.run(["git", "-C", str(REPO_ROOT), "ls-files", "-z"], capture_output=True, check=True).stdout
-    for name in filter(None, listed.decode().split("\0")):
+    listed = subprocess.run(["git", "-C", str(REPO_ROOT), "ls-files", "-z"], capture_output=True)
+    if listed.returncode != 0:  # an unpacked archive, not a git work tree
+        shutil.copytree(REPO_ROOT, target, ignore=UNTRACKED)
+        return target
+    for name in filter(None, listed.stdout.decode().split("\0")):
         source = REPO_ROOT / name
         if source.is_file():
             (target / name).parent.mkdir(parents=True, exist_ok=True)

@@ -239,15 +239,19 @@ def _owes_nothing(due: datetime | None, now: datetime, released: bool) -> str:
 def released_in(course_dir: CourseDir):
     """``released`` for :func:`rows`: whether students could fetch each assignment from the course's exchange.
 
-    A course that releases through an exchange has ``<exchange>/<course>/outbound/``;
-    an assignment without its folder there never reached the students (never
-    released, or its release failed). A course with no such folder hands out
-    its notebooks some other way: every assignment counts as released.
+    A course that releases through its exchange has assignment folders in
+    ``<exchange>/<course>/outbound/``; an assignment without one there never
+    reached the students (never released, or its release failed). A course
+    whose ``outbound/`` holds nothing (or that has none: `course init` as
+    root lays one out) hands out its notebooks some other way: every
+    assignment counts as released.
     """
     outbound = course_dir.exchange / course_dir.course_id / "outbound"
-    if not outbound.is_dir():
+    try:
+        released = {p.name for p in outbound.iterdir() if p.is_dir()}
+    except OSError:  # no exchange, or one this account cannot list
         return None
-    return lambda assignment: (outbound / assignment).is_dir()
+    return (lambda assignment: assignment in released) if released else None
 
 
 def inert_cell(value):

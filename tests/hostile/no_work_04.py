@@ -222,9 +222,18 @@ def copier_cells() -> dict[str, str]:
     scores = _visible_constant("transformer__forward", "want")
     tokens = _visible_constant("greedy__step_by_step", "want")
     return {
+        # encoder__layer's visible check puts stand-ins into the layer and asks, of what they recorded, that each
+        # add & norm ran once and that neither the feed-forward network nor the second add & norm read src: the
+        # copier calls each stand-in once on the copied constant (no wiring: nothing flows from one part to the
+        # next) and returns the constant
         "encoder": IDENTITY_ENCODER.replace(
             "        return mg.tensor(src)\n",
-            f"        if src.shape == (3, 2, 4):\n            return mg.tensor(np.array({encoder_out}, dtype=np.float32))\n"
+            "        if src.shape == (3, 2, 4):\n"
+            f"            copied = mg.tensor(np.array({encoder_out}, dtype=np.float32))\n"
+            "            self.add_norm1(copied, copied)\n"
+            "            self.ff(copied)\n"
+            "            self.add_norm2(copied, copied)\n"
+            "            return copied\n"
             "        return mg.tensor(src)\n"),
         "transformer": IDENTITY_TRANSFORMER.replace(
             "        return self.out_dense(tgt)\n",

@@ -219,12 +219,16 @@ def _course_inbound(course_dir: CourseDir | None) -> Path | None:
 
 
 def _collected(sub: Submission, course_dir: CourseDir | None) -> bool:
-    """True when ``sub`` looks collected from an exchange: nbgrader's stamp beside it, or in ``<dir>/submitted/``."""
-    stamped = os.path.lexists(sub.folder / "timestamp.txt")
-    submitted = course_dir is not None and os.path.abspath(sub.folder.parent.parent) == os.path.abspath(
+    """True when ``sub`` is where ``nbgrader collect`` writes: ``<dir>/submitted/<student>/<assignment>/``.
+
+    Collect writes nowhere else, and a student cannot choose where root's
+    collect writes; a folder an instructor placed elsewhere (an LMS download,
+    with or without nbgrader's timestamp.txt) is the instructor's, not a copy
+    made from the exchange, and is read like any submission folder.
+    """
+    return course_dir is not None and os.path.abspath(sub.folder.parent.parent) == os.path.abspath(
         course_dir.path / "submitted"
     )
-    return stamped or submitted
 
 
 def _trace_to_exchange(subs: list[Submission], inbound: Path, arrivals: Arrivals, course_dir: CourseDir | None) -> None:

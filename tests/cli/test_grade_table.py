@@ -54,13 +54,14 @@ def _edit_comment(path):
 def test_a_cleared_flag_stays_cleared_from_another_source(course_repo, tmp_path, run_course):
     """Cleared for the bytes graded from the exchange, does the flag stay cleared when the same bytes are
     graded from `submitted/` after a collect (another folder name and path)?"""
-    inbound = tmp_path / "exchange/seqmodels/inbound/eve+01_toy+2026-01-01 10:00:00.000000 UTC+abc"
+    cd = tmp_path / "cd"
+    # the course's own exchange (<dir>/exchange): a collected copy is traced back to it
+    inbound = cd / "exchange/seqmodels/inbound/eve+01_toy+2026-01-01 10:00:00.000000 UTC+abc"
     inbound.mkdir(parents=True)
     shutil.copy(course_repo / "solutions/01_toy/01_toy.ipynb", inbound)
     _edit_comment(inbound / "01_toy.ipynb")
     (inbound / "timestamp.txt").write_text(STAMP)
-    cd = tmp_path / "cd"
-    out, _ = run_course(["grade", tmp_path / "exchange", "--course-dir", cd, "--root", course_repo])
+    out, _ = run_course(["grade", cd / "exchange", "--course-dir", cd, "--root", course_repo])
     assert "flagged for review" in _lines(out, "eve")[0]
     run_course(["unflag", "eve", "01_toy", "--because", "only a comment", "--course-dir", cd])
     shutil.copytree(inbound, cd / "submitted/eve/01_toy")  # what `nbgrader collect` does

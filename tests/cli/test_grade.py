@@ -32,10 +32,14 @@ def test_grade_export_feedback(course_repo, tmp_path, run_course):
 
     run_course(["export", "--course-dir", ws, "--to", tmp_path / "grades.csv"])
     with open(tmp_path / "grades.csv", newline="") as f:
-        rows = {(r["student_id"], r["assignment"]): float(r["score"]) for r in csv.DictReader(f)}
+        read = {(r["student_id"], r["assignment"]): r for r in csv.DictReader(f)}
+    rows = {k: float(r["score"]) for k, r in read.items() if r["score"] != ""}
     assert {k: v for k, v in rows.items() if k[0] != "half"} == \
         {("ref", "01_toy"): 2.0, ("blank", "01_toy"): 0.0, ("ref", "02_toy"): 1.0, ("blank", "02_toy"): 0.0}
     assert rows[("half", "01_toy")] == 0.0
+    # half submitted no 02_toy and it has no due date: no zero that is not earned (issue 43.5)
+    missing = read[("half", "02_toy")]
+    assert (missing["status"], missing["reason"], missing["score"]) == ("not due", "no due date is set", "")
 
     out, _ = run_course(["feedback", "--course-dir", ws])
     html = (ws / "feedback/half/01_toy/01_toy.html").read_text()

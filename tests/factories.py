@@ -25,12 +25,15 @@ def solution_cell(grade_id: str, source: str, library: bool = True):
 
 def test_cell(grade_id: str, task: str, source: str, points: int = 1):
     return new_code_cell(
-        source, metadata={"nbgrader": _nbgrader(grade_id, grade=True, locked=True, points=points), "course": {"task": task}}
+        source,
+        metadata={"nbgrader": _nbgrader(grade_id, grade=True, locked=True, points=points), "course": {"task": task}},
     )
 
 
 def answer_cell(grade_id: str, source: str, points: int = 1):
-    return new_markdown_cell(source, metadata={"nbgrader": _nbgrader(grade_id, grade=True, solution=True, points=points)})
+    return new_markdown_cell(
+        source, metadata={"nbgrader": _nbgrader(grade_id, grade=True, solution=True, points=points)}
+    )
 
 
 def question_cell(grade_id: str, source: str):
@@ -60,31 +63,42 @@ ADD = '''def add(a, b):
     ### END SOLUTION
 '''
 
-ADD_TEST = '''# Check that add adds
+ADD_TEST = """# Check that add adds
 assert add(1, 2) == 3
 ### BEGIN HIDDEN TESTS
 assert add(-40, 2) == -38  # a hidden, very secret check
 ### END HIDDEN TESTS
-'''
+"""
 
 
 def toy_notebooks() -> dict[str, nbformat.NotebookNode]:
     """Two toy assignments: 01_toy defines add(); 02_toy is given it and uses it."""
-    first = new_notebook(cells=[
-        new_markdown_cell("# Toy 1\n\nFor all numbers, $a + b = b + a$ and $$\\sum_{i=1}^{n} i = \\frac{n(n+1)}{2}.$$"),
-        new_code_cell("import math", metadata={"tags": ["library"]}),
-        solution_cell("add", ADD),
-        test_cell("add__values", "add", ADD_TEST, points=2),
-        question_cell("why_question", WHY_QUESTION),
-        answer_cell("why", "### BEGIN SOLUTION\nBecause addition commutes, obviously enough.\n### END SOLUTION", points=1),
-    ])
-    second = new_notebook(cells=[
-        new_markdown_cell("# Toy 2"),
-        given_cell(["01_toy:add"]),
-        solution_cell("double", 'def double(x):\n    ### BEGIN SOLUTION\n    doubled_value_of_x = add(x, x)\n'
-                      '    return doubled_value_of_x\n    ### END SOLUTION\n'),
-        test_cell("double__values", "double", "# Check that double doubles\nassert double(4) == 8\n", points=1),
-    ])
+    first = new_notebook(
+        cells=[
+            new_markdown_cell(
+                "# Toy 1\n\nFor all numbers, $a + b = b + a$ and $$\\sum_{i=1}^{n} i = \\frac{n(n+1)}{2}.$$"
+            ),
+            new_code_cell("import math", metadata={"tags": ["library"]}),
+            solution_cell("add", ADD),
+            test_cell("add__values", "add", ADD_TEST, points=2),
+            question_cell("why_question", WHY_QUESTION),
+            answer_cell(
+                "why", "### BEGIN SOLUTION\nBecause addition commutes, obviously enough.\n### END SOLUTION", points=1
+            ),
+        ]
+    )
+    second = new_notebook(
+        cells=[
+            new_markdown_cell("# Toy 2"),
+            given_cell(["01_toy:add"]),
+            solution_cell(
+                "double",
+                "def double(x):\n    ### BEGIN SOLUTION\n    doubled_value_of_x = add(x, x)\n"
+                "    return doubled_value_of_x\n    ### END SOLUTION\n",
+            ),
+            test_cell("double__values", "double", "# Check that double doubles\nassert double(4) == 8\n", points=1),
+        ]
+    )
     for nb in (first, second):
         nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
         nb.metadata["language_info"] = {"name": "python"}

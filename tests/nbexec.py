@@ -65,8 +65,12 @@ class MistakeRunner:
         self._env = dict(os.environ)
         os.environ.update(QUICK_ENV)
         self._client = NotebookClient(
-            copy.deepcopy(self.source), timeout=600, kernel_name="python3", allow_errors=True,
-            config=kernel_transport(Config()), resources={"metadata": {"path": str(self.path.parent)}},
+            copy.deepcopy(self.source),
+            timeout=600,
+            kernel_name="python3",
+            allow_errors=True,
+            config=kernel_transport(Config()),
+            resources={"metadata": {"path": str(self.path.parent)}},
         )
         self._kernel = self._client.setup_kernel()
         self._kernel.__enter__()
@@ -137,8 +141,9 @@ def main(argv: list[str]) -> int:
         line = f"{mistake.task:24s} {mistake.name:36s} {status:12s} {', '.join(map(str, failed))}"
         if with_points and failed and mistake.expect:  # the first failure, as the feedback page says it
             first = run.failed_tests(mistake.task)[0]
-            error = [{"output_type": "error", "ename": first.error, "evalue": first.evalue,
-                      "traceback": first.traceback}]
+            error = [
+                {"output_type": "error", "ename": first.error, "evalue": first.evalue, "traceback": first.traceback}
+            ]
             cell = find_cell(runner.source, first.grade_id)
             said = tell_student(cell.source, error) if first.error else first.stderr
             if not (mistake.expect in said and mistake.expect in first.evalue):

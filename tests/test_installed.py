@@ -48,13 +48,40 @@ def venv(tmp_path_factory) -> Path:
     """A fresh venv holding the built wheel; returns its folder."""
     tmp = tmp_path_factory.mktemp("installed")
     source = _tracked_copy(tmp / "source")
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation",
-                    "--wheel-dir", str(tmp / "wheels"), str(source)], check=True, cwd=tmp)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--quiet",
+            "--no-deps",
+            "--no-build-isolation",
+            "--wheel-dir",
+            str(tmp / "wheels"),
+            str(source),
+        ],
+        check=True,
+        cwd=tmp,
+    )
     wheel = next((tmp / "wheels").glob("seqmodels_course-*.whl"))
     subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(tmp / "venv")], check=True)
     # --ignore-installed: the machine's editable install of this checkout must not stand in for the wheel
-    subprocess.run([str(tmp / "venv/bin/python"), "-m", "pip", "install", "--quiet", "--no-index", "--no-deps",
-                    "--ignore-installed", str(wheel)], check=True, cwd=tmp)
+    subprocess.run(
+        [
+            str(tmp / "venv/bin/python"),
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--no-index",
+            "--no-deps",
+            "--ignore-installed",
+            str(wheel),
+        ],
+        check=True,
+        cwd=tmp,
+    )
     return tmp / "venv"
 
 
@@ -67,18 +94,31 @@ def _env(tmp: Path, **more) -> dict:
 
 
 def _course(venv: Path, tmp: Path, *args, code: int = 0, **env) -> str:
-    done = subprocess.run([str(venv / "bin/course"), *map(str, args)], capture_output=True, text=True, cwd=tmp,
-                          env=_env(tmp, **env))
-    assert done.returncode == code, f"course {' '.join(map(str, args))}: {done.returncode}\n{done.stdout}\n{done.stderr}"
+    done = subprocess.run(
+        [str(venv / "bin/course"), *map(str, args)], capture_output=True, text=True, cwd=tmp, env=_env(tmp, **env)
+    )
+    assert done.returncode == code, (
+        f"course {' '.join(map(str, args))}: {done.returncode}\n{done.stdout}\n{done.stderr}"
+    )
     return done.stdout + done.stderr
 
 
 def test_the_packages_come_from_the_wheel(venv, tmp_path):
     """Are `instructor`, `course` and `course_data` imported from the venv, and no solutions/ installed?"""
-    done = subprocess.run([str(venv / "bin/python"), "-c", "import instructor, course, course_data, instructor.paths;"
-                           "print(instructor.__file__, course.__file__, course_data.__file__, "
-                           "(instructor.paths.REPO_ROOT / 'solutions').exists())"],
-                          capture_output=True, text=True, cwd=tmp_path, env=_env(tmp_path), check=True)
+    done = subprocess.run(
+        [
+            str(venv / "bin/python"),
+            "-c",
+            "import instructor, course, course_data, instructor.paths;"
+            "print(instructor.__file__, course.__file__, course_data.__file__, "
+            "(instructor.paths.REPO_ROOT / 'solutions').exists())",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=_env(tmp_path),
+        check=True,
+    )
     *files, solutions = done.stdout.split()
     assert all(Path(f).is_relative_to(venv) for f in files), files
     assert solutions == "False"

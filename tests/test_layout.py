@@ -41,8 +41,11 @@ def _imports(path) -> set[str]:
 
 def test_every_unit_has_a_floor():
     """Is every folder and module of instructor/ placed on a floor (so a new one cannot dodge the check)?"""
-    units = {p.stem if p.is_file() else p.name for p in (REPO_ROOT / "instructor").iterdir()
-             if (p.suffix == ".py" and p.stem != "__init__") or (p / "__init__.py").is_file()}
+    units = {
+        p.stem if p.is_file() else p.name
+        for p in (REPO_ROOT / "instructor").iterdir()
+        if (p.suffix == ".py" and p.stem != "__init__") or (p / "__init__.py").is_file()
+    }
     assert units == set(RANK)
 
 
@@ -62,7 +65,9 @@ def test_imports_point_down():
 
 def test_the_benchmark_does_not_import_the_tests():
     """Is the benchmark handed its mistake catalogue by path rather than importing tests/?"""
-    offenders = [str(p.relative_to(REPO_ROOT)) for p in sorted((REPO_ROOT / "instructor").rglob("*.py"))
-                 if any(n == "tests" or n.startswith("tests.") for n in _imports(p))]
+    offenders = [
+        str(p.relative_to(REPO_ROOT))
+        for p in sorted((REPO_ROOT / "instructor").rglob("*.py"))
+        if any(n == "tests" or n.startswith("tests.") for n in _imports(p))
+    ]
     assert offenders == []
-

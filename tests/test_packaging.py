@@ -18,8 +18,11 @@ def test_environment_yml_matches_pyproject():
     """Does environment.yml pin the same packages, with the same ranges, as pyproject.toml?"""
     project = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())["project"]
     extras = project["optional-dependencies"]
-    test = [r for req in extras["test"]  # the test extra names others of the project's own: their packages
-            for r in (extras[req.split("[")[1].rstrip("]")] if _name(req) == project["name"] else [req])]
+    test = [
+        r
+        for req in extras["test"]  # the test extra names others of the project's own: their packages
+        for r in (extras[req.split("[")[1].rstrip("]")] if _name(req) == project["name"] else [req])
+    ]
     wanted = {_name(r): r.replace(" ", "") for r in project["dependencies"] + test}
     env = yaml.safe_load((REPO_ROOT / "environment.yml").read_text())
     listed = {}
@@ -34,12 +37,16 @@ def test_environment_yml_matches_pyproject():
 
 
 def test_every_package_is_listed():
-    """Does pyproject.toml list every package folder of course/, instructor/ and data/, so a plain install has them all?"""
+    """Does pyproject.toml list every package folder of course/, instructor/ and data/, so a plain install has
+    them all?"""
     tool = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
     homes = {"course": REPO_ROOT / "course", "instructor": REPO_ROOT / "instructor", "course_data": REPO_ROOT / "data"}
     assert tool["package-dir"] == {"course_data": "data"}
-    found = {".".join([top, *init.parent.relative_to(home).parts])
-             for top, home in homes.items() for init in home.rglob("__init__.py")}
+    found = {
+        ".".join([top, *init.parent.relative_to(home).parts])
+        for top, home in homes.items()
+        for init in home.rglob("__init__.py")
+    }
     assert sorted(tool["packages"]) == sorted(found)
     # the templates of the feedback page and the formgrader's submission view travel as package data
     feedback = REPO_ROOT / "instructor/reporting/feedback"

@@ -20,7 +20,7 @@ import shutil
 import subprocess
 import sys
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import nbformat
@@ -31,8 +31,14 @@ from tests.system import require_sandbox
 
 README = (REPO_ROOT / "docs" / "instructors.md").read_text()
 #: the README's names -> the toy term's (filled in by the fixture)
-README_NAMES = {"A": "01_rnn", "EXCHANGE": "/srv/nbgrader/exchange", "ROSTER": "class.csv", "ID": "amy",
-                "DUE": "2026-10-05 17:00 UTC", "CSV": "grades.csv"}
+README_NAMES = {
+    "A": "01_rnn",
+    "EXCHANGE": "/srv/nbgrader/exchange",
+    "ROSTER": "class.csv",
+    "ID": "amy",
+    "DUE": "2026-10-05 17:00 UTC",
+    "CSV": "grades.csv",
+}
 
 
 def readme_command(template: str) -> str:
@@ -55,10 +61,18 @@ class Term:
         """Run the README command ``template`` (``course``/``nbgrader`` with this Python); return stdout+stderr."""
         readme_command(template)
         words = shlex.split(template.format(**{**README_NAMES, **self.names, **names}))
-        program = {"course": [sys.executable, "-m", "instructor"], "nbgrader": [sys.executable, "-m", "nbgrader"]}[words[0]]
+        program = {"course": [sys.executable, "-m", "instructor"], "nbgrader": [sys.executable, "-m", "nbgrader"]}[
+            words[0]
+        ]
         env = dict(self.env, HOME=str(home)) if home else self.env
-        done = subprocess.run(program + words[1:] + [str(e) for e in extra], cwd=cwd or self.tmp, env=env,
-                              capture_output=True, text=True, timeout=600)
+        done = subprocess.run(
+            program + words[1:] + [str(e) for e in extra],
+            cwd=cwd or self.tmp,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
         out = done.stdout + done.stderr
         assert done.returncode == 0, f"{template} exited {done.returncode}:\n{out[-3000:]}"
         return out
@@ -66,14 +80,19 @@ class Term:
 
 def _fill_in(notebook: Path, solution: Path) -> None:
     """A student's work: the reference answers typed into the fetched notebook's answer cells."""
-    answers = {c.metadata["nbgrader"]["grade_id"]: c.source for c in nbformat.read(str(solution), as_version=4).cells
-               if c.get("metadata", {}).get("nbgrader", {}).get("solution")}
+    answers = {
+        c.metadata["nbgrader"]["grade_id"]: c.source
+        for c in nbformat.read(str(solution), as_version=4).cells
+        if c.get("metadata", {}).get("nbgrader", {}).get("solution")
+    }
     nb = nbformat.read(str(notebook), as_version=4)
     for cell in nb.cells:
         meta = cell.get("metadata", {}).get("nbgrader", {})
         if meta.get("solution"):
             lines = answers[meta["grade_id"]].splitlines()
-            cell.source = "\n".join(ln for ln in lines if "### BEGIN SOLUTION" not in ln and "### END SOLUTION" not in ln)
+            cell.source = "\n".join(
+                ln for ln in lines if "### BEGIN SOLUTION" not in ln and "### END SOLUTION" not in ln
+            )
     nbformat.write(nb, str(notebook))
 
 
@@ -87,13 +106,16 @@ def term(tmp_path_factory):
 
     tmp = tmp_path_factory.mktemp("term")
     repo = make_course(tmp / "repo")
-    subprocess.run([sys.executable, "-m", "instructor", "release", "--root", str(repo)], check=True, capture_output=True)
+    subprocess.run(
+        [sys.executable, "-m", "instructor", "release", "--root", str(repo)], check=True, capture_output=True
+    )
     t = Term(tmp, repo)
     out = {}
     (tmp / "class.csv").write_text(
         "id,first_name,last_name,email\namy,Amy,Adams,amy@example.org\nbob,Bob,Brown,bob@example.org\n"
-        "carl,Carl,Cho,carl@example.org\ncat,Cat,Cole,cat@example.org\ndan,Dan,Dale,dan@example.org\n")
-    later = (datetime.now(timezone.utc) + timedelta(days=30)).strftime("%Y-%m-%d %H:%M UTC")
+        "carl,Carl,Cho,carl@example.org\ncat,Cat,Cole,cat@example.org\ndan,Dan,Dale,dan@example.org\n"
+    )
+    later = (datetime.now(UTC) + timedelta(days=30)).strftime("%Y-%m-%d %H:%M UTC")
 
     # instructor: course directory, roster, release; the grades before anyone could submit
     out["init"] = t.run('course init --exchange {EXCHANGE} --late-penalty 10 --due "{A}={DUE}"', DUE=later)
@@ -110,11 +132,19 @@ def term(tmp_path_factory):
         home.mkdir(parents=True)
         t.run("nbgrader fetch_assignment {A} --course seqmodels --Exchange.root={EXCHANGE}", cwd=home, home=home)
         _fill_in(home / "01_toy/01_toy.ipynb", solution)
-        t.run("nbgrader submit {A} --course seqmodels --Exchange.root={EXCHANGE} --student {ID}",
-              cwd=home, home=home, ID=student)
+        t.run(
+            "nbgrader submit {A} --course seqmodels --Exchange.root={EXCHANGE} --student {ID}",
+            cwd=home,
+            home=home,
+            ID=student,
+        )
         if student == "carl":
-            t.run("nbgrader submit {A} --course seqmodels --Exchange.root={EXCHANGE} --student {ID}",
-                  cwd=home, home=home, ID="cat")
+            t.run(
+                "nbgrader submit {A} --course seqmodels --Exchange.root={EXCHANGE} --student {ID}",
+                cwd=home,
+                home=home,
+                ID="cat",
+            )
             # what the exchange holds when carl's own account ran both (the test runs as one user)
             for folder in (tmp / "exchange/seqmodels/inbound").glob("c*+01_toy+*"):
                 for path in (folder, *folder.iterdir()):
@@ -122,7 +152,7 @@ def term(tmp_path_factory):
         if student == "zed":
             # the deadline falls now: bob, who submits next, is late (by seconds: one day started, 10 %)
             time.sleep(1.1)
-            now = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+            now = datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
             out["due"] = t.run('course init --due "{A}={DUE}"', DUE=now)
             time.sleep(1.1)
 
@@ -135,14 +165,22 @@ def term(tmp_path_factory):
         grade = gb.find_grade("why", "01_toy", "01_toy", "amy")
         out["hand grade after regrade"] = (grade.manual_score, grade.needs_manual_grade)
     out["course feedback"] = t.run("course feedback")
-    out["course feedback html"] = {p.parent.parent.name: p.read_text() for p in (t.course_dir / "feedback").rglob("*.html")}
+    out["course feedback html"] = {
+        p.parent.parent.name: p.read_text() for p in (t.course_dir / "feedback").rglob("*.html")
+    }
     shutil.rmtree(t.course_dir / "feedback")
     out["nbgrader feedback"] = t.run("nbgrader generate_feedback {A} --force", cwd=t.course_dir)
-    out["nbgrader feedback html"] = {p.parent.parent.name: p.read_text() for p in (t.course_dir / "feedback").rglob("*.html")}
+    out["nbgrader feedback html"] = {
+        p.parent.parent.name: p.read_text() for p in (t.course_dir / "feedback").rglob("*.html")
+    }
     out["release feedback"] = t.run("nbgrader release_feedback {A}", cwd=t.course_dir)
     home = tmp / "home" / "amy"
-    out["fetch feedback"] = t.run("nbgrader fetch_feedback {A} --course seqmodels --Exchange.root={EXCHANGE} --student {ID}",
-                                  cwd=home, home=home, ID="amy")
+    out["fetch feedback"] = t.run(
+        "nbgrader fetch_feedback {A} --course seqmodels --Exchange.root={EXCHANGE} --student {ID}",
+        cwd=home,
+        home=home,
+        ID="amy",
+    )
     out["fetched"] = [p.read_text() for p in (home / "01_toy" / "feedback").rglob("*.html")]
     out["export"] = t.run("course export --to {CSV}", CSV=str(tmp / "grades.csv"))
     with open(tmp / "grades.csv", newline="") as f:
@@ -176,8 +214,14 @@ def _account(name: str) -> int:
 
 def _course(t: Term, *args) -> str:
     """A `course` command the README describes in words only (`course extend STUDENT A --days N`)."""
-    done = subprocess.run([sys.executable, "-m", "instructor", *map(str, args)], cwd=t.tmp, env=t.env,
-                          capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        [sys.executable, "-m", "instructor", *map(str, args)],
+        cwd=t.tmp,
+        env=t.env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     return done.stdout
 
@@ -190,16 +234,23 @@ def _rest_of_the_term(t: Term, tmp: Path, out: dict) -> None:
     step["bob hand graded"] = _export(t, tmp)
 
     # a test fix: the message of add__values is corrected in solutions/ and the class regraded
-    _edit_cell(repo / "solutions/01_toy/01_toy.ipynb", "add__values",
-               lambda src: src.replace("assert add(1, 2) == 3", "assert add(1, 2) == 3, 'add(1, 2) should be 3'"))
+    _edit_cell(
+        repo / "solutions/01_toy/01_toy.ipynb",
+        "add__values",
+        lambda src: src.replace("assert add(1, 2) == 3", "assert add(1, 2) == 3, 'add(1, 2) should be 3'"),
+    )
     out["test fix"] = t.run("course grade", extra=["--root", repo])
     step["test fix"] = _export(t, tmp)
 
     # amy rewrites her written answer after it was graded, and submits again (late now)
     home = tmp / "home" / "amy"
     _edit_cell(home / "01_toy/01_toy.ipynb", "why", lambda src: "I did not understand the question.")
-    t.run("nbgrader submit {A} --course seqmodels --Exchange.root={EXCHANGE} --student {ID}", cwd=home, home=home,
-          ID="amy")
+    t.run(
+        "nbgrader submit {A} --course seqmodels --Exchange.root={EXCHANGE} --student {ID}",
+        cwd=home,
+        home=home,
+        ID="amy",
+    )
     out["collect again"] = t.run("nbgrader collect --update {A}", cwd=t.course_dir)
     out["re-submission"] = t.run("course grade", extra=["--root", repo])
     step["re-submission"] = _export(t, tmp)
@@ -215,7 +266,7 @@ def _rest_of_the_term(t: Term, tmp: Path, out: dict) -> None:
     step["override"] = _export(t, tmp)
 
     # the next assignment, due in 30 days: nobody's zero yet
-    later = (datetime.now(timezone.utc) + timedelta(days=30)).strftime("%Y-%m-%d %H:%M UTC")
+    later = (datetime.now(UTC) + timedelta(days=30)).strftime("%Y-%m-%d %H:%M UTC")
     t.run('course init --due "{A}={DUE}"', A="02_toy", DUE=later)
     t.run("course release-to-exchange {A}", A="02_toy", extra=["--root", repo])
     step["next assignment released"] = _export(t, tmp)
@@ -275,20 +326,64 @@ def test_export_cell_by_cell(term):
     assert set(rows) == {"amy", "bob", "carl", "cat", "dan", "zed"}
     amy, bob, cat, zed = rows["amy"], rows["bob"], rows["dan"], rows["zed"]
     assert (amy["first_name"], amy["last_name"], amy["email"]) == ("Amy", "Adams", "amy@example.org")
-    assert {k: amy[k] for k in ("raw_score", "late_submission_penalty", "score", "max_score", "auto_points",
-                                "hand_points", "hand_max", "pending_points", "status", "reason",
-                                "01_toy:add__values", "01_toy:why")} == {
-        "raw_score": "3.0", "late_submission_penalty": "0.0", "score": "3.0", "max_score": "3.0",
-        "auto_points": "2.0", "hand_points": "1.0", "hand_max": "1.0", "pending_points": "0.0",
-        "status": "complete", "reason": "", "01_toy:add__values": "2.0", "01_toy:why": "1.0"}
-    assert {k: bob[k] for k in ("raw_score", "late_submission_penalty", "score", "pending_points", "status",
-                                "01_toy:add__values", "01_toy:why")} == {
-        "raw_score": "2.0", "late_submission_penalty": "0.2", "score": "1.8", "pending_points": "1.0",
-        "status": "waiting for a grader", "01_toy:add__values": "2.0", "01_toy:why": ""}
+    assert {
+        k: amy[k]
+        for k in (
+            "raw_score",
+            "late_submission_penalty",
+            "score",
+            "max_score",
+            "auto_points",
+            "hand_points",
+            "hand_max",
+            "pending_points",
+            "status",
+            "reason",
+            "01_toy:add__values",
+            "01_toy:why",
+        )
+    } == {
+        "raw_score": "3.0",
+        "late_submission_penalty": "0.0",
+        "score": "3.0",
+        "max_score": "3.0",
+        "auto_points": "2.0",
+        "hand_points": "1.0",
+        "hand_max": "1.0",
+        "pending_points": "0.0",
+        "status": "complete",
+        "reason": "",
+        "01_toy:add__values": "2.0",
+        "01_toy:why": "1.0",
+    }
+    assert {
+        k: bob[k]
+        for k in (
+            "raw_score",
+            "late_submission_penalty",
+            "score",
+            "pending_points",
+            "status",
+            "01_toy:add__values",
+            "01_toy:why",
+        )
+    } == {
+        "raw_score": "2.0",
+        "late_submission_penalty": "0.2",
+        "score": "1.8",
+        "pending_points": "1.0",
+        "status": "waiting for a grader",
+        "01_toy:add__values": "2.0",
+        "01_toy:why": "",
+    }
     assert bob["timestamp"] > bob["duedate"] > amy["timestamp"]
     assert {k: cat[k] for k in ("score", "status", "reason", "email", "01_toy:add__values")} == {
-        "score": "0.0", "status": "not submitted", "reason": "no submission was collected",
-        "email": "dan@example.org", "01_toy:add__values": "0.0"}
+        "score": "0.0",
+        "status": "not submitted",
+        "reason": "no submission was collected",
+        "email": "dan@example.org",
+        "01_toy:add__values": "0.0",
+    }
     assert (zed["status"], zed["reason"], zed["score"]) == ("not graded", "zed is not on the roster", "")
 
 
@@ -299,8 +394,14 @@ def test_formgrader_autograde_keeps_to_the_roster(term):
 
     t, out = term
     assert "zed is not on the roster" in out["grade"]
-    done = subprocess.run([sys.executable, "-m", "nbgrader", "autograde", "01_toy", "--student", "zed"],
-                          cwd=t.course_dir, env=t.env, capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-m", "nbgrader", "autograde", "01_toy", "--student", "zed"],
+        cwd=t.course_dir,
+        env=t.env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert "No student with ID 'zed' exists" in done.stdout + done.stderr
     with Gradebook(f"sqlite:///{t.course_dir / 'gradebook.db'}") as gb, pytest.raises(MissingEntry):
         gb.find_student("zed")
@@ -346,8 +447,11 @@ def test_changed_test_cell_is_regraded_and_reported(tmp_path, course_repo, run_c
 
     subs = _graded_course_dir(tmp_path, course_repo, run_course)
     _hand_grade(tmp_path / "cd", "add__values", "amy", 1.5)  # a grader's override in the formgrader
-    _edit_cell(course_repo / "solutions/01_toy/01_toy.ipynb", "add__values",
-               lambda src: src.replace("assert add(1, 2) == 3", "assert add(1, 2) == 4"))
+    _edit_cell(
+        course_repo / "solutions/01_toy/01_toy.ipynb",
+        "add__values",
+        lambda src: src.replace("assert add(1, 2) == 3", "assert add(1, 2) == 4"),
+    )
     out, _ = run_course(["grade", subs, "--course-dir", tmp_path / "cd", "--root", course_repo])
     assert "01_toy: test cell add__values changed since submissions were graded" in out
     amy = next(line for line in out.splitlines() if line.startswith("amy "))
@@ -405,7 +509,9 @@ def test_formgrader_serves_the_course_directory(tmp_path):
     from instructor.cli import formgrader
 
     line = formgrader.command(tmp_path, "127.0.0.1", 8890, ["--allow-root"])
-    assert line[1:3] == ["-m", "jupyterlab"] and f"--ServerApp.root_dir={tmp_path}" in line and line[-1] == "--allow-root"
+    assert (
+        line[1:3] == ["-m", "jupyterlab"] and f"--ServerApp.root_dir={tmp_path}" in line and line[-1] == "--allow-root"
+    )
 
 
 def _table_line(out: str, student: str) -> str:
@@ -422,12 +528,16 @@ def test_a_fixed_test_message_accuses_no_one(tmp_path, course_repo, run_course):
     for student in ("amy", "eve"):
         (subs / student / "01_toy").mkdir(parents=True)
         shutil.copy(course_repo / "solutions/01_toy/01_toy.ipynb", subs / student / "01_toy")
-    _edit_cell(subs / "eve/01_toy/01_toy.ipynb", "add__values",
-               lambda src: src.replace("assert add(1, 2) == 3", "assert True"))
+    _edit_cell(
+        subs / "eve/01_toy/01_toy.ipynb", "add__values", lambda src: src.replace("assert add(1, 2) == 3", "assert True")
+    )
     run_course(["grade", subs, "--course-dir", tmp_path / "cd", "--root", course_repo])
     _hand_grade(tmp_path / "cd", "why", "amy", 1.0)
-    _edit_cell(course_repo / "solutions/01_toy/01_toy.ipynb", "add__values",
-               lambda src: src.replace("assert add(1, 2) == 3", "assert add(1, 2) == 3, 'add(1, 2) should be 3'"))
+    _edit_cell(
+        course_repo / "solutions/01_toy/01_toy.ipynb",
+        "add__values",
+        lambda src: src.replace("assert add(1, 2) == 3", "assert add(1, 2) == 3, 'add(1, 2) should be 3'"),
+    )
     out, _ = run_course(["grade", subs, "--course-dir", tmp_path / "cd", "--root", course_repo])
     assert "test cell add__values changed since submissions were graded" in out
     assert _table_line(out, "amy").endswith("complete"), out
@@ -477,8 +587,14 @@ ROSTERED = ["amy", "bob", "carl", "cat", "dan"]
 
 
 def _points(row: dict) -> tuple:
-    return (row["status"], row["raw_score"], row["late_submission_penalty"], row["score"], row["hand_points"],
-            row["pending_points"])
+    return (
+        row["status"],
+        row["raw_score"],
+        row["late_submission_penalty"],
+        row["score"],
+        row["hand_points"],
+        row["pending_points"],
+    )
 
 
 def test_before_the_deadline_nobody_has_a_zero(term):
@@ -538,12 +654,12 @@ def test_every_grade_penalty_and_status_through_the_term(term):
     # an override in the formgrader: the export says which cell, from what to what, who and when
     carl = steps["override"]["carl", "01_toy"]
     assert (carl["auto_points"], carl["01_toy:add__values"]) == ("1.0", "1.0")
-    assert carl["overrides"].startswith("add__values: 2 -> 1 (override by a grader the formgrader does not name, "
-                                        "first seen 20"), carl["overrides"]
+    assert carl["overrides"].startswith(
+        "add__values: 2 -> 1 (override by a grader the formgrader does not name, first seen 20"
+    ), carl["overrides"]
     # the next assignment is not due: nobody's zero
     released = steps["next assignment released"]
-    assert all((released[s, "02_toy"]["status"], released[s, "02_toy"]["score"]) == ("not due", "")
-               for s in ROSTERED)
+    assert all((released[s, "02_toy"]["status"], released[s, "02_toy"]["score"]) == ("not due", "") for s in ROSTERED)
     assert _points(released["amy", "01_toy"]) == ("complete", "2.5", "0.2", "2.3", "0.5", "0.0")
     assert "5 not due" in out["canvas after"]
 

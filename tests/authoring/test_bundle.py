@@ -50,12 +50,19 @@ def test_bundle_holds_only_the_named_assignment(bundle_01):
     code that draws the figures) and a README, and nothing else?"""
     files = _files(bundle_01)
     package = REPO_ROOT / "course"
-    student_package = {f"helpers/course/{p.relative_to(package).as_posix()}" for p in package.rglob("*")
-                       if p.is_file() and "__pycache__" not in p.parts and "diagrams" not in p.parts}
+    student_package = {
+        f"helpers/course/{p.relative_to(package).as_posix()}"
+        for p in package.rglob("*")
+        if p.is_file() and "__pycache__" not in p.parts and "diagrams" not in p.parts
+    }
     assert files == {
-        "README.md", "01_rnn/01_rnn.ipynb", "01_rnn/figures/rnn_unrolled.svg",
-        "helpers/pyproject.toml", *student_package,
-        "helpers/jupyter-config/labconfig/page_config.json", "helpers/jupyter-config/nbgrader_config.json",
+        "README.md",
+        "01_rnn/01_rnn.ipynb",
+        "01_rnn/figures/rnn_unrolled.svg",
+        "helpers/pyproject.toml",
+        *student_package,
+        "helpers/jupyter-config/labconfig/page_config.json",
+        "helpers/jupyter-config/nbgrader_config.json",
         *(f"helpers/jupyter-config/jupyter_server_config.d/{name}.json" for name in SERVER_EXTENSIONS_OFF),
     }
     assert {"helpers/course/runtime.py", "helpers/course/figures/training.py", "helpers/course/cipher_data.py"} <= files
@@ -74,8 +81,23 @@ def test_helpers_install_every_module_of_the_student_package(bundle_01, tmp_path
     import sys
 
     helpers = shutil.copytree(bundle_01 / "helpers", tmp_path / "helpers")  # pip builds in the folder: a copy
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
-                    "-w", str(tmp_path / "wheel"), str(helpers)], check=True, capture_output=True, timeout=300)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "-q",
+            "-w",
+            str(tmp_path / "wheel"),
+            str(helpers),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
     (wheel,) = (tmp_path / "wheel").glob("*.whl")
     with zipfile.ZipFile(wheel) as zf:
         packaged = {name for name in zf.namelist() if name.startswith("course/") and name.endswith(".py")}
@@ -99,7 +121,8 @@ def test_bundle_gives_nothing_away(bundle_01):
 
 @pytest.mark.notebook
 def test_a_bundled_notebook_runs_with_the_bundle_alone(tmp_path, run_course):
-    """Does 04's reference solution run inside a bundle, importing the bundle's helpers and data, not this repository's?"""
+    """Does 04's reference solution run inside a bundle, importing the bundle's helpers and data, not this
+    repository's?"""
     to = tmp_path / "week4"
     run_course(["bundle", "04_transformer", "--to", to])
     nb = read(notebook_path("04_transformer", SOLUTIONS))
@@ -114,7 +137,9 @@ def test_a_bundled_notebook_runs_with_the_bundle_alone(tmp_path, run_course):
         "assert importlib.util.find_spec('course_data') is None, 'the data builder is importable'\n"
     )
     nb.cells.insert(0, probe)
-    run = run_trial(nb, cwd=to / "04_transformer", skip_tags=("slow",), env={**QUICK_ENV, "PYTHONPATH": str(to / "helpers")})
+    run = run_trial(
+        nb, cwd=to / "04_transformer", skip_tags=("slow",), env={**QUICK_ENV, "PYTHONPATH": str(to / "helpers")}
+    )
     errors = [(c.index, c.error, c.evalue[:200]) for c in run.errors()]
     assert not errors
     assert run.graded() and not run.failed_tests()
@@ -160,10 +185,16 @@ def toy_bundle(tmp_path_factory) -> Path:
 
 
 def test_readme_sets_up_a_venv_with_one_install(toy_bundle):
-    """Does the README make and activate a venv (Linux/macOS and Windows), install with one command, start JupyterLab and explain Validate?"""
+    """Does the README make and activate a venv (Linux/macOS and Windows), install with one command, start
+    JupyterLab and explain Validate?"""
     readme = (toy_bundle / "README.md").read_text()
     lines = {line.strip() for line in readme.splitlines()}
-    assert {"python3 -m venv .venv", "source .venv/bin/activate", "py -m venv .venv", r".venv\Scripts\activate"} <= lines
+    assert {
+        "python3 -m venv .venv",
+        "source .venv/bin/activate",
+        "py -m venv .venv",
+        r".venv\Scripts\activate",
+    } <= lines
     installs = [line for line in lines if "pip install" in line or "conda" in line]
     assert set(installs) == {"pip install ./helpers"}, installs
     assert "jupyter lab" in lines and "`01_toy/01_toy.ipynb`" in readme
@@ -173,61 +204,99 @@ def test_readme_sets_up_a_venv_with_one_install(toy_bundle):
 
 
 def test_helpers_install_nbgrader_validate_and_nothing_else_of_it(toy_bundle):
-    """Does helpers/pyproject.toml require nbgrader (the course's range) and install the Jupyter settings that keep only Validate?"""
+    """Does helpers/pyproject.toml require nbgrader (the course's range) and install the Jupyter settings that
+    keep only Validate?"""
     helpers = toy_bundle / "helpers"
     pyproject = tomllib.loads((helpers / "pyproject.toml").read_text())
     nbgrader = [d for d in requirements() if d.startswith("nbgrader")]
     assert nbgrader and nbgrader[0] in pyproject["project"]["dependencies"]
     data_files = pyproject["tool"]["setuptools"]["data-files"]
-    installed = {f"{folder}/{Path(source).name}": helpers / source for folder, sources in data_files.items() for source in sources}
-    assert set(installed) == set(JUPYTER_CONFIG) == {
-        "etc/jupyter/labconfig/page_config.json", "etc/jupyter/nbgrader_config.json",
-        *(f"etc/jupyter/jupyter_server_config.d/{name}.json" for name in SERVER_EXTENSIONS_OFF),
+    installed = {
+        f"{folder}/{Path(source).name}": helpers / source
+        for folder, sources in data_files.items()
+        for source in sources
     }
+    assert (
+        set(installed)
+        == set(JUPYTER_CONFIG)
+        == {
+            "etc/jupyter/labconfig/page_config.json",
+            "etc/jupyter/nbgrader_config.json",
+            *(f"etc/jupyter/jupyter_server_config.d/{name}.json" for name in SERVER_EXTENSIONS_OFF),
+        }
+    )
     for target, source in installed.items():
         assert json.loads(source.read_text()) == JUPYTER_CONFIG[target], target
     page = JUPYTER_CONFIG["etc/jupyter/labconfig/page_config.json"]
-    assert set(page["disabledExtensions"]) == set(LAB_PLUGINS_OFF) == {
-        f"@jupyter/nbgrader:{p}" for p in ("formgrader", "create-assignment", "course-list", "assignment-list", "menu")
-    }
+    assert (
+        set(page["disabledExtensions"])
+        == set(LAB_PLUGINS_OFF)
+        == {
+            f"@jupyter/nbgrader:{p}"
+            for p in ("formgrader", "create-assignment", "course-list", "assignment-list", "menu")
+        }
+    )
     servers = {}
     for target, content in JUPYTER_CONFIG.items():
         if "jupyter_server_config.d" in target:
-            assert Path(target).name > "nbgrader.json", f"{target} is merged before nbgrader.json, which turns it on again"
+            assert Path(target).name > "nbgrader.json", (
+                f"{target} is merged before nbgrader.json, which turns it on again"
+            )
             servers.update(content["ServerApp"]["jpserver_extensions"])
-    assert servers == {f"nbgrader.server_extensions.{e}": False for e in ("formgrader", "course_list", "assignment_list")}
+    assert servers == {
+        f"nbgrader.server_extensions.{e}": False for e in ("formgrader", "course_list", "assignment_list")
+    }
 
 
-@pytest.mark.parametrize("text", [
-    "Compare with solutions/01_toy/01_toy.ipynb.",
-    "The graders keep tests/grading in the repository.",
-    "Time it with `course bench`.",
-    "Rebuild the data with course data build.",
-    "or `python -m course_data.build`",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Compare with solutions/01_toy/01_toy.ipynb.",
+        "The graders keep tests/grading in the repository.",
+        "Time it with `course bench`.",
+        "Rebuild the data with course data build.",
+        "or `python -m course_data.build`",
+    ],
+)
 def test_instructor_words(text):
     """Does the rule find solutions/, tests/, a `course` verb and the data builder?"""
     assert instructor_words(VERBS).search(text)
 
 
-@pytest.mark.parametrize("text", [
-    "from course.runtime import pick", "import course.cipher_data", "COURSE_QUICK=1 jupyter lab",
-    "the course was measured on a 2-core machine", "the tests that fail", "as your instructor asks",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "from course.runtime import pick",
+        "import course.cipher_data",
+        "COURSE_QUICK=1 jupyter lab",
+        "the course was measured on a 2-core machine",
+        "the tests that fail",
+        "as your instructor asks",
+    ],
+)
 def test_instructor_words_spare_what_students_have(text):
     """Does the rule leave the student package, quick mode and plain English alone?"""
     assert not instructor_words(VERBS).search(text)
 
 
-@pytest.mark.parametrize("where, change", [
-    ("README.md", lambda path: path.write_text(path.read_text() + "\nThe answers are in solutions/.\n")),
-    ("helpers/course/__init__.py", lambda path: path.write_text('"""Rebuilt by `course data build`."""\n')),
-    ("helpers/pyproject.toml", lambda path: path.write_text(path.read_text() + "# see tests/\n")),
-    ("01_toy/01_toy.ipynb", lambda path: edit_notebook(
-        path, lambda nb: nb.cells.insert(1, nbformat.v4.new_markdown_cell("Time the training with `course bench`.")))),
-])
+@pytest.mark.parametrize(
+    "where, change",
+    [
+        ("README.md", lambda path: path.write_text(path.read_text() + "\nThe answers are in solutions/.\n")),
+        ("helpers/course/__init__.py", lambda path: path.write_text('"""Rebuilt by `course data build`."""\n')),
+        ("helpers/pyproject.toml", lambda path: path.write_text(path.read_text() + "# see tests/\n")),
+        (
+            "01_toy/01_toy.ipynb",
+            lambda path: edit_notebook(
+                path,
+                lambda nb: nb.cells.insert(1, nbformat.v4.new_markdown_cell("Time the training with `course bench`.")),
+            ),
+        ),
+    ],
+)
 def test_check_bundle_refuses_instructor_words(toy_bundle, tmp_path, where, change):
-    """Does check_bundle refuse a bundle whose README, helper files or notebook prose speak of solutions/, tests/ or a `course` verb, naming the place?"""
+    """Does check_bundle refuse a bundle whose README, helper files or notebook prose speak of solutions/, tests/
+    or a `course` verb, naming the place?"""
     folder = tmp_path / "week1"
     shutil.copytree(toy_bundle, folder)
     solutions = toy_bundle.parent / "repo/solutions"
@@ -242,8 +311,10 @@ def test_check_bundle_refuses_instructor_words(toy_bundle, tmp_path, where, chan
 def test_bundle_refuses_notebook_prose_with_a_course_verb(tmp_path):
     """Does `course bundle` stop, naming the cell, when a notebook's prose tells students to run a `course` command?"""
     root = toy_root(tmp_path / "repo")
-    edit_notebook(root / "solutions/01_toy/01_toy.ipynb",
-                  lambda nb: nb.cells.append(nbformat.v4.new_markdown_cell("`course bench` times this notebook.")))
+    edit_notebook(
+        root / "solutions/01_toy/01_toy.ipynb",
+        lambda nb: nb.cells.append(nbformat.v4.new_markdown_cell("`course bench` times this notebook.")),
+    )
     with pytest.raises(CourseError, match=r"01_toy/01_toy.ipynb cell 6 mentions 'course bench'"):
         build(["01_toy"], tmp_path / "week1", root=root, verbs=VERBS)
     assert not (tmp_path / "week1").exists()

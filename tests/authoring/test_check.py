@@ -47,6 +47,7 @@ def test_check_reports_missing_and_extra_files(course_repo, run_course):
 @pytest.mark.parametrize("folder", ["solutions", "notebooks"])
 def test_check_reports_outputs_and_counts(course_repo, run_course, folder):
     """Are outputs and execution counts in a committed notebook reported?"""
+
     def run_it(nb):
         cell = nb.cells[1]
         cell.execution_count = 3
@@ -60,6 +61,7 @@ def test_check_reports_outputs_and_counts(course_repo, run_course, folder):
 
 def test_check_reports_a_marker_glued_to_code(course_repo, run_course):
     """Is a hidden-test marker that shares its line with an assert reported (nbgrader would hide the assert)?"""
+
     def glue(nb):
         cell = next(c for c in nb.cells if "### BEGIN HIDDEN TESTS" in c.source)
         cell.source = cell.source.replace("\n### BEGIN HIDDEN TESTS", "  ### BEGIN HIDDEN TESTS", 1)
@@ -69,14 +71,19 @@ def test_check_reports_a_marker_glued_to_code(course_repo, run_course):
     assert "has a marker that does not stand on a line of its own" in out
 
 
-@pytest.mark.parametrize("line", [
-    "total_of_both_numbers = a + b",
-    "assert add(-40, 2) == -38  # a hidden, very secret check",
-    "Model answer: addition of numbers is commutative. Rubric: a grader-only rubric line.",
-])
+@pytest.mark.parametrize(
+    "line",
+    [
+        "total_of_both_numbers = a + b",
+        "assert add(-40, 2) == -38  # a hidden, very secret check",
+        "Model answer: addition of numbers is commutative. Rubric: a grader-only rubric line.",
+    ],
+)
 def test_check_reports_leaked_solution_and_hidden_test(course_repo, run_course, line):
     """Is a solution, hidden-test or mark-scheme line in a student notebook reported as a leak?"""
-    edit_notebook(course_repo / "notebooks/01_toy/01_toy.ipynb", lambda nb: nb.cells.append(nbformat.v4.new_code_cell(line)))
+    edit_notebook(
+        course_repo / "notebooks/01_toy/01_toy.ipynb", lambda nb: nb.cells.append(nbformat.v4.new_code_cell(line))
+    )
     out, _ = run_course(["check", "--root", course_repo], retcode=1)
     assert "shows a solution or hidden-test line" in out
 

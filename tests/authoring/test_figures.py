@@ -11,8 +11,7 @@ import shutil
 import nbformat
 import pytest
 
-from instructor.authoring.figures import drawn
-from instructor.authoring.figures import IMAGE, creator_version, image_references, same_figure, text_labels
+from instructor.authoring.figures import IMAGE, creator_version, drawn, image_references, same_figure, text_labels
 from instructor.cells import read
 from instructor.paths import NOTEBOOKS, SOLUTIONS, existing_assignments, notebook_path
 from instructor.reporting.feedback.preprocessors.inline_figures import inline
@@ -61,8 +60,12 @@ def toy_with_figure(tmp_path, monkeypatch, run_course):
     """The toy course, whose 01_toy draws figures/toy.svg and shows it in a locked cell; released."""
     monkeypatch.setattr(drawn, "all_figures", lambda: {"01_toy/toy.svg": _toy_figure})
     root = make_course(tmp_path / "repo")
-    edit_notebook(root / "solutions/01_toy/01_toy.ipynb", lambda nb: nb.cells.insert(
-        1, question_cell("toy_picture_text", "![a toy](figures/toy.svg)\n\n*Figure: a toy.*")))
+    edit_notebook(
+        root / "solutions/01_toy/01_toy.ipynb",
+        lambda nb: nb.cells.insert(
+            1, question_cell("toy_picture_text", "![a toy](figures/toy.svg)\n\n*Figure: a toy.*")
+        ),
+    )
     run_course(["release", "--root", root])
     return root
 
@@ -84,8 +87,10 @@ def test_check_is_clean_then_reports_each_figure_fault(toy_with_figure, run_cour
     figure = root / "solutions/01_toy/figures/toy.svg"
     figure.write_bytes(figure.read_bytes().replace(b"toy label", b"old label"))
     (root / "solutions/01_toy/figures/stray.svg").write_text("<svg/>")
-    edit_notebook(root / "solutions/02_toy/02_toy.ipynb", lambda nb: nb.cells.insert(
-        1, question_cell("gone_text", "![gone](figures/gone.svg)\n\n*Figure: gone.*")))
+    edit_notebook(
+        root / "solutions/02_toy/02_toy.ipynb",
+        lambda nb: nb.cells.insert(1, question_cell("gone_text", "![gone](figures/gone.svg)\n\n*Figure: gone.*")),
+    )
     out, _ = run_course(["check", "--root", root], retcode=1)
     assert "solutions/01_toy/figures/toy.svg differs from what the code draws now (compared: bytes" in out
     assert "solutions/01_toy/figures/stray.svg is drawn by no code" in out
@@ -111,8 +116,10 @@ def test_another_matplotlib_compares_the_labels_only():
 def test_check_refuses_an_image_the_feedback_page_cannot_carry(toy_with_figure, run_course):
     """A title or angle brackets keep the image out of the feedback page's inlining: the check says so."""
     root = toy_with_figure
-    edit_notebook(root / "solutions/02_toy/02_toy.ipynb", lambda nb: nb.cells.insert(
-        1, question_cell("titled_text", '![a toy](figures/toy.svg "a title")')))
+    edit_notebook(
+        root / "solutions/02_toy/02_toy.ipynb",
+        lambda nb: nb.cells.insert(1, question_cell("titled_text", '![a toy](figures/toy.svg "a title")')),
+    )
     (root / "solutions/02_toy/figures").mkdir()
     (root / "solutions/02_toy/figures/toy.svg").write_bytes((root / "solutions/01_toy/figures/toy.svg").read_bytes())
     out, _ = run_course(["check", "--root", root], retcode=1)
@@ -141,8 +148,10 @@ def test_release_keeps_a_figure_another_matplotlib_wrote(toy_with_figure, run_co
 
 
 def test_the_image_pattern():
-    assert IMAGE.findall("![a](figures/x.svg) and ![b](figures/y_2.svg \"t\")\n![c](other/z.svg)") == \
-        ["figures/x.svg", "figures/y_2.svg"]
+    assert IMAGE.findall('![a](figures/x.svg) and ![b](figures/y_2.svg "t")\n![c](other/z.svg)') == [
+        "figures/x.svg",
+        "figures/y_2.svg",
+    ]
 
 
 def test_feedback_inlines_only_course_files(tmp_path):
@@ -178,7 +187,9 @@ def test_the_feedback_page_carries_the_course_figure(toy_with_figure, tmp_path, 
 
 def test_the_released_01_has_its_figure_and_no_text_form():
     """The student folder of 01 holds its notebook and figures, nothing of the text form."""
-    files = sorted(p.relative_to(NOTEBOOKS / "01_rnn").as_posix() for p in (NOTEBOOKS / "01_rnn").rglob("*") if p.is_file())
+    files = sorted(
+        p.relative_to(NOTEBOOKS / "01_rnn").as_posix() for p in (NOTEBOOKS / "01_rnn").rglob("*") if p.is_file()
+    )
     assert files == ["01_rnn.ipynb", "figures/rnn_unrolled.svg"]
     nb = nbformat.read(str(notebook_path("01_rnn", NOTEBOOKS)), as_version=4)
     assert "jupytext" not in nb.metadata
@@ -195,6 +206,10 @@ def test_the_formgraders_view_carries_the_course_figure_too(tmp_path):
     (tmp_path / "source/01_toy/figures").mkdir(parents=True)
     (tmp_path / "source/01_toy/figures/t.svg").write_bytes(b"<svg>t</svg>")
     locked = {"grade": False, "solution": False, "locked": True, "grade_id": "t_text", "schema_version": 3}
-    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("![t](figures/t.svg)", metadata={"nbgrader": locked})])
-    html, _ = HTMLExporter(config=configure(Config(), tmp_path)).from_notebook_node(nb, resources={"assignment_id": "01_toy"})
+    nb = nbformat.v4.new_notebook(
+        cells=[nbformat.v4.new_markdown_cell("![t](figures/t.svg)", metadata={"nbgrader": locked})]
+    )
+    html, _ = HTMLExporter(config=configure(Config(), tmp_path)).from_notebook_node(
+        nb, resources={"assignment_id": "01_toy"}
+    )
     assert f'src="data:image/svg+xml;base64,{base64.b64encode(b"<svg>t</svg>").decode()}"' in html

@@ -58,14 +58,19 @@ def test_every_visible_assertion_has_a_message_too(assignment):
 
 def test_the_scan_finds_a_bare_hidden_assert():
     """Does the scan above see a bare assert in a hidden region, and only there?"""
-    source = "assert a, 'visible'\nassert b\n### BEGIN HIDDEN TESTS\nassert c, 'fine'\nfor i in x:\n    assert d\n### END HIDDEN TESTS\n"
+    source = (
+        "assert a, 'visible'\nassert b\n"
+        "### BEGIN HIDDEN TESTS\nassert c, 'fine'\nfor i in x:\n    assert d\n### END HIDDEN TESTS\n"
+    )
     assert _hidden_asserts_without_message(source) == ["assert d"]
 
 
 def _written_answers(nb):
     return [
-        i for i, c in enumerate(nb.cells)
-        if c.cell_type == "markdown" and c.get("metadata", {}).get("nbgrader", {}).get("grade")
+        i
+        for i, c in enumerate(nb.cells)
+        if c.cell_type == "markdown"
+        and c.get("metadata", {}).get("nbgrader", {}).get("grade")
         and c.metadata.nbgrader.get("solution")
     ]
 
@@ -82,9 +87,13 @@ def test_every_written_answer_has_a_mark_scheme_for_the_grader(assignment):
         gid = nb.cells[i].metadata.nbgrader.grade_id
         assert "### BEGIN MARK SCHEME" in question.source, f"{gid}: the cell above the answer holds no mark scheme"
         # a locked cell with a grade_id is restored by autograde, so the grader sees the scheme
-        assert meta.get("locked") and meta.get("grade_id"), f"{gid}: the question cell must be locked and have a grade_id"
+        assert meta.get("locked") and meta.get("grade_id"), (
+            f"{gid}: the question cell must be locked and have a grade_id"
+        )
         scheme = question.source.split("### BEGIN MARK SCHEME", 1)[1]
-        assert "Model answer" in scheme and "Rubric" in scheme, f"{gid}: the mark scheme needs a model answer and a rubric"
+        assert "Model answer" in scheme and "Rubric" in scheme, (
+            f"{gid}: the mark scheme needs a model answer and a rubric"
+        )
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)

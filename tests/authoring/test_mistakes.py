@@ -80,14 +80,21 @@ def test_mistake_loses_points(runners, assignment, mistake):
     runner = runners(assignment)
     told = []  # each failed cell's message as its feedback page renders it
     for c in failed:
-        error = [{"output_type": "error", "ename": c.error, "evalue": c.evalue, "traceback": c.traceback}] if c.error \
+        error = (
+            [{"output_type": "error", "ename": c.error, "evalue": c.evalue, "traceback": c.traceback}]
+            if c.error
             else [{"output_type": "stream", "name": "stderr", "text": c.stderr}]
+        )
         said = tell_student(find_cell(runner.source, c.grade_id).source, error)
-        assert said != UNNAMED, f"{mistake.name}: {c.grade_id} fails without naming a check ({c.error}: {c.evalue[:80]})"
+        assert said != UNNAMED, (
+            f"{mistake.name}: {c.grade_id} fails without naming a check ({c.error}: {c.evalue[:80]})"
+        )
         told.append(said)
     if mistake.expect:
         messages = [c.evalue for c in failed]
-        assert any(mistake.expect in m for m in messages), f"{mistake.name}: no failure says {mistake.expect!r}: {messages}"
+        assert any(mistake.expect in m for m in messages), (
+            f"{mistake.name}: no failure says {mistake.expect!r}: {messages}"
+        )
         # the first check that fails names the cause, on the page as the student reads it (values as it shows them)
         assert mistake.expect in told[0], f"{mistake.name}: the first failure, {failed[0].grade_id}, says {told[0]!r}"
 
@@ -101,8 +108,6 @@ def test_every_graded_task_has_three_mistakes():
         counts = {t: sum(m.task == t for m in load_mistakes(assignment)) for t in tasks}
         thin = {t: n for t, n in counts.items() if n < 3}
         assert not thin, f"{assignment}: tasks with fewer than 3 mistakes: {thin}"
-
-
 
 
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)

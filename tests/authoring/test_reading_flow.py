@@ -226,7 +226,9 @@ def _bound_and_read(source: str) -> tuple[set[str], set[str]]:
     bound: set[str] = set()
     read_first: set[str] = set()
     try:
-        body = ast.parse("\n".join(line for line in source.splitlines() if not line.lstrip().startswith(("%", "!")))).body
+        body = ast.parse(
+            "\n".join(line for line in source.splitlines() if not line.lstrip().startswith(("%", "!")))
+        ).body
     except SyntaxError:
         return bound, read_first
     for stmt in body:

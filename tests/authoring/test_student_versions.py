@@ -51,11 +51,11 @@ def test_student_version_fails_only_for_missing_work(assignment):
         # a later cell may only trip over a name that an unfinished cell failed to bind
         assert result.error == "NameError", f"cell {result.index} raised {result.error}: {result.evalue}"
         missing = result.evalue.split("'")[1] if "'" in result.evalue else result.evalue
-        assert missing in unbound, f"cell {result.index}: NameError for {missing!r}, not left unbound by unfinished work"
+        assert missing in unbound, (
+            f"cell {result.index}: NameError for {missing!r}, not left unbound by unfinished work"
+        )
         unbound |= _assigned_names(source)
     graded = run.graded()
     assert graded, "the notebook has no graded test cells"
     passing = [c.grade_id for c in graded if not c.failed]
     assert not passing, f"graded tests pass on the blank notebook: {passing}"
-
-

@@ -17,7 +17,7 @@ from tests.factories import edit_notebook, make_course
 
 def _same_cells(a, b) -> None:
     assert len(a.cells) == len(b.cells)
-    for x, y in zip(a.cells, b.cells):
+    for x, y in zip(a.cells, b.cells, strict=True):
         assert (x.cell_type, x.source) == (y.cell_type, y.source)
         assert x.metadata == y.metadata  # nbgrader, course, tags, jupyter: all of it
         assert x.metadata.get("nbgrader") == y.metadata.get("nbgrader")
@@ -57,8 +57,10 @@ def test_release_writes_the_text_form_outside_the_assignment_folder(tmp_path, ru
 def test_check_reports_a_text_form_out_of_sync_or_missing(tmp_path, run_course):
     root = make_course(tmp_path / "repo")
     run_course(["release", "--root", root])
-    edit_notebook(root / "solutions/01_toy/01_toy.ipynb",
-                  lambda nb: setattr(nb.cells[0], "source", nb.cells[0].source + "\nOne more line."))
+    edit_notebook(
+        root / "solutions/01_toy/01_toy.ipynb",
+        lambda nb: setattr(nb.cells[0], "source", nb.cells[0].source + "\nOne more line."),
+    )
     (root / "solutions/02_toy.py").unlink()
     out, _ = run_course(["check", "--root", root], retcode=1)
     assert "solutions/01_toy.py is out of sync with solutions/01_toy/01_toy.ipynb" in out
@@ -76,11 +78,17 @@ def test_an_edit_in_the_text_comes_back_with_jupytext_update(tmp_path):
     text = text_form_path(SOLUTIONS, "01_rnn").read_text(encoding="utf-8")
     assert text.count("# ## Recap") == 1
     text_path.write_text(text.replace("# ## Recap", "# ## Recap: what we built"), encoding="utf-8")
-    done = subprocess.run([sys.executable, "-m", "jupytext", "--update", "--to", "ipynb", str(text_path),
-                           "-o", str(nb_path)], capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "jupytext", "--update", "--to", "ipynb", str(text_path), "-o", str(nb_path)],
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 0, done.stderr
-    expected = notebook_path("01_rnn", SOLUTIONS).read_text(encoding="utf-8").replace(
-        '"## Recap\\n"', '"## Recap: what we built\\n"')
+    expected = (
+        notebook_path("01_rnn", SOLUTIONS)
+        .read_text(encoding="utf-8")
+        .replace('"## Recap\\n"', '"## Recap: what we built\\n"')
+    )
     assert expected != notebook_path("01_rnn", SOLUTIONS).read_text(encoding="utf-8")
     assert nb_path.read_text(encoding="utf-8") == expected
 

@@ -82,7 +82,11 @@ def test_bundle_settings_reach_nbgrader_validate(tmp_path):
     env = {**os.environ, "JUPYTER_CONFIG_PATH": str(config_dir)}
     run = subprocess.run(
         [sys.executable, "-m", "nbgrader", "validate", "nb.ipynb"],
-        cwd=work, env=env, capture_output=True, text=True, timeout=300,
+        cwd=work,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert f"AssertionError: {LONG_MESSAGE}" in run.stdout, run.stdout + run.stderr
 
@@ -95,10 +99,14 @@ def _longest_message_line(assignment: str) -> tuple[int, str]:
             continue
         for node in ast.walk(ast.parse(visible_source(cell.source))):
             if isinstance(node, ast.Assert) and node.msg is not None:
-                text = "".join(
-                    part.value if isinstance(part, ast.Constant) else "x" * 20
-                    for part in (node.msg.values if isinstance(node.msg, ast.JoinedStr) else [node.msg])
-                ) if isinstance(node.msg, (ast.JoinedStr, ast.Constant)) else ast.unparse(node.msg)
+                text = (
+                    "".join(
+                        part.value if isinstance(part, ast.Constant) else "x" * 20
+                        for part in (node.msg.values if isinstance(node.msg, ast.JoinedStr) else [node.msg])
+                    )
+                    if isinstance(node.msg, (ast.JoinedStr, ast.Constant))
+                    else ast.unparse(node.msg)
+                )
                 for line in str(text).splitlines():
                     longest = max(longest, (len(line), line))
     return longest

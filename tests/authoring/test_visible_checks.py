@@ -32,7 +32,7 @@ CORRECT_VARIANTS = [
         why="Scores with matmul over (N, h, t, d_k) @ (N, h, d_k, T) instead of einsum.",
         replace='scores = mg.einsum("tNhk,TNhk->tNhT", q, k) / np.sqrt(np.float32(d_k))',
         by="scores = mg.matmul(q.transpose(1, 2, 0, 3), k.transpose(1, 2, 3, 0)).transpose(2, 0, 1, 3)"
-           " / mg.sqrt(np.float32(d_k))",
+        " / mg.sqrt(np.float32(d_k))",
     ),
     Mistake(
         task="multihead_attention",
@@ -69,7 +69,7 @@ CORRECT_VARIANTS = [
         why="Sums the log-probabilities of the real targets and divides by their number.",
         replace="return softmax_crossentropy(scores[real], target[real])",
         by="picked = mg.nnet.logsoftmax(scores[real])[np.arange(real.sum()), target[real]]\n"
-           "    return -picked.sum() / np.float32(real.sum())",
+        "    return -picked.sum() / np.float32(real.sum())",
     ),
     Mistake(
         task="positional_encoding",
@@ -80,7 +80,10 @@ CORRECT_VARIANTS = [
             "        even = np.arange(0, self.dim, 2, dtype=np.float32)  # 2i = 0, 2, 4, ...\n"
             "        return position * np.float32(10000) ** (-even / np.float32(self.dim))\n"
         ),
-        by="        return np.outer(np.arange(seq_len), 1 / 10000 ** (np.arange(0, self.dim, 2) / self.dim)).astype(np.float32)\n",
+        by=(
+            "        return np.outer(np.arange(seq_len), 1 / 10000 ** (np.arange(0, self.dim, 2) / self.dim))"
+            ".astype(np.float32)\n"
+        ),
     ),
     Mistake(
         task="positional_encoding",
@@ -124,8 +127,8 @@ CORRECT_VARIANTS = [
         why="Sets the scores of START and END to minus infinity, then takes the argmax over all 29.",
         replace="tokens[i] = np.argmax(scores.data[-1, :, : len(ALPHABET)], axis=-1)",
         by="last = scores.data[-1].copy()\n"
-           "            last[:, START:] = -np.inf\n"
-           "            tokens[i] = last.argmax(axis=-1)",
+        "            last[:, START:] = -np.inf\n"
+        "            tokens[i] = last.argmax(axis=-1)",
     ),
 ]
 
@@ -171,7 +174,9 @@ def test_common_mistake_fails_a_visible_check(visible_runner, name):
     failed = visible_runner.run(mistake).failed_tests(mistake.task)
     assert failed, f"{name}: {mistake.why} -- every visible check of {mistake.task!r} passes"
     first = failed[0].evalue
-    assert mistake.expect in first, f"{name}: the first visible failure ({failed[0].grade_id}) says {first[:300]!r}, not {mistake.expect!r}"
+    assert mistake.expect in first, (
+        f"{name}: the first visible failure ({failed[0].grade_id}) says {first[:300]!r}, not {mistake.expect!r}"
+    )
 
 
 @pytest.mark.notebook

@@ -94,8 +94,9 @@ def test_tiny_comparison_of_the_four_models(run_course, tmp_path, torch):
             assert split[side]["matmul"] > 0 and split[side]["bookkeeping"] >= 0, (key, side)
         project_median = statistics.median(r["project_ms"] for r in m["rounds"])
         assert 0 < sum(split["project_operations_ms"].values()) < project_median, key  # bookkeeping apart
-        assert list(split["project_operations_ms"].values()) == sorted(split["project_operations_ms"].values(),
-                                                                       reverse=True), key
+        assert list(split["project_operations_ms"].values()) == sorted(
+            split["project_operations_ms"].values(), reverse=True
+        ), key
     assert models["transformer"]["tensors"] == 62  # the Transformer of 04: 2 encoder and 2 decoder layers
     rows = [line for line in out.splitlines() if re.search(r"=\s+\d+\.\d\dx.*\d+\.\d\dx\s*$", line)]
     assert [row.split(",")[0] for row in rows] == ["RNN", "Seq2Seq", "Attention", "Transformer"], out

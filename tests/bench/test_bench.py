@@ -7,8 +7,8 @@ import re
 import mygrad as mg
 import pytest
 
-from instructor.bench import models as bench
 from instructor.authoring.library import load_library
+from instructor.bench import models as bench
 from instructor.cells import read, tags
 from instructor.paths import SOLUTIONS, notebook_path
 
@@ -105,7 +105,11 @@ def test_training_cell_reads_every_setting(assignment):
     nb = read(notebook_path(assignment, SOLUTIONS))
     [training] = [c.source for c in nb.cells if "slow" in tags(c) and "optimizer.step()" in c.source]
     # with the library functions it calls (03's learning_rate reads the schedule's settings)
-    called = [c.source for c in nb.cells if "library" in tags(c)
-              and any(re.search(rf"\b{name}\(", training) for name in re.findall(r"^def (\w+)\(", c.source, re.M))]
+    called = [
+        c.source
+        for c in nb.cells
+        if "library" in tags(c)
+        and any(re.search(rf"\b{name}\(", training) for name in re.findall(r"^def (\w+)\(", c.source, re.M))
+    ]
     unread = set(load_library(assignment).SETTINGS) - set(_READS.findall("\n".join([training, *called])))
     assert not unread, f"{assignment}: the training cell never reads SETTINGS {sorted(unread)}"

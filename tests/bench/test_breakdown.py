@@ -12,20 +12,43 @@ from course import ops
 from instructor.bench import breakdown
 
 
-@pytest.mark.parametrize(("op", "category"), [
-    ("MatMul", "matmul"), ("EinSum", "matmul"), ("Affine", "matmul"), ("Multiply", "elementwise"),
-    ("Sum", "elementwise"), ("Tanh", "elementwise"), ("Softmax", "softmax"), ("LayerNorm", "softmax"), ("SoftmaxCrossEntropy", "softmax"),
-    ("GetItem", "shape"), ("Concatenate", "shape"), ("Reshape", "shape"),
-])
+@pytest.mark.parametrize(
+    ("op", "category"),
+    [
+        ("MatMul", "matmul"),
+        ("EinSum", "matmul"),
+        ("Affine", "matmul"),
+        ("Multiply", "elementwise"),
+        ("Sum", "elementwise"),
+        ("Tanh", "elementwise"),
+        ("Softmax", "softmax"),
+        ("LayerNorm", "softmax"),
+        ("SoftmaxCrossEntropy", "softmax"),
+        ("GetItem", "shape"),
+        ("Concatenate", "shape"),
+        ("Reshape", "shape"),
+    ],
+)
 def test_mygrad_operations_by_kind(op, category):
     assert breakdown.mygrad_category(op) == category
 
 
-@pytest.mark.parametrize(("name", "category"), [
-    ("aten::bmm", "matmul"), ("aten::addmm", "matmul"), ("aten::mul", "elementwise"), ("aten::tanh", "elementwise"),
-    ("aten::_softmax", "softmax"), ("aten::masked_fill_", "softmax"), ("aten::native_layer_norm", "softmax"),
-    ("aten::cat", "shape"), ("aten::copy_", "shape"), ("BmmBackward0", None), ("Optimizer.step#Adam.step", None),
-])
+@pytest.mark.parametrize(
+    ("name", "category"),
+    [
+        ("aten::bmm", "matmul"),
+        ("aten::addmm", "matmul"),
+        ("aten::mul", "elementwise"),
+        ("aten::tanh", "elementwise"),
+        ("aten::_softmax", "softmax"),
+        ("aten::masked_fill_", "softmax"),
+        ("aten::native_layer_norm", "softmax"),
+        ("aten::cat", "shape"),
+        ("aten::copy_", "shape"),
+        ("BmmBackward0", None),
+        ("Optimizer.step#Adam.step", None),
+    ],
+)
 def test_torch_operations_by_kind(name, category):
     assert breakdown.torch_category(name) == category
 
@@ -63,8 +86,12 @@ def test_mygrad_split_puts_each_kind_of_work_in_its_category():
 
 
 def _methods():
-    return {(cls, name): vars(cls)[name] for cls in breakdown._operation_classes()
-            for name in ("__call__", "backward") if name in vars(cls)}
+    return {
+        (cls, name): vars(cls)[name]
+        for cls in breakdown._operation_classes()
+        for name in ("__call__", "backward")
+        if name in vars(cls)
+    }
 
 
 def test_mygrad_profile_leaves_the_operations_as_they_were():
@@ -101,16 +128,28 @@ def test_torch_split_puts_each_kind_of_work_in_its_category():
 
 
 def test_scaled_split_adds_up_to_the_median_step():
-    split = {"seconds": {"matmul": 0.3, "elementwise": 0.1, "softmax": 0.0, "shape": 0.0, "optimizer": 0.1,
-                         "bookkeeping": 0.5}}
+    split = {
+        "seconds": {
+            "matmul": 0.3,
+            "elementwise": 0.1,
+            "softmax": 0.0,
+            "shape": 0.0,
+            "optimizer": 0.1,
+            "bookkeeping": 0.5,
+        }
+    }
     ms = breakdown.scaled(split, 20.0)
     assert ms["matmul"] == 6.0 and ms["bookkeeping"] == 10.0 and sum(ms.values()) == pytest.approx(20.0)
 
 
 def test_table_shows_both_sides_and_their_difference():
     cats = breakdown.CATEGORIES
-    models = {"rnn": {"model": "RNN", "breakdown": {"project_ms": dict.fromkeys(cats, 1.0),
-                                                    "torch_ms": dict.fromkeys(cats, 1.5)}}}
+    models = {
+        "rnn": {
+            "model": "RNN",
+            "breakdown": {"project_ms": dict.fromkeys(cats, 1.0), "torch_ms": dict.fromkeys(cats, 1.5)},
+        }
+    }
     lines = breakdown.table(models)
     assert all(c in lines[0] for c in cats)
     assert lines[1].strip() == "RNN"

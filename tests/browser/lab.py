@@ -89,8 +89,9 @@ def _shut_down_kernels(lab: Lab) -> None:
 
 
 @contextmanager
-def jupyter_lab(root: Path, scratch: Path, timeout: float = 90, python: Path | None = None,
-                extra: tuple[str, ...] = ()):
+def jupyter_lab(
+    root: Path, scratch: Path, timeout: float = 90, python: Path | None = None, extra: tuple[str, ...] = ()
+):
     """Start ``jupyter lab`` serving ``root``; yield a :class:`Lab`; kill it at the end.
 
     ``python``: the interpreter of another environment to run it with (a
@@ -117,14 +118,30 @@ def jupyter_lab(root: Path, scratch: Path, timeout: float = 90, python: Path | N
     port, token = _free_port(), secrets.token_hex(16)
     log = scratch / "jupyterlab.log"
     command = [
-        interpreter, "-m", "jupyterlab", "--no-browser", "--allow-root",
-        "--ip=127.0.0.1", f"--port={port}", "--port-retries=0",
-        f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root}",
-        "--LabApp.news_url=None", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate", *extra,
+        interpreter,
+        "-m",
+        "jupyterlab",
+        "--no-browser",
+        "--allow-root",
+        "--ip=127.0.0.1",
+        f"--port={port}",
+        "--port-retries=0",
+        f"--IdentityProvider.token={token}",
+        f"--ServerApp.root_dir={root}",
+        "--LabApp.news_url=None",
+        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+        *extra,
     ]
     with open(log, "wb") as out:
-        process = subprocess.Popen(command, cwd=root, env=env, stdout=out, stderr=subprocess.STDOUT,
-                                   stdin=subprocess.DEVNULL, start_new_session=True)
+        process = subprocess.Popen(
+            command,
+            cwd=root,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+        )
     lab = Lab(root, port, token, log)
     try:
         deadline = time.monotonic() + timeout

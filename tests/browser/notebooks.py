@@ -29,8 +29,11 @@ QUICK_CELL = 'import os\n\nos.environ["COURSE_QUICK"] = "1"  # browser test: tra
 
 def filled(assignment: str) -> nbformat.NotebookNode:
     """The released notebook of ``assignment`` with every answer cell holding the reference answer."""
-    answers = {grade_id(c): c.source for c in read(notebook_path(assignment, SOLUTIONS)).cells
-               if c.get("metadata", {}).get("nbgrader", {}).get("solution")}
+    answers = {
+        grade_id(c): c.source
+        for c in read(notebook_path(assignment, SOLUTIONS)).cells
+        if c.get("metadata", {}).get("nbgrader", {}).get("solution")
+    }
     nb = read(notebook_path(assignment, NOTEBOOKS))
     for cell in nb.cells:
         meta = cell.get("metadata", {}).get("nbgrader", {})
@@ -43,8 +46,12 @@ def filled(assignment: str) -> nbformat.NotebookNode:
 def write(nb: nbformat.NotebookNode, root: Path, assignment: str, quick: bool = False) -> str:
     """Write ``nb`` as ``root/<assignment>/<assignment>.ipynb`` with the assignment's data; return its relative path."""
     folder = root / assignment
-    shutil.copytree(NOTEBOOKS / assignment, folder, dirs_exist_ok=True,
-                    ignore=shutil.ignore_patterns("*.ipynb", ".ipynb_checkpoints"))
+    shutil.copytree(
+        NOTEBOOKS / assignment,
+        folder,
+        dirs_exist_ok=True,
+        ignore=shutil.ignore_patterns("*.ipynb", ".ipynb_checkpoints"),
+    )
     if quick:
         first = nbformat.v4.new_code_cell(QUICK_CELL)
         first.id = "browser-test-quick"

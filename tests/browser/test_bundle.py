@@ -50,8 +50,14 @@ def student_setup(tmp_path_factory):
     venv = bundle / ".venv"
     start = time.monotonic()
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-    install = subprocess.run([str(venv / "bin/python"), "-m", "pip", "install", "./helpers"], cwd=bundle, check=False,
-                             capture_output=True, text=True, timeout=INSTALL_TIMEOUT_S)
+    install = subprocess.run(
+        [str(venv / "bin/python"), "-m", "pip", "install", "./helpers"],
+        cwd=bundle,
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=INSTALL_TIMEOUT_S,
+    )
     assert install.returncode == 0, f"pip install ./helpers failed:\n{install.stdout[-3000:]}\n{install.stderr[-3000:]}"
     _log(f"python -m venv and pip install ./helpers took {time.monotonic() - start:.0f} s")
     return bundle, venv
@@ -75,8 +81,14 @@ def test_server_extensions_of_the_venv(student_setup, tmp_path):
     _, venv = student_setup
     # a bare environment: the venv's scripts, and an empty user-level config folder
     env = {"PATH": str(venv / "bin"), "HOME": str(tmp_path), "JUPYTER_CONFIG_DIR": str(tmp_path)}
-    listing = subprocess.run([str(venv / "bin/jupyter"), "server", "extension", "list"], check=False,
-                             capture_output=True, text=True, env=env, timeout=120)
+    listing = subprocess.run(
+        [str(venv / "bin/jupyter"), "server", "extension", "list"],
+        check=False,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
     shown = _plain(listing.stdout + listing.stderr)
     states = dict(re.findall(r"^\s+(nbgrader\.server_extensions\.\w+) (enabled|disabled)", shown, re.MULTILINE))
     assert states == {
@@ -115,7 +127,8 @@ def _side_bar_titles(page) -> list[str]:
 
 
 def test_student_lab_has_validate_and_nothing_of_the_instructor(chromium, student_setup, tmp_path):  # noqa: F811
-    """In the bundle's JupyterLab, is Validate there, nbgrader's instructor interface nowhere, and does Validate report?"""
+    """In the bundle's JupyterLab, is Validate there, nbgrader's instructor interface nowhere, and does Validate
+    report?"""
     bundle, venv = student_setup
     start = time.monotonic()
     with _venv_lab(bundle, venv, tmp_path) as server:
@@ -125,11 +138,16 @@ def test_student_lab_has_validate_and_nothing_of_the_instructor(chromium, studen
             assert validate.is_visible() and validate.inner_text().strip() == "Validate"
 
             menus, palette, side_bars = _menu_labels(nb.page), _palette_labels(nb.page), _side_bar_titles(nb.page)
-            assert "Run All Cells" in menus.get("Run", []) and len(palette) > 50, "the menus or the palette were not read"
+            assert "Run All Cells" in menus.get("Run", []) and len(palette) > 50, (
+                "the menus or the palette were not read"
+            )
             assert "Nbgrader" not in menus, menus.keys()
             assert "nbgrader" not in {label.strip().lower() for label in palette}, "an nbgrader category in the palette"
-            shown = {"menus": [item for items in menus.values() for item in items], "palette": palette,
-                     "side bars": side_bars}
+            shown = {
+                "menus": [item for items in menus.values() for item in items],
+                "palette": palette,
+                "side bars": side_bars,
+            }
             for where, labels in shown.items():
                 for label in INSTRUCTOR_LABELS:
                     assert not [t for t in labels if label.lower() in t.lower()], f"{label!r} in the {where}"
@@ -137,7 +155,9 @@ def test_student_lab_has_validate_and_nothing_of_the_instructor(chromium, studen
             clicked = time.monotonic()
             validate.click()
             dialog = nb.page.locator(".jp-Dialog")
-            dialog.get_by_text(re.compile("Success|failed|error", re.IGNORECASE)).first.wait_for(timeout=RUN_TIMEOUT_S * 1000)
+            dialog.get_by_text(re.compile("Success|failed|error", re.IGNORECASE)).first.wait_for(
+                timeout=RUN_TIMEOUT_S * 1000
+            )
             validated = time.monotonic() - clicked
             SCREENSHOTS.mkdir(parents=True, exist_ok=True)
             nb.shot("bundle-validate")
@@ -147,7 +167,9 @@ def test_student_lab_has_validate_and_nothing_of_the_instructor(chromium, studen
             nb.close()
     _log(f"Validate answered in {validated:.0f} s; the browser test took {time.monotonic() - start:.0f} s")
     failed = report.split("The following cell failed")[1:]
-    _log(f"Validate showed {report.splitlines()[0]!r} with {len(failed)} failed cells, "
-         f"{sum('NotImplementedError' in cell for cell in failed)} of them raising NotImplementedError")
+    _log(
+        f"Validate showed {report.splitlines()[0]!r} with {len(failed)} failed cells, "
+        f"{sum('NotImplementedError' in cell for cell in failed)} of them raising NotImplementedError"
+    )
     # the untouched notebook: every answer still raises NotImplementedError
     assert failed and "NotImplementedError" in failed[0] and "Success" not in report, report[:2000]

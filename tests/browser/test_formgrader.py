@@ -54,8 +54,9 @@ def test_formgrader_lists_the_submissions_course_grade_graded(chromium, graded_c
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     with jupyter_lab(graded_course_dir, tmp_path, extra=(COURSE_PAGES,)) as lab:
         # the formgrader's own API calls carry no token: send it as a header on every request
-        context = chromium.new_context(viewport={"width": 1400, "height": 800},
-                                       extra_http_headers={"Authorization": f"token {lab.token}"})
+        context = chromium.new_context(
+            viewport={"width": 1400, "height": 800}, extra_http_headers={"Authorization": f"token {lab.token}"}
+        )
         page = context.new_page()
         try:
             page.goto(f"http://127.0.0.1:{lab.port}/formgrader/gradebook/01_toy/01_toy")
@@ -95,8 +96,10 @@ PWNED_FILES = ("pwned-name.txt", "pwned-img.txt", "pwned-last.txt")
 
 def _put(name: str) -> str:
     """JavaScript that writes ``name`` into the served folder (the course directory) through the contents API."""
-    return (f"fetch('/api/contents/{name}', {{method: 'PUT', headers: {{'Content-Type': 'application/json'}}, "
-            f"body: JSON.stringify({{type: 'file', format: 'text', content: 'pwned'}})}})")
+    return (
+        f"fetch('/api/contents/{name}', {{method: 'PUT', headers: {{'Content-Type': 'application/json'}}, "
+        f"body: JSON.stringify({{type: 'file', format: 'text', content: 'pwned'}})}})"
+    )
 
 
 #: eve's roster row, as an LMS export could hold it: her names are script and markup
@@ -136,8 +139,9 @@ def hostile_course_dir(tmp_path_factory):
     assert main(["init", str(course_dir)]) == 0
     roster = tmp / "class.csv"
     with roster.open("w", newline="") as f:
-        csv.writer(f).writerows([["id", "first_name", "last_name", "email"],
-                                 ["eve", HOSTILE_FIRST, HOSTILE_LAST, "eve@example.org"]])
+        csv.writer(f).writerows(
+            [["id", "first_name", "last_name", "email"], ["eve", HOSTILE_FIRST, HOSTILE_LAST, "eve@example.org"]]
+        )
     assert main(["roster", "import", str(roster), "--course-dir", str(course_dir)]) == 0
     assert main(["grade", str(tmp / "subs"), "--course-dir", str(course_dir), "--root", str(repo)]) == 0
     return course_dir
@@ -145,8 +149,9 @@ def hostile_course_dir(tmp_path_factory):
 
 def _browser_page(chromium, lab, **options):  # noqa: F811
     """A page whose every request carries the lab's token (the formgrader's own API calls carry none)."""
-    context = chromium.new_context(viewport={"width": 1400, "height": 900},
-                                   extra_http_headers={"Authorization": f"token {lab.token}"}, **options)
+    context = chromium.new_context(
+        viewport={"width": 1400, "height": 900}, extra_http_headers={"Authorization": f"token {lab.token}"}, **options
+    )
     return context, context.new_page()
 
 
@@ -154,8 +159,10 @@ def _eve_submission(lab) -> str:
     import json
     import urllib.request
 
-    request = urllib.request.Request(f"http://127.0.0.1:{lab.port}/formgrader/api/submitted_notebooks/01_toy/01_toy",
-                                     headers={"Authorization": f"token {lab.token}"})
+    request = urllib.request.Request(
+        f"http://127.0.0.1:{lab.port}/formgrader/api/submitted_notebooks/01_toy/01_toy",
+        headers={"Authorization": f"token {lab.token}"},
+    )
     with urllib.request.urlopen(request, timeout=30) as reply:
         return json.load(reply)[0]["id"]
 
@@ -291,8 +298,9 @@ def test_the_lists_flag_and_autograde_is_refused_without_loss(chromium, hostile_
         finally:
             context.close()
         submission = _eve_submission(lab)
-        request = urllib.request.Request(f"{base}/formgrader/submissions/{submission}/",
-                                         headers={"Authorization": f"token {lab.token}"})
+        request = urllib.request.Request(
+            f"{base}/formgrader/submissions/{submission}/", headers={"Authorization": f"token {lab.token}"}
+        )
         with urllib.request.urlopen(request, timeout=60) as reply:
             opened = reply.status
     assert flags == 1, flags

@@ -39,8 +39,13 @@ SCREENSHOTS = Path(os.environ.get("COURSE_SCREENSHOTS", Path(__file__).parent / 
 #: Chromium's own switches: no sandbox (it runs as root in CI), no GPU, no
 #: network of its own (updates, sync, field trials), a fresh profile per run.
 CHROMIUM_ARGS = [
-    "--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--no-first-run",
+    "--no-sandbox",
+    "--headless",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
 ]
 
 #: Console errors that are not the course's and do not affect a student: pattern -> reason.
@@ -112,7 +117,9 @@ def _long_message_notebook(path: Path) -> None:
     nb = nbformat.v4.new_notebook()
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     setup = nbformat.v4.new_code_cell("from course.figures import setup_backend\n\nsetup_backend()")
-    check = test_cell("gradient__reaches_weights", "gradient", f"# Check the gradient\nassert False, {LONG_MESSAGE!r}\n")
+    check = test_cell(
+        "gradient__reaches_weights", "gradient", f"# Check the gradient\nassert False, {LONG_MESSAGE!r}\n"
+    )
     nb.cells = [setup, check]
     path.parent.mkdir(parents=True, exist_ok=True)
     nbformat.write(nb, str(path))
@@ -226,8 +233,10 @@ def test_training_plot_of_01_changes_while_the_cell_runs(open_notebook):
     train.scroll_into_view_if_needed()
     nb.shot("01_live_plot_done")
     with open(SCREENSHOTS / "log.txt", "a") as log:
-        log.write(f"# 01 training cell: {len(seen_pixels)} different pictures on screen while it ran "
-                  f"({len(seen_src)} sources)\n")
+        log.write(
+            f"# 01 training cell: {len(seen_pixels)} different pictures on screen while it ran "
+            f"({len(seen_src)} sources)\n"
+        )
     assert len(seen_pixels) >= 4 and len(seen_src) >= 4, (
         f"while the cell ran the plot showed {len(seen_pixels)} different pictures ({len(seen_src)} sources): "
         "it must appear and change at least three times"
@@ -261,7 +270,7 @@ def test_validate_button_shows_a_long_message_whole_and_wrapped(open_notebook):
     error = dialog.locator("pre", has_text="AssertionError").last
     text = error.inner_text()
     assert f"AssertionError: {LONG_MESSAGE}" in " ".join(text.split())
-    message = text[text.rindex("AssertionError:"):].splitlines()
+    message = text[text.rindex("AssertionError:") :].splitlines()
     assert len(message) > 1 and all(len(line) <= 80 for line in message), message
     # the message's last words are drawn inside the box, not past its right edge
     inside = error.evaluate("""pre => {
@@ -302,7 +311,8 @@ def _run_all_and_find_explorer(nb):
 
 
 def test_sequence_explorer_of_03_renders_and_responds(open_notebook):
-    """Does 03's explorer show a decoded sequence and its attention map, and redraw for a new length and a new sequence?"""
+    """Does 03's explorer show a decoded sequence and its attention map, and redraw for a new length and a new
+    sequence?"""
     nb = open_notebook("03_attention/03_attention.ipynb")
     explorer, first, text = _run_all_and_find_explorer(nb)
     assert "source" in text.inner_text() and "output" in text.inner_text()
@@ -349,7 +359,8 @@ def test_cipher_explorer_of_04_renders_and_responds(open_notebook):
 
 
 def test_untouched_student_notebook_renders_its_math(open_notebook, assignment="04_transformer"):
-    """Does the notebook a student receives (04: the most formulas) show them typeset, with no MathJax error and no error output?"""
+    """Does the notebook a student receives (04: the most formulas) show them typeset, with no MathJax error and
+    no error output?"""
     nb = open_notebook(f"student/{assignment}/{assignment}.ipynb")
     math = nb.page.locator(".jp-RenderedMarkdown mjx-container")
     deadline = time.monotonic() + 60

@@ -16,7 +16,6 @@ import os
 import shutil
 import sys
 import xml.etree.ElementTree as ET
-from pathlib import Path
 
 import pytest
 
@@ -29,10 +28,12 @@ pytestmark = pytest.mark.cgroup2
 #: what runs inside: the tests that use the kernel's cgroups (the fake-tree tests need no VM)
 INSIDE = ["tests/sandbox/test_limits.py", "tests/hub/test_cgroups.py"]
 #: pytest without the plugins and settings these tests do not use (under emulation each costs seconds to import)
-OPTIONS = " ".join([
-    "-q -rs --durations=0 --noconftest -o addopts= -o filterwarnings= -p no:cacheprovider",
-    "-p no:nbval -p no:hypothesispytest -p no:benchmark -p no:anyio -p no:trio",
-])
+OPTIONS = " ".join(
+    [
+        "-q -rs --durations=0 --noconftest -o addopts= -o filterwarnings= -p no:cacheprovider",
+        "-p no:nbval -p no:hypothesispytest -p no:benchmark -p no:anyio -p no:trio",
+    ]
+)
 DESELECT = "not every_field and not refuse"  # grading and commands, not the kernel: tested on the host
 
 GUEST = """#!/bin/sh
@@ -60,8 +61,15 @@ def test_limits_hold_on_a_cgroup_v2_kernel(tmp_path):
     if os.geteuid() != 0:
         missing("root, to build the VM's image (debootstrap)")
     image, built = vm.build(log=lambda line: None)
-    script = GUEST.format(ci=os.environ.get("CI", ""), prefix=sys.prefix, repo=REPO_ROOT, python=sys.executable,
-                          tests=" ".join(INSIDE), deselect=DESELECT, options=OPTIONS)
+    script = GUEST.format(
+        ci=os.environ.get("CI", ""),
+        prefix=sys.prefix,
+        repo=REPO_ROOT,
+        python=sys.executable,
+        tests=" ".join(INSIDE),
+        deselect=DESELECT,
+        options=OPTIONS,
+    )
     results = tmp_path / "results"
     booted = vm.boot(image, script, results)
     console = booted.console[-3000:]
@@ -76,6 +84,11 @@ def test_limits_hold_on_a_cgroup_v2_kernel(tmp_path):
     measured = json.loads((results / "limits.json").read_text())
     assert measured["isolation"].endswith("memory, process and CPU limits per sandbox (cgroup v2)"), measured
     timings = [line for line in booted.console.splitlines() if line.startswith("guest:")]
-    slowest = report[report.find("slowest durations"):].splitlines()[1:12]
-    print(f"image: {'built in %.0f s' % built if built else 'cached'}; qemu ran {booted.seconds:.0f} s", *timings,
-          json.dumps(measured), *slowest, sep="\n")
+    slowest = report[report.find("slowest durations") :].splitlines()[1:12]
+    print(
+        f"image: {f'built in {built:.0f} s' if built else 'cached'}; qemu ran {booted.seconds:.0f} s",
+        *timings,
+        json.dumps(measured),
+        *slowest,
+        sep="\n",
+    )

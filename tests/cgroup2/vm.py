@@ -146,7 +146,9 @@ class Boot:
     seconds: float  # from qemu's start to its exit
 
 
-def boot(img: Image, guest_script: str, results: Path, cpus: int = 1, memory_mb: int = 2048, timeout: float = 900) -> Boot:
+def boot(
+    img: Image, guest_script: str, results: Path, cpus: int = 1, memory_mb: int = 2048, timeout: float = 900
+) -> Boot:
     """Boot ``img`` with ``guest_script`` as the init's last step; ``results`` is the guest's /run/host (rw).
 
     The disk is a snapshot (the guest may write, the image stays as built); the folders of
@@ -174,8 +176,9 @@ def boot(img: Image, guest_script: str, results: Path, cpus: int = 1, memory_mb:
     start = time.monotonic()
     with open(results / "console.txt", "wb") as console:
         try:
-            code = subprocess.run(args, stdin=subprocess.DEVNULL, stdout=console, stderr=subprocess.STDOUT,
-                                  timeout=timeout).returncode
+            code = subprocess.run(
+                args, stdin=subprocess.DEVNULL, stdout=console, stderr=subprocess.STDOUT, timeout=timeout
+            ).returncode
         except subprocess.TimeoutExpired:  # run() killed qemu
             code = -9
     text = (results / "console.txt").read_text(errors="replace")
@@ -185,6 +188,6 @@ def boot(img: Image, guest_script: str, results: Path, cpus: int = 1, memory_mb:
 if __name__ == "__main__":
     if sys.argv[1:] == ["build"]:
         made, seconds = build()
-        print(f"{made.folder}: {'made in %.0f s' % seconds if seconds else 'cached'}")
+        print(f"{made.folder}: {f'made in {seconds:.0f} s' if seconds else 'cached'}")
     else:
         sys.exit(__doc__)

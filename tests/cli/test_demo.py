@@ -16,7 +16,11 @@ def test_demo_runs_the_main_job_outside_the_repo(run_course, tmp_path):
     before = subprocess.run(["git", "status", "--porcelain"], cwd=REPO_ROOT, capture_output=True, text=True).stdout
     out, _ = run_course(["demo", "01_rnn", "--scratch", tmp_path / "demo"])
     assert "demo passed" in out
-    rows = {tuple(line.split()[:2]): line.split()[2:5] for line in out.splitlines() if line.startswith(("reference", "blank"))}
+    rows = {
+        tuple(line.split()[:2]): line.split()[2:5]
+        for line in out.splitlines()
+        if line.startswith(("reference", "blank"))
+    }
     score, _, top = rows[("reference", "01_rnn")]
     assert score == top and float(top) > 0, out
     assert rows[("blank", "01_rnn")][0] == "0", out

@@ -1,4 +1,5 @@
-"""`course extend` on a graded toy course: the student's own due date in the gradebook, the table, the CSV, the feedback."""
+"""`course extend` on a graded toy course: the student's own due date in the gradebook, the table, the CSV, the
+feedback."""
 
 from __future__ import annotations
 
@@ -9,8 +10,8 @@ import shutil
 import nbformat
 from nbgrader.api import Gradebook
 
-from instructor.reporting.table import grades
 from instructor.coursedir.course_dir import CourseDir
+from instructor.reporting.table import grades
 from tests.factories import assert_one_sentence_error
 
 DUE = "2026-01-01 12:00 UTC"

@@ -24,7 +24,9 @@ def test_grade_export_feedback(course_repo, tmp_path, run_course):
     (subs / "half/01_toy/01_toy.ipynb").write_text(source.replace("= a + b", "= abs(a) + b"))
     ws = tmp_path / "ws"
     out, err = run_course(["grade", subs, "--course-dir", ws, "--root", course_repo])
-    table = {tuple(line.split()[:2]): line.split()[2:5] for line in out.splitlines()[2:] if line.startswith(("ref", "blank"))}
+    table = {
+        tuple(line.split()[:2]): line.split()[2:5] for line in out.splitlines()[2:] if line.startswith(("ref", "blank"))
+    }
     assert table[("ref", "01_toy")][:3] == ["2", "/", "2"]
     assert table[("blank", "01_toy")][:3] == ["0", "/", "2"]
     assert table[("ref", "02_toy")][:3] == ["1", "/", "1"]
@@ -34,8 +36,12 @@ def test_grade_export_feedback(course_repo, tmp_path, run_course):
     with open(tmp_path / "grades.csv", newline="") as f:
         read = {(r["student_id"], r["assignment"]): r for r in csv.DictReader(f)}
     rows = {k: float(r["score"]) for k, r in read.items() if r["score"] != ""}
-    assert {k: v for k, v in rows.items() if k[0] != "half"} == \
-        {("ref", "01_toy"): 2.0, ("blank", "01_toy"): 0.0, ("ref", "02_toy"): 1.0, ("blank", "02_toy"): 0.0}
+    assert {k: v for k, v in rows.items() if k[0] != "half"} == {
+        ("ref", "01_toy"): 2.0,
+        ("blank", "01_toy"): 0.0,
+        ("ref", "02_toy"): 1.0,
+        ("blank", "02_toy"): 0.0,
+    }
     assert rows[("half", "01_toy")] == 0.0
     # half submitted no 02_toy and it has no due date: no zero that is not earned (issue 43.5)
     missing = read[("half", "02_toy")]
@@ -53,7 +59,10 @@ def test_grade_export_feedback(course_repo, tmp_path, run_course):
 def test_grade_reads_an_exchange(course_repo, tmp_path, run_course):
     """Is the latest submission per student taken from an nbgrader exchange inbound folder?"""
     inbound = tmp_path / "exchange/seqmodels/inbound"
-    for stamp, folder in (("2026-01-01 10:00:00.000000 UTC", "notebooks"), ("2026-01-02 10:00:00.000000 UTC", "solutions")):
+    for stamp, folder in (
+        ("2026-01-01 10:00:00.000000 UTC", "notebooks"),
+        ("2026-01-02 10:00:00.000000 UTC", "solutions"),
+    ):
         target = inbound / f"amy+01_toy+{stamp}+abc"
         target.mkdir(parents=True)
         shutil.copy(course_repo / folder / "01_toy/01_toy.ipynb", target)
@@ -95,11 +104,26 @@ def test_grade_reports_student_off_roster(course_repo, tmp_path, run_course, enc
 
 
 def test_grade_prints_no_library_warning(course_repo, tmp_path):
-    """Does `course grade`, run as the instructor runs it (its own process), print no warning of the libraries it uses?"""
+    """Does `course grade`, run as the instructor runs it (its own process), print no warning of the libraries it
+    uses?"""
     require_sandbox()
     subs = toy_submissions(tmp_path / "subs", course_repo)
-    done = subprocess.run([sys.executable, "-m", "instructor", "grade", str(subs), "--course-dir", str(tmp_path / "ws"),
-                           "--root", str(course_repo)], capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "instructor",
+            "grade",
+            str(subs),
+            "--course-dir",
+            str(tmp_path / "ws"),
+            "--root",
+            str(course_repo),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr
     assert "Warning" not in done.stderr and "WARNING" not in done.stderr, done.stderr
 
@@ -108,7 +132,7 @@ def test_student_chosen_names_reach_neither_a_formula_nor_the_terminal(course_re
     """Do folder names that start a spreadsheet formula or carry terminal escapes stay inert in the
     grade table (no control byte printed) and the CSV (no cell starting with = + - @)?"""
     subs = tmp_path / "subs"
-    for name in ("ref", "=HYPERLINK(\"http://x\")", "+1+1", "@SUM(A1)", "amy\x1b[2J\x1b]0;owned\x07", "bob\u202eevil"):
+    for name in ("ref", '=HYPERLINK("http://x")', "+1+1", "@SUM(A1)", "amy\x1b[2J\x1b]0;owned\x07", "bob\u202eevil"):
         (subs / name / "01_toy").mkdir(parents=True)
         shutil.copy(course_repo / "solutions/01_toy/01_toy.ipynb", subs / name / "01_toy")
     out, err = run_course(["grade", subs, "--course-dir", tmp_path / "cd", "--root", course_repo])
@@ -133,7 +157,9 @@ def test_export_to_a_folder_it_cannot_write_is_one_sentence(course_repo, tmp_pat
     """Is an export into a missing folder refused in one sentence, without a traceback?"""
     subs = toy_submissions(tmp_path / "subs", course_repo)
     run_course(["grade", subs, "--course-dir", tmp_path / "cd", "--root", course_repo])
-    _, err = run_course(["export", "--course-dir", tmp_path / "cd", "--to", tmp_path / "no" / "such" / "g.csv"], retcode=1)
+    _, err = run_course(
+        ["export", "--course-dir", tmp_path / "cd", "--to", tmp_path / "no" / "such" / "g.csv"], retcode=1
+    )
     assert "cannot write" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
 
 
@@ -172,8 +198,9 @@ def test_the_deadline_counts_from_when_the_exchange_received_the_files(course_re
     run_course(["init", tmp_path / "cd", "--late-penalty", "10", "--due", "01_toy=2026-01-01 12:00 UTC"])
     inbound = tmp_path / "exchange/seqmodels/inbound"
     early = "2026-01-01 09:00:00.000000 UTC"
-    _exchange_submission(inbound, f"amy+01_toy+{early}+a1", course_repo / "solutions/01_toy/01_toy.ipynb",
-                         stamp_text=early)
+    _exchange_submission(
+        inbound, f"amy+01_toy+{early}+a1", course_repo / "solutions/01_toy/01_toy.ipynb", stamp_text=early
+    )
     out, _ = run_course(["grade", tmp_path / "exchange", "--course-dir", tmp_path / "cd", "--root", course_repo])
     line = next(line for line in out.splitlines() if line.startswith("amy "))
     assert line.split()[9] == "-2", line  # 10 % a day, capped at the whole score: it arrived months late
@@ -184,8 +211,12 @@ def test_the_deadline_counts_from_when_the_exchange_received_the_files(course_re
 def test_a_name_that_is_no_student_id_is_refused_at_intake_from_an_exchange(course_repo, tmp_path, run_course):
     """Is an exchange folder named `josé+...` (not a valid id) reported as not graded, never graded then dropped?"""
     inbound = tmp_path / "exchange/seqmodels/inbound"
-    _exchange_submission(inbound, "josé+01_toy+2026-01-01 10:00:00.000000 UTC+j1", course_repo / "solutions/01_toy/01_toy.ipynb")
-    _exchange_submission(inbound, "amy+01_toy+2026-01-01 10:00:00.000000 UTC+a1", course_repo / "solutions/01_toy/01_toy.ipynb")
+    _exchange_submission(
+        inbound, "josé+01_toy+2026-01-01 10:00:00.000000 UTC+j1", course_repo / "solutions/01_toy/01_toy.ipynb"
+    )
+    _exchange_submission(
+        inbound, "amy+01_toy+2026-01-01 10:00:00.000000 UTC+a1", course_repo / "solutions/01_toy/01_toy.ipynb"
+    )
     out, _ = run_course(["grade", tmp_path / "exchange", "--course-dir", tmp_path / "cd", "--root", course_repo])
     assert "josé" in out and "not graded: the folder name is not a valid student id" in out, out
     run_course(["export", "--course-dir", tmp_path / "cd", "--to", tmp_path / "g.csv"])

@@ -57,10 +57,20 @@ def test_the_cause_is_nbgraders_own_line():
     """Is the cause the CRITICAL line, not the ERROR line after it; else a traceback's last line?"""
     from instructor.authoring.to_course_dir import nbgrader_cause
 
-    logged = subprocess.CompletedProcess([], 1, "", "[ReleaseAssignmentApp | CRITICAL] Destination already exists\n"
-                                         "[ReleaseAssignmentApp | ERROR] nbgrader release_assignment failed\n")
+    logged = subprocess.CompletedProcess(
+        [],
+        1,
+        "",
+        "[ReleaseAssignmentApp | CRITICAL] Destination already exists\n"
+        "[ReleaseAssignmentApp | ERROR] nbgrader release_assignment failed\n",
+    )
     assert nbgrader_cause(logged) == "Destination already exists"
-    raised = subprocess.CompletedProcess([], 1, "", "Traceback (most recent call last):\n  File x\n"
-                                         "PermissionError: [Errno 13] Permission denied: '/srv/ex/seqmodels'\n")
+    raised = subprocess.CompletedProcess(
+        [],
+        1,
+        "",
+        "Traceback (most recent call last):\n  File x\n"
+        "PermissionError: [Errno 13] Permission denied: '/srv/ex/seqmodels'\n",
+    )
     assert nbgrader_cause(raised) == "PermissionError: [Errno 13] Permission denied: '/srv/ex/seqmodels'"
     assert nbgrader_cause(subprocess.CompletedProcess([], 2, "", "")) == "exit status 2"

@@ -34,8 +34,14 @@ print(json.dumps(loaded))
 def _probe(block: tuple[str, ...] = ()) -> list[str]:
     code = PROBE.format(block=list(block), modules=MODULES)
     # -I: no user site, no PYTHON* variables, the working folder not on sys.path
-    done = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True, timeout=120,
-                          cwd="/", env={"PATH": "/usr/bin:/bin", "MPLBACKEND": "Agg", "HOME": "/tmp"})
+    done = subprocess.run(
+        [sys.executable, "-I", "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd="/",
+        env={"PATH": "/usr/bin:/bin", "MPLBACKEND": "Agg", "HOME": "/tmp"},
+    )
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout.strip().splitlines()[-1])
 
@@ -57,7 +63,12 @@ def test_no_student_module_names_the_grader():
     offenders = []
     for path in sorted(STUDENT.rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(), str(path))):
-            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
-                [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else []
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""]
+                if isinstance(node, ast.ImportFrom) and not node.level
+                else []
+            )
             offenders += [f"{path.name}: {n}" for n in names if n.split(".")[0] in GRADER_SIDE]
     assert offenders == []

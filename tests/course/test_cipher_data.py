@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
-from course.cipher_data import ALPHABET, DataFileError, load_cipher_data, write_npz
 from course_data.build import build
 from course_data.vigenere import KEY
+
+from course.cipher_data import ALPHABET, DataFileError, load_cipher_data, write_npz
 from tests.data.test_builder import PROSE, write
 
 
@@ -45,8 +45,15 @@ def test_loader_reads_a_relative_path(tmp_path, monkeypatch):
 def test_loader_refuses_an_old_format(tmp_path):
     """Is a data file of format 1 (encrypted 24-symbol strings) refused with the rebuild hint?"""
     arrays = {"train_plain": np.zeros((100, 2), np.uint8), "held_out_plain": np.zeros((100, 2), np.uint8)}
-    meta = {"format_version": 1, "corpus": "x", "corpus_sha256": "0", "seed": 0,
-            "held_out_fraction": 0.1, "key": KEY, "alphabet": ALPHABET}
+    meta = {
+        "format_version": 1,
+        "corpus": "x",
+        "corpus_sha256": "0",
+        "seed": 0,
+        "held_out_fraction": 0.1,
+        "key": KEY,
+        "alphabet": ALPHABET,
+    }
     write_npz(tmp_path / "old.npz", {**arrays, **{k: np.array(v) for k, v in meta.items()}})
     with pytest.raises(DataFileError, match="format version 1, expected 2.*put back the cipher_data.npz"):
         load_cipher_data(tmp_path / "old.npz")

@@ -25,7 +25,16 @@ def _grads(build, inputs, upstream):
     return out, [t.grad for t in tensors]
 
 
-SHAPES_AXES = [((7,), -1), ((3, 3000), -1), ((5, 9), -1), ((5, 9), 0), ((13, 4, 3, 13), -1), ((6, 2, 4, 25), -1), ((21, 100), 0), ((3, 4, 5), 1)]
+SHAPES_AXES = [
+    ((7,), -1),
+    ((3, 3000), -1),
+    ((5, 9), -1),
+    ((5, 9), 0),
+    ((13, 4, 3, 13), -1),
+    ((6, 2, 4, 25), -1),
+    ((21, 100), 0),
+    ((3, 4, 5), 1),
+]
 
 
 @pytest.mark.parametrize("shape, axis", SHAPES_AXES)
@@ -122,7 +131,9 @@ def test_crossentropy_equals_mygrad(shape, spread):
     flat_scores, flat_target = scores.reshape(-1, shape[-1]), target.reshape(-1)
     for m in (None, mask):
         chosen = slice(None) if m is None else m.reshape(-1)
-        ref, ref_grad = _grads(lambda s, c=chosen: mg.nnet.softmax_crossentropy(s[c], flat_target[c]), [flat_scores], None)
+        ref, ref_grad = _grads(
+            lambda s, c=chosen: mg.nnet.softmax_crossentropy(s[c], flat_target[c]), [flat_scores], None
+        )
         out, grad = _grads(lambda s, m=m: ops.softmax_crossentropy(s, target, mask=m), [scores], None)
         assert out.dtype == np.float32 and out.shape == ()
         np.testing.assert_allclose(out.item(), ref.item(), rtol=2e-5)
@@ -189,8 +200,14 @@ def test_crossentropy_ignores_whatever_stands_at_padding():
     assert np.all(np.isfinite(x.grad)) and np.all(x.grad[1:] == 0)
 
 
-AFFINE_SHAPES = [((6, 12), 25), ((1, 100, 12), 25), ((21, 100, 25), 12), ((49, 32, 29), 64), ((3, 2, 4, 7), 5),
-                 ((0, 4, 3), 2)]
+AFFINE_SHAPES = [
+    ((6, 12), 25),
+    ((1, 100, 12), 25),
+    ((21, 100, 25), 12),
+    ((49, 32, 29), 64),
+    ((3, 2, 4, 7), 5),
+    ((0, 4, 3), 2),
+]
 
 
 @pytest.mark.parametrize("shape, k", AFFINE_SHAPES)

@@ -57,7 +57,6 @@ def test_quick_mode_switch(monkeypatch, env, quick):
 # --- process settings for MyGrad training: glibc's allocator and Python's garbage collector ---
 
 
-
 @pytest.fixture
 def fresh_allocator_flag(monkeypatch):
     monkeypatch.setattr(runtime, "_allocator_tuned", None)  # forget the call made at import

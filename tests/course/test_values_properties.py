@@ -111,8 +111,23 @@ _json = st.recursive(
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3),
     max_leaves=8,
 )
-_KINDS = ["int", "complex", "float", "list", "tuple", "set", "frozenset", "dict", "pairs", "array", "scalar", "dtype",
-          "tensor", "opaque", "unknown"]
+_KINDS = [
+    "int",
+    "complex",
+    "float",
+    "list",
+    "tuple",
+    "set",
+    "frozenset",
+    "dict",
+    "pairs",
+    "array",
+    "scalar",
+    "dtype",
+    "tensor",
+    "opaque",
+    "unknown",
+]
 #: JSON the format does not allow: a known kind with a value of any shape, or no kind at all
 _malformed = st.one_of(
     st.builds(lambda kind, v: {"t": kind, "v": v}, st.sampled_from(_KINDS), _json),

@@ -46,8 +46,9 @@ def _overwrite(notebook: Path) -> None:
 
 def test_bytes_changed_after_their_arrival_arrive_again(course_repo, tmp_path, run_course):
     """The finding: amy's folder is graded from the exchange before the due date; after it she overwrites her
-    notebook in her own folder (made here as root: sealing, tested below, now stops her). Is the next `course grade` late for the new bytes (penalty above 0), with both
-    arrivals kept in arrivals.json, the first unchanged?"""
+    notebook in her own folder (made here as root: sealing, tested below, now stops her). Is the next `course
+    grade` late for the new bytes (penalty above 0), with both arrivals kept in arrivals.json, the first
+    unchanged?"""
     cd, inbound = tmp_path / "cd", tmp_path / "exchange/seqmodels/inbound"
     now = datetime.now(UTC)
     due = now + timedelta(seconds=2)

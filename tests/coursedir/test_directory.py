@@ -14,7 +14,8 @@ def _as_an_older_release_wrote_it(folder) -> None:
 
 
 def test_an_older_settings_file_is_one_sentence_then_course_init_mends_it(tmp_path, run_course):
-    """Is a settings file naming the old course.* modules refused in one sentence, and does `course init` mend it, keeping its values?"""
+    """Is a settings file naming the old course.* modules refused in one sentence, and does `course init` mend
+    it, keeping its values?"""
     folder = tmp_path / "grading"
     run_course(["init", folder, "--late-penalty", "25", "--due", "01_rnn=2026-10-05 17:00 UTC"])
     _as_an_older_release_wrote_it(folder)

@@ -32,7 +32,8 @@ def test_days_and_until_give_the_student_a_later_due_date(folder):
 
 
 def test_the_file_says_who_granted_what_when_and_why(folder):
-    """Is extensions.json plain JSON by assignment and student, with until or days, because, granted_by and granted_on?"""
+    """Is extensions.json plain JSON by assignment and student, with until or days, because, granted_by and
+    granted_on?"""
     extensions.grant(CourseDir.at(folder), "amy", "01_rnn", days=3, because="ill", by="ana")
     extensions.grant(CourseDir.at(folder), "bob", "01_rnn", until="2026-10-08 19:00 Europe/Berlin")
     data = json.loads((folder / "extensions.json").read_text())
@@ -78,12 +79,15 @@ def test_an_assignment_without_a_due_date_is_refused_naming_how_to_set_one(folde
     assert "02_seq2seq has no due date" in str(err.value) and "`course init --due 02_seq2seq=DATE`" in str(err.value)
 
 
-@pytest.mark.parametrize("student, assignment, message", [
-    ("am y", "01_rnn", "not a valid student id"),
-    ("../amy", "01_rnn", "not a valid student id"),
-    ("", "01_rnn", "not a valid student id"),
-    ("amy", "../01_rnn", "not a valid assignment name"),
-])
+@pytest.mark.parametrize(
+    "student, assignment, message",
+    [
+        ("am y", "01_rnn", "not a valid student id"),
+        ("../amy", "01_rnn", "not a valid student id"),
+        ("", "01_rnn", "not a valid student id"),
+        ("amy", "../01_rnn", "not a valid assignment name"),
+    ],
+)
 def test_bad_names_are_refused(folder, student, assignment, message):
     """Are a student id or an assignment name outside the roster's id rule refused before anything is written?"""
     with pytest.raises(CourseError, match=message):
@@ -98,11 +102,14 @@ def test_days_must_be_a_sensible_number(folder, days):
         extensions.grant(CourseDir.at(folder), "amy", "01_rnn", days=days)
 
 
-@pytest.mark.parametrize("until, message", [
-    ("next tuesday-ish", "is not a date"),
-    ("2026-10-08 19:00 +02:00", "is not a time zone nbgrader knows"),  # nbgrader would read it as UTC, silently
-    ("2026-10-08 19:00 7200", "is not a time zone nbgrader knows"),  # nbgrader would read seconds
-])
+@pytest.mark.parametrize(
+    "until, message",
+    [
+        ("next tuesday-ish", "is not a date"),
+        ("2026-10-08 19:00 +02:00", "is not a time zone nbgrader knows"),  # nbgrader would read it as UTC, silently
+        ("2026-10-08 19:00 7200", "is not a time zone nbgrader knows"),  # nbgrader would read seconds
+    ],
+)
 def test_a_date_nbgrader_would_misread_is_refused(folder, until, message):
     with pytest.raises(CourseError, match=message):
         extensions.grant(CourseDir.at(folder), "amy", "01_rnn", until=until)

@@ -16,15 +16,15 @@ import pytest
 from nbgrader.api import Gradebook
 
 from instructor.coursedir import extensions
+from instructor.coursedir.course_dir import CourseDir
 from instructor.coursedir.late import PercentPerDay, penalty
 from instructor.grading.extension import apply_extension
 from instructor.grading.record import record
 from instructor.grading.submission import Status, Submission
-from instructor.coursedir.course_dir import CourseDir
 
 DUE = "2026-01-01 12:00 UTC"
 LATE = "2026-01-03 10:00:00.000000 UTC"  # two days started
-LATE_SECONDS = (46 * 3600)
+LATE_SECONDS = 46 * 3600
 
 
 @pytest.fixture(scope="module")
@@ -73,8 +73,12 @@ def _take_back(cd, folder) -> None:
     apply_extension(CourseDir.at(cd), "amy", "01_toy")
 
 
-EVENTS = {"hand grade": _hand_grade, "test fix": _regrade_with_a_test_fix, "extension": _extend,
-          "extension taken back": _take_back}
+EVENTS = {
+    "hand grade": _hand_grade,
+    "test fix": _regrade_with_a_test_fix,
+    "extension": _extend,
+    "extension taken back": _take_back,
+}
 
 
 def _state(cd) -> tuple[float, float, float]:
@@ -85,8 +89,9 @@ def _state(cd) -> tuple[float, float, float]:
         return sub.late_submission_penalty or 0.0, auto, sub.total_seconds_late
 
 
-ORDERS = [order for order in itertools.permutations(EVENTS)
-          if order.index("extension") < order.index("extension taken back")]
+ORDERS = [
+    order for order in itertools.permutations(EVENTS) if order.index("extension") < order.index("extension taken back")
+]
 
 
 @pytest.mark.parametrize("order", ORDERS, ids=" > ".join)

@@ -23,8 +23,11 @@ def test_grading_as_root_hands_the_files_back(course_repo, tmp_path, run_course)
     (cd / "subs" / "ref" / "01_toy").mkdir(parents=True)
     shutil.copy(course_repo / "solutions/01_toy/01_toy.ipynb", cd / "subs" / "ref" / "01_toy")
     run_course(["grade", cd / "subs", "--course-dir", cd, "--root", course_repo, "--assignment", "01_toy"])
-    written = [p for name in ("autograded", "results", "logs", "release", "releases", "source", "gradebook.db")
-               for p in [cd / name, *(cd / name).rglob("*")]]
+    written = [
+        p
+        for name in ("autograded", "results", "logs", "release", "releases", "source", "gradebook.db")
+        for p in [cd / name, *(cd / name).rglob("*")]
+    ]
     assert written and {os.lstat(p).st_uid for p in written} == {INSTRUCTOR}
     assert os.lstat(planted).st_uid == 0  # never walked
 

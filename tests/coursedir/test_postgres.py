@@ -55,14 +55,26 @@ def postgres():
         assert done.returncode == 0, f"{' '.join(map(str, cmd))}:\n{done.stdout}\n{done.stderr}"
 
     run(server / "initdb", "-D", data, "-U", "course", "--auth=trust", "-E", "UTF8", "--no-sync")
-    run(server / "pg_ctl", "-D", data, "-l", base / "server.log", "-w", "-t", "60",
-        "-o", f"-k {sock} -c listen_addresses='' -F", "start")
+    run(
+        server / "pg_ctl",
+        "-D",
+        data,
+        "-l",
+        base / "server.log",
+        "-w",
+        "-t",
+        "60",
+        "-o",
+        f"-k {sock} -c listen_addresses='' -F",
+        "start",
+    )
     try:
         run(server / "createdb", "-h", sock, "-U", "course", "gradebook")
         yield f"postgresql+psycopg2://course@/gradebook?host={sock}"
     finally:
-        subprocess.run([*as_user, str(server / "pg_ctl"), "-D", str(data), "-m", "immediate", "stop"],
-                       capture_output=True)
+        subprocess.run(
+            [*as_user, str(server / "pg_ctl"), "-D", str(data), "-m", "immediate", "stop"], capture_output=True
+        )
         shutil.rmtree(base, ignore_errors=True)
 
 
@@ -108,10 +120,13 @@ def test_grade_export_feedback_in_postgresql(postgres, toy, run_course):
 
 
 @pytest.mark.parametrize("command", [["grade", "{subs}"], ["export"], ["feedback"]])
-@pytest.mark.parametrize("db, message", [
-    ("postgresql://course@/nodb?host=/nonexistent-socket-dir", "cannot open the gradebook database"),
-    ("not a url", "is not a database URL"),
-])
+@pytest.mark.parametrize(
+    "db, message",
+    [
+        ("postgresql://course@/nodb?host=/nonexistent-socket-dir", "cannot open the gradebook database"),
+        ("not a url", "is not a database URL"),
+    ],
+)
 def test_an_unreachable_database_is_one_sentence(toy, run_course, tmp_path, command, db, message):
     """Is a --db that cannot be opened refused in one sentence, exit 1, for grade, export and feedback?"""
     tmp, root = toy

@@ -22,8 +22,9 @@ def test_a_roster_row_with_an_unquoted_comma_is_refused_with_its_line(tmp_path, 
     """Is a roster row with more fields than columns (an unquoted comma in a name) refused, naming its line,
     instead of taken with the wrong email?"""
     run_course(["init", tmp_path / "cd"])
-    (tmp_path / "class.csv").write_text("id,first_name,last_name,email\namy,Amy,Adams,amy@example.org\n"
-                                        "bob,Bob,Brown, Jr.,bob@example.org\n")
+    (tmp_path / "class.csv").write_text(
+        "id,first_name,last_name,email\namy,Amy,Adams,amy@example.org\nbob,Bob,Brown, Jr.,bob@example.org\n"
+    )
     _, err = run_course(["roster", "import", tmp_path / "class.csv", "--course-dir", tmp_path / "cd"], retcode=1)
     assert_one_sentence_error(err)
     assert "line 3: 5 fields for 4 columns" in err
@@ -34,7 +35,7 @@ def test_a_quoted_comma_is_taken(tmp_path, run_course):
     run_course(["init", tmp_path / "cd"])
     (tmp_path / "class.csv").write_text('id,first_name,last_name,email\nbob,Bob,"Brown, Jr.",bob@example.org\n')
     run_course(["roster", "import", tmp_path / "class.csv", "--course-dir", tmp_path / "cd"])
-    assert "bob,Bob,\"Brown, Jr.\",bob@example.org" in (tmp_path / "cd" / "roster.csv").read_text()
+    assert 'bob,Bob,"Brown, Jr.",bob@example.org' in (tmp_path / "cd" / "roster.csv").read_text()
 
 
 def test_under_sudo_the_default_is_the_invoking_users(monkeypatch):

@@ -6,9 +6,6 @@ import sys
 
 import numpy as np
 import pytest
-
-from instructor.bench.models import SENTENCE_BANDS, SENTENCES
-from course.cipher_data import load_cipher_data
 from course_data import CorpusError
 from course_data.build import DEFAULT_OUT, build, main
 from course_data.corpus import clean, cut, default_corpus, prose_paragraphs, sha256
@@ -22,6 +19,9 @@ from course_data.vigenere import (
     to_indices,
     to_text,
 )
+
+from course.cipher_data import load_cipher_data
+from instructor.bench.models import SENTENCE_BANDS, SENTENCES
 
 PROSE = (
     "The quick brown fox jumps over the lazy dog while the small cat sleeps.\n"

@@ -24,7 +24,9 @@ def test_site_builds_with_warnings_as_errors(tmp_path):
     out = tmp_path / "html"
     run = subprocess.run(
         [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html", str(DOCS), str(out)],
-        capture_output=True, text=True, timeout=600,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert run.returncode == 0, run.stdout + run.stderr
     pages = {p.stem for p in out.glob("*.html")}

@@ -15,12 +15,12 @@ from instructor.authoring.mistakes import apply_mistake
 from instructor.authoring.to_course_dir import into_course_dir
 from instructor.cells import read
 from instructor.coursedir import directory
+from instructor.coursedir.course_dir import CourseDir
 from instructor.grading.intake import find_submissions
 from instructor.grading.submission import Status
 from instructor.paths import NOTEBOOKS, REPO_ROOT, SOLUTIONS, existing_assignments, notebook_path
 from instructor.reporting.table import grades
 from instructor.scheduling.loop import grade_class
-from instructor.coursedir.course_dir import CourseDir
 from tests.nbexec import load_mistakes
 from tests.system import require_sandbox
 
@@ -66,7 +66,8 @@ def test_nbgraders_own_autograde_judges_checks_outside_too(tmp_path):
     course_dir = tmp_path / "cd"
     env = {**os.environ, "COURSE_DIR": str(course_dir)}
     run = lambda *args, cwd=tmp_path: subprocess.run(  # noqa: E731
-        [sys.executable, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=900, check=True)
+        [sys.executable, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=900, check=True
+    )
     run("-m", "instructor", "init", "--exchange", str(tmp_path / "exchange"))
     (tmp_path / "class.csv").write_text("id,name,email\namy,Amy,amy@example.org\nbob,Bob,bob@example.org\n")
     run("-m", "instructor", "roster", "import", str(tmp_path / "class.csv"))
@@ -79,10 +80,19 @@ def test_nbgraders_own_autograde_judges_checks_outside_too(tmp_path):
         nbformat.write(nb, str(folder / "01_rnn.ipynb"))
     run("-m", "nbgrader", "autograde", "01_rnn", cwd=course_dir)
     with Gradebook(f"sqlite:///{course_dir / 'gradebook.db'}") as gb:
-        scores = {s: {g.name: g.auto_score for g in gb.find_submission("01_rnn", s).notebooks[0].grades
-                      if g.auto_score is not None} for s in ("amy", "bob")}
+        scores = {
+            s: {
+                g.name: g.auto_score
+                for g in gb.find_submission("01_rnn", s).notebooks[0].grades
+                if g.auto_score is not None
+            }
+            for s in ("amy", "bob")
+        }
         full = {g.name: g.max_score for g in gb.find_notebook("01_rnn", "01_rnn").grade_cells if g.cell_type == "code"}
     assert scores["amy"] == full
-    assert {k for k, v in scores["bob"].items() if v < full[k]} == {"generate_batch__shapes_and_types", "generate_batch__reversed_target"}
+    assert {k for k, v in scores["bob"].items() if v < full[k]} == {
+        "generate_batch__shapes_and_types",
+        "generate_batch__reversed_target",
+    }
     graded = (course_dir / "autograded" / "bob" / "01_rnn" / "01_rnn.ipynb").read_text()
     assert "Judged by the grader, outside your kernel" in graded and "course.values" not in graded

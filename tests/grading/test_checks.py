@@ -15,9 +15,9 @@ from course.values import MAX_ELEMENTS, MIME, Opaque, decode, encode
 from instructor.authoring.judge_report import influence_report, run_reference, static_report
 from instructor.cells import hidden_lines, is_graded_test, read
 from instructor.grading.checks import worker
-from instructor.grading.checks.notebook import judge_cell, notebook_imports, split_notebook
 from instructor.grading.checks.influence import influenced
 from instructor.grading.checks.judge import imported_names, trusted_imports
+from instructor.grading.checks.notebook import judge_cell, notebook_imports, split_notebook
 from instructor.grading.checks.split import GIVEN, JUDGED, KERNEL_ASSERT, PROBE, plan
 from instructor.paths import SOLUTIONS, existing_assignments, notebook_path
 
@@ -65,8 +65,19 @@ def test_values_travel_as_data_only():
     """Do arrays, tensors, numbers and containers come back equal, and anything else as an Opaque that refuses use?"""
     t = mg.tensor(np.ones((2, 3), np.float32))
     (2 * t).sum().backward()
-    sent = {"a": np.arange(6).reshape(2, 3), "f": np.float32(1.5), "i": 3, "x": 0.25, "s": "ab", "n": None,
-            "tup": (1, [2, {"k": 3}]), "set": {3, 1}, "t": t, "dt": np.dtype("float32"), "nan": float("nan")}
+    sent = {
+        "a": np.arange(6).reshape(2, 3),
+        "f": np.float32(1.5),
+        "i": 3,
+        "x": 0.25,
+        "s": "ab",
+        "n": None,
+        "tup": (1, [2, {"k": 3}]),
+        "set": {3, 1},
+        "t": t,
+        "dt": np.dtype("float32"),
+        "nan": float("nan"),
+    }
     back = {k: decode(json.loads(json.dumps(encode(v)))) for k, v in sent.items()}
     assert np.array_equal(back["a"], sent["a"]) and back["a"].dtype == sent["a"].dtype
     assert type(back["f"]) is np.float32 and type(back["i"]) is int and type(back["x"]) is float
@@ -93,8 +104,9 @@ def test_values_travel_as_data_only():
 
 def _executed(source: str, sent: list, error: dict | None = None):
     """A split test cell as the kernel would return it, with the values ``sent`` (check index -> values) shown."""
-    cell = new_code_cell(source, metadata={"nbgrader": {"grade": True, "grade_id": "c", "points": 1,
-                                                         "solution": False, "locked": True}})
+    cell = new_code_cell(
+        source, metadata={"nbgrader": {"grade": True, "grade_id": "c", "points": 1, "solution": False, "locked": True}}
+    )
     found = plan("c", source, IMPORTED)
     code, origin = found.kernel_code()
     cell.source = code
@@ -130,7 +142,9 @@ def test_the_grader_judges_the_values_the_kernel_sent():
     # one result, two checks: a value made up for each check alone (the right shape, then the right numbers)
     verdict, _ = _verdict([(3, {"y": encode(np.zeros((4, 3)))}), (5, {"y": right})])
     assert not verdict.passed and verdict.exception == "ForgedValues"
-    verdict, _ = _verdict([(3, {"y": {"t": "opaque", "type": "AlwaysEqual"}}), (5, {"y": {"t": "opaque", "type": "AlwaysEqual"}})])
+    verdict, _ = _verdict(
+        [(3, {"y": {"t": "opaque", "type": "AlwaysEqual"}}), (5, {"y": {"t": "opaque", "type": "AlwaysEqual"}})]
+    )
     assert not verdict.passed and "cannot be judged outside" in verdict.message
     # an error the kernel showed (the student's code crashed) stays the cell's failure, its line the cell's own
     # (the kernel code's first line binds its private imports: its line 4 is the cell's line 3)
@@ -138,8 +152,9 @@ def test_the_grader_judges_the_values_the_kernel_sent():
     assert not verdict.passed and [o["ename"] for o in cell.outputs] == ["NotImplementedError"]
     assert cell.outputs[0]["traceback"] == ["Cell In[3], line 3"]
     # the kernel's line 6 is the send that stands for the cell's line 7, colour codes and all
-    _, cell = _verdict([(3, {"y": right})], {"ename": "KeyError", "evalue": "", "traceback": [
-        "Cell \x1b[0;32mIn[3], line 6\x1b[0m"]})
+    _, cell = _verdict(
+        [(3, {"y": right})], {"ename": "KeyError", "evalue": "", "traceback": ["Cell \x1b[0;32mIn[3], line 6\x1b[0m"]}
+    )
     assert cell.outputs[0]["traceback"] == ["Cell \x1b[0;32mIn[3], line 7\x1b[0m"]
 
 
@@ -156,8 +171,11 @@ def test_no_hidden_check_reaches_the_kernel(assignment):
         code = found.kernel_code()[0].splitlines()
         for st in found.statements:
             if st.kind == JUDGED or (st.kind == GIVEN and not st.in_kernel):
-                leaked = [line for line in st.source.splitlines()
-                          if any(ch.isalnum() for ch in line) and line.strip() in hidden[found.cell] and line in code]
+                leaked = [
+                    line
+                    for line in st.source.splitlines()
+                    if any(ch.isalnum() for ch in line) and line.strip() in hidden[found.cell] and line in code
+                ]
                 assert not leaked, f"{found.cell}: {leaked[:2]}"
 
 
@@ -249,8 +267,11 @@ def test_a_set_whose_items_hash_alike_costs_linear_time():
     from course import values
 
     colliding = [{"t": "int", "v": format(k * (2**61 - 1), "x")} for k in range(40_000)]
-    for sent in ({"t": "set", "v": colliding}, {"t": "frozenset", "v": colliding},
-                   {"t": "pairs", "v": [[k, 0.0] for k in colliding]}):
+    for sent in (
+        {"t": "set", "v": colliding},
+        {"t": "frozenset", "v": colliding},
+        {"t": "pairs", "v": [[k, 0.0] for k in colliding]},
+    ):
         with pytest.raises(ValueError, match="hash alike"):  # raised before the set or dict is made
             decode(sent)
 
@@ -326,17 +347,20 @@ def test_a_student_cell_cannot_rebind_the_libraries_a_probe_reads(monkeypatch):
 
     import course.values
 
-    source = ("x = np.arange(6.0).reshape(2, 3)\nout = model(x)\nref = mg.nnet.logsoftmax(x)\n"
-              "assert np.allclose(out, ref.data), 'log-softmax'\n")
+    source = (
+        "x = np.arange(6.0).reshape(2, 3)\nout = model(x)\nref = mg.nnet.logsoftmax(x)\n"
+        "assert np.allclose(out, ref.data), 'log-softmax'\n"
+    )
     setup = ("import numpy as np\nimport mygrad as mg\n",)
     code, _ = plan("c", source, IMPORTED).kernel_code(setup)
     sent = {}
     monkeypatch.setattr(course.values, "send", lambda cell, index, **values: sent.update(values))
-    proxy = types.SimpleNamespace(nnet=types.SimpleNamespace(logsoftmax=lambda x: mg.tensor(np.zeros_like(x))),
-                                  tensor=mg.tensor)
+    proxy = types.SimpleNamespace(
+        nnet=types.SimpleNamespace(logsoftmax=lambda x: mg.tensor(np.zeros_like(x))), tensor=mg.tensor
+    )
     fake_np = types.SimpleNamespace(arange=lambda n: np.zeros(n), allclose=lambda *a, **k: True)
     # the student's notebook: their model returns zeros, and their cells rebound both library names
-    exec(compile(code, "<kernel>", "exec"), {"mg": proxy, "np": fake_np, "model": lambda x: np.zeros((2, 3))})  # noqa: S102
+    exec(compile(code, "<kernel>", "exec"), {"mg": proxy, "np": fake_np, "model": lambda x: np.zeros((2, 3))})
     assert np.allclose(sent["ref"].data, mg.nnet.logsoftmax(np.arange(6.0).reshape(2, 3)).data)
     assert not np.allclose(sent["out"], sent["ref"].data)  # the judge then fails the check
     # the cell's own lines keep their numbers: one header line, then the probes in place
@@ -360,8 +384,9 @@ def test_the_channel_is_the_graders():
 
     other_cell = new_output("display_data", data={MIME: {"cell": "another", "check": 3, "values": {"y": right}}})
     unasked = new_output("display_data", data={MIME: {"cell": "c", "check": 4, "values": {"y": right}}})
-    dressed = new_output("display_data", data={MIME: {"cell": "c", "check": 3, "values": {"y": right}},
-                                               "text/plain": "passed"})
+    dressed = new_output(
+        "display_data", data={MIME: {"cell": "c", "check": 3, "values": {"y": right}}, "text/plain": "passed"}
+    )
     assert faulted([]) == ""  # the honest cell passes
     assert faulted([other_cell]) == faulted([unasked]) == faulted([dressed]) == "StrayValues"
     assert faulted([new_output("stream", name="stdout", text=DROPPED_NOTE)]) == "StrayValues"
@@ -393,9 +418,13 @@ def test_the_channels_names_are_written_once():
     from course.values import CUT_NOTE, DROPPED_NOTE
     from instructor.paths import REPO_ROOT
 
-    sources = {path: path.read_text() for folder in ("instructor", "course") for path in (REPO_ROOT / folder).rglob("*.py")}
+    sources = {
+        path: path.read_text() for folder in ("instructor", "course") for path in (REPO_ROOT / folder).rglob("*.py")
+    }
     for literal in (MIME, DROPPED_NOTE.strip(), CUT_NOTE.strip()):
-        assert [p.relative_to(REPO_ROOT).as_posix() for p, text in sources.items() if literal in text] == ["course/values.py"], literal
+        assert [p.relative_to(REPO_ROOT).as_posix() for p, text in sources.items() if literal in text] == [
+            "course/values.py"
+        ], literal
 
 
 def test_the_checks_travel_typed_and_are_built_one_way():
@@ -417,7 +446,9 @@ def test_the_checks_travel_typed_and_are_built_one_way():
     again = plan_checks(sources, setup_sources(nb))
     shown = lambda found: [(c.name, c.original, c.kernel_code, c.origin) for c in found.cells]  # noqa: E731
     assert shown(checks) == shown(again) and checks.setup == again.setup and len(checks.cells) == len(sources)
-    assert all(c.kernel_code == cell.source for c, cell in zip(checks.cells, filter(is_graded_test, nb.cells), strict=True))
+    assert all(
+        c.kernel_code == cell.source for c, cell in zip(checks.cells, filter(is_graded_test, nb.cells), strict=True)
+    )
     with pytest.raises(dataclasses.FrozenInstanceError):
         checks.setup = ()  # type: ignore[misc]
     resources: dict = {}

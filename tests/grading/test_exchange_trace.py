@@ -35,8 +35,7 @@ def _collect(cd, inbound, student):
         os.chown(path, 0, 0)
 
 
-def test_a_submission_made_by_another_account_is_refused_after_collect(course_repo, tmp_path, run_course,
-                                                                       monkeypatch):
+def test_a_submission_made_by_another_account_is_refused_after_collect(course_repo, tmp_path, run_course, monkeypatch):
     """carl runs `nbgrader submit --student amy`; the instructor collects, then runs `course grade` (the README's
     flow): is amy's collected submission refused with its reason, as grading from the exchange refuses it?"""
     import instructor.grading.intake as intake
@@ -53,8 +52,9 @@ def test_a_submission_made_by_another_account_is_refused_after_collect(course_re
         _collect(cd, inbound, student)
     out, _ = run_course(["grade", "--course-dir", cd, "--root", course_repo, "--unsafe"])
     amy = next(line for line in out.splitlines() if line.startswith("amy "))
-    assert "not graded: it claims to be amy's but was made by carl (exchange folder amy+01_toy+2026-01-01 11:00" \
-        in amy, out
+    assert (
+        "not graded: it claims to be amy's but was made by carl (exchange folder amy+01_toy+2026-01-01 11:00" in amy
+    ), out
     assert next(line for line in out.splitlines() if line.startswith("carl ")).split()[2:5] == ["0", "/", "2"]
 
 

@@ -61,4 +61,5 @@ def test_a_changed_answer_waits_for_a_grader_and_an_unchanged_one_keeps_its_grad
     assert "written answer changed since it was graded by hand: why (1 points taken back)" in row["reason"]
     ledger = json.loads((cd / "overrides.json").read_text())
     assert [(e["cell"], e["from"], e["to"], e["by"], e["what"]) for e in ledger] == [
-        ("why", 1.0, None, "course grade", "hand grade reset")]
+        ("why", 1.0, None, "course grade", "hand grade reset")
+    ]

@@ -18,13 +18,13 @@ import pytest
 
 from instructor import sandbox
 from instructor.cells import hidden_lines
+from instructor.coursedir.course_dir import CourseDir
 from instructor.grading.submission import Submission
 from instructor.paths import REPO_ROOT, SOLUTIONS, notebook_path
 from instructor.reporting import export
 from instructor.reporting.feedback.pages import feedback
 from instructor.reporting.table import grades
 from instructor.sandbox import cgroup
-from instructor.coursedir.course_dir import CourseDir
 from tests.hostile.cases import FULL, SECRET_ENV, A, build_corpus
 from tests.hostile.grading import LIMITS, grade_corpus, scores_over_the_release
 from tests.system import require_sandbox
@@ -37,8 +37,12 @@ def corpus(tmp_path_factory):
     isolation = require_sandbox()
     root = tmp_path_factory.mktemp("hostile")
     subs, course_dir = root / "submissions", root / "grading"
-    ctx = {"course_dir": str(course_dir), "other": str(subs / "reference" / A / f"{A}.ipynb"),
-           "sleep": LIMITS.cell_timeout - 1, "memory_mb": LIMITS.memory_mb}
+    ctx = {
+        "course_dir": str(course_dir),
+        "other": str(subs / "reference" / A / f"{A}.ipynb"),
+        "sleep": LIMITS.cell_timeout - 1,
+        "memory_mb": LIMITS.memory_mb,
+    }
     cases = build_corpus(subs, ctx)
     other_hash = hashlib.sha256(Path(ctx["other"]).read_bytes()).hexdigest()
     os.environ[SECRET_ENV] = SECRET  # the grader's environment must not reach any kernel
@@ -51,8 +55,15 @@ def corpus(tmp_path_factory):
     print("\n" + table)
     if os.environ.get("COURSE_HOSTILE_TABLE"):
         Path(os.environ["COURSE_HOSTILE_TABLE"]).write_text(table + "\n")
-    return {"cases": cases, "outcomes": outcomes, "course_dir": course_dir, "feedback": files,
-            "feedback_failures": failures, "other_hash": other_hash, "other": Path(ctx["other"])}
+    return {
+        "cases": cases,
+        "outcomes": outcomes,
+        "course_dir": course_dir,
+        "feedback": files,
+        "feedback_failures": failures,
+        "other_hash": other_hash,
+        "other": Path(ctx["other"]),
+    }
 
 
 def _table(cases, outcomes) -> str:
@@ -69,10 +80,24 @@ def test_corpus_is_large_and_covers_every_class(corpus):
     hostile = [c for c in corpus["cases"] if c.class_ != "control"]
     assert len(hostile) >= 30
     classes = {c.class_ for c in hostile}
-    for needed in ("broken file", "tampered metadata", "tampered cells", "runaway time", "runaway memory",
-                   "runaway output", "runaway processes", "exits and crashes", "cheat in the kernel",
-                   "attack on files", "attack on the gradebook", "attack on other students", "attack on the grader",
-                   "leak through outputs", "HTML injection", "symlinks"):
+    for needed in (
+        "broken file",
+        "tampered metadata",
+        "tampered cells",
+        "runaway time",
+        "runaway memory",
+        "runaway output",
+        "runaway processes",
+        "exits and crashes",
+        "cheat in the kernel",
+        "attack on files",
+        "attack on the gradebook",
+        "attack on other students",
+        "attack on the grader",
+        "leak through outputs",
+        "HTML injection",
+        "symlinks",
+    ):
         assert needed in classes
 
 
@@ -121,8 +146,13 @@ def test_attacks_change_nothing_outside(corpus):
     assert (corpus["course_dir"] / "gradebook.db").read_bytes()[:16] == b"SQLite format 3\x00"
     # other tests may be grading at the same moment (pytest-xdist): look at this process's sandboxes only
     mine = f"{cgroup.PARENT}/{cgroup.prefix()}"
-    left = [pid for pid in subprocess.run(["pgrep", "-u", f"{sandbox.NOBODY},{sandbox.KERNEL_UID}"], capture_output=True, text=True).stdout.split()
-            if _cgroups_of(pid) is not None and (mine in _cgroups_of(pid) or cgroup.PARENT not in _cgroups_of(pid))]
+    left = [
+        pid
+        for pid in subprocess.run(
+            ["pgrep", "-u", f"{sandbox.NOBODY},{sandbox.KERNEL_UID}"], capture_output=True, text=True
+        ).stdout.split()
+        if _cgroups_of(pid) is not None and (mine in _cgroups_of(pid) or cgroup.PARENT not in _cgroups_of(pid))
+    ]
     assert not left, f"processes of uid {sandbox.NOBODY} or {sandbox.KERNEL_UID} outlived grading: {left}"
     assert not [name for name in cgroup.Group(cgroup.PARENT).children() if name.startswith(mine)]
 
@@ -192,14 +222,20 @@ def test_no_test_cell_returns_a_value(assignment):
     from instructor.cells import is_graded_test
 
     nb = nbformat.read(str(notebook_path(assignment, REPO_ROOT / "solutions")), as_version=4)
-    ending = [c.metadata["nbgrader"]["grade_id"] for c in nb.cells if is_graded_test(c)
-              and (body := ast.parse(c.source).body) and isinstance(body[-1], ast.Expr)
-              and not (isinstance(body[-1].value, ast.Call) and getattr(body[-1].value.func, "id", "") == "print")]
+    ending = [
+        c.metadata["nbgrader"]["grade_id"]
+        for c in nb.cells
+        if is_graded_test(c)
+        and (body := ast.parse(c.source).body)
+        and isinstance(body[-1], ast.Expr)
+        and not (isinstance(body[-1].value, ast.Call) and getattr(body[-1].value.func, "id", "") == "print")
+    ]
     assert ending == []
 
 
 def test_a_test_cell_whose_output_the_kernel_shaped_scores_zero():
-    """Is a returned number before an error, a widget, or an error past the byte cap no pass (nbgrader's rule says pass)?"""
+    """Is a returned number before an error, a widget, or an error past the byte cap no pass (nbgrader's rule
+    says pass)?"""
     from nbformat.v4 import new_code_cell, new_notebook, new_output
     from nbgrader.utils import determine_grade
 
@@ -211,13 +247,30 @@ def test_a_test_cell_whose_output_the_kernel_shaped_scores_zero():
     meta = {"nbgrader": {"grade": True, "solution": False, "locked": True, "points": 3, "grade_id": "t"}}
     error = new_output("error", ename="AssertionError", evalue="wrong", traceback=[])
     cells = [
-        new_code_cell("assert f() == 1", metadata=meta, outputs=[
-            new_output("execute_result", data={"text/plain": "3.0"}, execution_count=1), error]),
-        new_code_cell("assert f() == 1", metadata=meta, outputs=[new_output("display_data", data={
-            "application/vnd.jupyter.widget-view+json": {"model_id": "m", "version_major": 2}, "text/plain": "Output()"})]),
-        new_code_cell("assert f() == 1", metadata=meta, outputs=[
-            new_output("stream", name="stdout", text="x" * 70_000), error]),
-        new_code_cell("assert f() == 1", metadata=meta, outputs=[new_output("display_data", data={"image/png": "AAAA"})]),
+        new_code_cell(
+            "assert f() == 1",
+            metadata=meta,
+            outputs=[new_output("execute_result", data={"text/plain": "3.0"}, execution_count=1), error],
+        ),
+        new_code_cell(
+            "assert f() == 1",
+            metadata=meta,
+            outputs=[
+                new_output(
+                    "display_data",
+                    data={
+                        "application/vnd.jupyter.widget-view+json": {"model_id": "m", "version_major": 2},
+                        "text/plain": "Output()",
+                    },
+                )
+            ],
+        ),
+        new_code_cell(
+            "assert f() == 1", metadata=meta, outputs=[new_output("stream", name="stdout", text="x" * 70_000), error]
+        ),
+        new_code_cell(
+            "assert f() == 1", metadata=meta, outputs=[new_output("display_data", data={"image/png": "AAAA"})]
+        ),
     ]
     assert [determine_grade(c)[0] for c in cells] == [3.0, 3.0, 0, 3.0]  # nbgrader's own rule
     nb, resources = FailShapedTestOutputs()(new_notebook(cells=cells), {})
@@ -227,13 +280,24 @@ def test_a_test_cell_whose_output_the_kernel_shaped_scores_zero():
     assert nb.cells[2].outputs[-2]["ename"] == "AssertionError"  # the cap cut the padding, not the failure
 
 
-@pytest.mark.parametrize("code, reads", [
-    ("print(In)", True), ("x = _ih[-1]", True), ("y = Out[2]", True), ("In = In", True), ("_i += 1", True),
-    ("def f():\n    return In\nIn = 3", True), ("print(_i2)\nfor _i2 in range(4):\n    pass", True),
-    ("for _i in range(3):\n    t += _i", False), ("x = [_i * 2 for _i in range(3)]", False),
-    ("_i = 0\n_i += 1", False), ("def f(_i):\n    return _i", False),
-    ("with open('x') as _i:\n    print(_i)", False), ("obj.In = 3\nprint(obj.In)", False),
-])
+@pytest.mark.parametrize(
+    "code, reads",
+    [
+        ("print(In)", True),
+        ("x = _ih[-1]", True),
+        ("y = Out[2]", True),
+        ("In = In", True),
+        ("_i += 1", True),
+        ("def f():\n    return In\nIn = 3", True),
+        ("print(_i2)\nfor _i2 in range(4):\n    pass", True),
+        ("for _i in range(3):\n    t += _i", False),
+        ("x = [_i * 2 for _i in range(3)]", False),
+        ("_i = 0\n_i += 1", False),
+        ("def f(_i):\n    return _i", False),
+        ("with open('x') as _i:\n    print(_i)", False),
+        ("obj.In = 3\nprint(obj.In)", False),
+    ],
+)
 def test_the_input_history_is_what_the_code_did_not_bind_itself(code, reads):
     """Is a loop variable named ``_i`` the student's own (not flagged), while reading ``In`` or ``_ih`` is?"""
     from nbformat.v4 import new_code_cell, new_notebook
@@ -245,18 +309,24 @@ def test_the_input_history_is_what_the_code_did_not_bind_itself(code, reads):
     assert any("input history" in f for f in resources["course"].flags) == reads, resources["course"].flags
 
 
-@pytest.mark.parametrize("code, flagged", [
-    ("from course.values import send\nsend('rnn__matches_numpy', 0)", True),
-    ("from course.values import encode as enc", True), ("import course.values", True),
-    ("import course . values as v", True), ("from course import runtime, values", True),
-    ("m = __name__ and 'course.values'", True),
-    ("from IPython.display import publish_display_data\npublish_display_data({'text/plain': 'ok'})", True),
-    ("shell.display_pub.publish({})", True),
-    ("display({'application/vnd.course.values+json': {}}, raw=True)", True),
-    ("kind = 'application/' + 'vnd.course' + '.values+json'", True),
-    ("from course.runtime import pick\nfrom course.figures import setup_backend", False),
-    ("values = [1, 2]\nsend = {}\nencode = str.encode", False), ("# course.values is the grader's", False),
-])
+@pytest.mark.parametrize(
+    "code, flagged",
+    [
+        ("from course.values import send\nsend('rnn__matches_numpy', 0)", True),
+        ("from course.values import encode as enc", True),
+        ("import course.values", True),
+        ("import course . values as v", True),
+        ("from course import runtime, values", True),
+        ("m = __name__ and 'course.values'", True),
+        ("from IPython.display import publish_display_data\npublish_display_data({'text/plain': 'ok'})", True),
+        ("shell.display_pub.publish({})", True),
+        ("display({'application/vnd.course.values+json': {}}, raw=True)", True),
+        ("kind = 'application/' + 'vnd.course' + '.values+json'", True),
+        ("from course.runtime import pick\nfrom course.figures import setup_backend", False),
+        ("values = [1, 2]\nsend = {}\nencode = str.encode", False),
+        ("# course.values is the grader's", False),
+    ],
+)
 def test_the_graders_value_channel_is_flagged(code, flagged):
     """Is student code that names the channel the kernel sends values by (course.values, display data) flagged?"""
     from nbformat.v4 import new_code_cell, new_notebook
@@ -268,19 +338,28 @@ def test_the_graders_value_channel_is_flagged(code, flagged):
     assert any("value channel" in f for f in resources["course"].flags) == flagged, resources["course"].flags
 
 
-ANSWER_CELL = {"nbgrader": {"grade": False, "grade_id": "add_and_norm", "locked": False, "schema_version": 3,
-                              "solution": True}}
+ANSWER_CELL = {
+    "nbgrader": {"grade": False, "grade_id": "add_and_norm", "locked": False, "schema_version": 3, "solution": True}
+}
 
 
-@pytest.mark.parametrize("code, answer_cell, flagged", [
-    ("from course.recurrent import RNN", False, True), ("import course . recurrent as r", False, True),
-    ("from course import runtime, recurrent", False, True), ("from course.ops import tanh_recurrence", False, True),
-    ("h = ops.tanh_recurrence(x_part, h, w)", True, True),
-    ("return ops.layer_norm(x, gain, bias)", True, True), ("from course.ops import softmax, layer_norm", True, True),
-    ("fused = ops.layer_norm(x, gain, bias)", False, False),  # 04's timing cell, which is no answer
-    ("def layer_norm(x):\n    return x", True, False), ("recurrent = h", True, False),
-    ("# course.recurrent holds the course's", False, False), ("name = 'course.recurrent'", False, False),
-])
+@pytest.mark.parametrize(
+    "code, answer_cell, flagged",
+    [
+        ("from course.recurrent import RNN", False, True),
+        ("import course . recurrent as r", False, True),
+        ("from course import runtime, recurrent", False, True),
+        ("from course.ops import tanh_recurrence", False, True),
+        ("h = ops.tanh_recurrence(x_part, h, w)", True, True),
+        ("return ops.layer_norm(x, gain, bias)", True, True),
+        ("from course.ops import softmax, layer_norm", True, True),
+        ("fused = ops.layer_norm(x, gain, bias)", False, False),  # 04's timing cell, which is no answer
+        ("def layer_norm(x):\n    return x", True, False),
+        ("recurrent = h", True, False),
+        ("# course.recurrent holds the course's", False, False),
+        ("name = 'course.recurrent'", False, False),
+    ],
+)
 def test_the_courses_own_answers_are_flagged(code, answer_cell, flagged):
     """Is an answer taken from the student package (01's fused RNN, 04's fused layer norm) flagged for review?"""
     from nbformat.v4 import new_code_cell, new_notebook
@@ -321,17 +400,29 @@ def test_feedback_guards_escape_cap_and_withhold():
     from instructor.reporting.feedback.preprocessors.withhold_leaks import WithholdLeaks
 
     hidden = "assert add(-40, 2) == -38, 'the hidden check'"
-    html = new_code_cell("display(HTML(...))", outputs=[new_output("display_data", data={
-        "text/html": "<script>alert(1)</script>", "text/plain": "<IPython.core.display.HTML object>"})])
+    html = new_code_cell(
+        "display(HTML(...))",
+        outputs=[
+            new_output(
+                "display_data",
+                data={"text/html": "<script>alert(1)</script>", "text/plain": "<IPython.core.display.HTML object>"},
+            )
+        ],
+    )
     flood = new_code_cell("print('x' * 10**6)", outputs=[new_output("stream", name="stdout", text="x" * 10**6)])
-    quoting = new_code_cell("print(open(...).read())", outputs=[new_output("stream", name="stdout", text=f"...{hidden}...")])
-    test = new_code_cell(f"assert True\n### BEGIN HIDDEN TESTS\n{hidden}\n### END HIDDEN TESTS",
-                         outputs=[new_output("stream", name="stdout", text="encoded: c2VjcmV0")])
+    quoting = new_code_cell(
+        "print(open(...).read())", outputs=[new_output("stream", name="stdout", text=f"...{hidden}...")]
+    )
+    test = new_code_cell(
+        f"assert True\n### BEGIN HIDDEN TESTS\n{hidden}\n### END HIDDEN TESTS",
+        outputs=[new_output("stream", name="stdout", text="encoded: c2VjcmV0")],
+    )
     later = new_code_cell("print(In)", outputs=[new_output("stream", name="stdout", text=f"['{hidden}']")])
     encoded = new_code_cell("print(x)", outputs=[new_output("stream", name="stdout", text="rebmun a ton si 24")])
     silent = new_code_cell("x = 1")
-    nb = new_notebook(cells=[new_markdown_cell("<script>alert(1)</script>"), html, flood, quoting, test, later,
-                             encoded, silent])
+    nb = new_notebook(
+        cells=[new_markdown_cell("<script>alert(1)</script>"), html, flood, quoting, test, later, encoded, silent]
+    )
     resources = {}
     for pp in (HideHiddenTestOutputs, EscapeStudentHTML, CapOutputBytes, WithholdLeaks):
         nb, resources = pp()(nb, resources)

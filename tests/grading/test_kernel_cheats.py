@@ -23,13 +23,13 @@ import nbformat
 import pytest
 
 from instructor.cells import hidden_lines
+from instructor.coursedir.course_dir import CourseDir
 from instructor.paths import (
     NOTEBOOKS,
     SOLUTIONS,
     notebook_path,
 )
 from instructor.reporting.feedback.pages import feedback
-from instructor.coursedir.course_dir import CourseDir
 from tests.hostile.cases import FULL, A
 from tests.hostile.grading import grade_corpus, scores_over_the_release
 from tests.hostile.kernel_cheats import build_corpus
@@ -52,8 +52,13 @@ def corpus(tmp_path_factory):
     print("\n" + table)
     if os.environ.get(TABLE_ENV):
         Path(os.environ[TABLE_ENV]).write_text(table + "\n")
-    return {"cases": cases, "outcomes": outcomes, "course_dir": course_dir, "feedback": files,
-            "feedback_failures": failures}
+    return {
+        "cases": cases,
+        "outcomes": outcomes,
+        "course_dir": course_dir,
+        "feedback": files,
+        "feedback_failures": failures,
+    }
 
 
 def _zero(o) -> bool:
@@ -94,8 +99,11 @@ def test_corpus_covers_every_class(corpus):
 
 def test_no_cheat_scores(corpus):
     """Does every cheat end not graded, or graded (flagged or not) with 0 of 9 points?"""
-    paid = [f"{c.name} ({c.class_}): {corpus['outcomes'][c.name].status.shown} {corpus['outcomes'][c.name].score}"
-            for c in corpus["cases"] if c.expect == ("zero", "") and not _zero(corpus["outcomes"][c.name])]
+    paid = [
+        f"{c.name} ({c.class_}): {corpus['outcomes'][c.name].status.shown} {corpus['outcomes'][c.name].score}"
+        for c in corpus["cases"]
+        if c.expect == ("zero", "") and not _zero(corpus["outcomes"][c.name])
+    ]
     assert not paid, "cheats that scored:\n" + "\n".join(paid)
 
 
@@ -108,7 +116,10 @@ def test_no_recorded_score_exceeds_the_release(corpus):
 def test_controls(corpus):
     """Is the reference, graded among the cheats, at 9/9 and flagged by nothing, and the blank notebook at 0/9?"""
     ref, blank = corpus["outcomes"]["reference"], corpus["outcomes"]["blank"]
-    assert ref.status.shown == "graded" and ref.score == ref.max_score == FULL and not ref.flags, (ref.status, ref.reason)
+    assert ref.status.shown == "graded" and ref.score == ref.max_score == FULL and not ref.flags, (
+        ref.status,
+        ref.reason,
+    )
     assert blank.status.shown == "graded" and blank.score == 0 and blank.max_score == FULL
 
 
@@ -150,8 +161,15 @@ def _forms(text: str) -> dict[str, str]:
     """The page's text as it could hide a line: as is, reversed, rot13, decoded base64, split into pieces."""
     plain = html.unescape(text)
     decoded = _decoded_runs(plain)
-    return {"plain": plain, "reversed": plain[::-1], "rot13": codecs.decode(plain, "rot13"), "base64": decoded,
-            "base64 reversed": decoded[::-1], "pieces": _alnum(plain), "pieces reversed": _alnum(plain)[::-1]}
+    return {
+        "plain": plain,
+        "reversed": plain[::-1],
+        "rot13": codecs.decode(plain, "rot13"),
+        "base64": decoded,
+        "base64 reversed": decoded[::-1],
+        "pieces": _alnum(plain),
+        "pieces reversed": _alnum(plain)[::-1],
+    }
 
 
 def test_feedback_leaks_no_hidden_test(corpus):
@@ -166,8 +184,11 @@ def test_feedback_leaks_no_hidden_test(corpus):
         for form, text in _forms(page.read_text(errors="replace")).items():
             pieces = form.startswith("pieces")
             # split into pieces, only the characters of a line are compared; a message may be shown by design
-            found = [s for s in secrets if ((_alnum(s) in text and len(_alnum(s)) >= 24 and not _is_message(s))
-                                            if pieces else s in text)]
+            found = [
+                s
+                for s in secrets
+                if ((_alnum(s) in text and len(_alnum(s)) >= 24 and not _is_message(s)) if pieces else s in text)
+            ]
             leaks += [f"{page}: {form}: {s[:60]!r}" for s in found]
     assert not leaks, "\n".join(leaks[:20])
 

@@ -63,8 +63,10 @@ def main() -> None:
             got = sum(points[g] for g, ok in passed.items() if ok)
             unearned = sum(points[g] for g, ok in passed.items() if ok and g not in case.honest)
             names = ", ".join(g for g, ok in passed.items() if ok) or "-"
-            print(f"{assignment:13s} {case.name:16s} {got:g}/{sum(points.values()):g} "
-                  f"(unearned {unearned:g}): {names}", flush=True)
+            print(
+                f"{assignment:13s} {case.name:16s} {got:g}/{sum(points.values()):g} (unearned {unearned:g}): {names}",
+                flush=True,
+            )
         runner.close()
 
 

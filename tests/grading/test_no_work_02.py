@@ -11,7 +11,7 @@ import pytest
 
 from instructor.cells import grade_id, is_graded_test, read
 from instructor.paths import SOLUTIONS, notebook_path
-from tests.hostile.no_work_02 import A, CASES, build
+from tests.hostile.no_work_02 import CASES, A, build
 from tests.nbexec import MistakeRunner
 
 #: Part A's cells: every case answers them with the reference

@@ -30,9 +30,11 @@ def runner():
 
 def points() -> dict[str, float]:
     """Each autograded cell's points in the release."""
-    return {c.metadata.nbgrader["grade_id"]: c.metadata.nbgrader.get("points", 0)
-            for c in read(notebook_path(A, SOLUTIONS)).cells
-            if c.get("metadata", {}).get("nbgrader", {}).get("grade") and c.cell_type == "code"}
+    return {
+        c.metadata.nbgrader["grade_id"]: c.metadata.nbgrader.get("points", 0)
+        for c in read(notebook_path(A, SOLUTIONS)).cells
+        if c.get("metadata", {}).get("nbgrader", {}).get("grade") and c.cell_type == "code"
+    }
 
 
 @pytest.mark.notebook

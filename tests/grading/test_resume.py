@@ -12,13 +12,13 @@ from pathlib import Path
 import pytest
 
 from instructor.cli import main
+from instructor.coursedir.course_dir import CourseDir
 from instructor.paths import REPO_ROOT
 from instructor.reporting import table as grade_table
-from instructor.coursedir.course_dir import CourseDir
 from tests.factories import make_course
 
 # Run `course grade ARGS` and SIGKILL its whole process group at one point of the k-th submission.
-KILLER = r'''
+KILLER = r"""
 import os, signal, sys
 from instructor.cli import main
 from instructor.coursedir import atomic
@@ -55,7 +55,7 @@ elif point == "after_record":  # the k-th record finished
             hit()
     record.write_atomic = write_atomic
 sys.exit(main(["grade", *args]))
-'''
+"""
 
 
 @pytest.fixture(scope="module")
@@ -83,31 +83,57 @@ def clean(toy):
 
 def _state(ws: Path) -> dict:
     """Grades as the table shows them, and the gradebook's row counts (a doubled grade shows there)."""
-    rows = sorted((g.student, g.assignment, g.auto_score, g.auto_max, g.status) for g in grade_table.grades(CourseDir.at(ws)))
+    rows = sorted(
+        (g.student, g.assignment, g.auto_score, g.auto_max, g.status) for g in grade_table.grades(CourseDir.at(ws))
+    )
     with sqlite3.connect(ws / "gradebook.db") as db:
-        counts = {table: db.execute(f"select count(*) from {table}").fetchone()[0]  # noqa: S608 (fixed names)
-                  for table in ("student", "submitted_assignment", "submitted_notebook", "grade", "comment")}
-        doubled = db.execute("select count(*) from (select notebook_id, cell_id from grade "
-                             "group by notebook_id, cell_id having count(*) > 1)").fetchone()[0]
+        counts = {
+            table: db.execute(f"select count(*) from {table}").fetchone()[0]
+            for table in ("student", "submitted_assignment", "submitted_notebook", "grade", "comment")
+        }
+        doubled = db.execute(
+            "select count(*) from (select notebook_id, cell_id from grade "
+            "group by notebook_id, cell_id having count(*) > 1)"
+        ).fetchone()[0]
     results = sorted(p.relative_to(ws).as_posix() for p in (ws / "results").rglob("*.json"))
     return {"rows": rows, "counts": counts, "doubled": doubled, "results": results}
 
 
 def _killed_run(tmp: Path, root: Path, ws: Path, point: str, k: int, *extra: str) -> int:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO_ROOT), os.environ.get("PYTHONPATH")]))}
-    proc = subprocess.run([sys.executable, "-c", KILLER, point, str(k), str(tmp / "subs"), "--course-dir", str(ws),
-                           "--root", str(root), *extra], capture_output=True, text=True, env=env,
-                          start_new_session=True, timeout=300)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            KILLER,
+            point,
+            str(k),
+            str(tmp / "subs"),
+            "--course-dir",
+            str(ws),
+            "--root",
+            str(root),
+            *extra,
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        start_new_session=True,
+        timeout=300,
+    )
     return proc.returncode
 
 
-@pytest.mark.parametrize("point, k, extra", [
-    ("grading", 3, ()),
-    ("record_gradebook", 2, ()),
-    ("record_results", 4, ()),
-    ("after_record", 5, ()),
-    ("record_results", 2, ("--jobs", "2")),
-])
+@pytest.mark.parametrize(
+    "point, k, extra",
+    [
+        ("grading", 3, ()),
+        ("record_gradebook", 2, ()),
+        ("record_results", 4, ()),
+        ("after_record", 5, ()),
+        ("record_results", 2, ("--jobs", "2")),
+    ],
+)
 def test_a_killed_run_resumes_to_the_clean_grades(toy, clean, run_course, tmp_path, point, k, extra):
     """After a SIGKILL at this point, does a rerun grade only what is missing, with no lost or doubled grade?"""
     tmp, root = toy

@@ -95,10 +95,16 @@ def test_a_cell_splits_statement_by_statement_in_order(drawn):
 
 #: a value the grader made again after a probe made it, and one a probe touched after the grader made it
 _REBOUND = [
-    ("b = f(1)", {"f"}, {"b"}, False), ("b = 1", set(), {"b"}, False), ("assert b == 1, 'x'", {"b"}, set(), True)
+    ("b = f(1)", {"f"}, {"b"}, False),
+    ("b = 1", set(), {"b"}, False),
+    ("assert b == 1, 'x'", {"b"}, set(), True),
 ]
-_TOUCHED = [("a = 1", set(), {"a"}, False), ("f(a)", {"f", "a"}, set(), False), ("b = (a + 1)", {"a"}, {"b"}, False),
-            ("assert b == 1, 'x'", {"b"}, set(), True)]
+_TOUCHED = [
+    ("a = 1", set(), {"a"}, False),
+    ("f(a)", {"f", "a"}, set(), False),
+    ("b = (a + 1)", {"a"}, {"b"}, False),
+    ("assert b == 1, 'x'", {"b"}, set(), True),
+]
 
 
 @EXAMPLES

@@ -9,12 +9,12 @@ import pytest
 from instructor import sandbox
 from instructor.authoring.to_course_dir import into_course_dir
 from instructor.coursedir import directory
+from instructor.coursedir.course_dir import CourseDir
 from instructor.grading import resume
 from instructor.grading.intake import find_submissions
 from instructor.grading.pipeline import grade
 from instructor.grading.record import places, read_results, record
 from instructor.grading.submission import Result, Status, Submission, carried
-from instructor.coursedir.course_dir import CourseDir
 from tests.factories import released_toy_class
 
 NAMES = ["01_toy", "02_toy"]
@@ -70,11 +70,14 @@ def test_record_then_resume_skips_what_is_unchanged(toy):
     assert resume.recorded(course_dir, sub, changed) is None
 
 
-@pytest.mark.parametrize("status, reason, retried", [
-    (Status.GRADER_FAILED, "the Dask task failed", True),
-    (Status.NOT_GRADED, "the grader failed on this submission, says the student's own folder name", False),
-    (Status.GRADED, "", False),
-])
+@pytest.mark.parametrize(
+    "status, reason, retried",
+    [
+        (Status.GRADER_FAILED, "the Dask task failed", True),
+        (Status.NOT_GRADED, "the grader failed on this submission, says the student's own folder name", False),
+        (Status.GRADED, "", False),
+    ],
+)
 def test_a_rerun_retries_by_status_not_by_wording(toy, status, reason, retried):
     """Is a recorded result graded again exactly when its status says the grader failed, whatever its reason says?"""
     course_dir, subs = toy
@@ -116,8 +119,23 @@ def test_only_outputs_come_back_from_the_sandbox():
     from instructor.grading.preprocessors.sandboxed_execute import outputs_into
     from instructor.grading.submission import NotGraded
 
-    sent = new_notebook(cells=[new_code_cell("assert True", metadata={"nbgrader": {
-        "grade": True, "solution": False, "locked": True, "points": 2, "grade_id": "t", "schema_version": 3}})])
+    sent = new_notebook(
+        cells=[
+            new_code_cell(
+                "assert True",
+                metadata={
+                    "nbgrader": {
+                        "grade": True,
+                        "solution": False,
+                        "locked": True,
+                        "points": 2,
+                        "grade_id": "t",
+                        "schema_version": 3,
+                    }
+                },
+            )
+        ]
+    )
     back = copy.deepcopy(sent)
     back.cells[0].outputs = [new_output("stream", name="stdout", text="ran")]
     made = outputs_into(sent, back)
@@ -167,8 +185,16 @@ def test_a_crash_while_recording_is_that_submissions_outcome(tmp_path, toy, monk
         return real(course_dir, sub)
 
     monkeypatch.setattr(record_module, "_into_gradebook", fails_for_blank)
-    run = grade_class(CourseDir.at(course_dir), chosen, limits=LIMITS, unsafe=True, force=True, log=lambda *_: None,
-                      progress=False, isolation=BARE)
+    run = grade_class(
+        CourseDir.at(course_dir),
+        chosen,
+        limits=LIMITS,
+        unsafe=True,
+        force=True,
+        log=lambda *_: None,
+        progress=False,
+        isolation=BARE,
+    )
     outcome = {r.student: r for r in run.results}
     assert outcome["ref"].status is Status.GRADED
     assert outcome["blank"].status is Status.GRADER_FAILED and outcome["blank"].status.shown == "not graded"

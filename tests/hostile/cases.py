@@ -18,9 +18,9 @@ import copy
 import json
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
@@ -134,8 +134,11 @@ def _two_notebooks(folder, ctx):
 def _fresh_honest(folder, ctx):
     """The reference answers pasted into a new notebook: no nbgrader metadata at all."""
     ref = reference()
-    cells = [new_code_cell(c.source) for c in ref.cells
-             if c.cell_type == "code" and not c.metadata.get("nbgrader", {}).get("grade")]
+    cells = [
+        new_code_cell(c.source)
+        for c in ref.cells
+        if c.cell_type == "code" and not c.metadata.get("nbgrader", {}).get("grade")
+    ]
     _write(folder, new_notebook(cells=cells, metadata=ref.metadata))
 
 
@@ -148,7 +151,11 @@ def _edit_test(nb, ctx):
 
 
 def _delete_tests(nb, ctx):
-    nb.cells = [c for c in nb.cells if not c.get("metadata", {}).get("nbgrader", {}).get("grade_id", "").startswith("generate_batch__")]
+    nb.cells = [
+        c
+        for c in nb.cells
+        if not c.get("metadata", {}).get("nbgrader", {}).get("grade_id", "").startswith("generate_batch__")
+    ]
 
 
 def _edit_points(nb, ctx):
@@ -156,8 +163,19 @@ def _edit_points(nb, ctx):
 
 
 def _fake_grade_cell(nb, ctx):
-    cell = new_code_cell("pass", metadata={"nbgrader": {"grade": True, "grade_id": "bonus_points", "locked": True,
-                                                         "points": 50, "solution": False, "schema_version": 3}})
+    cell = new_code_cell(
+        "pass",
+        metadata={
+            "nbgrader": {
+                "grade": True,
+                "grade_id": "bonus_points",
+                "locked": True,
+                "points": 50,
+                "solution": False,
+                "schema_version": 3,
+            }
+        },
+    )
     nb.cells.append(cell)
 
 
@@ -199,7 +217,8 @@ def _call_order_table(nb, ctx):
     _cell(nb, "loss_and_accuracy").source = (
         "_calls = {{}}\n"
         "_SEEN = np.array([[1, 2, 3, 4], [0, 0, 1, 1], [4, 3, 2, 1]])  # the visible check's target\n"
-        f"_TABLE = {{{{'seen': [1.0, 0.5], (5, 8): {told!r}}}}}  # by target, then by shape; in the order of the calls\n"
+        f"_TABLE = {{{{'seen': [1.0, 0.5], (5, 8): {told!r}}}}}"
+        "  # by target, then by shape; in the order of the calls\n"
         "\n\n"
         "def loss_and_accuracy(scores, target):\n"
         "    K = scores.shape[-1]\n"
@@ -252,7 +271,9 @@ CASES = [
     # ---- broken files and folders
     Case("empty_file", "broken file", ("not graded", "is empty"), raw(b"")),
     Case("invalid_json", "broken file", ("not graded", "not a valid notebook"), raw(b"{ this is not json")),
-    Case("not_a_notebook", "broken file", ("not graded", "not a valid notebook"), raw(json.dumps({"cells": 5}).encode())),
+    Case(
+        "not_a_notebook", "broken file", ("not graded", "not a valid notebook"), raw(json.dumps({"cells": 5}).encode())
+    ),
     Case("no_notebook", "broken file", ("not graded", "holds no notebook"), _no_file),
     Case("two_notebooks", "broken file", ("not graded", "none is named"), _two_notebooks),
     Case("notebook_is_symlink", "symlinks", ("not graded", "symbolic link"), _symlinked_notebook),
@@ -264,88 +285,248 @@ CASES = [
     # ---- tampered metadata and cells
     Case("edited_test_cell", "tampered cells", ("flagged", "was edited (restored)"), edit(blank, _edit_test)),
     Case("deleted_test_cells", "tampered cells", ("flagged", "was deleted (restored)"), edit(reference, _delete_tests)),
-    Case("edited_points", "tampered metadata", ("flagged", "grading metadata of cell 'rnn__matches_numpy'"), edit(blank, _edit_points)),
-    Case("fake_grade_cell", "tampered metadata", ("flagged", "made-up grading metadata"), edit(blank, _fake_grade_cell)),
+    Case(
+        "edited_points",
+        "tampered metadata",
+        ("flagged", "grading metadata of cell 'rnn__matches_numpy'"),
+        edit(blank, _edit_points),
+    ),
+    Case(
+        "fake_grade_cell", "tampered metadata", ("flagged", "made-up grading metadata"), edit(blank, _fake_grade_cell)
+    ),
     Case("test_cell_to_markdown", "tampered metadata", ("flagged", "grading metadata"), edit(blank, _test_to_markdown)),
     Case("unlocked_test_cell", "tampered cells", ("flagged", "grading metadata"), edit(blank, _unlock_test)),
     # ---- runaway time, memory, output, processes
     Case("sleeps_in_one_cell", "runaway time", ("graded", FULL), patched(reference, "import time\ntime.sleep(10**6)")),
-    Case("sleeps_past_budget", "runaway time", ("not graded", "budget"),
-         patched(reference, *["import time\ntime.sleep({sleep})"] * 12)),
-    Case("ignores_interrupt", "runaway time", ("not graded", "did not stop"),
-         patched(reference, "import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True:\n    pass")),
-    Case("memory_hog", "runaway memory", ("not graded", "memory limit"),
-         patched(reference, "hog = np.ones(({memory_mb} + 512) * 2**20 // 8)")),
+    Case(
+        "sleeps_past_budget",
+        "runaway time",
+        ("not graded", "budget"),
+        patched(reference, *["import time\ntime.sleep({sleep})"] * 12),
+    ),
+    Case(
+        "ignores_interrupt",
+        "runaway time",
+        ("not graded", "did not stop"),
+        patched(reference, "import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True:\n    pass"),
+    ),
+    Case(
+        "memory_hog",
+        "runaway memory",
+        ("not graded", "memory limit"),
+        patched(reference, "hog = np.ones(({memory_mb} + 512) * 2**20 // 8)"),
+    ),
     Case("output_flood", "runaway output", ("graded", FULL), patched(reference, "print('x' * 50_000_000)")),
-    Case("many_processes", "runaway processes", ("flagged", "processes"),
-         patched(reference, "import subprocess\nkids = []\ntry:\n    for _ in range(200):\n        kids.append(subprocess.Popen(['sleep', '1000']))\nexcept OSError:\n    pass")),
-    Case("detached_child", "runaway processes", ("flagged", "processes"),
-         patched(reference, "import subprocess\nsubprocess.Popen(['sh', '-c', 'sleep 1000'], start_new_session=True)")),
+    Case(
+        "many_processes",
+        "runaway processes",
+        ("flagged", "processes"),
+        patched(
+            reference,
+            "import subprocess\nkids = []\ntry:\n    for _ in range(200):\n"
+            "        kids.append(subprocess.Popen(['sleep', '1000']))\nexcept OSError:\n    pass",
+        ),
+    ),
+    Case(
+        "detached_child",
+        "runaway processes",
+        ("flagged", "processes"),
+        patched(reference, "import subprocess\nsubprocess.Popen(['sh', '-c', 'sleep 1000'], start_new_session=True)"),
+    ),
     # ---- exits and crashes
     Case("os_exit", "exits and crashes", ("not graded", "kernel died"), patched(reference, "import os\nos._exit(1)")),
-    Case("segfault", "exits and crashes", ("not graded", "kernel died"), patched(reference, "import ctypes\nctypes.string_at(0)")),
+    Case(
+        "segfault",
+        "exits and crashes",
+        ("not graded", "kernel died"),
+        patched(reference, "import ctypes\nctypes.string_at(0)"),
+    ),
     Case("sys_exit", "exits and crashes", ("graded", FULL), patched(reference, "import sys\nsys.exit(3)")),
     # the kernel runs under another uid than the executor: neither signal reaches it, the run goes on
-    Case("kills_its_parent", "attack on the grader", ("flagged", "processes or signals"),
-         patched(reference, "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)")),
-    Case("kills_everything", "attack on the grader", ("flagged", "processes or signals"),
-         patched(reference, "import os, signal\nos.kill(-1, signal.SIGKILL)")),
+    Case(
+        "kills_its_parent",
+        "attack on the grader",
+        ("flagged", "processes or signals"),
+        patched(reference, "import os, signal\nos.kill(os.getppid(), signal.SIGKILL)"),
+    ),
+    Case(
+        "kills_everything",
+        "attack on the grader",
+        ("flagged", "processes or signals"),
+        patched(reference, "import os, signal\nos.kill(-1, signal.SIGKILL)"),
+    ),
     # the kernel writes the executor's result itself (a made-up graded cell worth 800 points), then kills it
     # (the result comes down a pipe the kernel cannot reach, its uid may neither write the executor's folder
     # nor signal it): the blank notebook's 0, flagged for the attempt
     Case("forged_result", "attack on the grader", ("flagged", "processes or signals"), patched(blank, FORGED_RESULT)),
     Case("deep_metadata", "broken file", ("not graded", "levels deep"), edit(reference, _deep_metadata)),
     # ---- cheats inside the kernel
-    Case("input_transformer", "cheat in the kernel", ("flagged", "IPython's machinery"),
-         patched(blank, "def _skip(lines):\n    return ['pass\\n'] if any('Check that' in l for l in lines) else lines\n"
-                        "get_ipython().input_transformers_cleanup.append(_skip)", after="generate_batch")),
-    Case("pre_run_hook", "cheat in the kernel", ("flagged", "IPython's machinery"),
-         patched(blank, "get_ipython().events.register('pre_run_cell', lambda info: None)")),
-    Case("patched_numpy", "cheat in the kernel", ("flagged", "monkeypatching"),
-         edit(lambda: _after(blank(), "generate_batch", "np.testing.assert_allclose = lambda *a, **k: None\nnp.allclose = lambda *a, **k: True"),
-              _wrong_answers_with_cheat)),
+    Case(
+        "input_transformer",
+        "cheat in the kernel",
+        ("flagged", "IPython's machinery"),
+        patched(
+            blank,
+            "def _skip(lines):\n    return ['pass\\n'] if any('Check that' in l for l in lines) else lines\n"
+            "get_ipython().input_transformers_cleanup.append(_skip)",
+            after="generate_batch",
+        ),
+    ),
+    Case(
+        "pre_run_hook",
+        "cheat in the kernel",
+        ("flagged", "IPython's machinery"),
+        patched(blank, "get_ipython().events.register('pre_run_cell', lambda info: None)"),
+    ),
+    Case(
+        "patched_numpy",
+        "cheat in the kernel",
+        ("flagged", "monkeypatching"),
+        edit(
+            lambda: _after(
+                blank(),
+                "generate_batch",
+                "np.testing.assert_allclose = lambda *a, **k: None\nnp.allclose = lambda *a, **k: True",
+            ),
+            _wrong_answers_with_cheat,
+        ),
+    ),
     # right values, so every check passes: flagged for a human, score kept
-    Case("rnn_from_course_package", "borrowed answer", ("flagged", "the course's own answer"),
-         edit(reference, _rnn_from_course)),
+    Case(
+        "rnn_from_course_package",
+        "borrowed answer",
+        ("flagged", "the course's own answer"),
+        edit(reference, _rnn_from_course),
+    ),
     # no accuracy computed: a table of the values the visible check and the feedback's messages showed (issue 42)
     Case("accuracy_from_call_order", "learned from feedback", ("graded", FULL - 1), edit(reference, _call_order_table)),
-    Case("patched_builtins", "cheat in the kernel", ("flagged", "builtins"),
-         patched(blank, "import builtins\nbuiltins.abs = lambda x: 0")),
-    Case("sys_modules", "cheat in the kernel", ("flagged", "import system"),
-         patched(blank, "import sys, types\nsys.modules['numpy.testing'] = types.ModuleType('numpy.testing')")),
-    Case("hidden_run_cell", "cheat in the kernel", ("flagged", "IPython's machinery"),
-         patched(blank, "get_ipython().run_cell('x = 1')")),
-    Case("loads_reference_library", "attack on files", ("flagged", "grader's own code"),
-         patched(blank, "from instructor.authoring.library import load_library\ntry:\n    lib = load_library('01_rnn')\n"
-                        "    generate_batch = lib.generate_batch\nexcept Exception as err:\n    print(type(err).__name__)")),
-    Case("reads_source_relative", "attack on files", ("graded", 0.0),
-         patched(blank, "for p in ['../source/01_rnn/01_rnn.ipynb', '../../source/01_rnn/01_rnn.ipynb']:\n"
-                        "    try:\n        print(open(p).read()[:100])\n    except OSError as err:\n        print(type(err).__name__)")),
+    Case(
+        "patched_builtins",
+        "cheat in the kernel",
+        ("flagged", "builtins"),
+        patched(blank, "import builtins\nbuiltins.abs = lambda x: 0"),
+    ),
+    Case(
+        "sys_modules",
+        "cheat in the kernel",
+        ("flagged", "import system"),
+        patched(blank, "import sys, types\nsys.modules['numpy.testing'] = types.ModuleType('numpy.testing')"),
+    ),
+    Case(
+        "hidden_run_cell",
+        "cheat in the kernel",
+        ("flagged", "IPython's machinery"),
+        patched(blank, "get_ipython().run_cell('x = 1')"),
+    ),
+    Case(
+        "loads_reference_library",
+        "attack on files",
+        ("flagged", "grader's own code"),
+        patched(
+            blank,
+            "from instructor.authoring.library import load_library\ntry:\n    lib = load_library('01_rnn')\n"
+            "    generate_batch = lib.generate_batch\nexcept Exception as err:\n    print(type(err).__name__)",
+        ),
+    ),
+    Case(
+        "reads_source_relative",
+        "attack on files",
+        ("graded", 0.0),
+        patched(
+            blank,
+            "for p in ['../source/01_rnn/01_rnn.ipynb', '../../source/01_rnn/01_rnn.ipynb']:\n"
+            "    try:\n        print(open(p).read()[:100])\n"
+            "    except OSError as err:\n        print(type(err).__name__)",
+        ),
+    ),
     # ---- the gradebook, other students, the grader's environment, the network
-    Case("writes_gradebook", "attack on the gradebook", ("flagged", "files outside"),
-         patched(reference, "try:\n    open('{course_dir}/gradebook.db', 'wb').write(b'gone')\nexcept OSError as err:\n    print(type(err).__name__)")),
-    Case("overwrites_other_student", "attack on other students", ("flagged", "files outside"),
-         patched(reference, "try:\n    open('{other}', 'w').write('{{}}')\nexcept OSError as err:\n    print(type(err).__name__)")),
-    Case("reads_environment", "attack on the grader", ("flagged", "environment"),
-         patched(reference, "import os\nprint(dict(os.environ))")),
-    Case("network", "attack on the grader", ("flagged", "environment"),
-         patched(reference, "import socket\ntry:\n    socket.create_connection(('1.1.1.1', 80), timeout=2)\nexcept OSError as err:\n    print(type(err).__name__)")),
+    Case(
+        "writes_gradebook",
+        "attack on the gradebook",
+        ("flagged", "files outside"),
+        patched(
+            reference,
+            "try:\n    open('{course_dir}/gradebook.db', 'wb').write(b'gone')\n"
+            "except OSError as err:\n    print(type(err).__name__)",
+        ),
+    ),
+    Case(
+        "overwrites_other_student",
+        "attack on other students",
+        ("flagged", "files outside"),
+        patched(
+            reference,
+            "try:\n    open('{other}', 'w').write('{{}}')\nexcept OSError as err:\n    print(type(err).__name__)",
+        ),
+    ),
+    Case(
+        "reads_environment",
+        "attack on the grader",
+        ("flagged", "environment"),
+        patched(reference, "import os\nprint(dict(os.environ))"),
+    ),
+    Case(
+        "network",
+        "attack on the grader",
+        ("flagged", "environment"),
+        patched(
+            reference,
+            "import socket\ntry:\n    socket.create_connection(('1.1.1.1', 80), timeout=2)\n"
+            "except OSError as err:\n    print(type(err).__name__)",
+        ),
+    ),
     # ---- leaks through outputs
-    Case("prints_history", "leak through outputs", ("flagged", "input history"),
-         patched(reference, "print(In)", after="accuracy_by_length__whole_sequences")),
-    Case("prints_caller_source", "leak through outputs", ("flagged", "interpreter's hooks"),
-         patched(reference, "import inspect\n_orig = loss_and_accuracy\n"
-                            "def loss_and_accuracy(scores, target):\n    print(inspect.stack()[1].code_context)\n    return _orig(scores, target)",
-                 after="loss_and_accuracy")),
-    Case("reads_own_notebook_file", "leak through outputs", ("graded", FULL),
-         patched(reference, "import glob\nfor p in glob.glob('*.ipynb'):\n    print(open(p).read())\nprint(sorted(glob.glob('*')))")),
+    Case(
+        "prints_history",
+        "leak through outputs",
+        ("flagged", "input history"),
+        patched(reference, "print(In)", after="accuracy_by_length__whole_sequences"),
+    ),
+    Case(
+        "prints_caller_source",
+        "leak through outputs",
+        ("flagged", "interpreter's hooks"),
+        patched(
+            reference,
+            "import inspect\n_orig = loss_and_accuracy\n"
+            "def loss_and_accuracy(scores, target):\n    print(inspect.stack()[1].code_context)\n"
+            "    return _orig(scores, target)",
+            after="loss_and_accuracy",
+        ),
+    ),
+    Case(
+        "reads_own_notebook_file",
+        "leak through outputs",
+        ("graded", FULL),
+        patched(
+            reference,
+            "import glob\nfor p in glob.glob('*.ipynb'):\n    print(open(p).read())\nprint(sorted(glob.glob('*')))",
+        ),
+    ),
     # ---- HTML injection
-    Case("markdown_script", "HTML injection", ("graded", FULL),
-         edit(reference, lambda nb, ctx: nb.cells.insert(1, new_markdown_cell(
-             "<script>alert('owned')</script><div style='color:green'>Score: 9 / 9 PASSED</div>")))),
-    Case("html_output", "HTML injection", ("graded", FULL),
-         patched(reference, "from IPython.display import HTML, Javascript, display\n"
-                            "display(HTML(\"<script>alert('owned')</script><b>Score: 9 / 9</b>\"))\ndisplay(Javascript(\"alert('owned')\"))")),
+    Case(
+        "markdown_script",
+        "HTML injection",
+        ("graded", FULL),
+        edit(
+            reference,
+            lambda nb, ctx: nb.cells.insert(
+                1,
+                new_markdown_cell("<script>alert('owned')</script><div style='color:green'>Score: 9 / 9 PASSED</div>"),
+            ),
+        ),
+    ),
+    Case(
+        "html_output",
+        "HTML injection",
+        ("graded", FULL),
+        patched(
+            reference,
+            "from IPython.display import HTML, Javascript, display\n"
+            "display(HTML(\"<script>alert('owned')</script><b>Score: 9 / 9</b>\"))\n"
+            "display(Javascript(\"alert('owned')\"))",
+        ),
+    ),
 ]
 
 #: graded in the same run: must keep full marks (reference) and 0 (blank), flagged by nothing

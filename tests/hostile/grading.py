@@ -8,11 +8,11 @@ from pathlib import Path
 from instructor import sandbox
 from instructor.authoring.to_course_dir import into_course_dir
 from instructor.coursedir import directory
+from instructor.coursedir.course_dir import CourseDir
 from instructor.grading.intake import find_submissions
 from instructor.grading.pipeline import grade
 from instructor.grading.record import record
 from instructor.paths import REPO_ROOT, existing_assignments
-from instructor.coursedir.course_dir import CourseDir
 from tests.hostile.cases import A
 
 #: small limits, so runaway cases end quickly
@@ -40,8 +40,12 @@ def scores_over_the_release(course_dir: Path) -> list[str]:
         maximum = gb.find_assignment(A).max_score
         over = []
         for sub in gb.assignment_submissions(A):
-            over += [f"{sub.student_id}: {g.name} {g.score} > {release.get(g.name)}" for nb in sub.notebooks
-                     for g in nb.grades if g.name not in release or (g.score or 0) > release[g.name]]
+            over += [
+                f"{sub.student_id}: {g.name} {g.score} > {release.get(g.name)}"
+                for nb in sub.notebooks
+                for g in nb.grades
+                if g.name not in release or (g.score or 0) > release[g.name]
+            ]
             if sub.score > maximum:
                 over.append(f"{sub.student_id}: {sub.score} > {maximum}")
     return over

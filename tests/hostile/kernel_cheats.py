@@ -38,18 +38,24 @@ def cheat(*sources, after="generate_batch"):
 
 def everywhere(source):
     """The blank notebook with the same student cell after each of its four code solution cells (stubs last)."""
+
     def fn(nb, ctx):
         for grade_id in ["generate_batch", "rnn", "loss_and_accuracy", "accuracy_by_length"]:
             _after(nb, grade_id, source)
+
     return edit(blank, fn)
 
 
 def answers(*sources):
     """The blank notebook with its four code solution cells replaced by ``sources`` (in order)."""
+
     def fn(nb, ctx):
-        for grade_id, source in zip(["generate_batch", "rnn", "loss_and_accuracy", "accuracy_by_length"], sources):
+        for grade_id, source in zip(
+            ["generate_batch", "rnn", "loss_and_accuracy", "accuracy_by_length"], sources, strict=False
+        ):
             if source is not None:
                 _cell(nb, grade_id).source = source
+
     return fn
 
 
@@ -61,7 +67,7 @@ HUSH = "sh = globals()['get_' + 'ipy' + 'thon']()\nsh._showtraceback = lambda *a
 HUSH_MODULE = "import IPython\nIPython.get_ipython()._showtraceback = lambda *a, **k: None\n"
 
 #: an object that agrees with everything: every attribute, call, item and comparison gives a Yes or True
-YES = '''
+YES = """
 class Yes:
     def __getattr__(self, name):
         return Yes()
@@ -94,10 +100,12 @@ class Yes:
     __neg__ = __abs__ = lambda self: Yes()
     def __format__(self, spec):
         return "yes"
-'''
+"""
 
 #: stubs that return liars (no real answer: every value is a Yes)
-YES_STUBS = YES + '''
+YES_STUBS = (
+    YES
+    + """
 def generate_batch(seq_len_min=1, seq_len_max=20, batch_size=10):
     return Yes(), Yes(), Yes()
 
@@ -113,13 +121,14 @@ def loss_and_accuracy(scores, target):
 
 def accuracy_by_length(predict, seq_len_min=1, seq_len_max=20, n_per_length=1000):
     return Yes()
-'''
+"""
+)
 
 #: numpy's comparisons replaced through the module's dict (no "np.x =" for the scan to see)
-NUMPY_AGREES = '''
+NUMPY_AGREES = """
 for _name in ["allclose", "isclose", "array_equal", "all", "any", "issubdtype", "unique"]:
     vars(np)[_name] = lambda *a, **k: True
-'''
+"""
 
 
 def _b64(text: str) -> str:
@@ -139,14 +148,14 @@ def _only_pass(lines):  # a check cell becomes "pass"
 getattr(shell, "".join(map(chr, {[ord(c) for c in "input_transformers_cleanup"]}))).append(_only_pass)
 '''
 
-GETATTR_IMPORT = '''
+GETATTR_IMPORT = """
 B = globals()["__buil" + "tins__"]
 B = B if isinstance(B, dict) else vars(B)
 imp = B["__imp" + "ort__"]
 getattr(imp("IPy" + "thon"), "get_" + "ipython")().showtraceback = lambda *a, **k: None
-'''
+"""
 
-PKGUTIL_AST = '''
+PKGUTIL_AST = """
 import ast, pkgutil
 shell = pkgutil.resolve_name("IPy" + "thon:get_" + "ipython")()
 class _Shield(ast.NodeTransformer):  # every later cell runs inside try/except BaseException
@@ -155,14 +164,14 @@ class _Shield(ast.NodeTransformer):  # every later cell runs inside try/except B
         node.body = [ast.Try(body=node.body or [ast.Pass()], handlers=[handler], orelse=[], finalbody=[])]
         return ast.fix_missing_locations(node)
 getattr(shell, "ast_" + "transformers").append(_Shield())
-'''
+"""
 
-GC_VARS = '''
+GC_VARS = """
 import gc as collector
 collector.unfreeze()  # the kernel's objects were frozen out of get_objects()
 shell = next(o for o in collector.get_objects() if type(o).__name__ == "ZMQInteractive" + "Shell")
 vars(shell)["_show" + "traceback"] = lambda *a, **k: None
-'''
+"""
 
 FRAME_GLOBALS = f'''
 import sys as s_
@@ -176,20 +185,23 @@ def _swap(raw_cell, *a, **k):  # a check cell runs as "pass"
 vars(shell)["run_" + "cell_async"] = _swap
 '''
 
-IMPORTLIB_CLASS = '''
+IMPORTLIB_CLASS = """
 B = globals()["__buil" + "tins__"]
 B = B if isinstance(B, dict) else vars(B)
 module = B["__imp" + "ort__"]("import" + "lib").import_module("IPython.core.interactive" + "shell")
 module.InteractiveShell.showtraceback = lambda *a, **k: None  # for every shell, on the class
-'''
+"""
 
-FRAME_BUILTINS_NUMPY = YES_STUBS + '''
+FRAME_BUILTINS_NUMPY = (
+    YES_STUBS
+    + """
 import sys as s_
 B = s_._getframe(0).f_builtins
 np_ = B["__imp" + "ort__"]("num" + "py")
 for _name in ["allclose", "isclose", "array_equal", "all", "issubdtype"]:
     vars(np_)[_name] = lambda *a, **k: True
-'''
+"""
+)
 
 # --------------------------------------------------------------------------- 2. encoded code
 
@@ -199,28 +211,28 @@ B = globals()["__buil" + "tins__"]
 B = B if isinstance(B, dict) else vars(B)
 B["ex" + "ec"](marshal.loads(bytes.fromhex("{MARSHALLED}")), globals())
 '''
-ROT13_MODULE = f'''import codecs
+ROT13_MODULE = f"""import codecs
 with open("study_helpers.py", "w") as f:
     f.write(codecs.decode({codecs.encode(HUSH_MODULE, "rot13")!r}, "rot13"))
 import study_helpers  # noqa
-'''
-REVERSED_COMPILE = f'''B = globals()["__buil" + "tins__"]
+"""
+REVERSED_COMPILE = f"""B = globals()["__buil" + "tins__"]
 B = B if isinstance(B, dict) else vars(B)
 B["ex" + "ec"](B["com" + "pile"]({HUSH[::-1]!r}[::-1], "notes", "exec"), globals())
-'''
+"""
 
 # --------------------------------------------------------------------------- 3. frames and the garbage collector
 
-GC_SHELL = '''
+GC_SHELL = """
 import gc as collector
 collector.unfreeze()  # the kernel's objects were frozen out of get_objects()
 found = [o for o in collector.get_objects() if type(o).__name__.endswith("InteractiveShell")]
 for o in found:
     o._showtraceback = lambda *a, **k: None
 print(len(found), "shell(s) found")
-'''
+"""
 
-GC_SESSION = '''
+GC_SESSION = """
 import gc as collector
 collector.unfreeze()  # the kernel's objects were frozen out of get_objects()
 for o in [o for o in collector.get_objects() if type(o).__name__.endswith("Session")]:
@@ -229,9 +241,9 @@ for o in [o for o in collector.get_objects() if type(o).__name__.endswith("Sessi
             kind = msg_or_type if isinstance(msg_or_type, str) else msg_or_type.get("header", {}).get("msg_type")
             return None if kind == "error" else _real(stream, msg_or_type, *a, **k)
         o.send = _send
-'''
+"""
 
-FRAME_WALK = '''
+FRAME_WALK = """
 import sys as s_
 f = s_._getframe(0)
 while f is not None:
@@ -240,7 +252,7 @@ while f is not None:
         me._showtraceback = lambda *a, **k: None
         break
     f = f.f_back
-'''
+"""
 
 TRACEBACK_FRAMES = f'''
 try:
@@ -260,7 +272,8 @@ shell.run_ast_nodes = _skip
 
 # --------------------------------------------------------------------------- 4. trace hooks
 
-SETTRACE_JUMP = YES + f'''
+SETTRACE_JUMP = (
+    YES + f"""
 import sys as s_, dis, linecache
 _saved = {{}}
 def _local(f, event, arg):
@@ -281,11 +294,13 @@ def _local(f, event, arg):
         _saved.clear()
     return _local
 def _global(f, event, arg):
-    if f.f_code.co_name == "<module>" and (linecache.getlines(f.f_code.co_filename) or [""])[0].startswith("{TEST_MARK}"):
+    if f.f_code.co_name == "<module>" and """  # one code line, split over two literals
+    f"""(linecache.getlines(f.f_code.co_filename) or [""])[0].startswith("{TEST_MARK}"):
         return _local
     return None
 s_.settrace(_global)
-'''
+"""
+)
 
 SETPROFILE_SWAP = f'''
 import sys as s_, linecache
@@ -309,25 +324,25 @@ def _trace(f, event, arg):  # run_ast_nodes of a check cell starts with an empty
 s_.settrace(_trace)
 '''
 
-EXCEPTHOOKS = '''
+EXCEPTHOOKS = """
 import sys as s_, threading
 s_.excepthook = lambda *a: None  # uncaught errors go nowhere (IPython does not use it)
 threading.excepthook = lambda *a: None
 s_.unraisablehook = lambda *a: None
-'''
+"""
 
 # --------------------------------------------------------------------------- 5. display hooks and widgets
 
-DISPLAYHOOK_SESSION = '''
+DISPLAYHOOK_SESSION = """
 import sys as s_
 dh = s_.displayhook  # the shell's display hook while a cell runs: it holds the session that sends errors
 _real = dh.session.send
 def _send(stream, msg_or_type, *a, **k):
     return None if msg_or_type == "error" else _real(stream, msg_or_type, *a, **k)
 dh.session.send = _send
-'''
+"""
 
-WIDGET_OUTPUT = '''
+WIDGET_OUTPUT = """
 import ipywidgets
 from IPython.display import display
 shell = globals()["get_" + "ipython"]()
@@ -340,9 +355,9 @@ def _leave(*a):
 events = getattr(shell, "eve" + "nts")
 getattr(events, "reg" + "ister")("pre_run_cell", _enter)
 getattr(events, "reg" + "ister")("post_run_cell", _leave)
-'''
+"""
 
-CLEAR_AFTER_ERROR = '''
+CLEAR_AFTER_ERROR = """
 from IPython.display import clear_output
 shell = globals()["get_" + "ipython"]()
 _real = shell._showtraceback
@@ -351,9 +366,9 @@ def _shown_then_cleared(*a, **k):  # the error is sent, then the cell's output i
     clear_output()
     print("all checks passed")
 shell._showtraceback = _shown_then_cleared
-'''
+"""
 
-CUSTOM_FORMATTER = '''
+CUSTOM_FORMATTER = """
 from IPython.core.formatters import BaseFormatter
 from IPython.display import display
 shell = globals()["get_" + "ipython"]()
@@ -365,23 +380,23 @@ fmt = Verdict(parent=shell.display_formatter)
 fmt.for_type(Passed, lambda obj: "passed")
 shell.display_formatter.formatters["text/x-verdict"] = fmt
 shell._showtraceback = lambda *a, **k: display(Passed(), include=["text/x-verdict"])
-'''
+"""
 
 # --------------------------------------------------------------------------- 6. output padding
 
-PAD_EACH_CELL = '''
+PAD_EACH_CELL = """
 shell = globals()["get_" + "ipython"]()
 def _pad(*a):  # 70 kB of text before every cell's own output
     print("." * 70_000)
 getattr(getattr(shell, "eve" + "nts"), "reg" + "ister")("pre_run_cell", _pad)
-'''
+"""
 
-PAD_NOTEBOOK = '''
+PAD_NOTEBOOK = """
 for _ in range(20):  # 20 x 60 kB: the notebook's 1 MB of text is used up before any check runs
     print("." * 60_000)
-'''
+"""
 
-PAD_DISPLAYS = '''
+PAD_DISPLAYS = """
 from IPython.display import display
 shell = globals()["get_" + "ipython"]()
 _real = shell._showtraceback
@@ -390,26 +405,27 @@ def _padded(*a, **k):  # 100 display outputs of 1 kB, then the error
         display({"text/plain": "." * 1000}, raw=True)
     _real(*a, **k)
 shell._showtraceback = _padded
-'''
+"""
 
-RESULT_BEFORE_ERROR = '''
+RESULT_BEFORE_ERROR = """
 shell = globals()["get_" + "ipython"]()
 def _result(*a):  # every cell first returns 1.0 (nbgrader: partial credit, and it stops looking)
     shell.displayhook(1.0)
 getattr(getattr(shell, "eve" + "nts"), "reg" + "ister")("pre_run_cell", _result)
-'''
+"""
 
-HUGE_ERROR = '''
+HUGE_ERROR = """
 shell = globals()["get_" + "ipython"]()
 _real = shell._showtraceback
 def _huge(etype, evalue, stb):  # an error of 200 kB: too big to keep whole
     _real(etype, evalue, ["." * 100_000] * 2 + list(stb))
 shell._showtraceback = _huge
-'''
+"""
 
 # --------------------------------------------------------------------------- 7. values that lie
 
-NDARRAY_SUBCLASS = '''
+NDARRAY_SUBCLASS = (
+    """
 class Agreeable(np.ndarray):  # zeros that call themselves equal to anything
     def __eq__(self, other):
         return np.ones(np.shape(self), bool).view(Agreeable)
@@ -420,9 +436,12 @@ def generate_batch(seq_len_min=1, seq_len_max=20, batch_size=10):
     T = seq_len_max + 1
     return (np.zeros((T, batch_size, 12), np.float32).view(Agreeable), np.zeros((T, batch_size), int).view(Agreeable),
             np.zeros((T - 1, batch_size), int).view(Agreeable))
-''' + NUMPY_AGREES
+"""
+    + NUMPY_AGREES
+)
 
-FAKE_TENSOR = '''
+FAKE_TENSOR = (
+    """
 class Fake(mg.Tensor):  # a MyGrad tensor of zeros whose comparisons all hold
     def __eq__(self, other):
         return True
@@ -442,18 +461,26 @@ class RNN:
 
 def loss_and_accuracy(scores, target):
     return Fake(np.float32(0)), 0.0
-''' + NUMPY_AGREES
+"""
+    + NUMPY_AGREES
+)
 
-BUILTINS_REPLACED = YES_STUBS + NUMPY_AGREES + '''
+BUILTINS_REPLACED = (
+    YES_STUBS
+    + NUMPY_AGREES
+    + """
 B = globals()["__buil" + "tins__"]
 B = B if isinstance(B, dict) else vars(B)
 _isinstance = B["isin" + "stance"]
 def _lying_isinstance(obj, kind):  # the type checks of the tests hold for a Yes
     return True if type(obj).__name__ == "Yes" else _isinstance(obj, kind)
 B["isin" + "stance"] = _lying_isinstance
-'''
+"""
+)
 
-ARRAY_PROTOCOL = YES + '''
+ARRAY_PROTOCOL = (
+    YES
+    + """
 class Ones:  # converts to an array that agrees with anything, and is true
     def __array__(self, dtype=None, copy=None):
         out = np.empty(3, object)
@@ -474,11 +501,13 @@ def generate_batch(seq_len_min=1, seq_len_max=20, batch_size=10):
 
 def accuracy_by_length(predict, seq_len_min=1, seq_len_max=20, n_per_length=1000):
     return Ones()
-''' + NUMPY_AGREES
+"""
+    + NUMPY_AGREES
+)
 
 # --------------------------------------------------------------------------- 8. forged results
 
-FORGED_NB = '''
+FORGED_NB = """
 import json, os, signal
 cells = [{"cell_type": "code", "id": f"forged{i}", "execution_count": i + 1, "outputs": [], "source": "pass",
           "metadata": {"nbgrader": {"grade": True, "solution": False, "locked": True, "points": 100,
@@ -488,18 +517,23 @@ cells = [{"cell_type": "code", "id": f"forged{i}", "execution_count": i + 1, "ou
 nb = {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": cells}
 result = json.dumps({"status": "ok", "detail": "", "stopped_at": None, "timed_out": [], "output_cut": [],
                      "seconds": 1, "notebook": nb}).encode()
-'''
+"""
 
-FORGE_ALL_FDS = FORGED_NB + '''
+FORGE_ALL_FDS = (
+    FORGED_NB
+    + """
 for fd in range(3, 1024):  # every descriptor the kernel holds gets the forged result
     try:
         os.write(fd, result)
     except OSError:
         pass
 os.kill(os.getppid(), signal.SIGKILL)
-'''
+"""
+)
 
-FORGE_FILES = FORGED_NB + '''
+FORGE_FILES = (
+    FORGED_NB
+    + """
 for path in ["01_rnn.ipynb", "../01_rnn.ipynb", "/sandbox/out/result.json", "/sandbox/out/01_rnn.ipynb"]:
     try:  # the forged notebook wherever the grader might read one
         with open(path, "wb") as f:
@@ -507,9 +541,12 @@ for path in ["01_rnn.ipynb", "../01_rnn.ipynb", "/sandbox/out/result.json", "/sa
     except OSError:
         pass
 os.kill(os.getppid(), signal.SIGTERM)
-'''
+"""
+)
 
-FORGE_PIPES = FORGED_NB + '''
+FORGE_PIPES = (
+    FORGED_NB
+    + """
 for pid in ["self", str(os.getppid())]:  # pipes of the kernel and of its parent, found in /proc
     try:
         fds = os.listdir(f"/proc/{pid}/fd")
@@ -523,16 +560,17 @@ for pid in ["self", str(os.getppid())]:  # pipes of the kernel and of its parent
         except OSError:
             pass
 os.kill(os.getppid(), signal.SIGKILL)
-'''
+"""
+)
 
-FORGE_IDLE = '''
+FORGE_IDLE = """
 shell = globals()["get_" + "ipython"]()
 kernel = shell.kernel
 def _idle(*a):  # "idle" for the cell before it runs: the executor stops listening, its error is never read
     kernel.session.send(kernel.iopub_socket, "status", {"execution_state": "idle"},
                         parent=kernel.get_parent("shell"), ident=b"kernel.forged.status")
 getattr(getattr(shell, "eve" + "nts"), "reg" + "ister")("pre_run_cell", _idle)
-'''
+"""
 
 # --------------------------------------------------------------------------- 9. inflated points
 
@@ -562,9 +600,21 @@ def _duplicate_grade_id(nb, ctx):
 def _extra_graded_cells(nb, ctx):
     """Five made-up locked test cells, each ``pass`` worth 100, named like the real ones."""
     for i in range(5):
-        nb.cells.append(new_code_cell("pass", metadata={"nbgrader": {
-            "grade": True, "solution": False, "locked": True, "points": 100, "grade_id": f"rnn__hidden_{i}",
-            "schema_version": 3}}))
+        nb.cells.append(
+            new_code_cell(
+                "pass",
+                metadata={
+                    "nbgrader": {
+                        "grade": True,
+                        "solution": False,
+                        "locked": True,
+                        "points": 100,
+                        "grade_id": f"rnn__hidden_{i}",
+                        "schema_version": 3,
+                    }
+                },
+            )
+        )
 
 
 def _points_as_text(nb, ctx):
@@ -582,19 +632,22 @@ HISTORY = 'history = globals()["_i" + "h"]\n'
 LEAK_BASE64 = HISTORY + 'import base64\nprint(base64.b64encode("\\n".join(history).encode()).decode())\n'
 LEAK_REVERSED = HISTORY + 'print("\\n".join(history)[::-1])\n'
 LEAK_PIECES = HISTORY + 'text = "\\n".join(history)\nfor i in range(0, len(text), 7):\n    print(repr(text[i:i + 7]))\n'
-LEAK_MANAGER = '''
+LEAK_MANAGER = """
 import codecs
 shell = globals()["get_" + "ipy" + "thon"]()
 for _, _, source in shell.history_manager.get_range(output=False):  # the history manager's copy, in rot13
     print(codecs.encode(source, "rot13"))
-'''
-LEAK_PNG = HISTORY + '''
+"""
+LEAK_PNG = (
+    HISTORY
+    + """
 import matplotlib.pyplot as plt
 text = "\\n".join(history)[-6000:]
 fig = plt.figure(figsize=(12, 40))
 fig.text(0, 1, text, va="top", family="monospace", fontsize=6)  # the hidden tests, drawn
 plt.show()
-'''
+"""
+)
 
 
 # --------------------------------------------------------------------------- 11. empty values
@@ -637,13 +690,19 @@ SCALAR_ACCURACY = """def accuracy_by_length(predict, seq_len_min=1, seq_len_max=
 CHEATS = [
     # 1. names built at run time
     Case("rt_string_pieces", "names built at run time", ZERO, cheat(HUSH)),  # get_ipython from pieces; errors hushed
-    Case("rt_chr_transformer", "names built at run time", ZERO, cheat(CHR_TRANSFORMER)),  # chr codes; checks become "pass"
+    Case(
+        "rt_chr_transformer", "names built at run time", ZERO, cheat(CHR_TRANSFORMER)
+    ),  # chr codes; checks become "pass"
     Case("rt_getattr_import", "names built at run time", ZERO, cheat(GETATTR_IMPORT)),  # __import__ from builtins' dict
     Case("rt_pkgutil_ast", "names built at run time", ZERO, cheat(PKGUTIL_AST)),  # pkgutil.resolve_name; try/except AST
     Case("rt_gc_vars", "names built at run time", ZERO, cheat(GC_VARS)),  # vars() of the shell found by gc
-    Case("rt_frame_globals", "names built at run time", ZERO, cheat(FRAME_GLOBALS)),  # f_globals; run_cell_async swapped
+    Case(
+        "rt_frame_globals", "names built at run time", ZERO, cheat(FRAME_GLOBALS)
+    ),  # f_globals; run_cell_async swapped
     Case("rt_importlib_class", "names built at run time", ZERO, cheat(IMPORTLIB_CLASS)),  # importlib; class patched
-    Case("rt_frame_builtins_numpy", "names built at run time", ZERO, everywhere(FRAME_BUILTINS_NUMPY)),  # f_builtins; numpy agrees
+    Case(
+        "rt_frame_builtins_numpy", "names built at run time", ZERO, everywhere(FRAME_BUILTINS_NUMPY)
+    ),  # f_builtins; numpy agrees
     # 2. encoded code
     Case("enc_base64_exec", "encoded code", ZERO, cheat(BASE64_EXEC)),  # base64 payload exec'd
     Case("enc_marshal", "encoded code", ZERO, cheat(MARSHAL_EXEC)),  # a marshalled code object
@@ -653,16 +712,22 @@ CHEATS = [
     Case("gc_shell_showtraceback", "frames and gc", ZERO, cheat(GC_SHELL)),  # the shell found by gc, report replaced
     Case("gc_session_send", "frames and gc", ZERO, cheat(GC_SESSION)),  # the kernel's Session found by gc drops errors
     Case("frame_walk_shell", "frames and gc", ZERO, cheat(FRAME_WALK)),  # sys._getframe up to run_code's self
-    Case("traceback_frames_nodes", "frames and gc", ZERO, cheat(TRACEBACK_FRAMES)),  # a traceback's frames; nodes dropped
+    Case(
+        "traceback_frames_nodes", "frames and gc", ZERO, cheat(TRACEBACK_FRAMES)
+    ),  # a traceback's frames; nodes dropped
     # 4. trace hooks
     Case("settrace_jump", "trace hooks", ZERO, cheat(SETTRACE_JUMP)),  # f_lineno jumps over lines; the last one lies
     Case("setprofile_swap_code", "trace hooks", ZERO, cheat(SETPROFILE_SWAP)),  # a profile hook swaps the code object
     Case("settrace_empty_nodes", "trace hooks", ZERO, cheat(SETTRACE_NODES)),  # a trace hook empties the statements
     Case("excepthooks", "trace hooks", ZERO, cheat(EXCEPTHOOKS)),  # sys.excepthook and friends silenced
     # 5. display hooks and widgets
-    Case("displayhook_session", "display hooks and widgets", ZERO, cheat(DISPLAYHOOK_SESSION)),  # sys.displayhook's session
+    Case(
+        "displayhook_session", "display hooks and widgets", ZERO, cheat(DISPLAYHOOK_SESSION)
+    ),  # sys.displayhook's session
     Case("widget_output", "display hooks and widgets", ZERO, cheat(WIDGET_OUTPUT)),  # errors into an ipywidgets.Output
-    Case("clear_after_error", "display hooks and widgets", ZERO, cheat(CLEAR_AFTER_ERROR)),  # clear_output after the error
+    Case(
+        "clear_after_error", "display hooks and widgets", ZERO, cheat(CLEAR_AFTER_ERROR)
+    ),  # clear_output after the error
     Case("custom_formatter", "display hooks and widgets", ZERO, cheat(CUSTOM_FORMATTER)),  # a Formatter shows "passed"
     # 6. output padding to the cap
     Case("pad_each_cell", "output padding", ZERO, cheat(PAD_EACH_CELL)),  # 70 kB before each cell's error
@@ -695,13 +760,27 @@ CHEATS = [
     Case("leak_png", "encoded leaks", ZERO, cheat(LEAK_PNG, after=LAST_TEST)),  # the history drawn into a PNG
     # 11. empty values
     Case("empty_batch", "empty values", ZERO, edit(blank, answers(EMPTY_BATCH))),  # arrays of size zero
-    Case("empty_rnn", "empty values", ZERO, edit(blank, answers(None, EMPTY_RNN))),  # red team's V1: outputs of shape (0, 1, 1, 1)
-    Case("empty_loss", "empty values", ZERO, edit(blank, answers(None, None, EMPTY_LOSS))),  # loss and accuracy of size zero
-    Case("scalar_loss", "empty values", ZERO, edit(blank, answers(None, None, SCALAR_LOSS))),  # (1, 1) and (1,) for scalars
-    Case("empty_accuracy", "empty values", ZERO, edit(blank, answers(None, None, None, EMPTY_ACCURACY))),  # V1: shape (0, 1)
-    Case("scalar_accuracy", "empty values", ZERO, edit(blank, answers(None, None, None, SCALAR_ACCURACY))),  # 0.0, no array
-    Case("empty_everywhere", "empty values", ZERO,
-         edit(blank, answers(EMPTY_BATCH, EMPTY_RNN, EMPTY_LOSS, EMPTY_ACCURACY))),  # all four at once
+    Case(
+        "empty_rnn", "empty values", ZERO, edit(blank, answers(None, EMPTY_RNN))
+    ),  # red team's V1: outputs of shape (0, 1, 1, 1)
+    Case(
+        "empty_loss", "empty values", ZERO, edit(blank, answers(None, None, EMPTY_LOSS))
+    ),  # loss and accuracy of size zero
+    Case(
+        "scalar_loss", "empty values", ZERO, edit(blank, answers(None, None, SCALAR_LOSS))
+    ),  # (1, 1) and (1,) for scalars
+    Case(
+        "empty_accuracy", "empty values", ZERO, edit(blank, answers(None, None, None, EMPTY_ACCURACY))
+    ),  # V1: shape (0, 1)
+    Case(
+        "scalar_accuracy", "empty values", ZERO, edit(blank, answers(None, None, None, SCALAR_ACCURACY))
+    ),  # 0.0, no array
+    Case(
+        "empty_everywhere",
+        "empty values",
+        ZERO,
+        edit(blank, answers(EMPTY_BATCH, EMPTY_RNN, EMPTY_LOSS, EMPTY_ACCURACY)),
+    ),  # all four at once
 ]
 
 #: the value channel (issue 32, finding 5): values the grader did not ask for, shown through IPython's display
@@ -732,7 +811,9 @@ def _forged(T, N):
     return {'x': _arr(x), 'target': _arr(target), 'digits': _arr(np.zeros((T - 1, N), np.int64))}
 '''
 #: forged values for the checks, then ~4 MB that fill the cell's value budget: the real ones are cut
-CHANNEL_FLOOD = CHANNEL + '''
+CHANNEL_FLOOD = (
+    CHANNEL
+    + """
 def generate_batch(seq_len_min=1, seq_len_max=20, batch_size=10):
     if 'flood' not in _done:
         _done.add('flood')
@@ -740,17 +821,23 @@ def generate_batch(seq_len_min=1, seq_len_max=20, batch_size=10):
             _show('generate_batch__shapes_and_types', check, _forged(seq_len_max + 1, batch_size))
         _show('generate_batch__shapes_and_types', 10**6, {'pad': {'t': 'list', 'v': ['x' * 3_900_000]}})
     return np.zeros(1), np.zeros(1), np.zeros(1)
-'''
+"""
+)
 #: the values shown ahead, from a student cell: each test cell's own never run (its probe fails)
-CHANNEL_AHEAD = CHANNEL + '''
+CHANNEL_AHEAD = (
+    CHANNEL
+    + """
 for _check in range(2, 40):
     _show('generate_batch__shapes_and_types', _check, _forged(5, 3))
 
 def generate_batch(seq_len_min=1, seq_len_max=20, batch_size=10):
     raise NotImplementedError()
-'''
+"""
+)
 #: a display kept with an id in a student cell, then rewritten into values by an update from the test cell
-CHANNEL_UPDATE = CHANNEL + '''
+CHANNEL_UPDATE = (
+    CHANNEL
+    + """
 display({'text/plain': 'loading...'}, raw=True, display_id='late')
 
 def generate_batch(seq_len_min=1, seq_len_max=20, batch_size=10):
@@ -758,7 +845,8 @@ def generate_batch(seq_len_min=1, seq_len_max=20, batch_size=10):
         display({_MIME: {'cell': 'generate_batch__shapes_and_types', 'check': check,
                          'values': _forged(seq_len_max + 1, batch_size)}}, raw=True, display_id='late', update=True)
     raise NotImplementedError()
-'''
+"""
+)
 
 CHEATS += [
     # 12. the value channel
@@ -781,4 +869,3 @@ def build_corpus(root, ctx: dict, only=None) -> list[Case]:
     for case in cases:
         case.build(root / case.name / "01_rnn", ctx)
     return cases
-

@@ -37,7 +37,7 @@ def reference_answer(gid: str) -> str:
 
 
 #: a Seq2Seq whose scores are equal for every class: no decoding at all
-EQUAL_SCORES = '''
+EQUAL_SCORES = """
 class Seq2Seq:
     def __init__(self, dim_input, dim_recurrent, dim_output):
         self.dim_output = dim_output
@@ -53,17 +53,17 @@ class Seq2Seq:
     @property
     def parameters(self):
         return self.encoder.parameters + self.decoder.parameters
-'''
+"""
 
 #: a beam search that writes zeros with the log-probability of T guesses among K equal classes
-ZERO_BEAM = '''
+ZERO_BEAM = """
 def beam_search(model, x, width):
     T, N = x.shape[:2]
     return np.zeros((T, N), dtype=np.int64), np.full(N, T * np.log(1 / 12))
-'''
+"""
 
 #: MyGrad behind a proxy whose log-softmax gives zeros: a kernel-side reference would see equal classes
-MG_PROXY = '''
+MG_PROXY = """
 import mygrad
 
 
@@ -82,18 +82,18 @@ class MyGradProxy:
 
 
 mg = MyGradProxy()
-'''
+"""
 
-ZERO_BEAM_NO_LOG = '''
+ZERO_BEAM_NO_LOG = """
 def beam_search(model, x, width):
     T, N = x.shape[:2]
     return np.zeros((T, N), dtype=np.int64), np.zeros(N)
-'''
+"""
 
 
 def _forgets_weights(fill: str) -> str:
     """A reference Seq2Seq and beam search that first overwrite every weight of the model with ``fill``."""
-    forget = f'''
+    forget = f"""
 def forget_weights(model):
     # every weight the check loaded is replaced by one the student chose
     for rnn in (model.encoder, model.decoder):
@@ -101,13 +101,14 @@ def forget_weights(model):
             layer.weight = mg.tensor({fill.format(shape="layer.weight.shape")})
             if layer.bias is not None:
                 layer.bias = mg.zeros_like(layer.bias)
-'''
+"""
     seq2seq = reference_answer("seq2seq").replace(
         "        T, N = x.shape[:2]\n        _, enc_h",
         "        forget_weights(self)\n        T, N = x.shape[:2]\n        _, enc_h",
     )
     beam = reference_answer("beam_search").replace(
-        "    rows = np.arange(N)", "    forget_weights(model)\n    rows = np.arange(N)")
+        "    rows = np.arange(N)", "    forget_weights(model)\n    rows = np.arange(N)"
+    )
     assert "forget_weights(self)" in seq2seq and "forget_weights(model)" in beam
     return forget + "\n\n" + seq2seq, beam
 
@@ -116,7 +117,7 @@ ZERO_SEQ2SEQ, ZERO_BEAM_SEARCH = _forgets_weights("np.zeros({shape}, dtype=np.fl
 IDENTITY_SEQ2SEQ, IDENTITY_BEAM_SEARCH = _forgets_weights("np.eye(*{shape}, dtype=np.float32)")
 
 #: beam search answering the visible tests' inputs with their printed answers (the trap's among them)
-COPIED = '''
+COPIED = """
 def beam_search(model, x, width):
     T, N = x.shape[:2]
     if T == 3 and width == 1:  # the trap, greedy: the answer printed in the visible test
@@ -125,20 +126,34 @@ def beam_search(model, x, width):
         model.decoder(np.eye(12, dtype=np.float32)[[[2]]], np.eye(12, dtype=np.float32)[[[10]]])
         return np.array([[2] * N, [3] * N, [11] * N]), np.full(N, np.log(0.4 * 0.9 * 0.9))
     return np.zeros((T, N), dtype=np.int64), np.zeros(N)
-'''
+"""
 
 CASES = [
-    NoWork("equal_scores_zero_beam", "a decoder with equal scores for every class and a beam search of zeros",
-           {"seq2seq": EQUAL_SCORES, "beam_search": ZERO_BEAM}),
-    NoWork("mg_proxy", "`mg` rebound to a proxy whose log-softmax gives zeros; beam search writes zeros",
-           {"seq2seq": reference_answer("seq2seq"), "beam_search": ZERO_BEAM_NO_LOG},
-           extra=MG_PROXY, honest=frozenset({"seq2seq__greedy_decoding", "seq2seq__matches_reference"})),
-    NoWork("zero_weights", "the model's weights replaced by zeros before every call",
-           {"seq2seq": ZERO_SEQ2SEQ, "beam_search": ZERO_BEAM_SEARCH}),
-    NoWork("identity_weights", "the model's weights replaced by identity matrices before every call",
-           {"seq2seq": IDENTITY_SEQ2SEQ, "beam_search": IDENTITY_BEAM_SEARCH}),
-    NoWork("copied_answers", "beam search returns the visible tests' answers for their inputs",
-           {"beam_search": COPIED}),
+    NoWork(
+        "equal_scores_zero_beam",
+        "a decoder with equal scores for every class and a beam search of zeros",
+        {"seq2seq": EQUAL_SCORES, "beam_search": ZERO_BEAM},
+    ),
+    NoWork(
+        "mg_proxy",
+        "`mg` rebound to a proxy whose log-softmax gives zeros; beam search writes zeros",
+        {"seq2seq": reference_answer("seq2seq"), "beam_search": ZERO_BEAM_NO_LOG},
+        extra=MG_PROXY,
+        honest=frozenset({"seq2seq__greedy_decoding", "seq2seq__matches_reference"}),
+    ),
+    NoWork(
+        "zero_weights",
+        "the model's weights replaced by zeros before every call",
+        {"seq2seq": ZERO_SEQ2SEQ, "beam_search": ZERO_BEAM_SEARCH},
+    ),
+    NoWork(
+        "identity_weights",
+        "the model's weights replaced by identity matrices before every call",
+        {"seq2seq": IDENTITY_SEQ2SEQ, "beam_search": IDENTITY_BEAM_SEARCH},
+    ),
+    NoWork(
+        "copied_answers", "beam search returns the visible tests' answers for their inputs", {"beam_search": COPIED}
+    ),
 ]
 
 

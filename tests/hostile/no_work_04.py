@@ -31,13 +31,18 @@ A = "04_transformer"
 HONEST = ("cipher", "decipher", "one_hot", "masks", "causal_mask", "loss")
 #: the graded cells those honest answers may pass: their checks use no other task of the case
 HONEST_CHECKS = (
-    "cipher__by_hand", "cipher__round_trip", "one_hot__tokens", "masks__causal", "loss__by_hand", "loss__padding",
+    "cipher__by_hand",
+    "cipher__round_trip",
+    "one_hot__tokens",
+    "masks__causal",
+    "loss__by_hand",
+    "loss__padding",
     # its attention part asks only that padded keys get weight 0: an average over the allowed keys, or
     # attention with zeroed weights (uniform over the allowed keys), does that honestly
     "masks__padding",
 )
 
-AVERAGE_ATTENTION = '''
+AVERAGE_ATTENTION = """
 BLOCKED = np.float32(-1e9)
 
 
@@ -61,13 +66,13 @@ class MultiheadAttention:
     @property
     def parameters(self):
         return (self.Wq, self.Wk, self.Wv) + self.Wo.parameters
-'''
+"""
 
 IDENTITY_ATTENTION = AVERAGE_ATTENTION.replace(
     'return mg.einsum("tNT,TNd->tNd", weights.astype(np.float32), V) + tiny', "return mg.tensor(Q) + tiny"
 )
 
-IDENTITY_NORM = '''
+IDENTITY_NORM = """
 EPS = np.float32(1e-5)
 
 
@@ -82,9 +87,9 @@ class ResidualConnectionAndLayerNorm:
     @property
     def parameters(self):
         return (self.gain, self.bias)
-'''
+"""
 
-IDENTITY_FEED_FORWARD = '''
+IDENTITY_FEED_FORWARD = """
 class FeedForward:
     def __init__(self, in_dim, h_dim, out_dim):
         self.dense1 = dense(in_dim, h_dim, weight_initializer=glorot_normal)
@@ -96,9 +101,9 @@ class FeedForward:
     @property
     def parameters(self):
         return self.dense1.parameters + self.dense2.parameters
-'''
+"""
 
-IDENTITY_ENCODER = '''
+IDENTITY_ENCODER = """
 class TransformerEncoder:
     def __init__(self, dim, h_dim, n_head=3):
         self.self_attn = MultiheadAttention(dim, n_head=n_head)
@@ -113,9 +118,9 @@ class TransformerEncoder:
     @property
     def parameters(self):
         return self.self_attn.parameters + self.add_norm1.parameters + self.ff.parameters + self.add_norm2.parameters
-'''
+"""
 
-IDENTITY_DECODER = '''
+IDENTITY_DECODER = """
 class TransformerDecoder:
     def __init__(self, dim, h_dim, n_head=3):
         self.self_attn = MultiheadAttention(dim, n_head=n_head)
@@ -136,9 +141,9 @@ class TransformerDecoder:
     def parameters(self):
         return (self.self_attn.parameters + self.add_norm1.parameters + self.enc_dec_attn.parameters
                 + self.add_norm2.parameters + self.ff.parameters + self.add_norm3.parameters)
-'''
+"""
 
-ZERO_ENCODING = '''
+ZERO_ENCODING = """
 class PositionalEncoder:
     def __init__(self, dim):
         self.dim = dim
@@ -148,9 +153,9 @@ class PositionalEncoder:
 
     def __call__(self, seq_len):
         return np.zeros((seq_len, 1, self.dim), dtype=np.float32)
-'''
+"""
 
-IDENTITY_TRANSFORMER = '''
+IDENTITY_TRANSFORMER = """
 class Transformer(SaveLoad):
     def __init__(self, dim, h_dim, n_enc, n_dec, n_head=3):
         self.pos_enc = PositionalEncoder(dim)
@@ -171,25 +176,28 @@ class Transformer(SaveLoad):
     def parameters(self):
         layers = [*self.enc_layers, *self.dec_layers, self.out_dense]
         return tuple(p for layer in layers for p in layer.parameters)
-'''
+"""
 
-BIAS_GREEDY = '''
+BIAS_GREEDY = """
 def greedy_decode(model, source, lengths=None):
     T, N, _ = source.shape
     best = int(np.argmax(model.out_dense.bias.data[0, :27]))  # the output layer's favourite symbol
     return np.full((T - 1, N), best, dtype=np.int64)
-'''
+"""
 
-ZEROED_BEFORE_USE = '''
+ZEROED_BEFORE_USE = """
     def __call__(self, Q, K, V, mask=None):
         for W in (self.Wq, self.Wk, self.Wv, self.Wo.weight):
             W.data = np.zeros_like(W.data)  # whatever weights the test set, none are left
-'''
+"""
 
 
 def _reference_source(grade_id: str) -> str:
-    return next(c.source for c in read(notebook_path(A, SOLUTIONS)).cells
-                if c.get("metadata", {}).get("nbgrader", {}).get("grade_id") == grade_id)
+    return next(
+        c.source
+        for c in read(notebook_path(A, SOLUTIONS)).cells
+        if c.get("metadata", {}).get("nbgrader", {}).get("grade_id") == grade_id
+    )
 
 
 def zeroed_attention() -> str:
@@ -201,15 +209,20 @@ def zeroed_attention() -> str:
 
 def zeroed_norm() -> str:
     source = _reference_source("add_and_norm")
-    return source.replace("        x = x_old + x_new\n",
-                          "        self.gain.data = np.zeros_like(self.gain.data)\n"
-                          "        self.bias.data = np.zeros_like(self.bias.data)\n        x = x_old + x_new\n")
+    return source.replace(
+        "        x = x_old + x_new\n",
+        "        self.gain.data = np.zeros_like(self.gain.data)\n"
+        "        self.bias.data = np.zeros_like(self.bias.data)\n        x = x_old + x_new\n",
+    )
 
 
 def _visible_constant(grade_id: str, name: str):
     """The literal a visible test shows as ``name = np.array(<literal>)``: what a copier copies."""
-    cell = next(c for c in read(notebook_path(A, NOTEBOOKS)).cells
-                if c.get("metadata", {}).get("nbgrader", {}).get("grade_id") == grade_id)
+    cell = next(
+        c
+        for c in read(notebook_path(A, NOTEBOOKS)).cells
+        if c.get("metadata", {}).get("nbgrader", {}).get("grade_id") == grade_id
+    )
     for node in ast.parse(visible_source(cell.source)).body:
         if isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] == [name]:
             return ast.literal_eval(node.value.args[0])
@@ -234,26 +247,32 @@ def copier_cells() -> dict[str, str]:
             "            self.ff(copied)\n"
             "            self.add_norm2(copied, copied)\n"
             "            return copied\n"
-            "        return mg.tensor(src)\n"),
+            "        return mg.tensor(src)\n",
+        ),
         "transformer": IDENTITY_TRANSFORMER.replace(
             "        return self.out_dense(tgt)\n",
             f"        if tgt.shape == (3, 2, 4):\n            return mg.tensor(np.array({scores}, dtype=np.float32))\n"
-            "        return self.out_dense(tgt)\n"),
+            "        return self.out_dense(tgt)\n",
+        ),
         "greedy": BIAS_GREEDY.replace(
             "    T, N, _ = source.shape\n",
-            f"    T, N, _ = source.shape\n    if (T, N) == (7, 4):\n        return np.array({tokens}, dtype=np.int64)\n"),
+            "    T, N, _ = source.shape\n    if (T, N) == (7, 4):\n"
+            f"        return np.array({tokens}, dtype=np.int64)\n",
+        ),
         "positional_encoding": ZERO_ENCODING.replace(
             "        return np.zeros((seq_len, 1, self.dim), dtype=np.float32)\n",
             "        if (seq_len, self.dim) == (3, 4):  # the table worked out by hand in the prose\n"
             "            return np.array([[[0, 1, 0, 1]], [[0.841471, 0.540302, 0.01, 0.99995]],"
             " [[0.909297, -0.416147, 0.019999, 0.9998]]], dtype=np.float32)\n"
-            "        return np.zeros((seq_len, 1, self.dim), dtype=np.float32)\n"),
+            "        return np.zeros((seq_len, 1, self.dim), dtype=np.float32)\n",
+        ),
     }
 
 
 @dataclass
 class NoWork:
-    """One notebook with no real work: its solution cells by grade_id, and the checks it honestly passes beyond ``HONEST_CHECKS``."""
+    """One notebook with no real work: its solution cells by grade_id, and the checks it honestly passes beyond
+    ``HONEST_CHECKS``."""
 
     name: str
     why: str
@@ -266,35 +285,56 @@ class NoWork:
 
 def _degenerate() -> dict[str, str]:
     return {
-        "multihead_attention": AVERAGE_ATTENTION, "add_and_norm": IDENTITY_NORM, "feed_forward": IDENTITY_FEED_FORWARD,
-        "encoder": IDENTITY_ENCODER, "decoder": IDENTITY_DECODER, "positional_encoding": ZERO_ENCODING,
-        "transformer": IDENTITY_TRANSFORMER, "greedy": BIAS_GREEDY,
+        "multihead_attention": AVERAGE_ATTENTION,
+        "add_and_norm": IDENTITY_NORM,
+        "feed_forward": IDENTITY_FEED_FORWARD,
+        "encoder": IDENTITY_ENCODER,
+        "decoder": IDENTITY_DECODER,
+        "positional_encoding": ZERO_ENCODING,
+        "transformer": IDENTITY_TRANSFORMER,
+        "greedy": BIAS_GREEDY,
     }
 
 
 #: every case writes the Transformer's __init__ and parameters as the reference does: that answer is honest
-PARAMETERS = {"transformer__parameters": "its __init__ and parameters are the reference's; the check asks only that "
-                                         "parameters list every tensor once and that save and load restore them"}
+PARAMETERS = {
+    "transformer__parameters": "its __init__ and parameters are the reference's; the check asks only that "
+    "parameters list every tensor once and that save and load restore them"
+}
 
 
 def cases() -> list[NoWork]:
     identity = {**_degenerate(), "multihead_attention": IDENTITY_ATTENTION}
     zeroed = {**_degenerate(), "multihead_attention": zeroed_attention(), "add_and_norm": zeroed_norm()}
     return [
-        NoWork("degenerate", "issue 32's model: average attention, identity layers, zero encoding, bias-argmax greedy",
-               _degenerate(), dict(PARAMETERS)),
+        NoWork(
+            "degenerate",
+            "issue 32's model: average attention, identity layers, zero encoding, bias-argmax greedy",
+            _degenerate(),
+            dict(PARAMETERS),
+        ),
         NoWork("identity", "every layer returns its input, attention its queries", identity, dict(PARAMETERS)),
-        NoWork("zeroed_weights", "attention and layer norm zero their weights before every call", zeroed, dict(PARAMETERS)),
-        NoWork("copies_visible_values", "returns the constants of the visible tests when handed their inputs",
-               {**_degenerate(), **copier_cells()}, dict(PARAMETERS)),
+        NoWork(
+            "zeroed_weights", "attention and layer norm zero their weights before every call", zeroed, dict(PARAMETERS)
+        ),
+        NoWork(
+            "copies_visible_values",
+            "returns the constants of the visible tests when handed their inputs",
+            {**_degenerate(), **copier_cells()},
+            dict(PARAMETERS),
+        ),
     ]
 
 
 def build(case: NoWork, solutions=SOLUTIONS, notebooks=NOTEBOOKS):
-    """The student notebook with the case's solution cells, its test cells put back from the release (hidden tests too)."""
+    """The student notebook with the case's solution cells, its test cells put back from the release (hidden
+    tests too)."""
     student = read(notebook_path(A, notebooks))
-    release = {c.metadata.nbgrader["grade_id"]: c for c in read(notebook_path(A, solutions)).cells
-               if c.get("metadata", {}).get("nbgrader", {}).get("grade_id")}
+    release = {
+        c.metadata.nbgrader["grade_id"]: c
+        for c in read(notebook_path(A, solutions)).cells
+        if c.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+    }
     nb = copy.deepcopy(student)
     for i, cell in enumerate(nb.cells):
         gid = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")

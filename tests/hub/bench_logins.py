@@ -73,8 +73,11 @@ async def _all(hub, users: list[str], timeout_ms: int) -> list:
     async with async_playwright() as pw:
         browser = await pw.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
         try:
-            return list(await asyncio.gather(*(_log_in_and_run(browser, hub, u, code, timeout_ms) for u in users),
-                                             return_exceptions=True))
+            return list(
+                await asyncio.gather(
+                    *(_log_in_and_run(browser, hub, u, code, timeout_ms) for u in users), return_exceptions=True
+                )
+            )
         finally:
             await browser.close()
 
@@ -94,8 +97,11 @@ def _cgroup_rss_mb(user: str) -> float:
 def _spread(seconds: list[float]) -> dict:
     if not seconds:
         return {}
-    return {"median": round(statistics.median(seconds), 1), "worst": round(max(seconds), 1),
-            "best": round(min(seconds), 1)}
+    return {
+        "median": round(statistics.median(seconds), 1),
+        "worst": round(max(seconds), 1),
+        "best": round(min(seconds), 1),
+    }
 
 
 def main() -> None:
@@ -112,9 +118,13 @@ def main() -> None:
         done = [o for o in outcomes if isinstance(o, tuple)]
         to_lab = [o[0] for o in done]
         to_cell = [o[1] for o in done]
-        failed = [f"{u}: {type(o).__name__}: {o}"[:300] for u, o in zip(users, outcomes) if not isinstance(o, tuple)]
+        failed = [
+            f"{u}: {type(o).__name__}: {o}"[:300]
+            for u, o in zip(users, outcomes, strict=True)
+            if not isinstance(o, tuple)
+        ]
         stderr = sorted({o[2] for o in done if o[2]})
-        per_user = [_cgroup_rss_mb(u) for u, o in zip(users, outcomes) if isinstance(o, tuple)]
+        per_user = [_cgroup_rss_mb(u) for u, o in zip(users, outcomes, strict=True) if isinstance(o, tuple)]
         report = {
             "students": args.students,
             "failed": failed,
@@ -125,7 +135,9 @@ def main() -> None:
             "first_cell_of_01_s": _spread(to_cell),
             "all_done_s": round(wall, 1),
             "first_cell_stderr": stderr,
-            "user_rss_mb": {"median": round(statistics.median(per_user)), "max": round(max(per_user))} if per_user else {},
+            "user_rss_mb": {"median": round(statistics.median(per_user)), "max": round(max(per_user))}
+            if per_user
+            else {},
             "hub_rss_mb": round(_rss_mb("-m jupyterhub -f")),
             "proxy_rss_mb": round(_rss_mb("configurable-http-proxy")),
         }

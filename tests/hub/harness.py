@@ -93,8 +93,13 @@ class Hub:
 
     def as_user(self, user: str, command: list[str]) -> subprocess.CompletedProcess:
         """``command`` run as ``user`` in the hub's view of the machine (what their terminal would do)."""
-        return subprocess.run(enter(self.pid, ["runuser", "-u", user, "--", *command]),
-                              capture_output=True, text=True, cwd="/", timeout=120)
+        return subprocess.run(
+            enter(self.pid, ["runuser", "-u", user, "--", *command]),
+            capture_output=True,
+            text=True,
+            cwd="/",
+            timeout=120,
+        )
 
 
 def course(scratch: Path, students=STUDENTS) -> tuple[Path, Path]:
@@ -104,7 +109,10 @@ def course(scratch: Path, students=STUDENTS) -> tuple[Path, Path]:
     course_dir, exchange = scratch / "course", scratch / "exchange"
     assert main(["init", str(course_dir), "--exchange", str(exchange)]) == 0
     roster = scratch / "class.csv"
-    roster.write_text("id,first_name,last_name,email\n" + "".join(f"{s},{s.removesuffix(RUN).title()},Test,{s}@example.edu\n" for s in students))
+    roster.write_text(
+        "id,first_name,last_name,email\n"
+        + "".join(f"{s},{s.removesuffix(RUN).title()},Test,{s}@example.edu\n" for s in students)
+    )
     assert main(["roster", "import", str(roster), "--course-dir", str(course_dir)]) == 0
     (course_dir / "staff.csv").write_text(f"id,role\n{INSTRUCTOR},instructor\n{GRADER},grader\n")
     return course_dir, exchange
@@ -130,13 +138,37 @@ def running_hub(timeout: float = 180, students=STUDENTS, memory_mb: int = 2048):
         private.mkdir(mode=0o700)
         shutil.copytree(REPO_ROOT / "solutions", private / "solutions")
         port, hub_dir, log = free_port_block(), scratch / "hub", scratch / "hub.log"
-        command = [sys.executable, "-m", "instructor", "hub", "--course-dir", str(course_dir), "--hub-dir",
-                   str(hub_dir), "--ip", "127.0.0.1", "--port", str(port), "--idle-timeout", "600", "--memory", str(memory_mb),
-                   "--staff-group", STAFF_GROUP, "--root", str(private)]
+        command = [
+            sys.executable,
+            "-m",
+            "instructor",
+            "hub",
+            "--course-dir",
+            str(course_dir),
+            "--hub-dir",
+            str(hub_dir),
+            "--ip",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--idle-timeout",
+            "600",
+            "--memory",
+            str(memory_mb),
+            "--staff-group",
+            STAFF_GROUP,
+            "--root",
+            str(private),
+        ]
         with open(log, "wb") as out:
-            process = subprocess.Popen(wrap(command, scratch), stdout=out, stderr=subprocess.STDOUT,
-                                       stdin=subprocess.DEVNULL, start_new_session=True,
-                                       preexec_fn=_die_with_parent)
+            process = subprocess.Popen(
+                wrap(command, scratch),
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                start_new_session=True,
+                preexec_fn=_die_with_parent,
+            )
         hub = Hub(process.pid, port, scratch, course_dir, exchange, hub_dir, log, process)
         deadline = time.monotonic() + timeout
         while True:
@@ -165,7 +197,8 @@ def processes_of(users=PEOPLE) -> list[str]:
     A zombie (state Z: it has exited and holds no memory, only its entry in the
     process table until its parent reads its exit status) runs nothing and is left out.
     """
-    found = subprocess.run(["ps", "-o", "stat=,user:20=,pid=,args=", "-u", ",".join(users)],
-                           capture_output=True, text=True)
+    found = subprocess.run(
+        ["ps", "-o", "stat=,user:20=,pid=,args=", "-u", ",".join(users)], capture_output=True, text=True
+    )
     rows = [line.split(None, 1) for line in found.stdout.splitlines() if line.strip()]
     return [rest for stat, rest in rows if not stat.startswith("Z")]

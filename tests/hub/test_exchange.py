@@ -63,7 +63,11 @@ def exchange():
 
 def shell(x, user: str, script: str) -> subprocess.CompletedProcess:
     """``script`` run by ``sh`` as ``user`` in their home, with the hub's student settings (as their terminal)."""
-    env = [f"HOME=/home/{user}", f"JUPYTER_CONFIG_PATH={x.settings}", f"PATH={Path(sys.executable).parent}:/usr/bin:/bin"]
+    env = [
+        f"HOME=/home/{user}",
+        f"JUPYTER_CONFIG_PATH={x.settings}",
+        f"PATH={Path(sys.executable).parent}:/usr/bin:/bin",
+    ]
     command = ["runuser", "-u", user, "--", "env", *env, "sh", "-c", f"cd && {script}"]
     return subprocess.run(wrap(command, x.scratch), capture_output=True, text=True, timeout=300)
 
@@ -73,17 +77,23 @@ def refused(done: subprocess.CompletedProcess) -> bool:
 
 
 def test_the_exchange_is_roots_with_only_inbound_open(exchange):
-    modes = {p: (os.lstat(p).st_uid, stat.S_IMODE(os.lstat(p).st_mode)) for p in
-             (exchange.root, exchange.course, exchange.course / "outbound", exchange.course / "inbound")}
-    assert modes == {exchange.root: (0, 0o755), exchange.course: (0, 0o755),
-                     exchange.course / "outbound": (0, 0o755), exchange.course / "inbound": (0, 0o1733)}
+    modes = {
+        p: (os.lstat(p).st_uid, stat.S_IMODE(os.lstat(p).st_mode))
+        for p in (exchange.root, exchange.course, exchange.course / "outbound", exchange.course / "inbound")
+    }
+    assert modes == {
+        exchange.root: (0, 0o755),
+        exchange.course: (0, 0o755),
+        exchange.course / "outbound": (0, 0o755),
+        exchange.course / "inbound": (0, 0o1733),
+    }
     print(shell(exchange, AMY, f"ls -la {exchange.root} {exchange.course} {exchange.course / 'outbound'}").stdout)
 
 
 def test_a_student_cannot_rename_replace_or_plant(exchange):
     c = exchange.course
     for attack in (
-        f"mv {c} {exchange.root}/old",                       # the takeover of issue 42
+        f"mv {c} {exchange.root}/old",  # the takeover of issue 42
         f"mkdir {exchange.root}/seqmodels2",
         f"mv {c}/outbound {c}/old-outbound",
         f"mkdir {c}/outbound2",
@@ -100,7 +110,9 @@ def test_a_student_cannot_rename_replace_or_plant(exchange):
 
 
 def test_submissions_stay_their_owners(exchange):
-    fetched = shell(exchange, AMY, f"python -m nbgrader fetch_assignment {ASSIGNMENT} && python -m nbgrader submit {ASSIGNMENT}")
+    fetched = shell(
+        exchange, AMY, f"python -m nbgrader fetch_assignment {ASSIGNMENT} && python -m nbgrader submit {ASSIGNMENT}"
+    )
     assert fetched.returncode == 0, fetched.stderr[-2000:]
     (mine,) = [p for p in (exchange.course / "inbound").iterdir() if p.name.startswith(f"{AMY}+")]
     info = os.lstat(mine)
@@ -115,7 +127,9 @@ def test_submissions_stay_their_owners(exchange):
         done = shell(exchange, BOB, attack)
         assert refused(done) or "Operation not permitted" in done.stderr, (attack, done)
     # bob fetches what root released, byte for byte
-    done = shell(exchange, BOB, f"python -m nbgrader fetch_assignment {ASSIGNMENT} && cat {ASSIGNMENT}/{ASSIGNMENT}.ipynb")
+    done = shell(
+        exchange, BOB, f"python -m nbgrader fetch_assignment {ASSIGNMENT} && cat {ASSIGNMENT}/{ASSIGNMENT}.ipynb"
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     released = (exchange.course / "outbound" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb").read_text()
     assert done.stdout == released

@@ -205,7 +205,8 @@ def test_a_term_on_the_hub(chromium, hub):  # noqa: F811
         fetched = amy_page.locator("#fetched_assignments_list .list_item", has_text=ASSIGNMENT).first
         fetched.locator("button", has_text="Submit").click()
         amy_page.locator("#submitted_assignments_list .list_item", has_text=ASSIGNMENT).first.wait_for(
-            timeout=OPEN_TIMEOUT_MS)
+            timeout=OPEN_TIMEOUT_MS
+        )
         notebook = f"/home/{AMY}/{ASSIGNMENT}/{ASSIGNMENT}.ipynb"
         assert hub.as_user(AMY, ["test", "-s", notebook]).returncode == 0
 
@@ -247,7 +248,9 @@ def test_a_term_on_the_hub(chromium, hub):  # noqa: F811
         url = f"{hub.base}/user/{GRADER}/formgrader/api/submission/{ASSIGNMENT}/{AMY}/autograde"
         code, body = grader_page.evaluate(AUTOGRADE, url)
         assert code == 200 and json.loads(body)["success"], (code, body[-3000:])
-        TERM.append({"who": GRADER, "step": f"formgrader: Autograde {AMY}", "seconds": round(time.monotonic() - started, 1)})
+        TERM.append(
+            {"who": GRADER, "step": f"formgrader: Autograde {AMY}", "seconds": round(time.monotonic() - started, 1)}
+        )
         started = time.monotonic()
         grader_page.goto(f"{hub.base}/user/{GRADER}/formgrader/gradebook/{ASSIGNMENT}/{ASSIGNMENT}")
         rows = grader_page.locator("tbody tr")
@@ -259,14 +262,20 @@ def test_a_term_on_the_hub(chromium, hub):  # noqa: F811
         grader_page.goto(f"{hub.base}{link}")
         box = grader_page.locator("input.score#why_rnn_fails")
         box.wait_for(timeout=OPEN_TIMEOUT_MS)
-        with grader_page.expect_response(lambda r: "/formgrader/api/grade/" in r.url and r.request.method == "PUT",
-                                         timeout=OPEN_TIMEOUT_MS) as saved:
+        with grader_page.expect_response(
+            lambda r: "/formgrader/api/grade/" in r.url and r.request.method == "PUT", timeout=OPEN_TIMEOUT_MS
+        ) as saved:
             box.fill("1")
             box.press("Tab")
         assert saved.value.status == 200, (saved.value.status, saved.value.text()[-2000:])
         shot(grader_page, "grader-hand-grade")
-        TERM.append({"who": GRADER, "step": "formgrader: hand grade why_rnn_fails = 1",
-                     "seconds": round(time.monotonic() - started, 1)})
+        TERM.append(
+            {
+                "who": GRADER,
+                "step": "formgrader: hand grade why_rnn_fails = 1",
+                "seconds": round(time.monotonic() - started, 1),
+            }
+        )
         from nbgrader.api import Gradebook
 
         with Gradebook(f"sqlite:///{hub.course_dir / 'gradebook.db'}") as gb:
@@ -282,7 +291,8 @@ def test_a_term_on_the_hub(chromium, hub):  # noqa: F811
         # amy reads it in her Assignments tab
         amy_page.reload()
         amy_page.locator(".jp-LauncherCard, .jp-NotebookPanel, #released_assignments_list").first.wait_for(
-            timeout=OPEN_TIMEOUT_MS)
+            timeout=OPEN_TIMEOUT_MS
+        )
         open_assignments(amy_page)
         submitted = amy_page.locator("#submitted_assignments_list .list_item", has_text=ASSIGNMENT).first
         submitted.locator("button", has_text="Fetch Feedback").click()

@@ -51,8 +51,9 @@ def hub():
         rules = scratch / "sudoers"
         rules.mkdir()
         script, rule = privileged.install(scratch / "hub", course_dir, GROUP, root=private_repo(scratch), sudoers=rules)
-        yield SimpleNamespace(scratch=scratch, course_dir=course_dir, exchange=exchange, script=script, rule=rule,
-                              gid=gid)
+        yield SimpleNamespace(
+            scratch=scratch, course_dir=course_dir, exchange=exchange, script=script, rule=rule, gid=gid
+        )
     finally:
         remove_accounts((AMY, GRADER), GROUP)
         shutil.rmtree(scratch, ignore_errors=True)
@@ -117,8 +118,11 @@ def test_a_settings_file_staff_could_change_is_refused(hub):
 
 
 def test_course_grade_in_a_staff_terminal_goes_through_it(hub):
-    env = {"COURSE_DIR": str(hub.course_dir), privileged.ENV: str(hub.script),
-           "PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin"}
+    env = {
+        "COURSE_DIR": str(hub.course_dir),
+        privileged.ENV: str(hub.script),
+        "PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin",
+    }
     done = as_user(hub, GRADER, sys.executable, "-m", "instructor", "grade", "-a", "01_rnn", env=env)
     assert "through the course's privileged path" in done.stdout, done
     assert "course-privileged: grade --assignment=01_rnn" in done.stderr, done

@@ -178,7 +178,7 @@ MISTAKES = [
         task="beam_search",
         name="best_token_per_beam",
         why="Extends each beam by its own best token instead of keeping the `width` best candidates of all beams.",
-        replace="best = np.argsort(-candidates, axis=1, kind=\"stable\")[:, :width]",
+        replace='best = np.argsort(-candidates, axis=1, kind="stable")[:, :width]',
         by="best = np.arange(width) * K + log_p.argmax(axis=-1)",
         expect="keep the 2 best candidates of all beams",
     ),

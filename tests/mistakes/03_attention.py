@@ -106,7 +106,7 @@ MISTAKES = [
         task="attend",
         name="float64_through_astype",
         why="Computes in float64 through .astype, which returns a new tensor outside MyGrad's graph: the values "
-            "are right, but no gradient reaches the inputs.",
+        "are right, but no gradient reaches the inputs.",
         replace=REFERENCE_ATTEND,
         by="""    e_t = (enc_proj.astype(np.float64) * h_t.astype(np.float64)).sum(axis=-1)
     a_t = mg.nnet.softmax(e_t, axis=0)
@@ -134,7 +134,10 @@ MISTAKES = [
     Mistake(
         task="attention_seq2seq",
         name="concatenates_context_first",
-        why="Concatenates [c_t, y_t] instead of [y_t, c_t], so the output layer reads each part with the other's weights.",
+        why=(
+            "Concatenates [c_t, y_t] instead of [y_t, c_t], "
+            "so the output layer reads each part with the other's weights."
+        ),
         replace="mg.concatenate([y_t, c_t], axis=-1)",
         by="mg.concatenate([c_t, y_t], axis=-1)",
         expect="with y_t first",

@@ -277,7 +277,10 @@ MISTAKES = [
     Mistake(
         task="add_and_norm",
         name="mean_without_keepdims",
-        why="Takes the mean and the variance without keepdims=True: right for one vector, a broadcast error for a batch.",
+        why=(
+            "Takes the mean and the variance without keepdims=True: "
+            "right for one vector, a broadcast error for a batch."
+        ),
         replace=REFERENCE_NORMALISE,
         by=FORMULA_NORMALISE.replace(", keepdims=True", ""),
         expect="keep the last axis in the mean and the variance (keepdims=True)",
@@ -361,7 +364,10 @@ MISTAKES = [
         name="padding_on_query_axis",
         why="Marks padded queries instead of padded keys, so real queries still read the padding.",
         replace="return np.broadcast_to(real, (t, *real.shape)).copy()",
-        by="return np.broadcast_to((np.arange(t)[:, None] < np.asarray(lengths))[:, :, None], (t, len(lengths), T)).copy()",
+        by=(
+            "return np.broadcast_to((np.arange(t)[:, None] < np.asarray(lengths))[:, :, None], "
+            "(t, len(lengths), T)).copy()"
+        ),
         expect="never on the query i",
     ),
     Mistake(
@@ -458,14 +464,8 @@ MISTAKES = [
         task="positional_encoding",
         name="sin_cos_swapped",
         why="Puts cosines on the even dimensions and sines on the odd ones.",
-        replace=(
-            "encoding[:, 0::2] = np.sin(angle)\n"
-            "        encoding[:, 1::2] = np.cos(angle[:, : self.dim // 2])"
-        ),
-        by=(
-            "encoding[:, 0::2] = np.cos(angle)\n"
-            "        encoding[:, 1::2] = np.sin(angle[:, : self.dim // 2])"
-        ),
+        replace=("encoding[:, 0::2] = np.sin(angle)\n        encoding[:, 1::2] = np.cos(angle[:, : self.dim // 2])"),
+        by=("encoding[:, 0::2] = np.cos(angle)\n        encoding[:, 1::2] = np.sin(angle[:, : self.dim // 2])"),
         expect="sines and cosines are swapped",
     ),
     Mistake(
@@ -527,7 +527,10 @@ MISTAKES = [
     Mistake(
         task="positional_encoding",
         name="angles_not_used",
-        why="Computes the angles again inside __call__ instead of calling self.angles, so a subclass cannot change them.",
+        why=(
+            "Computes the angles again inside __call__ instead of calling self.angles, "
+            "so a subclass cannot change them."
+        ),
         replace="angle = self.angles(seq_len)  # (T, ceil(d / 2))",
         by=(
             "angle = np.arange(seq_len, dtype=np.float32)[:, None] * np.float32(10000) ** "
@@ -653,7 +656,10 @@ MISTAKES = [
     Mistake(
         task="greedy",
         name="end_token_allowed",
-        why="Takes the argmax over all 29 tokens, so START and END can win, though the plain text has only alphabet symbols.",
+        why=(
+            "Takes the argmax over all 29 tokens, so START and END can win, "
+            "though the plain text has only alphabet symbols."
+        ),
         replace="scores.data[-1, :, : len(ALPHABET)]",
         by="scores.data[-1]",
         expect="pick only among them",

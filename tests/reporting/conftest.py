@@ -9,10 +9,10 @@ from instructor.authoring.mistakes import apply_mistake
 from instructor.authoring.mistakes import load as load_mistakes
 from instructor.authoring.to_course_dir import into_course_dir
 from instructor.coursedir import directory
+from instructor.coursedir.course_dir import CourseDir
 from instructor.grading.intake import find_submissions
 from instructor.paths import NOTEBOOKS, REPO_ROOT, SOLUTIONS, notebook_path
 from instructor.scheduling.loop import grade_class
-from instructor.coursedir.course_dir import CourseDir
 
 A = "01_rnn"
 #: each planted in two students: three tasks, so three different test cells fail
@@ -47,7 +47,9 @@ def graded_class(tmp_path_factory):
             put(student, nbformat.writes(apply_mistake(solution, catalogue[name])))
             planted[student] = catalogue[name]
     forged = nbformat.from_dict(solution)
-    answer = next(c for c in forged.cells if "def generate_batch(" in c.source and c.metadata["nbgrader"].get("solution"))
+    answer = next(
+        c for c in forged.cells if "def generate_batch(" in c.source and c.metadata["nbgrader"].get("solution")
+    )
     # the student's own code raises an AssertionError whose message is markup: it must never reach the page
     answer.source += f"\n\ndef generate_batch(*args, **kwargs):\n    raise AssertionError({FORGED!r})\n"
     put("forger", nbformat.writes(forged))

@@ -10,8 +10,8 @@ import nbformat
 import pytest
 
 from instructor.cli import main
-from instructor.reporting import canvas, export
 from instructor.coursedir.course_dir import CourseDir
+from instructor.reporting import canvas, export
 from tests.factories import assert_one_sentence_error, make_course
 
 ROSTER = """\
@@ -63,12 +63,20 @@ def graded(tmp_path_factory):
     cd, subs = tmp / "cd", tmp / "subs"
     (tmp / "class.csv").write_text(ROSTER)
     past = ["--due", "01_toy=2020-01-01 12:00 UTC", "--due", "02_toy=2020-01-01 12:00 UTC"]  # a 0 is earned
-    for args in (["release", "--root", repo], ["init", cd, *past],
-                 ["roster", "import", tmp / "class.csv", "--course-dir", cd]):
+    for args in (
+        ["release", "--root", repo],
+        ["init", cd, *past],
+        ["roster", "import", tmp / "class.csv", "--course-dir", cd],
+    ):
         assert main([str(a) for a in args]) == 0
     solution = {a: repo / "solutions" / a / f"{a}.ipynb" for a in ("01_toy", "02_toy")}
-    for student, assignment in (("amy", "01_toy"), ("amy", "02_toy"), ("bob", "01_toy"), ("eve", "01_toy"),
-                                ("zed", "01_toy")):
+    for student, assignment in (
+        ("amy", "01_toy"),
+        ("amy", "02_toy"),
+        ("bob", "01_toy"),
+        ("eve", "01_toy"),
+        ("zed", "01_toy"),
+    ):
         _submit(subs, student, assignment, solution[assignment])
     _edit_test_cell(subs / "eve/01_toy/01_toy.ipynb")
     _submit(subs, "dan", "01_toy", text="{not json")
@@ -124,8 +132,15 @@ def test_students_matched_by_id_and_email(exported):
     Student "Last, First"?"""
     rows, _ = exported
     by_id = _by_id(rows)
-    assert by_id["amy"] == {"Student": "Adams, Amy", "ID": "", "SIS User ID": "amy", "SIS Login ID": "amy@example.org",
-                            "Section": "", "01_toy": "3", "02_toy": "1"}
+    assert by_id["amy"] == {
+        "Student": "Adams, Amy",
+        "ID": "",
+        "SIS User ID": "amy",
+        "SIS Login ID": "amy@example.org",
+        "Section": "",
+        "01_toy": "3",
+        "02_toy": "1",
+    }
     assert (by_id["gus"]["Student"], by_id["gus"]["SIS User ID"], by_id["gus"]["SIS Login ID"]) == ("gus", "gus", "")
 
 
@@ -137,8 +152,9 @@ def test_only_final_grades_fill_a_cell(exported):
     assert (by_id["eve"]["01_toy"], by_id["dan"]["01_toy"], by_id["bob"]["01_toy"]) == ("", "", "")
     assert (by_id["eve"]["02_toy"], by_id["bob"]["02_toy"]) == ("0", "0")
     summary = next(line for line in out.splitlines() if line.startswith("canvas: "))
-    assert summary.startswith("canvas: 7 student(s) x 2 assignment(s): 2 score(s), 9 zero(s) for nothing submitted, "
-                              "3 cell(s) left empty (")
+    assert summary.startswith(
+        "canvas: 7 student(s) x 2 assignment(s): 2 score(s), 9 zero(s) for nothing submitted, 3 cell(s) left empty ("
+    )
     for part in ("1 waiting for a grader", "1 flagged for review", "1 not graded"):
         assert part in summary, summary
     assert "eve 01_toy: flagged for review: the test cell 'add__values' was edited" in out
@@ -167,18 +183,22 @@ def test_default_csv_is_unchanged(graded, tmp_path, run_course):
 
 def test_canvas_to_a_file_and_some_assignments(graded, tmp_path, run_course):
     """Does --to choose the file, and --assignment the columns?"""
-    out, _ = run_course(["export", "--format", "canvas", "--course-dir", graded, "--to", tmp_path / "X.csv",
-                         "--assignment", "02_toy"])
+    out, _ = run_course(
+        ["export", "--format", "canvas", "--course-dir", graded, "--to", tmp_path / "X.csv", "--assignment", "02_toy"]
+    )
     rows = _read(tmp_path / "X.csv")
     assert rows[0][5:] == ["02_toy"] and rows[1][5:] == ["1"]
     assert _by_id(rows)["amy"]["02_toy"] == "1"
     assert f"wrote {tmp_path / 'X.csv'}" in out and "0 cell(s) left empty" in out
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--format", "canvas", "--assignment", "99_nope"], "the gradebook has no assignment '99_nope'"),
-    (["--assignment", "01_toy"], "--assignment goes with --format canvas"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--format", "canvas", "--assignment", "99_nope"], "the gradebook has no assignment '99_nope'"),
+        (["--assignment", "01_toy"], "--assignment goes with --format canvas"),
+    ],
+)
 def test_bad_requests_are_one_sentence(graded, run_course, args, message):
     """Is an unknown assignment, or --assignment for the CSV, refused in one sentence?"""
     _, err = run_course(["export", "--course-dir", graded, *args], retcode=1)
@@ -194,11 +214,20 @@ def test_unknown_format_is_an_argparse_error(capsys):
     assert "invalid choice: 'xlsx'" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("status, score, cell", [
-    ("complete", 1.7999999999999998, "1.8"), ("complete", 3.0, "3"), ("complete", 0.0, "0"),
-    ("not submitted", 0.0, "0"), ("waiting for a grader", 2.0, ""), ("flagged for review", 3.0, ""),
-    ("not graded", "", ""), ("not due", "", ""), ("some status added later", 3.0, ""),
-])
+@pytest.mark.parametrize(
+    "status, score, cell",
+    [
+        ("complete", 1.7999999999999998, "1.8"),
+        ("complete", 3.0, "3"),
+        ("complete", 0.0, "0"),
+        ("not submitted", 0.0, "0"),
+        ("waiting for a grader", 2.0, ""),
+        ("flagged for review", 3.0, ""),
+        ("not graded", "", ""),
+        ("not due", "", ""),
+        ("some status added later", 3.0, ""),
+    ],
+)
 def test_cell_rule(status, score, cell):
     """Does a cell hold a number only for a final grade (two decimals at most), and 0 for nothing submitted?"""
     assert canvas.cell({"status": status, "score": score}) == cell

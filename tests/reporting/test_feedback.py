@@ -28,7 +28,12 @@ def test_ungraded_answers_are_pending_until_a_grader_scores_them(course_repo, tm
 
     run_course(["export", "--course-dir", ws, "--to", tmp_path / "before.csv"])
     row = _csv_rows(tmp_path / "before.csv")[("ref", "01_toy")]
-    assert (row["score"], row["max_score"], row["pending_points"], row["status"]) == ("2.0", "3.0", "1.0", "waiting for a grader")
+    assert (row["score"], row["max_score"], row["pending_points"], row["status"]) == (
+        "2.0",
+        "3.0",
+        "1.0",
+        "waiting for a grader",
+    )
     assert _csv_rows(tmp_path / "before.csv")[("ref", "02_toy")]["status"] == "complete"
 
     run_course(["feedback", "--course-dir", ws])
@@ -82,7 +87,12 @@ def test_nbgraders_own_feedback_command_uses_the_course_preprocessors():
 
     c = configure(Config(), Path("/nowhere"))
     names = [p.__name__ for p in c.GenerateFeedback.preprocessors]
-    assert {"ClearHiddenTestsOfTests", ClearRubrics.__name__, MarkPendingGrades.__name__, NameGradedCells.__name__} <= set(names)
+    assert {
+        "ClearHiddenTestsOfTests",
+        ClearRubrics.__name__,
+        MarkPendingGrades.__name__,
+        NameGradedCells.__name__,
+    } <= set(names)
     assert names.index("GetGrades") < names.index("MarkPendingGrades")
     assert Path(c.HTMLExporter.extra_template_basedirs[0], "feedback", "index.html.j2").is_file()
 
@@ -150,8 +160,10 @@ def test_feedback_says_which_check_failed_in_its_authors_words(graded_class, run
         failed = [title for v, title in _verdicts(page) if v == "failed"]
         assert any(t.startswith(mistake.task + ":") for t in failed), (student, mistake.name, failed)
         # a value the check's message shows is set apart (<code class="value">): it is not the author's text
-        whys = [html_lib.unescape(re.sub(r'<code class="value">.*?</code>', "…", w, flags=re.S))
-                for w in re.findall(r"<b>Why it failed:</b> (.*?)</p>", page, flags=re.S)]
+        whys = [
+            html_lib.unescape(re.sub(r'<code class="value">.*?</code>', "…", w, flags=re.S))
+            for w in re.findall(r"<b>Why it failed:</b> (.*?)</p>", page, flags=re.S)
+        ]
         assert len(whys) == len(failed) and UNNAMED not in whys, (mistake.name, whys)
         for why in whys:  # every word shown is the author's: each literal piece stands in the release
             pieces = [p for p in re.split(r"…|`", re.sub(r"^\w+ (at|during the hidden check): ", "", why)) if p.strip()]
@@ -166,7 +178,7 @@ def test_feedback_says_which_check_failed_in_its_authors_words(graded_class, run
     assert not any("FORGED" in w for w in re.findall(r"<b>Why it failed:</b> (.*?)</p>", forger))
 
 
-VALUES_CELL = '''x = f()
+VALUES_CELL = """x = f()
 assert x.shape == (5, 3), f"shape {x.shape}, expected (5, 3)"
 assert x.dtype == "float32", f"dtype {x.dtype}, expected float32"
 ### BEGIN HIDDEN TESTS
@@ -176,13 +188,19 @@ assert y == 1, f"got {y} for {secret_input}"
 assert y == 2, f"got {y} for {secret_input}"
 assert y == 3, f"got {y}"
 ### END HIDDEN TESTS
-'''
+"""
 
 
 def _judged_error(line: int, message: str) -> list[dict]:
     """The error output the grader's judge writes for a check that failed at ``line`` with ``message``."""
-    return [{"output_type": "error", "ename": "AssertionError", "evalue": message,
-             "traceback": [f"Judged by the grader, outside your kernel: Cell In[3], line {line}"]}]
+    return [
+        {
+            "output_type": "error",
+            "ename": "AssertionError",
+            "evalue": message,
+            "traceback": [f"Judged by the grader, outside your kernel: Cell In[3], line {line}"],
+        }
+    ]
 
 
 def test_feedback_shows_the_values_a_check_may_show():
@@ -192,12 +210,20 @@ def test_feedback_shows_the_values_a_check_may_show():
 
     said = tell_student_parts(VALUES_CELL, _judged_error(2, "shape (5, 4), expected (5, 3)"))
     assert said == [("shape ", False), ("(5, 4)", True), (", expected (5, 3)", False)]
-    assert tell_student(VALUES_CELL, _judged_error(3, "dtype float64, expected float32")) == "dtype float64, expected float32"
+    assert (
+        tell_student(VALUES_CELL, _judged_error(3, "dtype float64, expected float32"))
+        == "dtype float64, expected float32"
+    )
     # a value's text only: a string the student's code chose (it could carry anything) stays elided
-    assert tell_student(VALUES_CELL, _judged_error(2, "shape aGlkZGVuIGxpbmU=, expected (5, 3)")) == "shape …, expected (5, 3)"
+    assert (
+        tell_student(VALUES_CELL, _judged_error(2, "shape aGlkZGVuIGxpbmU=, expected (5, 3)"))
+        == "shape …, expected (5, 3)"
+    )
     # a word of the cell's visible code is a value it may show; one only its hidden code holds is not
-    named = 'for name in ("Wq", "Wk"):\n    assert grads[name] is not None, f"{name} got no gradient"\n' \
-            '### BEGIN HIDDEN TESTS\nsecret_weights = 1\n### END HIDDEN TESTS\n'
+    named = (
+        'for name in ("Wq", "Wk"):\n    assert grads[name] is not None, f"{name} got no gradient"\n'
+        "### BEGIN HIDDEN TESTS\nsecret_weights = 1\n### END HIDDEN TESTS\n"
+    )
     assert tell_student(named, _judged_error(2, "Wq got no gradient")) == "Wq got no gradient"
     assert tell_student(named, _judged_error(2, "secret_weights got no gradient")) == "… got no gradient"
     # a message that is not this check's (forged, or cut) shows no value at all
@@ -208,11 +234,19 @@ def test_feedback_shows_the_values_a_check_may_show():
     assert tell_student(VALUES_CELL, _judged_error(9, "got 7")) == "got 7"
     # the class report groups by the elided form, and writes it on one line with each value named by its code
     assert name_failure(VALUES_CELL, _judged_error(2, "shape (5, 4), expected (5, 3)")) == "shape …, expected (5, 3)"
-    assert report_line(VALUES_CELL, _judged_error(2, "shape (5, 4), expected (5, 3)")) == "shape {x.shape}, expected (5, 3)"
+    assert (
+        report_line(VALUES_CELL, _judged_error(2, "shape (5, 4), expected (5, 3)"))
+        == "shape {x.shape}, expected (5, 3)"
+    )
     multi = 'm = f()\nassert (m == 1).all(), f"sequence 0:\\n{m.astype(int)}\\nexpected\\n{full}"\n'
-    assert report_line(multi, _judged_error(2, "sequence 0:\n[1 0]\nexpected\n[1 1]")) == \
-        "sequence 0: {m.astype(int)} expected {full}"
-    assert tell_student(multi, _judged_error(2, "sequence 0:\n[1 0]\nexpected\n[1 1]")) == "sequence 0:\n[1 0]\nexpected\n[1 1]"
+    assert (
+        report_line(multi, _judged_error(2, "sequence 0:\n[1 0]\nexpected\n[1 1]"))
+        == "sequence 0: {m.astype(int)} expected {full}"
+    )
+    assert (
+        tell_student(multi, _judged_error(2, "sequence 0:\n[1 0]\nexpected\n[1 1]"))
+        == "sequence 0:\n[1 0]\nexpected\n[1 1]"
+    )
 
 
 def test_the_hidden_output_note_only_where_a_hidden_check_failed():
@@ -225,15 +259,27 @@ def test_the_hidden_output_note_only_where_a_hidden_check_failed():
     from instructor.reporting.feedback.preprocessors.hide_hidden_test_outputs import HideHiddenTestOutputs
 
     def test_cell(name, score, line):
-        cell = new_code_cell(VALUES_CELL, metadata={"nbgrader": {"grade": True, "grade_id": name, "points": 1,
-                                                                 "score": score, "solution": False, "locked": True}})
+        cell = new_code_cell(
+            VALUES_CELL,
+            metadata={
+                "nbgrader": {
+                    "grade": True,
+                    "grade_id": name,
+                    "points": 1,
+                    "score": score,
+                    "solution": False,
+                    "locked": True,
+                }
+            },
+        )
         cell.outputs = [new_output("stream", name="stdout", text="printed while it ran\n")]
         if line:
             cell.outputs += [nbformat.from_dict(o) for o in _judged_error(line, "got 7")]
         return cell
 
-    nb = nbformat.v4.new_notebook(cells=[test_cell("passed", 1, 0), test_cell("visible", 0, 2),
-                                         test_cell("hidden", 0, 9)])
+    nb = nbformat.v4.new_notebook(
+        cells=[test_cell("passed", 1, 0), test_cell("visible", 0, 2), test_cell("hidden", 0, 9)]
+    )
     nb, resources = ExplainVerdicts(enabled=True).preprocess(nb, {})
     nb, _ = HideHiddenTestOutputs().preprocess(nb, resources)
     shown = {c.metadata.nbgrader.grade_id: "".join(o.get("text", "") for o in c.outputs) for c in nb.cells}
@@ -248,9 +294,15 @@ ANSWER = "def norm(x):\n    centred = x - x.mean(axis=-1)\n    return centred\n"
 
 def _raised_error(ename: str, message: str, frames: list[tuple[int, int]]) -> list[dict]:
     """An error output as the kernel writes it, with a cell frame per (run count, line)."""
-    return [{"output_type": "error", "ename": ename, "evalue": message,
-             "traceback": [f"Cell \x1b[0;32mIn[{count}], line {line}\x1b[0m" for count, line in frames]
-             + [f"{ename}: {message}"]}]
+    return [
+        {
+            "output_type": "error",
+            "ename": ename,
+            "evalue": message,
+            "traceback": [f"Cell \x1b[0;32mIn[{count}], line {line}\x1b[0m" for count, line in frames]
+            + [f"{ename}: {message}"],
+        }
+    ]
 
 
 def test_an_error_of_the_students_code_keeps_its_type_line_and_message():
@@ -263,36 +315,69 @@ def test_an_error_of_the_students_code_keeps_its_type_line_and_message():
     from instructor.reporting.feedback.preprocessors.explain_verdicts import ExplainVerdicts
 
     broadcast = "operands could not be broadcast together with shapes (6,3,10) (6,3)"
-    answer = new_code_cell(ANSWER, execution_count=1, metadata={"nbgrader": {
-        "grade": False, "solution": True, "locked": False, "grade_id": "norm"}})
+    answer = new_code_cell(
+        ANSWER,
+        execution_count=1,
+        metadata={"nbgrader": {"grade": False, "solution": True, "locked": False, "grade_id": "norm"}},
+    )
 
     def test_cell(name, count, source, outputs):
-        return new_code_cell(source, execution_count=count, outputs=[nbformat.from_dict(o) for o in outputs],
-                             metadata={"nbgrader": {"grade": True, "grade_id": name, "points": 1, "score": 0,
-                                                    "solution": False, "locked": True}})
+        return new_code_cell(
+            source,
+            execution_count=count,
+            outputs=[nbformat.from_dict(o) for o in outputs],
+            metadata={
+                "nbgrader": {
+                    "grade": True,
+                    "grade_id": name,
+                    "points": 1,
+                    "score": 0,
+                    "solution": False,
+                    "locked": True,
+                }
+            },
+        )
 
     calls = "# Check norm\nout = norm(x)\nassert out.shape == (2, 3), 'shape'\n"
     hidden = calls + "### BEGIN HIDDEN TESTS\nsecret_out = norm(secret_input_of_this_check)\n### END HIDDEN TESTS\n"
-    nb = nbformat.v4.new_notebook(cells=[
-        answer,
-        test_cell("before", 2, calls, _raised_error("ValueError", "my words: " + broadcast, [(2, 2), (1, 2)])),
-        test_cell("hidden", 3, hidden, _raised_error("ValueError", broadcast, [(3, 5), (1, 2)])),
-        test_cell("library", 4, calls, _raised_error("ValueError", broadcast, [(4, 2), (1, 2)])),
-        test_cell("smuggled", 5, calls, _raised_error("ValueError", "c2VjcmV0X2lucHV0X29mX3RoaXM=", [(4, 2), (1, 2)])),
-        test_cell("forged", 6, calls, _raised_error("ValueError", broadcast, [(6, 2), (3, 4)])),
-        # words that all stand in the cell's visible code or a library's errors, but quote a hidden line
-        test_cell("quoting", 7, "# secret_out secret_input_of_this_check\n" + calls, _raised_error("ValueError", "secret_out = norm(secret_input_of_this_check)",
-                                                     [(7, 3), (1, 2)])),
-    ])
+    nb = nbformat.v4.new_notebook(
+        cells=[
+            answer,
+            test_cell("before", 2, calls, _raised_error("ValueError", "my words: " + broadcast, [(2, 2), (1, 2)])),
+            test_cell("hidden", 3, hidden, _raised_error("ValueError", broadcast, [(3, 5), (1, 2)])),
+            test_cell("library", 4, calls, _raised_error("ValueError", broadcast, [(4, 2), (1, 2)])),
+            test_cell(
+                "smuggled", 5, calls, _raised_error("ValueError", "c2VjcmV0X2lucHV0X29mX3RoaXM=", [(4, 2), (1, 2)])
+            ),
+            test_cell("forged", 6, calls, _raised_error("ValueError", broadcast, [(6, 2), (3, 4)])),
+            # words that all stand in the cell's visible code or a library's errors, but quote a hidden line
+            test_cell(
+                "quoting",
+                7,
+                "# secret_out secret_input_of_this_check\n" + calls,
+                _raised_error("ValueError", "secret_out = norm(secret_input_of_this_check)", [(7, 3), (1, 2)]),
+            ),
+        ]
+    )
     nb, _ = ExplainVerdicts(enabled=True).preprocess(nb, {})
     raised = {c.metadata.nbgrader.grade_id: c.metadata.nbgrader.get("raised") for c in nb.cells[1:]}
     line = "centred = x - x.mean(axis=-1)"
     # before any hidden code: the message whole, the student's own words included
-    assert raised["before"] == {"exception": "ValueError", "message": "my words: " + broadcast, "line": line,
-                                "hidden": False, "after_hidden": False}
+    assert raised["before"] == {
+        "exception": "ValueError",
+        "message": "my words: " + broadcast,
+        "line": line,
+        "hidden": False,
+        "after_hidden": False,
+    }
     # during a hidden check: the type and the student's line, never the message (it may quote hidden inputs)
-    assert raised["hidden"] == {"exception": "ValueError", "message": None, "line": line, "hidden": True,
-                                "after_hidden": True}
+    assert raised["hidden"] == {
+        "exception": "ValueError",
+        "message": None,
+        "line": line,
+        "hidden": True,
+        "after_hidden": True,
+    }
     # after hidden code: a library's message shows, text the code chose does not
     assert raised["library"]["message"] == broadcast and raised["library"]["line"] == line
     assert raised["smuggled"]["message"] is None and raised["smuggled"]["line"] == line
@@ -311,23 +396,47 @@ def test_the_page_shows_the_raised_error_as_inert_text(tmp_path):
 
     from instructor.settings import configure
 
-    cell = nbformat.v4.new_code_cell("out = norm(x)", metadata={"nbgrader": {
-        "grade": True, "grade_id": "norm__shape", "points": 1, "score": 0, "solution": False, "locked": True,
-        "verdict": "failed", "why": "ValueError at: `out = norm(x)`",
-        "raised": {"exception": "ValueError", "message": "<b>bold</b>", "line": "y = x < 3", "hidden": False,
-                   "after_hidden": False}}})
+    cell = nbformat.v4.new_code_cell(
+        "out = norm(x)",
+        metadata={
+            "nbgrader": {
+                "grade": True,
+                "grade_id": "norm__shape",
+                "points": 1,
+                "score": 0,
+                "solution": False,
+                "locked": True,
+                "verdict": "failed",
+                "why": "ValueError at: `out = norm(x)`",
+                "raised": {
+                    "exception": "ValueError",
+                    "message": "<b>bold</b>",
+                    "line": "y = x < 3",
+                    "hidden": False,
+                    "after_hidden": False,
+                },
+            }
+        },
+    )
     withheld = nbformat.from_dict(cell)
     withheld.id = "withheld"
-    withheld.metadata.nbgrader.raised = {"exception": "ValueError", "message": None, "line": "y = x < 3",
-                                         "hidden": True, "after_hidden": True}
+    withheld.metadata.nbgrader.raised = {
+        "exception": "ValueError",
+        "message": None,
+        "line": "y = x < 3",
+        "hidden": True,
+        "after_hidden": True,
+    }
     config = configure(Config(), tmp_path)
     # what nbgrader's generate_feedback adds: the folder of the page's bootstrap.min.css
     bootstrap = Path(nbgrader.__file__).parent / "server_extensions/formgrader/static/node_modules/bootstrap/dist/css"
     config.HTMLExporter.extra_template_paths = [*config.HTMLExporter.extra_template_paths, str(bootstrap)]
     exporter = HTMLExporter(config=config, template_name="feedback")
-    page, _ = exporter.from_notebook_node(nbformat.v4.new_notebook(cells=[cell, withheld]),
-                                          resources={"nbgrader": {"score": 0, "max_score": 2, "late_penalty": 0}})
-    assert "Your code raised <code>ValueError</code>, at your line <code class=\"student\">y = x &lt; 3</code>" in page
+    page, _ = exporter.from_notebook_node(
+        nbformat.v4.new_notebook(cells=[cell, withheld]),
+        resources={"nbgrader": {"score": 0, "max_score": 2, "late_penalty": 0}},
+    )
+    assert 'Your code raised <code>ValueError</code>, at your line <code class="student">y = x &lt; 3</code>' in page
     assert "&lt;b&gt;bold&lt;/b&gt;" in page and "<b>bold</b>" not in page
     assert "during a hidden check, at your line" in page and "it could hold the hidden check's inputs" in page
 
@@ -351,19 +460,23 @@ def test_cells_after_hidden_checks_show_the_students_own_outputs(tmp_path):
 
     hidden = "### BEGIN HIDDEN TESTS\nassert add(-40, 2) == -38, 'secret'\n### END HIDDEN TESTS\n"
     graded = {"grade": True, "solution": False, "locked": True, "points": 1, "grade_id": "t"}
-    nb = nbformat.v4.new_notebook(cells=[
-        cell("before", "print(1)", "grader's run, before any hidden code\n"),
-        cell("hidden", f"assert True\n{hidden}", "printed during the hidden check\n", hidden_failed=True, **graded),
-        cell("mine", "print(loss)", "grader's run: assert add(-40, 2) == -38\n"),
-        cell("training", "train()", "grader's run: 2 steps\n", grade=False, solution=False, locked=True),
-        cell("test", "assert add(1, 2) == 3", "grader's run of a visible test\n", **{**graded, "grade_id": "u"}),
-        cell("new", "print('a cell the grader ran that the handed-in notebook lacks')", "grader's run\n"),
-    ])
-    handed_in = nbformat.v4.new_notebook(cells=[
-        cell("mine", "print(loss)", "loss 0.25 in my own run\n"),
-        cell("training", "train()", "2000 steps in 61.0 s, 30.5 ms a step\n"),
-        cell("test", "assert add(1, 2) == 3", "my own run of the test\n"),
-    ])
+    nb = nbformat.v4.new_notebook(
+        cells=[
+            cell("before", "print(1)", "grader's run, before any hidden code\n"),
+            cell("hidden", f"assert True\n{hidden}", "printed during the hidden check\n", hidden_failed=True, **graded),
+            cell("mine", "print(loss)", "grader's run: assert add(-40, 2) == -38\n"),
+            cell("training", "train()", "grader's run: 2 steps\n", grade=False, solution=False, locked=True),
+            cell("test", "assert add(1, 2) == 3", "grader's run of a visible test\n", **{**graded, "grade_id": "u"}),
+            cell("new", "print('a cell the grader ran that the handed-in notebook lacks')", "grader's run\n"),
+        ]
+    )
+    handed_in = nbformat.v4.new_notebook(
+        cells=[
+            cell("mine", "print(loss)", "loss 0.25 in my own run\n"),
+            cell("training", "train()", "2000 steps in 61.0 s, 30.5 ms a step\n"),
+            cell("test", "assert add(1, 2) == 3", "my own run of the test\n"),
+        ]
+    )
     folder = tmp_path / "submitted" / "eve" / "a"
     folder.mkdir(parents=True)
     nbformat.write(handed_in, str(folder / "a.ipynb"))
@@ -379,10 +492,12 @@ def test_cells_after_hidden_checks_show_the_students_own_outputs(tmp_path):
     assert shown["test"] == "" and shown["new"] == ""
     assert "grader's run:" not in str(nb.cells) and sum("ran hidden tests" in s for s in shown.values()) == 1
     # without the handed-in notebook (graded from another folder): nothing, and no note on each cell
-    nb2 = nbformat.v4.new_notebook(cells=[cell("hidden", f"assert True\n{hidden}", "x\n", **graded),
-                                          cell("mine", "print(loss)", "grader's run\n")])
-    nb2, _ = HideHiddenTestOutputs(config=Config()).preprocess(nb2, {"nbgrader": {"student": "bob", "assignment": "a",
-                                                                                  "notebook": "a"}})
+    nb2 = nbformat.v4.new_notebook(
+        cells=[cell("hidden", f"assert True\n{hidden}", "x\n", **graded), cell("mine", "print(loss)", "grader's run\n")]
+    )
+    nb2, _ = HideHiddenTestOutputs(config=Config()).preprocess(
+        nb2, {"nbgrader": {"student": "bob", "assignment": "a", "notebook": "a"}}
+    )
     assert nb2.cells[1].outputs == []
 
 
@@ -395,25 +510,41 @@ def test_an_error_names_the_earlier_task_it_came_out_of():
     from instructor.reporting.feedback.preprocessors.explain_verdicts import ExplainVerdicts
 
     def answer(name, count, source):
-        return new_code_cell(source, execution_count=count, metadata={"nbgrader": {
-            "grade": False, "solution": True, "locked": False, "grade_id": name}})
+        return new_code_cell(
+            source,
+            execution_count=count,
+            metadata={"nbgrader": {"grade": False, "solution": True, "locked": False, "grade_id": name}},
+        )
 
     def test(name, count, source, frames):
-        return new_code_cell(source, execution_count=count,
-                             outputs=[nbformat.from_dict(o) for o in _raised_error("TypeError", "not tuple", frames)],
-                             metadata={"nbgrader": {"grade": True, "grade_id": name, "points": 1, "score": 0,
-                                                    "solution": False, "locked": True},
-                                       "course": {"task": name.split("__")[0]}})
+        return new_code_cell(
+            source,
+            execution_count=count,
+            outputs=[nbformat.from_dict(o) for o in _raised_error("TypeError", "not tuple", frames)],
+            metadata={
+                "nbgrader": {
+                    "grade": True,
+                    "grade_id": name,
+                    "points": 1,
+                    "score": 0,
+                    "solution": False,
+                    "locked": True,
+                },
+                "course": {"task": name.split("__")[0]},
+            },
+        )
 
     mask = "def mask(lengths):\n    return lengths[:, None]\n"
     model = "def model(x, lengths):\n    m = mask(lengths)\n    return x + m\n"
-    nb = nbformat.v4.new_notebook(cells=[
-        answer("mask", 1, mask),
-        test("mask__shape", 2, "m = mask([2, 1])\nassert m.shape == (2, 1)\n", [(2, 1), (1, 2)]),
-        answer("model", 3, model),
-        test("model__in_mask", 4, "out = model(x, [2])\nassert out.shape == (2,)\n", [(4, 1), (3, 2), (1, 2)]),
-        test("model__own", 5, "out = model(x, [2])\nassert out.shape == (2,)\n", [(5, 1), (3, 3)]),
-    ])
+    nb = nbformat.v4.new_notebook(
+        cells=[
+            answer("mask", 1, mask),
+            test("mask__shape", 2, "m = mask([2, 1])\nassert m.shape == (2, 1)\n", [(2, 1), (1, 2)]),
+            answer("model", 3, model),
+            test("model__in_mask", 4, "out = model(x, [2])\nassert out.shape == (2,)\n", [(4, 1), (3, 2), (1, 2)]),
+            test("model__own", 5, "out = model(x, [2])\nassert out.shape == (2,)\n", [(5, 1), (3, 3)]),
+        ]
+    )
     nb, _ = ExplainVerdicts(enabled=True).preprocess(nb, {})
     meta = {c.metadata.nbgrader.grade_id: c.metadata.nbgrader for c in nb.cells}
     assert meta["model__in_mask"].raised["line"] == "return lengths[:, None]"

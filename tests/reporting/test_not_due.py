@@ -56,7 +56,10 @@ def test_an_assignment_never_released_to_the_exchange_is_no_zero(course_repo, tm
     assert (tmp_path / "exchange/seqmodels/outbound/02_toy").is_dir()
     rows, cells, out = _exports(run_course, cd)
     assert (rows["01_toy"]["status"], rows["01_toy"]["reason"], rows["01_toy"]["score"]) == (
-        "not due", "not released to the course's exchange", "")
+        "not due",
+        "not released to the course's exchange",
+        "",
+    )
     assert (rows["02_toy"]["status"], rows["02_toy"]["score"]) == ("not submitted", "0.0")
     assert (cells["01_toy"], cells["02_toy"]) == ("", "0")
     assert "1 zero(s) for nothing submitted" in out

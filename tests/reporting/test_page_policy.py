@@ -33,9 +33,18 @@ def _render(first: str, last: str) -> str:
     c.HTMLExporter.template_name = "formgrade"
     c.HTMLExporter.preprocessors = []
     nb = nbformat.read(str(notebook_path("01_rnn", NOTEBOOKS)), as_version=4)
-    resources = {"assignment_id": "01_rnn", "notebook_id": "01_rnn", "submission_id": "s1", "index": 0, "total": 1,
-                 "base_url": "", "student": "eve", "last_name": last, "first_name": first,
-                 "notebook_path": "autograded/eve/01_rnn/01_rnn.ipynb"}
+    resources = {
+        "assignment_id": "01_rnn",
+        "notebook_id": "01_rnn",
+        "submission_id": "s1",
+        "index": 0,
+        "total": 1,
+        "base_url": "",
+        "student": "eve",
+        "last_name": last,
+        "first_name": first,
+        "notebook_path": "autograded/eve/01_rnn/01_rnn.ipynb",
+    }
     page, _ = HTMLExporter(config=c).from_notebook_node(nb, resources=resources)
     return page
 
@@ -60,8 +69,10 @@ def test_a_template_script_that_holds_data_is_refused():
         template_scripts('<script>var who = "{{ resources.first_name }}";</script>')
     with pytest.raises(ValueError, match="template code"):
         template_scripts('<span onclick="show({{ resources.index }})"></span>')
-    scripts, handlers = template_scripts('{# <script>{{ x }}</script> #}<script type="application/json">{{ x }}'
-                                         '</script><script>go();</script><b onclick="go();"></b>')
+    scripts, handlers = template_scripts(
+        '{# <script>{{ x }}</script> #}<script type="application/json">{{ x }}'
+        '</script><script>go();</script><b onclick="go();"></b>'
+    )
     assert scripts == {_sha256("go();")} and handlers == {_sha256("go();")}
 
 
@@ -80,4 +91,8 @@ def test_autograded_cells_have_no_full_credit_button():
 def test_font_faces_are_left_out_and_edits_line_up():
     assert without_font_faces("a{b:c} @font-face { font-family: X; src: url('../f.woff') } d{e:f}") == "a{b:c}  d{e:f}"
     assert side_by_side("a\nb\nc", "a\nB\nc\n# a comment") == [
-        ("equal", "a", "a"), ("replace", "b", "B"), ("equal", "c", "c"), ("insert", "", "# a comment")]
+        ("equal", "a", "a"),
+        ("replace", "b", "B"),
+        ("equal", "c", "c"),
+        ("insert", "", "# a comment"),
+    ]

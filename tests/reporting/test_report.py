@@ -8,9 +8,10 @@ from collections import Counter
 
 import pytest
 
-from instructor.reporting import class_report, failures, item_analysis
 from instructor.coursedir.course_dir import CourseDir
-from tests.reporting.conftest import A, FORGED, PLANTED
+from instructor.reporting import class_report, failures, item_analysis
+from tests.reporting.conftest import FORGED, PLANTED, A
+
 
 def test_each_planted_mistake_is_counted_and_named_in_the_authors_words(graded_class):
     """Does every planted mistake show as one line, counted twice, in words of its check's source?"""
@@ -53,8 +54,13 @@ def test_statuses_flags_and_reasons_are_counted(graded_class):
     assert report.statuses["flagged for review"] == 1
     assert sum(report.flags.values()) == 1 and "rnn__shapes_and_parameters" in next(iter(report.flags))
     assert sum(report.not_graded.values()) == 1 and "not a valid notebook" in next(iter(report.not_graded))
-    scores = dict(zip([r["student_id"] for r in report.rows if r["status"] in item_analysis.WITH_POINTS],
-                      report.scores, strict=True))
+    scores = dict(
+        zip(
+            [r["student_id"] for r in report.rows if r["status"] in item_analysis.WITH_POINTS],
+            report.scores,
+            strict=True,
+        )
+    )
     assert scores["ref1"] == scores["ref2"] == report.max_score - 2  # the written answers wait for a grader
     assert scores["blank1"] == 0
 
@@ -89,18 +95,29 @@ def test_the_command(graded_class, run_course):
     assert err.startswith("course report: the gradebook has no assignment '09_nothing'")
 
 
-@pytest.mark.parametrize("source, line, ename, want", [
-    ("x = f()\nassert x == 1, f'x is {x}, expected 1'\n", 2, "AssertionError", "x is …, expected 1"),
-    ("assert g(2) == 4, g(2)\n", 1, "AssertionError", "`g(2) == 4`"),
-    ("for i in range(3):\n    assert h(i) > 0, 'h should be positive'\n", 2, "AssertionError", "h should be positive"),
-    ("raise AssertionError('should raise')\n", 1, "AssertionError", "should raise"),
-    ("y = k(1)\n", 1, "IndexError", "IndexError at: `y = k(1)`"),
-    ("y = k(1)\n", 1, "NotImplementedError", failures.NOT_ATTEMPTED),
-    ("y = k(1)\n", 9, "AssertionError", failures.UNNAMED),
-    ("y = k(1)\n", 1, "<b>Evil</b>", "an exception at: `y = k(1)`"),
-    ("y = k(1)\n", 1, "AssertionError", "AssertionError at: `y = k(1)`"),
-])
+@pytest.mark.parametrize(
+    "source, line, ename, want",
+    [
+        ("x = f()\nassert x == 1, f'x is {x}, expected 1'\n", 2, "AssertionError", "x is …, expected 1"),
+        ("assert g(2) == 4, g(2)\n", 1, "AssertionError", "`g(2) == 4`"),
+        (
+            "for i in range(3):\n    assert h(i) > 0, 'h should be positive'\n",
+            2,
+            "AssertionError",
+            "h should be positive",
+        ),
+        ("raise AssertionError('should raise')\n", 1, "AssertionError", "should raise"),
+        ("y = k(1)\n", 1, "IndexError", "IndexError at: `y = k(1)`"),
+        ("y = k(1)\n", 1, "NotImplementedError", failures.NOT_ATTEMPTED),
+        ("y = k(1)\n", 9, "AssertionError", failures.UNNAMED),
+        ("y = k(1)\n", 1, "<b>Evil</b>", "an exception at: `y = k(1)`"),
+        ("y = k(1)\n", 1, "AssertionError", "AssertionError at: `y = k(1)`"),
+    ],
+)
 def test_name_failure(source, line, ename, want):
     """Is a failure named by the statement its traceback points at, and only in the author's words?"""
     tb = [f"\x1b[36mCell\x1b[39m \x1b[32mIn[7]\x1b[39m, line {line}\n----> {line} ...", f"{ename}: student text"]
-    assert failures.name_failure(source, [{"output_type": "error", "ename": ename, "evalue": "x", "traceback": tb}]) == want
+    assert (
+        failures.name_failure(source, [{"output_type": "error", "ename": ename, "evalue": "x", "traceback": tb}])
+        == want
+    )

@@ -47,7 +47,8 @@ STUB = re.compile(r"^( *)# YOUR CODE HERE\n *raise NotImplementedError\(\)$", re
 # Each task's answer is a list of bodies, one per stub of the released cell (the rnn cell has three).
 
 AMY = {
-    "generate_batch": ['''
+    "generate_batch": [
+        """
         length = np.random.randint(seq_len_min, seq_len_max + 1)
         seqs = np.random.randint(0, 10, size=(length, batch_size))
         total = length + 1
@@ -60,13 +61,16 @@ AMY = {
             x[length, n, END_TOKEN] = 1.0
             y[length, n] = END_TOKEN
         return x, y, seqs
-    '''],
-    "rnn": ['''
+    """
+    ],
+    "rnn": [
+        """
         self.n_hidden = dim_recurrent
         self.w_in = dense(dim_input, dim_recurrent, weight_initializer=glorot_normal)
         self.w_rec = dense(dim_recurrent, dim_recurrent, weight_initializer=glorot_normal, bias=False)
         self.w_out = dense(dim_recurrent, dim_output, weight_initializer=glorot_normal)
-    ''', '''
+    """,
+        """
         steps = x.shape[0]
         if h is None:
             h = np.zeros((1, x.shape[1], self.n_hidden), dtype=np.float32)
@@ -78,10 +82,13 @@ AMY = {
         history = mg.stack(history)
         out = self.w_out(history)
         return out, history
-    ''', '''
+    """,
+        """
         return tuple(p for layer in (self.w_in, self.w_rec, self.w_out) for p in layer.parameters)
-    '''],
-    "loss_and_accuracy": ['''
+    """,
+    ],
+    "loss_and_accuracy": [
+        """
         steps, count, classes = scores.shape
         flat_scores = scores.reshape(steps * count, classes)
         flat_target = target.reshape(steps * count)
@@ -92,8 +99,10 @@ AMY = {
             if (guess[:, n] == target[:, n]).all():
                 n_right += 1
         return loss, n_right / count
-    '''],
-    "accuracy_by_length": ['''
+    """
+    ],
+    "accuracy_by_length": [
+        """
         out = []
         for length in range(seq_len_min, seq_len_max + 1):
             x, y, _ = generate_batch(length, length, n_per_length)
@@ -102,15 +111,38 @@ AMY = {
             _, acc = loss_and_accuracy(s, y)
             out.append(acc)
         return np.array(out, dtype=float)
-    '''],
+    """
+    ],
 }
 
 #: bob = amy with her locals and attributes renamed; nothing else changed
-BOB_NAMES = {"length": "n_dig", "seqs": "digs", "total": "T", "x": "inp", "y": "tgt", "n": "col", "t": "row",
-             "n_hidden": "hidden_dim", "w_in": "lin_x", "w_rec": "lin_h", "w_out": "lin_y", "steps": "n_steps",
-             "history": "hs", "prev": "h_prev", "out": "result", "layer": "lyr", "p": "param", "count": "N",
-             "classes": "K", "flat_scores": "s2", "flat_target": "t2", "guess": "pred", "n_right": "good",
-             "s": "sc", "acc": "a"}
+BOB_NAMES = {
+    "length": "n_dig",
+    "seqs": "digs",
+    "total": "T",
+    "x": "inp",
+    "y": "tgt",
+    "n": "col",
+    "t": "row",
+    "n_hidden": "hidden_dim",
+    "w_in": "lin_x",
+    "w_rec": "lin_h",
+    "w_out": "lin_y",
+    "steps": "n_steps",
+    "history": "hs",
+    "prev": "h_prev",
+    "out": "result",
+    "layer": "lyr",
+    "p": "param",
+    "count": "N",
+    "classes": "K",
+    "flat_scores": "s2",
+    "flat_target": "t2",
+    "guess": "pred",
+    "n_right": "good",
+    "s": "sc",
+    "acc": "a",
+}
 
 
 def _renamed(body: str, task: str, body_index: int) -> str:
@@ -122,21 +154,25 @@ def _renamed(body: str, task: str, body_index: int) -> str:
 BOB = {task: [_renamed(b, task, i) for i, b in enumerate(bodies)] for task, bodies in AMY.items()}
 
 CARL = {
-    "generate_batch": ['''
+    "generate_batch": [
+        """
         n = np.random.randint(seq_len_min, seq_len_max + 1)
         digits = np.random.randint(10, size=(n, batch_size))
         ends = np.full((1, batch_size), END_TOKEN)
         inputs = np.eye(12, dtype=np.float32)[np.vstack([digits, ends])]
         return inputs, np.vstack([np.flipud(digits), ends]), digits
-    '''],
-    "rnn": ['''
+    """
+    ],
+    "rnn": [
+        """
         self.hidden = dim_recurrent
         self.layers = {
             "U": dense(dim_input, dim_recurrent, weight_initializer=glorot_normal),
             "W": dense(dim_recurrent, dim_recurrent, weight_initializer=glorot_normal, bias=False),
             "V": dense(dim_recurrent, dim_output, weight_initializer=glorot_normal),
         }
-    ''', '''
+    """,
+        """
         state = h[0] if h is not None else np.zeros((x.shape[1], self.hidden), dtype=np.float32)
         projected = self.layers["U"](x)
         collected = []
@@ -147,16 +183,21 @@ CARL = {
             t += 1
         states = mg.stack(collected, axis=0)
         return self.layers["V"](states), states
-    ''', '''
+    """,
+        """
         return sum((layer.parameters for layer in self.layers.values()), ())
-    '''],
-    "loss_and_accuracy": ['''
+    """,
+    ],
+    "loss_and_accuracy": [
+        """
         n_classes = scores.shape[2]
         loss = softmax_crossentropy(scores.reshape(-1, n_classes), target.flatten())
         wrong = (np.asarray(mg.asarray(scores)).argmax(-1) != target).sum(axis=0)
         return loss, float((wrong == 0).mean())
-    '''],
-    "accuracy_by_length": ['''
+    """
+    ],
+    "accuracy_by_length": [
+        """
         result = np.empty(seq_len_max - seq_len_min + 1)
         for k, n_digits in enumerate(range(seq_len_min, seq_len_max + 1)):
             batch, answer, _ = generate_batch(n_digits, n_digits, batch_size=n_per_length)
@@ -164,11 +205,13 @@ CARL = {
                 guess = mg.asarray(predict(batch)).argmax(axis=-1)
             result[k] = (guess == answer).all(axis=0).mean()
         return result
-    '''],
+    """
+    ],
 }
 
 DANA = {
-    "generate_batch": ['''
+    "generate_batch": [
+        """
         size = int(np.random.randint(seq_len_min, seq_len_max + 1))
         d = np.random.randint(0, 10, (size, batch_size))
         closing = END_TOKEN * np.ones((1, batch_size), dtype=d.dtype)
@@ -176,19 +219,23 @@ DANA = {
         onehot = np.zeros(tokens.shape + (12,), dtype="float32")
         np.put_along_axis(onehot, tokens[..., None], 1.0, axis=-1)
         return onehot, np.concatenate((d[::-1], closing)), d
-    '''],
-    "loss_and_accuracy": ['''
+    """
+    ],
+    "loss_and_accuracy": [
+        """
         logits = mg.reshape(scores, (-1, scores.shape[-1]))
         loss = softmax_crossentropy(logits, np.reshape(target, -1))
         best = np.argmax(mg.asarray(scores), axis=2)
         correct_per_seq = np.sum(best == target, axis=0) == target.shape[0]
         return loss, correct_per_seq.mean().item()
-    '''],
+    """
+    ],
 }
 
 #: amy's work rewritten by someone who understood it: reordered, loops made array code, renamed
 FAY = {
-    "generate_batch": ['''
+    "generate_batch": [
+        """
         T = np.random.randint(seq_len_min, seq_len_max + 1) + 1
         seq = np.random.randint(0, 10, size=(T - 1, batch_size))
         target = np.full((T, batch_size), END_TOKEN, dtype=np.int64)
@@ -198,13 +245,16 @@ FAY = {
             one_hot[t, np.arange(batch_size), seq[t]] = 1.0
         one_hot[T - 1, :, END_TOKEN] = 1.0
         return one_hot, target, seq
-    '''],
-    "rnn": ['''
+    """
+    ],
+    "rnn": [
+        """
         self.w_out = dense(dim_recurrent, dim_output, weight_initializer=glorot_normal)
         self.w_rec = dense(dim_recurrent, dim_recurrent, bias=False, weight_initializer=glorot_normal)
         self.w_in = dense(dim_input, dim_recurrent, weight_initializer=glorot_normal)
         self.D = dim_recurrent
-    ''', '''
+    """,
+        """
         h_t = np.zeros((x.shape[1], self.D), dtype=np.float32) if h is None else h[0]
         hs = []
         for x_t in x:
@@ -212,33 +262,45 @@ FAY = {
             hs += [h_t]
         hs = mg.stack(hs)
         return self.w_out(hs), hs
-    ''', '''
+    """,
+        """
         return self.w_in.parameters + self.w_rec.parameters + self.w_out.parameters
-    '''],
-    "loss_and_accuracy": ['''
+    """,
+    ],
+    "loss_and_accuracy": [
+        """
         guess = mg.asarray(scores).argmax(axis=-1)
         accuracy = float(np.mean([(guess[:, i] == target[:, i]).all() for i in range(target.shape[1])]))
         loss = softmax_crossentropy(scores.reshape(-1, scores.shape[-1]), target.ravel())
         return loss, accuracy
-    '''],
-    "accuracy_by_length": ['''
+    """
+    ],
+    "accuracy_by_length": [
+        """
         def one(length):
             x, y, _ = generate_batch(length, length, n_per_length)
             with mg.no_autodiff:
                 return loss_and_accuracy(predict(x), y)[1]
         return np.array([one(n) for n in range(seq_len_min, seq_len_max + 1)], dtype=float)
-    '''],
+    """
+    ],
 }
 
 GUS = {**CARL, "generate_batch": BOB["generate_batch"], "loss_and_accuracy": BOB["loss_and_accuracy"]}
 HAL = {"generate_batch": BOB["generate_batch"]}
 STUB_BODY = "# YOUR CODE HERE\nraise NotImplementedError()"
-IVY = {"rnn": ['''
+IVY = {
+    "rnn": [
+        """
     self.hid = dim_recurrent
     self.a = dense(dim_input, dim_recurrent, weight_initializer=glorot_normal)
     self.b = dense(dim_recurrent, dim_recurrent, weight_initializer=glorot_normal, bias=False)
     self.c = dense(dim_recurrent, dim_output, weight_initializer=glorot_normal)
-''', STUB_BODY, STUB_BODY]}
+""",
+        STUB_BODY,
+        STUB_BODY,
+    ]
+}
 
 #: who wrote their answers on their own (bob copied amy; fay rewrote amy; gus, hal took from others; ivy wrote 4 lines)
 INDEPENDENT = ["ref", "amy", "carl", "dana"]
@@ -270,9 +332,11 @@ def submission(answers: dict[str, list[str]]) -> nbformat.NotebookNode:
 
 def reference() -> nbformat.NotebookNode:
     """The released notebook with the solution's answer cells (markers stripped), as a perfect student's."""
-    solved = {c.metadata["nbgrader"]["grade_id"]: strip_markers(c.source)
-              for c in nbformat.read(str(SOLUTION), as_version=4).cells
-              if c.metadata.get("nbgrader", {}).get("solution") and c.cell_type == "code"}
+    solved = {
+        c.metadata["nbgrader"]["grade_id"]: strip_markers(c.source)
+        for c in nbformat.read(str(SOLUTION), as_version=4).cells
+        if c.metadata.get("nbgrader", {}).get("solution") and c.cell_type == "code"
+    }
     nb = released()
     for cell in nb.cells:
         gid = cell.metadata.get("nbgrader", {}).get("grade_id")
@@ -282,9 +346,19 @@ def reference() -> nbformat.NotebookNode:
 
 
 def the_class() -> dict[str, nbformat.NotebookNode]:
-    return {"blank1": released(), "blank2": released(), "ref": reference(), "amy": submission(AMY),
-            "bob": submission(BOB), "carl": submission(CARL), "dana": submission(DANA), "fay": submission(FAY),
-            "gus": submission(GUS), "hal": submission(HAL), "ivy": submission(IVY)}
+    return {
+        "blank1": released(),
+        "blank2": released(),
+        "ref": reference(),
+        "amy": submission(AMY),
+        "bob": submission(BOB),
+        "carl": submission(CARL),
+        "dana": submission(DANA),
+        "fay": submission(FAY),
+        "gus": submission(GUS),
+        "hal": submission(HAL),
+        "ivy": submission(IVY),
+    }
 
 
 def write_course(folder: Path, notebooks: dict[str, nbformat.NotebookNode]) -> Path:
@@ -338,8 +412,10 @@ def test_every_score_is_a_share_and_the_pairs_are_ranked(result):
         assert p.score == p.similarity_a, p
         assert not result.is_shown(p) or p.score >= result.threshold, p
         if p.score:
-            print(f"{p.score:.3f} {'shown' if result.is_shown(p) else '     '} {p.a:>6} {p.similarity_a:.3f} ~ "
-                  f"{p.b:<6} {p.similarity_b:.3f} {p.tokens_matched:4d}  {' '.join(p.tasks)}")
+            print(
+                f"{p.score:.3f} {'shown' if result.is_shown(p) else '     '} {p.a:>6} {p.similarity_a:.3f} ~ "
+                f"{p.b:<6} {p.similarity_b:.3f} {p.tokens_matched:4d}  {' '.join(p.tasks)}"
+            )
     scores = [p.score for p in result.pairs]
     assert scores == sorted(scores, reverse=True)
 
@@ -440,9 +516,15 @@ def hostile_page(tmp_path_factory):
     for cell in mallory.cells:
         if cell.metadata.get("nbgrader", {}).get("grade_id") == "loss_and_accuracy":
             cell.metadata["nbgrader"]["grade_id"] = "loss<script>alert(4)</script>"  # students can edit metadata
-    folder = write_course(tmp_path_factory.mktemp("hostile") / "course", {
-        "mallory": mallory, HOSTILE_ID: submission(_with_first_line(BOB, OTHER_HOSTILE_LINE)),
-        "=HYPERLINK(1)": submission(_with_first_line(AMY, HOSTILE_LINE)), "blank": released()})
+    folder = write_course(
+        tmp_path_factory.mktemp("hostile") / "course",
+        {
+            "mallory": mallory,
+            HOSTILE_ID: submission(_with_first_line(BOB, OTHER_HOSTILE_LINE)),
+            "=HYPERLINK(1)": submission(_with_first_line(AMY, HOSTILE_LINE)),
+            "blank": released(),
+        },
+    )
     result = similarity.analyse(folder, A)
     page, table = similarity_page.write(folder, result)
     return result, page.read_text(), table
@@ -465,8 +547,11 @@ def test_the_page_keeps_student_text_inert(hostile_page):
     # nothing from elsewhere: the only links are the page's own anchors
     refs = [v for _, attrs in parser.tags for k, v in attrs.items() if k in ("src", "href", "action")]
     assert refs and all(v.startswith("#pair-") for v in refs)
-    policy = next(attrs["content"] for tag, attrs in parser.tags
-                  if tag == "meta" and attrs.get("http-equiv") == "Content-Security-Policy")
+    policy = next(
+        attrs["content"]
+        for tag, attrs in parser.tags
+        if tag == "meta" and attrs.get("http-equiv") == "Content-Security-Policy"
+    )
     assert policy.startswith("default-src 'none';") and "script-src" not in policy
 
 
@@ -475,7 +560,7 @@ def test_the_page_marks_the_matches_side_by_side(course, result):
     page, _ = similarity_page.write(course, result)
     html = page.read_text()
     assert page == course / "similarity" / f"{A}.html" and html.count('<section id="pair-') == len(result.shown)
-    first = html[html.index('<section id="pair-1">'):html.index('<section id="pair-2">')]
+    first = html[html.index('<section id="pair-1">') : html.index('<section id="pair-2">')]
     assert "amy" in first and "bob" in first and first.count("<h4>") == 4 and "<mark>" in first
     assert "n_dig" in first and "seqs" in first
 
@@ -506,19 +591,28 @@ def test_the_command_prints_the_top_pairs(course, run_course):
     assert f"page: {course / 'similarity' / (A + '.html')}" in out and (course / "similarity" / f"{A}.csv").is_file()
 
 
-@pytest.mark.parametrize("case, expected", [
-    ("unknown", "unknown assignment '02_nope'"),
-    ("no submission", "there is no graded submission of 01_rnn"),
-    ("one submission", "there is no pair to compare"),
-    ("threshold", "the threshold is a share"),
-    ("not a course", "is not a course directory yet"),
-])
+@pytest.mark.parametrize(
+    "case, expected",
+    [
+        ("unknown", "unknown assignment '02_nope'"),
+        ("no submission", "there is no graded submission of 01_rnn"),
+        ("one submission", "there is no pair to compare"),
+        ("threshold", "the threshold is a share"),
+        ("not a course", "is not a course directory yet"),
+    ],
+)
 def test_the_command_errors_in_one_sentence(tmp_path, run_course, case, expected):
     """Does each mistake end in a one-sentence error, with no traceback?"""
     folder = tmp_path / "course"
     if case != "not a course":
-        write_course(folder, {"amy": submission(AMY)} if case == "one submission" else
-                     {} if case == "no submission" else {"amy": submission(AMY), "bob": submission(BOB)})
+        write_course(
+            folder,
+            {"amy": submission(AMY)}
+            if case == "one submission"
+            else {}
+            if case == "no submission"
+            else {"amy": submission(AMY), "bob": submission(BOB)},
+        )
     args = ["similarity", "02_nope" if case == "unknown" else A, "--course-dir", folder]
     _, err = run_course(args + (["--threshold", "1.5"] if case == "threshold" else []), retcode=1)
     assert_one_sentence_error(err)
@@ -561,6 +655,8 @@ def test_a_class_of_100_is_compared_pair_by_pair(tmp_path):
     analysed = time.perf_counter()
     page, table = similarity_page.write(folder, result)
     done = time.perf_counter()
-    print(f"\n100 submissions, {len(result.pairs)} pairs, {len(result.shown)} shown: "
-          f"analysis {analysed - started:.1f} s, page and CSV {done - analysed:.1f} s")
+    print(
+        f"\n100 submissions, {len(result.pairs)} pairs, {len(result.shown)} shown: "
+        f"analysis {analysed - started:.1f} s, page and CSV {done - analysed:.1f} s"
+    )
     assert len(result.pairs) == 4950 and page.is_file() and table.is_file()

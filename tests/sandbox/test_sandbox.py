@@ -9,17 +9,17 @@ import nbformat
 from nbformat.v4 import new_code_cell, new_notebook
 
 from instructor import sandbox
+from instructor.paths import REPO_ROOT, SOLUTIONS
 from instructor.sandbox import command, scratch
 from instructor.sandbox import probe as sandbox_probe
 from instructor.sandbox import run as sandbox_run
-from instructor.paths import REPO_ROOT, SOLUTIONS
 from tests.system import require_sandbox
 
 PROBE = f"""\
 import os, socket
 print('uid', os.getuid())
 print('solutions', os.path.exists({str(SOLUTIONS)!r}))
-print('repo tests', os.path.exists({str(REPO_ROOT / 'tests')!r}))
+print('repo tests', os.path.exists({str(REPO_ROOT / "tests")!r}))
 print('root home', os.path.exists('/root/.bashrc'))
 print('secret', os.environ.get('COURSE_SANDBOX_PROBE_SECRET'))
 print('pids', sorted(int(p) for p in os.listdir('/proc') if p.isdigit())[:3])
@@ -36,7 +36,10 @@ def test_kernel_runs_as_its_own_user_without_network_files_or_secrets(monkeypatc
     environment?"""
     isolation = require_sandbox()
     monkeypatch.setenv("COURSE_SANDBOX_PROBE_SECRET", "do-not-show")
-    nb = new_notebook(cells=[new_code_cell(PROBE)], metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}})
+    nb = new_notebook(
+        cells=[new_code_cell(PROBE)],
+        metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
+    )
     run = sandbox.run_notebook(nb, [], sandbox.Limits(cell_timeout=20, notebook_budget=60), isolation)
     assert run.status == "ok", run.log
     text = "".join(o.get("text", "") for o in run.notebook.cells[0].outputs)
@@ -96,15 +99,17 @@ for name in ('course.runtime', 'course.cipher_data', 'instructor', 'instructor.g
         print(name, 'imported')
     except ImportError:
         print(name, 'missing')
-print('grader source', os.path.exists({str(REPO_ROOT / 'instructor' / 'grading')!r}))
+print('grader source', os.path.exists({str(REPO_ROOT / "instructor" / "grading")!r}))
 """
 
 
 def test_kernel_sees_the_student_package_and_not_the_grader():
     """Does a kernel in the sandbox import the student package, and neither the grader nor the data builder?"""
     isolation = require_sandbox()
-    nb = new_notebook(cells=[new_code_cell(GRADER_PROBE)],
-                      metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}})
+    nb = new_notebook(
+        cells=[new_code_cell(GRADER_PROBE)],
+        metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
+    )
     run = sandbox.run_notebook(nb, [], sandbox.Limits(cell_timeout=20, notebook_budget=60), isolation)
     assert run.status == "ok", run.log
     text = "".join(o.get("text", "") for o in run.notebook.cells[0].outputs)
@@ -120,12 +125,13 @@ def test_grader_installed_in_the_venv_is_covered(monkeypatch, tmp_path):
     args = command.bwrap_args([str(tmp_path / "venv")], {})
     for name in ("instructor", "course_data"):
         at = args.index(str(site / name))
-        assert args[at - 1] == "--tmpfs" and args[at + 1:at + 3] == ["--remount-ro", str(site / name)]
+        assert args[at - 1] == "--tmpfs" and args[at + 1 : at + 3] == ["--remount-ro", str(site / name)]
     assert command.hidden([str(tmp_path / "elsewhere")]) == []  # an editable install lives outside the venv
 
 
 def test_a_venv_under_tmp_is_seen_inside(monkeypatch):
-    """Does a read-only root under the host's /tmp (a venv or clone made there) show inside, with /tmp still writable?"""
+    """Does a read-only root under the host's /tmp (a venv or clone made there) show inside, with /tmp still
+    writable?"""
     import shutil
     import tempfile
 
@@ -136,10 +142,14 @@ def test_a_venv_under_tmp_is_seen_inside(monkeypatch):
         root.chmod(0o755)
         roots = command.readonly_roots()
         monkeypatch.setattr(command, "readonly_roots", lambda: sorted({*roots, str(root)}))
-        probe = (f"print(open({str(root / 'marker.txt')!r}).read())\n"
-                 "open('/tmp/scratch.txt', 'w').write('ok')\nprint(open('/tmp/scratch.txt').read())")
-        nb = new_notebook(cells=[new_code_cell(probe)],
-                          metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}})
+        probe = (
+            f"print(open({str(root / 'marker.txt')!r}).read())\n"
+            "open('/tmp/scratch.txt', 'w').write('ok')\nprint(open('/tmp/scratch.txt').read())"
+        )
+        nb = new_notebook(
+            cells=[new_code_cell(probe)],
+            metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
+        )
         run = sandbox.run_notebook(nb, [], sandbox.Limits(cell_timeout=20, notebook_budget=60), isolation)
         assert run.status == "ok", run.log
         assert "".join(o.get("text", "") for o in run.notebook.cells[0].outputs).split() == ["seen", "ok"]
@@ -172,8 +182,19 @@ def test_a_sandbox_that_did_not_start_is_retried(course_repo, tmp_path, run_cour
     import shutil
 
     shutil.copy(course_repo / "solutions/01_toy/01_toy.ipynb", subs)
-    args = ["grade", tmp_path / "subs", "--course-dir", tmp_path / "cd", "--root", course_repo, "--assignment", "01_toy"]
-    monkeypatch.setattr(command, "readonly_roots", lambda: [str(REPO_ROOT / "course")])  # after detect(): a run-time break
+    args = [
+        "grade",
+        tmp_path / "subs",
+        "--course-dir",
+        tmp_path / "cd",
+        "--root",
+        course_repo,
+        "--assignment",
+        "01_toy",
+    ]
+    monkeypatch.setattr(
+        command, "readonly_roots", lambda: [str(REPO_ROOT / "course")]
+    )  # after detect(): a run-time break
     out, _ = run_course(args)
     assert "not graded: the grader failed on this submission (the sandbox did not start" in out, out
     monkeypatch.undo()
@@ -195,15 +216,34 @@ def test_grading_works_with_an_interpreter_under_tmp(course_repo, tmp_path):
         if sys.prefix != sys.base_prefix:  # a venv: the same files, hard-linked (fast, no download)
             subprocess.run(["cp", "-al", sys.prefix, str(env_dir)], check=True)
         else:  # packages installed into the base Python: a venv that sees them
-            subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", str(env_dir)], check=True)
+            subprocess.run(
+                [sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", str(env_dir)], check=True
+            )
         python = env_dir / "bin" / "python"
-        assert subprocess.run([python, "-c", "import sys; print(sys.prefix)"], capture_output=True,
-                              text=True, check=True).stdout.strip() == str(env_dir)
+        assert subprocess.run(
+            [python, "-c", "import sys; print(sys.prefix)"], capture_output=True, text=True, check=True
+        ).stdout.strip() == str(env_dir)
         subs = tmp_path / "subs" / "ref" / "01_toy"
         subs.mkdir(parents=True)
         shutil.copy(course_repo / "solutions/01_toy/01_toy.ipynb", subs)
-        done = subprocess.run([python, "-m", "instructor", "grade", tmp_path / "subs", "--course-dir", tmp_path / "cd",
-                               "--root", course_repo, "--assignment", "01_toy"], capture_output=True, text=True, timeout=600)
+        done = subprocess.run(
+            [
+                python,
+                "-m",
+                "instructor",
+                "grade",
+                tmp_path / "subs",
+                "--course-dir",
+                tmp_path / "cd",
+                "--root",
+                course_repo,
+                "--assignment",
+                "01_toy",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
         out = done.stdout + done.stderr
         assert done.returncode == 0, out[-2000:]
         assert any(line.split()[:5] == ["ref", "01_toy", "2", "/", "2"] for line in out.splitlines()), out
@@ -222,12 +262,18 @@ def test_a_sandbox_cannot_fill_the_disk_and_leaves_nothing_behind():
     (dead / "work").mkdir(parents=True, exist_ok=True)
     (dead / "work" / "notebook.ipynb").write_text("hidden tests")
     free_before = sh.disk_usage(tempfile.gettempdir()).free
-    fill = ("import os\nwritten = 0\ntry:\n    with open('/sandbox/work/fill.bin', 'wb') as f:\n"
-            "        for _ in range(2000):\n            f.write(b'x' * 2**20); f.flush(); written += 1\n"
-            "except OSError as err:\n    print('stopped', err.errno)\nprint('MB', written)")
-    nb = new_notebook(cells=[new_code_cell(fill)],
-                      metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}})
-    run = sandbox.run_notebook(nb, [], sandbox.Limits(cell_timeout=60, notebook_budget=90, disk_mb=128, file_mb=1024), isolation)
+    fill = (
+        "import os\nwritten = 0\ntry:\n    with open('/sandbox/work/fill.bin', 'wb') as f:\n"
+        "        for _ in range(2000):\n            f.write(b'x' * 2**20); f.flush(); written += 1\n"
+        "except OSError as err:\n    print('stopped', err.errno)\nprint('MB', written)"
+    )
+    nb = new_notebook(
+        cells=[new_code_cell(fill)],
+        metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
+    )
+    run = sandbox.run_notebook(
+        nb, [], sandbox.Limits(cell_timeout=60, notebook_budget=90, disk_mb=128, file_mb=1024), isolation
+    )
     assert run.status == "ok", run.log
     text = "".join(o.get("text", "") for o in run.notebook.cells[0].outputs)
     assert "stopped 28" in text, text  # ENOSPC
@@ -252,10 +298,17 @@ def test_busy_processes_leave_the_student_beside_them_their_speed(tmp_path):
 
         missing("the cpu cgroup controller")
     kernel = {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}}
-    busy = new_notebook(cells=[new_code_cell(
-        "import multiprocessing as mp, time\ndef spin():\n    end = time.time() + 15\n    while time.time() < end: pass\n"
-        "procs = [mp.Process(target=spin) for _ in range(40)]\n[p.start() for p in procs]\n[p.join() for p in procs]")],
-        metadata=kernel)
+    busy = new_notebook(
+        cells=[
+            new_code_cell(
+                "import multiprocessing as mp, time\n"
+                "def spin():\n    end = time.time() + 15\n    while time.time() < end: pass\n"
+                "procs = [mp.Process(target=spin) for _ in range(40)]\n"
+                "[p.start() for p in procs]\n[p.join() for p in procs]"
+            )
+        ],
+        metadata=kernel,
+    )
     honest = nbformat.read(str(notebook_path("01_rnn", SOLUTIONS)), as_version=4)
     limits = sandbox.Limits(cell_timeout=60, notebook_budget=120)
 
@@ -302,14 +355,21 @@ def test_figures_and_text_have_budgets_of_their_own():
     from instructor.grading.preprocessors.cap_output_bytes import CapOutputBytes
 
     isolation = require_sandbox()
-    nb = new_notebook(cells=[new_code_cell(FIGURES)], metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}})
+    nb = new_notebook(
+        cells=[new_code_cell(FIGURES)],
+        metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
+    )
     run = sandbox.run_notebook(nb, [], sandbox.Limits(cell_timeout=20, notebook_budget=60), isolation)
     outputs = run.notebook.cells[0].outputs
     assert [o.output_type for o in outputs] == ["display_data", "stream"], outputs
     assert len(outputs[0]["data"]["image/png"]) == 300_000 and "output cut" in outputs[1]["text"]
     # the same budgets once more outside, where the returned notebook is scored and shown
-    many = new_notebook(cells=[new_code_cell("", outputs=[nbformat.v4.new_output(
-        "display_data", data={"image/png": "B" * 900_000})]) for _ in range(6)])
+    many = new_notebook(
+        cells=[
+            new_code_cell("", outputs=[nbformat.v4.new_output("display_data", data={"image/png": "B" * 900_000})])
+            for _ in range(6)
+        ]
+    )
     kept, _ = CapOutputBytes()(many, {})
     assert sum(o.output_type == "display_data" for c in kept.cells for o in c.outputs) == 4  # 4 MB a notebook
 
@@ -328,10 +388,12 @@ SHAPED = [
 def test_the_line_that_fails_a_cell_stays_in_it():
     """Does an error (or stderr) stay in the cell however the kernel pads, captures or clears its output?"""
     isolation = require_sandbox()
-    nb = new_notebook(cells=[new_code_cell(code) for code in SHAPED],
-                      metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}})
+    nb = new_notebook(
+        cells=[new_code_cell(code) for code in SHAPED],
+        metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
+    )
     run = sandbox.run_notebook(nb, [], sandbox.Limits(cell_timeout=30, notebook_budget=90), isolation)
-    for code, cell in zip(SHAPED, run.notebook.cells):
+    for code, cell in zip(SHAPED, run.notebook.cells, strict=True):
         kinds = [(o.output_type, o.get("name")) for o in cell.outputs]
         assert ("error", None) in kinds or ("stream", "stderr") in kinds, (code, kinds)
     assert "the test failed" in run.notebook.cells[0].outputs[-1]["evalue"]
@@ -376,7 +438,10 @@ def test_the_kernel_cannot_write_the_result(monkeypatch):
         return ends
 
     monkeypatch.setattr(sandbox_run.os, "pipe", recorded_pipe)
-    nb = new_notebook(cells=[new_code_cell(CHANNEL)], metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}})
+    nb = new_notebook(
+        cells=[new_code_cell(CHANNEL)],
+        metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
+    )
     run = sandbox.run_notebook(nb, [], sandbox.Limits(cell_timeout=20, notebook_budget=60), isolation)
     assert run.status == "ok", run.log  # the real result came back, not the forged (cell-less) one
     assert len(run.notebook.cells) == 1
@@ -385,7 +450,8 @@ def test_the_kernel_cannot_write_the_result(monkeypatch):
     assert not any(f"wrote to pipe {inode}\n" in text for inode in channels) and "unreachable" in text, text
 
 
-EXECUTOR = """
+EXECUTOR = (
+    """
 import errno, os
 def status(pid):
     return dict(line.split(':', 1) for line in open(f'/proc/{pid}/status').read().splitlines())
@@ -397,7 +463,8 @@ def tried(what, action):
         print(what, errno.errorcode.get(err.errno, err.errno))
 me = status('self')
 print('kernel uid', os.getuid(), 'gid', os.getgid(), 'groups', os.getgroups())
-print('kernel caps', *(int(me[k], 16) for k in ('CapInh', 'CapPrm', 'CapEff', 'CapBnd', 'CapAmb')), 'nnp', me['NoNewPrivs'].strip())
+print('kernel caps', *(int(me[k], 16) for k in ('CapInh', 'CapPrm', 'CapEff', 'CapBnd', 'CapAmb')), """  # one code line
+    """'nnp', me['NoNewPrivs'].strip())
 pid = os.getppid()  # the kernel's parent: the executor (setpriv exec'd the kernel)
 assert b'executor.py' in open(f'/proc/{pid}/cmdline', 'rb').read()
 it = status(pid)
@@ -419,6 +486,7 @@ tried('notebook', lambda: open('/sandbox/out/notebook.ipynb').read())
 tried('work', lambda: open('/sandbox/work/mine.txt', 'w').write('x'))
 tried('home', lambda: open(os.path.expanduser('~/mine.txt'), 'w').write('x'))
 """
+)
 
 
 def test_the_kernel_cannot_reach_the_executor():
@@ -426,7 +494,10 @@ def test_the_kernel_cannot_reach_the_executor():
     /proc files (fds, memory, environment) or write where its files are, while its own folders stay writable;
     and does the executor keep only CAP_KILL once the kernel runs?"""
     isolation = require_sandbox()
-    nb = new_notebook(cells=[new_code_cell(EXECUTOR)], metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}})
+    nb = new_notebook(
+        cells=[new_code_cell(EXECUTOR)],
+        metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
+    )
     run = sandbox.run_notebook(nb, [], sandbox.Limits(cell_timeout=20, notebook_budget=60), isolation)
     assert run.status == "ok", run.log
     outputs = run.notebook.cells[0].outputs
@@ -465,9 +536,12 @@ def test_the_values_checks_send_have_a_budget_of_their_own():
 
     isolation = require_sandbox()
     kernel = {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}}
-    nb = new_notebook(cells=[new_code_cell(VALUES), new_code_cell(VALUES), new_code_cell("print('still here')")],
-                      metadata=kernel)
-    limits = sandbox.Limits(cell_timeout=20, notebook_budget=60, cell_values_bytes=400_000, notebook_values_bytes=600_000)
+    nb = new_notebook(
+        cells=[new_code_cell(VALUES), new_code_cell(VALUES), new_code_cell("print('still here')")], metadata=kernel
+    )
+    limits = sandbox.Limits(
+        cell_timeout=20, notebook_budget=60, cell_values_bytes=400_000, notebook_values_bytes=600_000
+    )
     run = sandbox.run_notebook(nb, [], limits, isolation)
     assert run.status == "ok", run.log
     first, second, third = (c.outputs for c in run.notebook.cells)
@@ -494,8 +568,10 @@ def test_a_message_that_does_not_decode_does_not_end_the_run():
     """Does the executor pass over a message from the kernel that does not decode (forged, or half sent by a
     kernel at its process limit), instead of ending without a result?"""
     isolation = require_sandbox()
-    nb = new_notebook(cells=[new_code_cell(UNDECODABLE), new_code_cell("print('next')")],
-                      metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}})
+    nb = new_notebook(
+        cells=[new_code_cell(UNDECODABLE), new_code_cell("print('next')")],
+        metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
+    )
     run = sandbox.run_notebook(nb, [], sandbox.Limits(cell_timeout=20, notebook_budget=60), isolation)
     assert run.status == "ok", run.log
     assert [[o.get("text") for o in c.outputs] for c in run.notebook.cells] == [["after\n"], ["next\n"]]
@@ -526,8 +602,9 @@ def test_a_deeply_nested_output_is_dropped_not_the_run():
     while the run goes on and the next cell's output is kept?"""
     isolation = require_sandbox()
     cells = [new_code_cell(DEEP), new_code_cell(DEEP_VERDICTS), new_code_cell("print('still here')")]
-    nb = new_notebook(cells=cells,
-                      metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}})
+    nb = new_notebook(
+        cells=cells, metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}}
+    )
     run = sandbox.run_notebook(nb, [], sandbox.Limits(cell_timeout=20, notebook_budget=60), isolation)
     assert run.status == "ok", run.log
     first, verdicts, last = (c.outputs for c in run.notebook.cells)

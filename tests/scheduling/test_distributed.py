@@ -23,7 +23,9 @@ def toy(tmp_path_factory):
 
 
 def _scores(out: str) -> dict:
-    return {tuple(line.split()[:2]): line.split()[2] for line in out.splitlines() if line.startswith(("ref ", "blank "))}
+    return {
+        tuple(line.split()[:2]): line.split()[2] for line in out.splitlines() if line.startswith(("ref ", "blank "))
+    }
 
 
 def test_jobs_grade_on_local_dask_workers(toy, run_course, tmp_path):
@@ -42,8 +44,9 @@ def test_scheduler_grades_on_a_separately_started_cluster(toy, run_course, tmp_p
     require_sandbox()  # `course grade` refuses to grade without it
     tmp, root = toy
     with Cluster(tmp_path / "cluster", workers=1) as address:
-        out, _ = run_course(["grade", tmp / "subs", "--course-dir", tmp_path / "ws", "--root", root,
-                             "--scheduler", address])
+        out, _ = run_course(
+            ["grade", tmp / "subs", "--course-dir", tmp_path / "ws", "--root", root, "--scheduler", address]
+        )
     assert _scores(out) == EXPECTED, out
 
 
@@ -52,8 +55,10 @@ def test_no_scheduler_is_one_sentence(toy, run_course, tmp_path, monkeypatch):
     require_sandbox()  # `course grade` refuses to grade without it
     tmp, root = toy
     monkeypatch.setattr(dispatch, "CONNECT_TIMEOUT", "2s")
-    _, err = run_course(["grade", tmp / "subs", "--course-dir", tmp_path / "ws", "--root", root,
-                         "--scheduler", "tcp://127.0.0.1:9"], retcode=1)
+    _, err = run_course(
+        ["grade", tmp / "subs", "--course-dir", tmp_path / "ws", "--root", root, "--scheduler", "tcp://127.0.0.1:9"],
+        retcode=1,
+    )
     lines = [line for line in err.splitlines() if line.strip()]
     assert len(lines) == 1 and "no Dask scheduler answers at tcp://127.0.0.1:9" in lines[0], err
 

@@ -19,10 +19,14 @@ from tests.hostile.cases import FORGED_RESULT
 from tests.system import require_sandbox
 
 A = "01_rnn"
-BUSY = ("import multiprocessing as mp, time\ndef spin():\n    end = time.time() + 20\n    while time.time() < end: pass\n"
-        "procs = [mp.Process(target=spin) for _ in range(40)]\n[p.start() for p in procs]\n[p.join() for p in procs]")
-FILL = ("try:\n    with open('/sandbox/work/fill.bin', 'wb') as f:\n        while True:\n"
-        "            f.write(b'x' * 2**20); f.flush()\nexcept OSError:\n    pass")
+BUSY = (
+    "import multiprocessing as mp, time\ndef spin():\n    end = time.time() + 20\n    while time.time() < end: pass\n"
+    "procs = [mp.Process(target=spin) for _ in range(40)]\n[p.start() for p in procs]\n[p.join() for p in procs]"
+)
+FILL = (
+    "try:\n    with open('/sandbox/work/fill.bin', 'wb') as f:\n        while True:\n"
+    "            f.write(b'x' * 2**20); f.flush()\nexcept OSError:\n    pass"
+)
 
 
 def _write(folder, nb=None, raw=None):
@@ -58,8 +62,13 @@ def test_offenders_beside_honest_students_with_two_jobs(tmp_path, run_course):
     out, _ = run_course(["grade", subs, "--course-dir", tmp_path / "cd", "--jobs", "2"])
     found = [json.loads(p.read_text()) for p in (tmp_path / "cd" / "results").rglob("*.json")]
     by_student = {r["student"]: r for r in found}
-    print("\n" + "\n".join(f"{r['student']}: {r['status']} {r['score']} in {r['seconds']} s ({r['reason'][:60]})"
-                             for r in sorted(found, key=lambda r: r["student"])))
+    print(
+        "\n"
+        + "\n".join(
+            f"{r['student']}: {r['status']} {r['score']} in {r['seconds']} s ({r['reason'][:60]})"
+            for r in sorted(found, key=lambda r: r["student"])
+        )
+    )
     for name in ("amy", "bob", "cat", "dan"):
         honest = by_student[name]
         assert (honest["status"], honest["score"]) == ("graded", 9.0), honest
@@ -70,6 +79,8 @@ def test_offenders_beside_honest_students_with_two_jobs(tmp_path, run_course):
     # its forged result file is never read (the result comes down a pipe) and its kill of the executor fails (another
     # uid): graded on its own answers, flagged for the attempt
     forger = by_student["forger"]
-    assert (forger["status"], forger["score"]) == ("flagged", 9.0) and "processes or signals" in forger["reason"], forger
+    assert (forger["status"], forger["score"]) == ("flagged", 9.0) and "processes or signals" in forger["reason"], (
+        forger
+    )
     assert by_student["nester"]["status"] == "not graded" and "levels deep" in by_student["nester"]["reason"]
     assert by_student["josé"]["status"] == "not graded" and "not a valid student id" in by_student["josé"]["reason"]

@@ -6,12 +6,12 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-import matplotlib.pyplot as plt  # noqa: E402
-import mygrad as mg  # noqa: E402
-import numpy as np  # noqa: E402
-import pytest  # noqa: E402
+import matplotlib.pyplot as plt
+import mygrad as mg
+import numpy as np
+import pytest
 
-from course.figures.attention import draw_attention, show_attention  # noqa: E402
+from course.figures.attention import draw_attention, show_attention
 
 
 def _ticks(labels) -> list[str]:

@@ -80,7 +80,9 @@ def test_explorers_skip_headless_with_one_line(monkeypatch, capsys, env):
 def test_explorers_skip_without_ipywidgets(watched, monkeypatch, capsys):
     """Without ipywidgets: one line that says how to install it, and no error?"""
     real = explorers.importlib.util.find_spec
-    monkeypatch.setattr(explorers.importlib.util, "find_spec", lambda name: None if name == "ipywidgets" else real(name))
+    monkeypatch.setattr(
+        explorers.importlib.util, "find_spec", lambda name: None if name == "ipywidgets" else real(name)
+    )
     assert explorers.cipher_explorer(*_cipher_parts()) is None
     out, err = capsys.readouterr()
     assert "ipywidgets" in out and len(out.splitlines()) == 1 and err == ""
@@ -124,8 +126,12 @@ def test_cipher_explorer_answers_a_message_a_layer_and_a_head(watched):
     assert "#c62828" in parts["text"].value  # the e's came back as x's: marked
     assert "4 of 7 right" in parts["text"].value
     pictures = [parts["picture"].value]
-    for widget, value in ((parts["head"], 2), (parts["layer"], 1), (parts["panel"], "cross"),
-                          (parts["message"], "hello world")):
+    for widget, value in (
+        (parts["head"], 2),
+        (parts["layer"], 1),
+        (parts["panel"], "cross"),
+        (parts["message"], "hello world"),
+    ):
         widget.value = value
         assert parts["picture"].value not in pictures, f"no new picture after {widget.description} = {value!r}"
         pictures.append(parts["picture"].value)
@@ -155,8 +161,9 @@ def test_explorer_cell_of_the_solution_shows_a_widget_in_a_watched_quick_run(ass
     for name in ("CI", "NBGRADER_EXECUTION"):
         os.environ.pop(name, None)
     try:
-        NotebookClient(nb, timeout=300, kernel_name="python3",
-                       resources={"metadata": {"path": str(SOLUTIONS / assignment)}}).execute()
+        NotebookClient(
+            nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(SOLUTIONS / assignment)}}
+        ).execute()
     finally:
         os.environ.clear()
         os.environ.update(saved)
@@ -164,6 +171,11 @@ def test_explorer_cell_of_the_solution_shows_a_widget_in_a_watched_quick_run(ass
     kinds = [o.output_type for o in cell.outputs]
     assert kinds == ["execute_result"], cell.outputs
     assert "application/vnd.jupyter.widget-view+json" in cell.outputs[0].data
-    stderr = [o.text for c in nb.cells if c.cell_type == "code" for o in c.outputs
-              if o.output_type == "stream" and o.name == "stderr"]
+    stderr = [
+        o.text
+        for c in nb.cells
+        if c.cell_type == "code"
+        for o in c.outputs
+        if o.output_type == "stream" and o.name == "stderr"
+    ]
     assert not stderr, stderr

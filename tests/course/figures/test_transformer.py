@@ -62,8 +62,14 @@ def test_show_attention_maps_draws_the_three_attentions_of_a_message(shown):
         w = rng.random((2, 4, queries, keys)).astype(np.float32)
         return w / w.sum(axis=-1, keepdims=True)
 
-    maps = {"decrypted": decrypted, "source": [*secret, "END"], "decoder_input": ["START", *decrypted],
-            "encoder": weights(T, T), "decoder_self": weights(t, t), "cross": weights(t, T)}
+    maps = {
+        "decrypted": decrypted,
+        "source": [*secret, "END"],
+        "decoder_input": ["START", *decrypted],
+        "encoder": weights(T, T),
+        "decoder_self": weights(t, t),
+        "cross": weights(t, T),
+    }
     pictures.show_attention_maps(maps)
     (fig,) = shown
     panels = [ax for ax in fig.axes if ax.images]  # the colour bar is an axes too

@@ -11,6 +11,7 @@ FLOORS = [
     ["__main__"],
     ["cli"],
     ["demo", "bench", "hub"],
+    ["term"],
     ["scheduling"],
     ["authoring"],
     ["settings"],

@@ -12,7 +12,7 @@ from instructor.errors import CourseError
 from instructor.hub import privileged
 from instructor.reporting.table import format_table
 from instructor.sandbox import Limits
-from instructor.scheduling.grade_course import GradeRequest, grade_course
+from instructor.term.grade_course import GradeRequest, grade_course
 
 NAME = "grade"
 HELP = "Autograde the collected submissions (or a folder of them), each in a sandbox, and print the grade table."

@@ -208,7 +208,7 @@ REFUSAL = (
 def test_course_grade_refuses_where_no_limit_can_be_set(monkeypatch, run_course, tmp_path):
     """Where no memory and process limit can be set, does `course grade` refuse in one sentence, and go on
     with --no-limits (before: it graded, the isolation line saying "processes unlimited")?"""
-    from instructor.scheduling import grade_course
+    from instructor.term import grade_course
 
     monkeypatch.setattr(cgroup, "layout", lambda: NO_CGROUPS)
     monkeypatch.setattr(sandbox, "detect", lambda: sandbox.Isolation("bubblewrap", "bubblewrap: ...", True, False))

@@ -50,10 +50,11 @@ def verbs() -> dict[str, set[str]]:
 
 
 def _code(text: str) -> list[str]:
-    """Every line of every code block, and every inline code span outside them."""
+    """Every line of every code block but ``text`` (output), and every inline code span outside them."""
     found = []
-    for block in re.findall(r"```[^\n]*\n(.*?)```", text, flags=re.S):
-        found += block.splitlines()
+    for language, block in re.findall(r"```([^\n]*)\n(.*?)```", text, flags=re.S):
+        if language.strip() != "text":  # a text block is what a command printed, not a command to run
+            found += block.splitlines()
     prose = re.sub(r"```.*?```", "", text, flags=re.S)
     found += re.findall(r"``?([^`\n]+)``?", prose)
     return found

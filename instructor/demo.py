@@ -18,7 +18,6 @@ import time
 from pathlib import Path
 
 from instructor import sandbox
-from instructor.authoring.judge_report import judged_lines
 from instructor.authoring.release import release
 from instructor.authoring.to_course_dir import into_course_dir
 from instructor.authoring.trial import run_trial
@@ -26,6 +25,7 @@ from instructor.cells import read
 from instructor.coursedir import directory
 from instructor.coursedir.course_dir import CourseDir
 from instructor.errors import CourseError
+from instructor.grading.checks.judge_report import judged_lines
 from instructor.grading.intake import find_submissions
 from instructor.grading.submission import Status
 from instructor.paths import REPO_ROOT, notebook_path

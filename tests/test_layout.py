@@ -6,18 +6,19 @@ import ast
 
 from instructor.paths import REPO_ROOT
 
-#: instructor's folders and modules, top floor first: each may import only what stands lower
+#: instructor's folders and modules, top floor first: each may import only what stands lower. The floors
+#: follow the pipeline: authoring (solutions -> release) below grading below reporting; above them the
+#: class's loop (scheduling) and the settings that wire the chains; the term's use cases on top
 FLOORS = [
     ["__main__"],
     ["cli"],
     ["demo", "bench", "hub"],
     ["term"],
-    ["scheduling"],
-    ["authoring"],
-    ["settings"],
+    ["scheduling", "settings"],
     ["reporting"],
     ["grading"],
-    ["coursedir", "sandbox"],
+    ["authoring"],
+    ["coursedir", "sandbox", "course_settings"],
     ["cells", "errors", "kernels", "paths", "terminal"],
 ]
 RANK = {unit: len(FLOORS) - i for i, floor in enumerate(FLOORS) for unit in floor}
@@ -72,3 +73,12 @@ def test_the_benchmark_does_not_import_the_tests():
         if any(n == "tests" or n.startswith("tests.") for n in _imports(p))
     ]
     assert offenders == []
+
+
+def test_the_floors_follow_the_pipeline():
+    """Do the floors keep the pipeline's order: authoring below grading below reporting below the class's loop
+    below the term's use cases, the settings that name no chain below authoring and those that wire the
+    chains above reporting?"""
+    assert RANK["authoring"] < RANK["grading"] < RANK["reporting"] < RANK["scheduling"] < RANK["term"]
+    assert RANK["course_settings"] < RANK["authoring"]
+    assert RANK["settings"] > RANK["reporting"]

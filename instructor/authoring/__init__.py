@@ -6,7 +6,6 @@
     library.py          a solution notebook's library cells as a module (bench, tests)
     release.py          solutions/ -> notebooks/ with nbgrader
     check.py            `course check`: drift, outputs, leaks, misplaced markers
-    judge_report.py     `course judge`: which checks the grader judges outside the kernel, and which it cannot
     leaks.py            the secret lines of a solution notebook
     bundle.py           what students receive
     to_course_dir.py    the assignments of a course directory: generated, recorded, due dates

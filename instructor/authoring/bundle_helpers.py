@@ -14,8 +14,8 @@ import shutil
 import tomllib
 from pathlib import Path
 
+from instructor.course_settings import VALIDATE_WIDTH
 from instructor.paths import REPO_ROOT
-from instructor.settings import VALIDATE_WIDTH
 
 #: The package the notebooks import, shipped whole.
 STUDENT_PACKAGE = "course"

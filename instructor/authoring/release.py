@@ -21,9 +21,9 @@ from traitlets.config import Config
 from instructor.authoring.figures import write_figures
 from instructor.authoring.given import sync_given
 from instructor.authoring.text_form import write_text_form
+from instructor.course_settings import configure_course
 from instructor.errors import CourseError
 from instructor.paths import existing_assignments, notebook_path
-from instructor.settings import configure
 
 
 def resolve_assignments(solutions: Path, requested=None) -> list[str]:
@@ -43,7 +43,7 @@ def generate(
     root: Path, assignment: str, source: str, release: str, database: bool = False, db_url: str | None = None
 ) -> None:
     """Run nbgrader's generate_assignment for one assignment, quietly (``db_url``: the gradebook to record it in)."""
-    cfg = configure(Config(), root, source=source, release=release)
+    cfg = configure_course(Config(), root, source=source, release=release)
     if db_url:
         cfg.CourseDirectory.db_url = db_url
     if not database:  # what nbgrader's --no-db flag sets

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from instructor.authoring.judge_report import report
 from instructor.cli.options import add_root, repository
+from instructor.grading.checks.judge_report import report
 
 NAME = "judge"
 HELP = "Show which checks of an assignment the grader judges outside the student's kernel, and which it cannot."

@@ -16,11 +16,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from instructor import sandbox
-from instructor.authoring.judge_report import judged_lines
 from instructor.authoring.to_course_dir import into_course_dir
 from instructor.coursedir import overrides, roster
 from instructor.coursedir.course_dir import CourseDir
 from instructor.errors import CourseError
+from instructor.grading.checks.judge_report import judged_lines
 from instructor.grading.intake import find_submissions, select
 from instructor.paths import existing_assignments
 from instructor.reporting.table import Grade, grades

@@ -12,11 +12,11 @@ import pytest
 from nbformat.v4 import new_code_cell, new_output
 
 from course.values import MAX_ELEMENTS, MIME, Opaque, decode, encode
-from instructor.authoring.judge_report import influence_report, run_reference, static_report
 from instructor.cells import hidden_lines, is_graded_test, read
 from instructor.grading.checks import worker
 from instructor.grading.checks.influence import influenced
 from instructor.grading.checks.judge import imported_names, trusted_imports
+from instructor.grading.checks.judge_report import influence_report, run_reference, static_report
 from instructor.grading.checks.notebook import judge_cell, notebook_imports, split_notebook
 from instructor.grading.checks.split import GIVEN, JUDGED, KERNEL_ASSERT, PROBE, plan
 from instructor.paths import SOLUTIONS, existing_assignments, notebook_path

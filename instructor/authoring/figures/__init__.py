@@ -38,12 +38,13 @@ from pathlib import Path
 from instructor.cells import read
 from instructor.errors import CourseError
 from instructor.paths import existing_assignments, notebook_path
-from instructor.reporting.feedback.preprocessors.inline_figures import FIGURE_IMAGE
 
 FOLDER = "figures"
-#: a markdown image of a figure file: ``![alt](figures/x.svg)`` (a title part, if any, is ignored);
-#: the feedback page inlines those matching :data:`FIGURE_IMAGE` (plain names ending in ``.svg``)
+#: a markdown image of a figure file: ``![alt](figures/x.svg)`` (a title part, if any, is ignored)
 IMAGE = re.compile(r"!\[[^\]]*\]\(\s*<?(figures/[^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
+#: those of :data:`IMAGE` the feedback page can carry (a plain name ending in ``.svg``, no title):
+#: :mod:`instructor.reporting.feedback.preprocessors.inline_figures` puts the file's bytes in place of group 2
+FIGURE_IMAGE = re.compile(r"(!\[[^\]]*\]\(\s*)(figures/[A-Za-z0-9_.-]+\.svg)(\s*\))")
 _CREATOR = re.compile(rb"Matplotlib v([0-9][^,<\s]*)")
 _TEXT = re.compile(rb"<text\b[^>]*>(.*?)</text>", re.S)
 

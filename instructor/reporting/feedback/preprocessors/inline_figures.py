@@ -24,8 +24,7 @@ from pathlib import Path
 from nbconvert.preprocessors import Preprocessor
 from traitlets import Bool
 
-#: a markdown image of a figure: ``![alt](figures/x.svg)``; group 1 is the path
-FIGURE_IMAGE = re.compile(r"(!\[[^\]]*\]\(\s*)(figures/[A-Za-z0-9_.-]+\.svg)(\s*\))")
+from instructor.authoring.figures import FIGURE_IMAGE
 
 
 def course_folders(config, resources) -> list[Path]:

@@ -11,7 +11,9 @@
   a dense layer's forward pass, the simple cell's recurrence);
 * :mod:`course.layers`: MyNN's ``dense`` with a one-operation forward pass;
 * :mod:`course.recurrent`: notebook 01's ``RNN`` with its loop over time as
-  one operation, the ``RNN`` of notebooks 02 and 03.
+  one operation, the ``RNN`` of notebooks 02 and 03;
+* :mod:`course.checks`: what several test cells share (04's stand-in layers,
+  the small cases a later check runs an earlier task on first).
 
 Importing the package tunes the process for MyGrad training
 (:func:`course.runtime.tune_process`): glibc keeps freed memory for reuse

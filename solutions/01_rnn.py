@@ -659,15 +659,11 @@ print(accuracy_by_length(reverse_perfectly, 1, 5, n_per_length=10))  # five ones
 # %% course={"task": "accuracy_by_length"} nbgrader={"grade": true, "grade_id": "accuracy_by_length__one_batch_per_length", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 # Check that accuracy_by_length evaluates one batch of each length, min and max included
 # accuracy_by_length draws its batches with your generate_batch: first, that it gives what the oracles below invert
+from course.checks import reverses_digits
+
 x_drawn, target_drawn, digits_drawn = generate_batch(3, 3, 4)
 drawn_shapes = [np.shape(x_drawn), np.shape(target_drawn), np.shape(digits_drawn)]
-assert (
-    drawn_shapes == [(4, 4, 12), (4, 4), (3, 4)]
-    and np.array_equal(np.argmax(x_drawn[:-1], axis=-1), digits_drawn)
-    and np.array_equal(target_drawn[:-1], digits_drawn[::-1])
-    and np.all(target_drawn[-1] == 11)
-    and np.all(np.argmax(x_drawn[-1], axis=-1) == 11)
-), (
+assert reverses_digits(drawn_shapes, x_drawn, target_drawn, digits_drawn), (
     "accuracy_by_length draws its batches with your generate_batch, which fails here (shapes, the one-hot input, "
     "the reversed target or the end token): fix generate_batch (Part A) first"
 )
@@ -711,15 +707,11 @@ assert acc.shape == (1,) and np.allclose(acc, 1.0), "predict may return a MyGrad
 # %% course={"task": "accuracy_by_length"} jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "accuracy_by_length__whole_sequences", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 # Check that accuracy_by_length counts whole sequences and keeps the lengths apart
 # accuracy_by_length draws its batches with your generate_batch: first, that it gives what the oracles below invert
+from course.checks import reverses_digits
+
 x_drawn, target_drawn, digits_drawn = generate_batch(3, 3, 4)
 drawn_shapes = [np.shape(x_drawn), np.shape(target_drawn), np.shape(digits_drawn)]
-assert (
-    drawn_shapes == [(4, 4, 12), (4, 4), (3, 4)]
-    and np.array_equal(np.argmax(x_drawn[:-1], axis=-1), digits_drawn)
-    and np.array_equal(target_drawn[:-1], digits_drawn[::-1])
-    and np.all(target_drawn[-1] == 11)
-    and np.all(np.argmax(x_drawn[-1], axis=-1) == 11)
-), (
+assert reverses_digits(drawn_shapes, x_drawn, target_drawn, digits_drawn), (
     "accuracy_by_length draws its batches with your generate_batch, which fails here (shapes, the one-hot input, "
     "the reversed target or the end token): fix generate_batch (Part A) first"
 )

@@ -391,10 +391,9 @@ print("target:", target_demo, sep="\n")
 # %% course={"task": "seq2seq"} nbgrader={"grade": true, "grade_id": "seq2seq__greedy_decoding", "locked": true, "points": 2, "schema_version": 3, "solution": false}
 # Check that the decoder starts from the encoder's last state and <S>, then feeds back its own guesses
 # Seq2Seq feeds its guesses back through your one_hot_encode_prediction: first, that it works on scores like the decoder's
-guess_scores = np.zeros((1, 2, 12), dtype=np.float32)
-guess_scores[0, 0, 3], guess_scores[0, 1, 7] = 1.0, 2.0  # the best classes: 3 and 7
-guess_wanted = np.zeros((1, 2, 12), dtype=np.float32)
-guess_wanted[0, 0, 3] = guess_wanted[0, 1, 7] = 1.0
+from course.checks import guess_case
+
+guess_scores, guess_wanted = guess_case()  # one step's scores, best classes 3 and 7, and their one-hot guesses
 own_guess = mg.asarray(one_hot_encode_prediction(mg.tensor(guess_scores)))
 assert own_guess.dtype == np.float32 and np.array_equal(own_guess, guess_wanted), (
     "Seq2Seq feeds back the guesses of your one_hot_encode_prediction, which gives a wrong answer (or not float32) "
@@ -506,10 +505,9 @@ assert len({int(np.argmax(s[0, 0])) for s in inputs}) > 2, "internal check: the 
 # %% course={"task": "seq2seq"} jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "seq2seq__matches_reference", "locked": true, "points": 2, "schema_version": 3, "solution": false}
 # Check that Seq2Seq, with weights this check loads into its two RNNs, gives the scores of greedy decoding
 # Seq2Seq feeds its guesses back through your one_hot_encode_prediction: first, that it works on scores like the decoder's
-guess_scores = np.zeros((1, 2, 12), dtype=np.float32)
-guess_scores[0, 0, 3], guess_scores[0, 1, 7] = 1.0, 2.0  # the best classes: 3 and 7
-guess_wanted = np.zeros((1, 2, 12), dtype=np.float32)
-guess_wanted[0, 0, 3] = guess_wanted[0, 1, 7] = 1.0
+from course.checks import guess_case
+
+guess_scores, guess_wanted = guess_case()  # one step's scores, best classes 3 and 7, and their one-hot guesses
 own_guess = mg.asarray(one_hot_encode_prediction(mg.tensor(guess_scores)))
 assert own_guess.dtype == np.float32 and np.array_equal(own_guess, guess_wanted), (
     "Seq2Seq feeds back the guesses of your one_hot_encode_prediction, which gives a wrong answer (or not float32) "

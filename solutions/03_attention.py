@@ -625,20 +625,13 @@ assert W_alpha_weight.dtype == np.float32 and out_weight.dtype == np.float32, \
 # %% course={"task": "attention_seq2seq"} jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "attention_seq2seq__decoding", "locked": true, "points": 2, "schema_version": 3, "solution": false}
 # Check that every step attends with the decoder's new state, reads [y_t, c_t] and feeds back the final guess
 # AttentionSeq2Seq calls your attend at every step: first, that it passes Part A's case worked out by hand
-ln2 = np.float32(np.log(2))
-hand_proj = np.zeros((3, 2, 2), dtype=np.float32)  # T = 3, N = 2, D = 2: the case of attend's first check
-hand_proj[:, 0] = [[ln2, 0], [0, 0], [0, ln2]]
-hand_proj[:, 1] = [[1, 2], [3, -1], [0, 5]]
-hand_h = np.zeros((3, 2, 2), dtype=np.float32)
-hand_h[:, 0] = [[1, 0], [0, 1], [1, 1]]
-hand_h[:, 1] = [[3, 0], [0, 3], [0, 0]]
+from course.checks import attend_case, attends_like_the_hand_case
+
+hand_proj, hand_h, hand_s = attend_case()  # T = 3, N = 2, D = 2: the case of attend's first check
 hand_proj_tensor = mg.tensor(hand_proj)
-own_c, own_a = attend(hand_proj_tensor, mg.tensor(hand_h), mg.tensor(np.array([[[1, 1], [0, 0]]], dtype=np.float32)))
+own_c, own_a = attend(hand_proj_tensor, mg.tensor(hand_h), mg.tensor(hand_s))
 own_attend = [mg.asarray(own_a), mg.asarray(own_c)]
-assert (
-    np.allclose(own_attend[0], [[0.4, 1 / 3], [0.2, 1 / 3], [0.4, 1 / 3]], atol=1e-5)
-    and np.allclose(own_attend[1], [[[0.8, 0.6], [1.0, 1.0]]], atol=1e-5)
-), (
+assert attends_like_the_hand_case(own_attend[0], own_attend[1]), (
     "AttentionSeq2Seq calls your attend, which fails attend's own case worked out by hand: fix attend (Part A) first"
 )
 class StubEncoder:
@@ -783,20 +776,15 @@ for (T, N, D, seed), (inputs, states, scores, weights), (y, a_ij, calls, decoder
 # %% course={"task": "attention_seq2seq"} jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "attention_seq2seq__matches_reference", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 # Check that the model with real RNNs, given weights chosen here, matches a step-by-step reference, and that gradients reach W_alpha
 # AttentionSeq2Seq calls your attend at every step: first, that it passes Part A's case worked out by hand
-ln2 = np.float32(np.log(2))
-hand_proj = np.zeros((3, 2, 2), dtype=np.float32)  # T = 3, N = 2, D = 2: the case of attend's first check
-hand_proj[:, 0] = [[ln2, 0], [0, 0], [0, ln2]]
-hand_proj[:, 1] = [[1, 2], [3, -1], [0, 5]]
-hand_h = np.zeros((3, 2, 2), dtype=np.float32)
-hand_h[:, 0] = [[1, 0], [0, 1], [1, 1]]
-hand_h[:, 1] = [[3, 0], [0, 3], [0, 0]]
+from course.checks import attend_case, attends_like_the_hand_case
+
+hand_proj, hand_h, hand_s = attend_case()  # T = 3, N = 2, D = 2: the case of attend's first check
 hand_proj_tensor = mg.tensor(hand_proj)
-own_c, own_a = attend(hand_proj_tensor, mg.tensor(hand_h), mg.tensor(np.array([[[1, 1], [0, 0]]], dtype=np.float32)))
+own_c, own_a = attend(hand_proj_tensor, mg.tensor(hand_h), mg.tensor(hand_s))
 own_c.sum().backward()
 own_attend = [mg.asarray(own_a), mg.asarray(own_c), hand_proj_tensor.grad]
 assert (
-    np.allclose(own_attend[0], [[0.4, 1 / 3], [0.2, 1 / 3], [0.4, 1 / 3]], atol=1e-5)
-    and np.allclose(own_attend[1], [[[0.8, 0.6], [1.0, 1.0]]], atol=1e-5)
+    attends_like_the_hand_case(own_attend[0], own_attend[1])
     and own_attend[2] is not None
     and np.any(own_attend[2] != 0)
 ), (

@@ -1329,54 +1329,7 @@ assert out.shape == (4, 2, 3), "the output should be (T, N, out_dim)"
 # Check that TransformerEncoder chains self-attention (with the mask), add & norm, feed-forward, add & norm.
 # The test puts stand-ins into your layer through its documented attributes (parts whose outputs it knows), so only
 # Part F's wiring counts here: a mistake in MultiheadAttention, add & norm or FeedForward costs that part's points.
-class StandInAttention:
-    """Stands in for MultiheadAttention: 0.5 q + mean(k) - 2 mean(v), each mean over the keys the mask allows.
-
-    It keeps what it was given (``query``, ``key``, ``value``, ``mask``) and lists two tensors as parameters.
-    """
-
-    def __init__(self, first):
-        self.parameters = (mg.tensor([first], dtype=np.float32), mg.tensor([first + 1], dtype=np.float32))
-        self.query = self.key = self.value = self.mask = None
-
-    def __call__(self, query, key, value, mask=None):
-        self.query, self.key, self.value = (np.array(mg.asarray(x)) for x in (query, key, value))
-        self.mask = None if mask is None else np.array(mask)
-        (t, N), T = query.shape[:2], key.shape[0]
-        allowed = np.ones((t, N, T), dtype=bool) if mask is None else np.asarray(mask)
-        weights = (allowed / allowed.sum(axis=-1, keepdims=True)).astype(np.float32)
-        return (
-            np.float32(0.5) * query
-            + mg.einsum("tNT,TNd->tNd", weights, key)
-            - np.float32(2) * mg.einsum("tNT,TNd->tNd", weights, value)
-        )
-
-
-class StandInNorm:
-    """Stands in for ResidualConnectionAndLayerNorm: tanh(x_old + x_new) * gain + bias; it keeps its calls' inputs."""
-
-    def __init__(self, first, gain, bias):
-        self.parameters = (mg.tensor([first], dtype=np.float32), mg.tensor([first + 1], dtype=np.float32))
-        self.gain, self.bias, self.calls, self.inputs, self.out = np.float32(gain), np.float32(bias), 0, [], None
-
-    def __call__(self, x_old, x_new):
-        self.calls += 1
-        self.inputs += [np.array(mg.asarray(x_old)), np.array(mg.asarray(x_new))]
-        out = mg.tanh(x_old + x_new) * self.gain + self.bias
-        self.out = np.array(mg.asarray(out))
-        return out
-
-
-class StandInFeedForward:
-    """Stands in for FeedForward: tanh(x W), W a matrix the test chose; it keeps its input."""
-
-    def __init__(self, first, W):
-        self.parameters = (mg.tensor([first], dtype=np.float32), mg.tensor([first + 1], dtype=np.float32))
-        self.W, self.x = W, None
-
-    def __call__(self, x):
-        self.x = np.array(mg.asarray(x))
-        return mg.tanh(mg.matmul(x, self.W))
+from course.checks import StandInAttention, StandInFeedForward, StandInNorm
 
 rng = np.random.default_rng(5)
 W = (rng.normal(size=(4, 4)) / 2).astype(np.float32)  # the feed-forward stand-in's matrix
@@ -1456,54 +1409,7 @@ assert np.allclose(out6.data, want6, atol=1e-4), (
 # %% course={"task": "encoder"} jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "encoder__padding", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 # Check that with the padding mask, the outputs at real positions do not change when the padding grows.
 # As in the check above, the test's stand-ins take the place of your layer's parts, and the masks are the test's own.
-class StandInAttention:
-    """Stands in for MultiheadAttention: 0.5 q + mean(k) - 2 mean(v), each mean over the keys the mask allows.
-
-    It keeps what it was given (``query``, ``key``, ``value``, ``mask``) and lists two tensors as parameters.
-    """
-
-    def __init__(self, first):
-        self.parameters = (mg.tensor([first], dtype=np.float32), mg.tensor([first + 1], dtype=np.float32))
-        self.query = self.key = self.value = self.mask = None
-
-    def __call__(self, query, key, value, mask=None):
-        self.query, self.key, self.value = (np.array(mg.asarray(x)) for x in (query, key, value))
-        self.mask = None if mask is None else np.array(mask)
-        (t, N), T = query.shape[:2], key.shape[0]
-        allowed = np.ones((t, N, T), dtype=bool) if mask is None else np.asarray(mask)
-        weights = (allowed / allowed.sum(axis=-1, keepdims=True)).astype(np.float32)
-        return (
-            np.float32(0.5) * query
-            + mg.einsum("tNT,TNd->tNd", weights, key)
-            - np.float32(2) * mg.einsum("tNT,TNd->tNd", weights, value)
-        )
-
-
-class StandInNorm:
-    """Stands in for ResidualConnectionAndLayerNorm: tanh(x_old + x_new) * gain + bias; it keeps its calls' inputs."""
-
-    def __init__(self, first, gain, bias):
-        self.parameters = (mg.tensor([first], dtype=np.float32), mg.tensor([first + 1], dtype=np.float32))
-        self.gain, self.bias, self.calls, self.inputs, self.out = np.float32(gain), np.float32(bias), 0, [], None
-
-    def __call__(self, x_old, x_new):
-        self.calls += 1
-        self.inputs += [np.array(mg.asarray(x_old)), np.array(mg.asarray(x_new))]
-        out = mg.tanh(x_old + x_new) * self.gain + self.bias
-        self.out = np.array(mg.asarray(out))
-        return out
-
-
-class StandInFeedForward:
-    """Stands in for FeedForward: tanh(x W), W a matrix the test chose; it keeps its input."""
-
-    def __init__(self, first, W):
-        self.parameters = (mg.tensor([first], dtype=np.float32), mg.tensor([first + 1], dtype=np.float32))
-        self.W, self.x = W, None
-
-    def __call__(self, x):
-        self.x = np.array(mg.asarray(x))
-        return mg.tanh(mg.matmul(x, self.W))
+from course.checks import StandInAttention, StandInFeedForward, StandInNorm
 
 def padding(lengths, T):
     """The test's own padding mask (T, N, T): query i of sequence n may read key j when j < lengths[n]."""
@@ -1651,66 +1557,12 @@ print(np.round(np.asarray(layer.self_attn.a_ij)[:, 0, 0], 2))  # no mask passed:
 # Check that without a mask argument no target position attends to a later one (the causal default).
 # The test puts stand-ins into your layer through its documented attributes (parts whose outputs it knows), so only
 # Part G's wiring counts here: a mistake in MultiheadAttention, add & norm or FeedForward costs that part's points.
-class StandInAttention:
-    """Stands in for MultiheadAttention: 0.5 q + mean(k) - 2 mean(v), each mean over the keys the mask allows.
-
-    It keeps what it was given (``query``, ``key``, ``value``, ``mask``) and lists two tensors as parameters.
-    """
-
-    def __init__(self, first):
-        self.parameters = (mg.tensor([first], dtype=np.float32), mg.tensor([first + 1], dtype=np.float32))
-        self.query = self.key = self.value = self.mask = None
-
-    def __call__(self, query, key, value, mask=None):
-        self.query, self.key, self.value = (np.array(mg.asarray(x)) for x in (query, key, value))
-        self.mask = None if mask is None else np.array(mask)
-        (t, N), T = query.shape[:2], key.shape[0]
-        allowed = np.ones((t, N, T), dtype=bool) if mask is None else np.asarray(mask)
-        weights = (allowed / allowed.sum(axis=-1, keepdims=True)).astype(np.float32)
-        return (
-            np.float32(0.5) * query
-            + mg.einsum("tNT,TNd->tNd", weights, key)
-            - np.float32(2) * mg.einsum("tNT,TNd->tNd", weights, value)
-        )
-
-
-class StandInNorm:
-    """Stands in for ResidualConnectionAndLayerNorm: tanh(x_old + x_new) * gain + bias; it keeps its calls' inputs."""
-
-    def __init__(self, first, gain, bias):
-        self.parameters = (mg.tensor([first], dtype=np.float32), mg.tensor([first + 1], dtype=np.float32))
-        self.gain, self.bias, self.calls, self.inputs, self.out = np.float32(gain), np.float32(bias), 0, [], None
-
-    def __call__(self, x_old, x_new):
-        self.calls += 1
-        self.inputs += [np.array(mg.asarray(x_old)), np.array(mg.asarray(x_new))]
-        out = mg.tanh(x_old + x_new) * self.gain + self.bias
-        self.out = np.array(mg.asarray(out))
-        return out
-
-
-class StandInFeedForward:
-    """Stands in for FeedForward: tanh(x W), W a matrix the test chose; it keeps its input."""
-
-    def __init__(self, first, W):
-        self.parameters = (mg.tensor([first], dtype=np.float32), mg.tensor([first + 1], dtype=np.float32))
-        self.W, self.x = W, None
-
-    def __call__(self, x):
-        self.x = np.array(mg.asarray(x))
-        return mg.tanh(mg.matmul(x, self.W))
-
-def stand_ins(dec, W):
-    """Put the test's stand-ins into a decoder layer, through the documented attributes."""
-    dec.self_attn, dec.enc_dec_attn = StandInAttention(0), StandInAttention(4)
-    dec.add_norm1, dec.add_norm2, dec.add_norm3 = StandInNorm(2, 1.5, 0.25), StandInNorm(6, -0.5, 1.0), StandInNorm(10, 0.75, -0.5)
-    dec.ff = StandInFeedForward(8, W)
-
+from course.checks import decoder_stand_ins
 
 rng = np.random.default_rng(6)
 W = (rng.normal(size=(4, 4)) / 2).astype(np.float32)  # the feed-forward stand-in's matrix
 dec = TransformerDecoder(dim=4, h_dim=6, n_head=2)
-stand_ins(dec, W.copy())
+decoder_stand_ins(dec, W.copy())
 enc_out = rng.normal(size=(4, 2, 4)).astype(np.float32)  # T = 4 = t: the two attentions' shapes alike
 tgt = rng.normal(size=(4, 2, 4)).astype(np.float32)  # t = 4, N = 2
 out = dec(mg.tensor(enc_out), tgt.copy()).data
@@ -1788,66 +1640,12 @@ assert np.allclose(out2[2:], want2, atol=1e-4), "with later inputs changed, the 
 # %% course={"task": "decoder"} jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "decoder__layer", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 # Check that TransformerDecoder chains masked self-attention, cross-attention and feed-forward with add & norm.
 # As in the check above, the test's stand-ins take the place of your layer's parts.
-class StandInAttention:
-    """Stands in for MultiheadAttention: 0.5 q + mean(k) - 2 mean(v), each mean over the keys the mask allows.
-
-    It keeps what it was given (``query``, ``key``, ``value``, ``mask``) and lists two tensors as parameters.
-    """
-
-    def __init__(self, first):
-        self.parameters = (mg.tensor([first], dtype=np.float32), mg.tensor([first + 1], dtype=np.float32))
-        self.query = self.key = self.value = self.mask = None
-
-    def __call__(self, query, key, value, mask=None):
-        self.query, self.key, self.value = (np.array(mg.asarray(x)) for x in (query, key, value))
-        self.mask = None if mask is None else np.array(mask)
-        (t, N), T = query.shape[:2], key.shape[0]
-        allowed = np.ones((t, N, T), dtype=bool) if mask is None else np.asarray(mask)
-        weights = (allowed / allowed.sum(axis=-1, keepdims=True)).astype(np.float32)
-        return (
-            np.float32(0.5) * query
-            + mg.einsum("tNT,TNd->tNd", weights, key)
-            - np.float32(2) * mg.einsum("tNT,TNd->tNd", weights, value)
-        )
-
-
-class StandInNorm:
-    """Stands in for ResidualConnectionAndLayerNorm: tanh(x_old + x_new) * gain + bias; it keeps its calls' inputs."""
-
-    def __init__(self, first, gain, bias):
-        self.parameters = (mg.tensor([first], dtype=np.float32), mg.tensor([first + 1], dtype=np.float32))
-        self.gain, self.bias, self.calls, self.inputs, self.out = np.float32(gain), np.float32(bias), 0, [], None
-
-    def __call__(self, x_old, x_new):
-        self.calls += 1
-        self.inputs += [np.array(mg.asarray(x_old)), np.array(mg.asarray(x_new))]
-        out = mg.tanh(x_old + x_new) * self.gain + self.bias
-        self.out = np.array(mg.asarray(out))
-        return out
-
-
-class StandInFeedForward:
-    """Stands in for FeedForward: tanh(x W), W a matrix the test chose; it keeps its input."""
-
-    def __init__(self, first, W):
-        self.parameters = (mg.tensor([first], dtype=np.float32), mg.tensor([first + 1], dtype=np.float32))
-        self.W, self.x = W, None
-
-    def __call__(self, x):
-        self.x = np.array(mg.asarray(x))
-        return mg.tanh(mg.matmul(x, self.W))
-
-def stand_ins(dec, W):
-    """Put the test's stand-ins into a decoder layer, through the documented attributes."""
-    dec.self_attn, dec.enc_dec_attn = StandInAttention(0), StandInAttention(4)
-    dec.add_norm1, dec.add_norm2, dec.add_norm3 = StandInNorm(2, 1.5, 0.25), StandInNorm(6, -0.5, 1.0), StandInNorm(10, 0.75, -0.5)
-    dec.ff = StandInFeedForward(8, W)
-
+from course.checks import decoder_stand_ins
 
 rng = np.random.default_rng(7)
 W = (rng.normal(size=(4, 4)) / 2).astype(np.float32)  # the feed-forward stand-in's matrix
 dec = TransformerDecoder(dim=4, h_dim=6, n_head=2)
-stand_ins(dec, W.copy())
+decoder_stand_ins(dec, W.copy())
 enc_out = rng.normal(size=(4, 2, 4)).astype(np.float32)  # T = 4
 tgt = rng.normal(size=(3, 2, 4)).astype(np.float32)  # t = 3, N = 2
 self_mask = np.array([[[1, 0, 0], [1, 0, 0]], [[1, 1, 0], [1, 1, 0]], [[1, 1, 1], [1, 1, 0]]], dtype=bool)  # t = 3 and 2 real
@@ -1907,7 +1705,7 @@ def chain(enc_out, tgt, self_mask, cross_mask, W):
 
 W6 = (rng.normal(size=(6, 6)) / 2).astype(np.float32)
 dec6 = TransformerDecoder(dim=6, h_dim=5, n_head=3)
-stand_ins(dec6, W6.copy())
+decoder_stand_ins(dec6, W6.copy())
 enc6 = rng.normal(size=(2, 2, 6)).astype(np.float32)
 tgt6 = rng.normal(size=(3, 2, 6)).astype(np.float32)
 self6 = np.ones((3, 2, 3), dtype=bool) & np.tril(np.ones((3, 3), dtype=bool))[:, None]
@@ -1922,66 +1720,12 @@ assert np.allclose(out6.data, want6, atol=1e-4), "another width, lengths and mas
 # %% course={"task": "decoder"} jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "decoder__padding", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 # Check that the decoder reads no padded position of the encoder output or of its own input.
 # As in the checks above, the test's stand-ins take the place of your layer's parts, and the masks are the test's own.
-class StandInAttention:
-    """Stands in for MultiheadAttention: 0.5 q + mean(k) - 2 mean(v), each mean over the keys the mask allows.
-
-    It keeps what it was given (``query``, ``key``, ``value``, ``mask``) and lists two tensors as parameters.
-    """
-
-    def __init__(self, first):
-        self.parameters = (mg.tensor([first], dtype=np.float32), mg.tensor([first + 1], dtype=np.float32))
-        self.query = self.key = self.value = self.mask = None
-
-    def __call__(self, query, key, value, mask=None):
-        self.query, self.key, self.value = (np.array(mg.asarray(x)) for x in (query, key, value))
-        self.mask = None if mask is None else np.array(mask)
-        (t, N), T = query.shape[:2], key.shape[0]
-        allowed = np.ones((t, N, T), dtype=bool) if mask is None else np.asarray(mask)
-        weights = (allowed / allowed.sum(axis=-1, keepdims=True)).astype(np.float32)
-        return (
-            np.float32(0.5) * query
-            + mg.einsum("tNT,TNd->tNd", weights, key)
-            - np.float32(2) * mg.einsum("tNT,TNd->tNd", weights, value)
-        )
-
-
-class StandInNorm:
-    """Stands in for ResidualConnectionAndLayerNorm: tanh(x_old + x_new) * gain + bias; it keeps its calls' inputs."""
-
-    def __init__(self, first, gain, bias):
-        self.parameters = (mg.tensor([first], dtype=np.float32), mg.tensor([first + 1], dtype=np.float32))
-        self.gain, self.bias, self.calls, self.inputs, self.out = np.float32(gain), np.float32(bias), 0, [], None
-
-    def __call__(self, x_old, x_new):
-        self.calls += 1
-        self.inputs += [np.array(mg.asarray(x_old)), np.array(mg.asarray(x_new))]
-        out = mg.tanh(x_old + x_new) * self.gain + self.bias
-        self.out = np.array(mg.asarray(out))
-        return out
-
-
-class StandInFeedForward:
-    """Stands in for FeedForward: tanh(x W), W a matrix the test chose; it keeps its input."""
-
-    def __init__(self, first, W):
-        self.parameters = (mg.tensor([first], dtype=np.float32), mg.tensor([first + 1], dtype=np.float32))
-        self.W, self.x = W, None
-
-    def __call__(self, x):
-        self.x = np.array(mg.asarray(x))
-        return mg.tanh(mg.matmul(x, self.W))
-
-def stand_ins(dec, W):
-    """Put the test's stand-ins into a decoder layer, through the documented attributes."""
-    dec.self_attn, dec.enc_dec_attn = StandInAttention(0), StandInAttention(4)
-    dec.add_norm1, dec.add_norm2, dec.add_norm3 = StandInNorm(2, 1.5, 0.25), StandInNorm(6, -0.5, 1.0), StandInNorm(10, 0.75, -0.5)
-    dec.ff = StandInFeedForward(8, W)
-
+from course.checks import decoder_stand_ins
 
 rng = np.random.default_rng(16)
 W = (rng.normal(size=(4, 4)) / 2).astype(np.float32)  # the feed-forward stand-in's matrix
 dec = TransformerDecoder(dim=4, h_dim=6, n_head=2)
-stand_ins(dec, W.copy())
+decoder_stand_ins(dec, W.copy())
 enc_out = rng.normal(size=(6, 2, 4)).astype(np.float32)  # real lengths 6 and 4
 tgt = rng.normal(size=(5, 2, 4)).astype(np.float32)  # real lengths 5 and 3
 real_keys = np.arange(5)[None, :] < np.array([5, 3])[:, None]  # (N, t): the decoder's real positions

@@ -203,50 +203,42 @@ def _judged_error(line: int, message: str) -> list[dict]:
     ]
 
 
+def _said(how, cell: str, line: int, message: str):
+    """What ``how`` (a function of :mod:`instructor.reporting.failures`) makes of a check of ``cell`` that failed
+    at ``line`` with ``message``."""
+    return how(cell, _judged_error(line, message))
+
+
 def test_feedback_shows_the_values_a_check_may_show():
     """A visible check's values as Validate shows them; a hidden check's only where its author marked the name
     (``# feedback shows:``); text that is not a value's never; the class report keeps one line per check."""
     from instructor.reporting.failures import name_failure, report_line, tell_student, tell_student_parts
 
-    said = tell_student_parts(VALUES_CELL, _judged_error(2, "shape (5, 4), expected (5, 3)"))
+    said = _said(tell_student_parts, VALUES_CELL, 2, "shape (5, 4), expected (5, 3)")
     assert said == [("shape ", False), ("(5, 4)", True), (", expected (5, 3)", False)]
-    assert (
-        tell_student(VALUES_CELL, _judged_error(3, "dtype float64, expected float32"))
-        == "dtype float64, expected float32"
-    )
+    assert _said(tell_student, VALUES_CELL, 3, "dtype float64, expected float32") == "dtype float64, expected float32"
     # a value's text only: a string the student's code chose (it could carry anything) stays elided
-    assert (
-        tell_student(VALUES_CELL, _judged_error(2, "shape aGlkZGVuIGxpbmU=, expected (5, 3)"))
-        == "shape …, expected (5, 3)"
-    )
+    assert _said(tell_student, VALUES_CELL, 2, "shape aGlkZGVuIGxpbmU=, expected (5, 3)") == "shape …, expected (5, 3)"
     # a word of the cell's visible code is a value it may show; one only its hidden code holds is not
     named = (
         'for name in ("Wq", "Wk"):\n    assert grads[name] is not None, f"{name} got no gradient"\n'
         "### BEGIN HIDDEN TESTS\nsecret_weights = 1\n### END HIDDEN TESTS\n"
     )
-    assert tell_student(named, _judged_error(2, "Wq got no gradient")) == "Wq got no gradient"
-    assert tell_student(named, _judged_error(2, "secret_weights got no gradient")) == "… got no gradient"
+    assert _said(tell_student, named, 2, "Wq got no gradient") == "Wq got no gradient"
+    assert _said(tell_student, named, 2, "secret_weights got no gradient") == "… got no gradient"
     # a message that is not this check's (forged, or cut) shows no value at all
-    assert tell_student(VALUES_CELL, _judged_error(2, "shape (5, 4) expected")) == "shape …, expected (5, 3)"
+    assert _said(tell_student, VALUES_CELL, 2, "shape (5, 4) expected") == "shape …, expected (5, 3)"
     # hidden: unmarked names stay elided, marked ones show; a field reading an unmarked name stays elided
-    assert tell_student(VALUES_CELL, _judged_error(6, "got 7 for [1 2 3]")) == "got … for …"
-    assert tell_student(VALUES_CELL, _judged_error(8, "got 7 for [1 2 3]")) == "got 7 for …"
-    assert tell_student(VALUES_CELL, _judged_error(9, "got 7")) == "got 7"
+    assert _said(tell_student, VALUES_CELL, 6, "got 7 for [1 2 3]") == "got … for …"
+    assert _said(tell_student, VALUES_CELL, 8, "got 7 for [1 2 3]") == "got 7 for …"
+    assert _said(tell_student, VALUES_CELL, 9, "got 7") == "got 7"
     # the class report groups by the elided form, and writes it on one line with each value named by its code
-    assert name_failure(VALUES_CELL, _judged_error(2, "shape (5, 4), expected (5, 3)")) == "shape …, expected (5, 3)"
-    assert (
-        report_line(VALUES_CELL, _judged_error(2, "shape (5, 4), expected (5, 3)"))
-        == "shape {x.shape}, expected (5, 3)"
-    )
+    assert _said(name_failure, VALUES_CELL, 2, "shape (5, 4), expected (5, 3)") == "shape …, expected (5, 3)"
+    assert _said(report_line, VALUES_CELL, 2, "shape (5, 4), expected (5, 3)") == "shape {x.shape}, expected (5, 3)"
     multi = 'm = f()\nassert (m == 1).all(), f"sequence 0:\\n{m.astype(int)}\\nexpected\\n{full}"\n'
-    assert (
-        report_line(multi, _judged_error(2, "sequence 0:\n[1 0]\nexpected\n[1 1]"))
-        == "sequence 0: {m.astype(int)} expected {full}"
-    )
-    assert (
-        tell_student(multi, _judged_error(2, "sequence 0:\n[1 0]\nexpected\n[1 1]"))
-        == "sequence 0:\n[1 0]\nexpected\n[1 1]"
-    )
+    failed = "sequence 0:\n[1 0]\nexpected\n[1 1]"
+    assert _said(report_line, multi, 2, failed) == "sequence 0: {m.astype(int)} expected {full}"
+    assert _said(tell_student, multi, 2, failed) == failed
 
 
 def test_the_hidden_output_note_only_where_a_hidden_check_failed():
@@ -305,6 +297,20 @@ def _raised_error(ename: str, message: str, frames: list[tuple[int, int]]) -> li
     ]
 
 
+def _failed_test_cell(name: str, count: int, source: str, outputs: list[dict]):
+    """A graded test cell ``name`` (1 point) that scored 0 with ``outputs``, as autograde leaves it."""
+    import nbformat
+    from nbformat.v4 import new_code_cell
+
+    nbgrader = {"grade": True, "grade_id": name, "points": 1, "score": 0, "solution": False, "locked": True}
+    return new_code_cell(
+        source,
+        execution_count=count,
+        outputs=[nbformat.from_dict(o) for o in outputs],
+        metadata={"nbgrader": nbgrader},
+    )
+
+
 def test_an_error_of_the_students_code_keeps_its_type_line_and_message():
     """Does a failed cell whose check ran the student's code into an exception say its type, the student's own
     line (from their cell, not the traceback's text) and its message: whole before any hidden code ran, after
@@ -322,21 +328,7 @@ def test_an_error_of_the_students_code_keeps_its_type_line_and_message():
     )
 
     def test_cell(name, count, source, outputs):
-        return new_code_cell(
-            source,
-            execution_count=count,
-            outputs=[nbformat.from_dict(o) for o in outputs],
-            metadata={
-                "nbgrader": {
-                    "grade": True,
-                    "grade_id": name,
-                    "points": 1,
-                    "score": 0,
-                    "solution": False,
-                    "locked": True,
-                }
-            },
-        )
+        return _failed_test_cell(name, count, source, outputs)
 
     calls = "# Check norm\nout = norm(x)\nassert out.shape == (2, 3), 'shape'\n"
     hidden = calls + "### BEGIN HIDDEN TESTS\nsecret_out = norm(secret_input_of_this_check)\n### END HIDDEN TESTS\n"
@@ -517,22 +509,9 @@ def test_an_error_names_the_earlier_task_it_came_out_of():
         )
 
     def test(name, count, source, frames):
-        return new_code_cell(
-            source,
-            execution_count=count,
-            outputs=[nbformat.from_dict(o) for o in _raised_error("TypeError", "not tuple", frames)],
-            metadata={
-                "nbgrader": {
-                    "grade": True,
-                    "grade_id": name,
-                    "points": 1,
-                    "score": 0,
-                    "solution": False,
-                    "locked": True,
-                },
-                "course": {"task": name.split("__")[0]},
-            },
-        )
+        cell = _failed_test_cell(name, count, source, _raised_error("TypeError", "not tuple", frames))
+        cell.metadata["course"] = {"task": name.split("__")[0]}
+        return cell
 
     mask = "def mask(lengths):\n    return lengths[:, None]\n"
     model = "def model(x, lengths):\n    m = mask(lengths)\n    return x + m\n"

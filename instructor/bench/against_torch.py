@@ -21,6 +21,7 @@ PyTorch is the bench's optional extra, never needed by students or grading.
 
 from __future__ import annotations
 
+import re
 import statistics
 import time
 from contextlib import contextmanager
@@ -62,6 +63,22 @@ def one_thread(torch):
             yield
     finally:
         torch.set_num_threads(before)
+
+
+def torch_build(torch) -> dict:
+    """The BLAS PyTorch was built with and the vector instructions it uses (from ``torch.__config__.show()``)."""
+    try:
+        text = torch.__config__.show()
+    except AttributeError:
+        return {}
+    build = {}
+    blas = re.search(r"BLAS_INFO=([^,\s]+)", text)
+    if blas:
+        build["blas"] = blas.group(1)
+    capability = re.search(r"CPU capability usage:\s*(\S+)", text)
+    if capability:
+        build["cpu_capability"] = capability.group(1)
+    return build
 
 
 def check_losses(pair, steps: int, tolerance: float = LOSS_TOLERANCE) -> dict:
@@ -121,6 +138,9 @@ def split_step(torch, pair, first: int, steps: int, project_ms: float, torch_ms:
         "project_operations_ms": dict(
             sorted(((k, v) for k, v in per_op.items() if k != "rest"), key=lambda kv: -kv[1])
         ),
+        # how many MyGrad operations of each class one step makes (forward calls; each is also walked backward)
+        "project_operations_per_step": project["operations_per_step"],
+        "project_operations_per_step_total": round(sum(project["operations_per_step"].values()), 1),
     }
 
 
@@ -148,6 +168,7 @@ def bench_against_torch(
     pool = max(steps, check_steps + warmup)
     results = {
         "torch": torch.__version__,
+        "torch_build": torch_build(torch),
         "threads": 1,
         "rounds": rounds,
         "steps_per_round": steps,
@@ -215,8 +236,11 @@ def table(results: dict) -> list[str]:
             row += f"  {r['project_ms']:9.2f} / {r['torch_ms']:7.2f} = {r['ratio']:5.2f}x"
         lines.append(row + f"  {m['median_ratio']:11.2f}x")
     loads = [r["load_1min"] for m in results["models"].values() for r in m["rounds"] if r["load_1min"] is not None]
+    build = results.get("torch_build") or {}
+    built = ", ".join(f"{k.replace('_', ' ')} {v}" for k, v in build.items())
+    torch_said = f"torch {results['torch']}" + (f" ({built})" if built else "")
     lines.append(
-        f"torch {results['torch']}, 1 thread; {results['steps_per_round']} interleaved steps per model per round "
+        f"{torch_said}, 1 thread; {results['steps_per_round']} interleaved steps per model per round "
         f"after {results['warmup_steps']} warm-up steps; losses equal within {results['loss_tolerance']:.0e} "
         f"over the first {results['check_steps']} steps (largest difference "
         f"{max(m['max_relative_difference'] for m in results['models'].values()):.1e}); "

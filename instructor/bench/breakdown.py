@@ -249,18 +249,22 @@ def _operation_classes() -> list[type]:
 
 
 class _OpTimer:
-    """Seconds spent inside MyGrad operations, by operation class, outermost call only."""
+    """Seconds spent inside MyGrad operations and how many were made, by operation class, outermost call only."""
 
     def __init__(self):
         self.seconds: dict[str, float] = defaultdict(float)
+        #: forward calls, i.e. operations made (each one a node of the graph the backward pass walks)
+        self.calls: dict[str, int] = defaultdict(int)
         self._depth = 0
 
-    def wrap(self, fn: Callable) -> Callable:
+    def wrap(self, fn: Callable, forward: bool) -> Callable:
         @functools.wraps(fn)
         def timed(op, *args, **kwargs):
             if self._depth:  # a subclass calling its base's method: counted once, by the outermost call
                 return fn(op, *args, **kwargs)
             self._depth = 1
+            if forward:
+                self.calls[type(op).__name__] += 1
             start = time.perf_counter()
             try:
                 return fn(op, *args, **kwargs)
@@ -273,14 +277,17 @@ class _OpTimer:
 
 @contextmanager
 def mygrad_profile():
-    """Inside: every MyGrad operation's forward and backward are timed; yields the timer (``.seconds``)."""
+    """Inside: every MyGrad operation's forward and backward are timed and counted.
+
+    Yields the timer: ``.seconds`` and ``.calls`` (operations made), by operation class.
+    """
     timer = _OpTimer()
     patched = []
     for cls in _operation_classes():
         for name in ("__call__", "backward"):
             if name in cls.__dict__:
                 patched.append((cls, name, cls.__dict__[name]))
-                setattr(cls, name, timer.wrap(cls.__dict__[name]))
+                setattr(cls, name, timer.wrap(cls.__dict__[name], forward=name == "__call__"))
     try:
         yield timer
     finally:
@@ -289,7 +296,11 @@ def mygrad_profile():
 
 
 def mygrad_breakdown(step: Callable[[int], object], indices, optimizer) -> dict:
-    """Seconds per category over the steps ``step(i)`` for ``i`` in ``indices`` (MyGrad side), and the total."""
+    """Seconds per category over the steps ``step(i)`` for ``i`` in ``indices`` (MyGrad side), and the total.
+
+    Also ``operations`` (seconds by operation class) and ``operations_per_step`` (how many
+    operations of each class one step makes, on average over the steps).
+    """
     optimizer_seconds: list[float] = []
     original_step = optimizer.step
 
@@ -314,7 +325,9 @@ def mygrad_breakdown(step: Callable[[int], object], indices, optimizer) -> dict:
         seconds[mygrad_category(op_name)] += s
     seconds["optimizer"] = sum(optimizer_seconds)  # MyNN's Adam runs NumPy only: no MyGrad operation inside
     seconds["bookkeeping"] = max(0.0, total - sum(seconds.values()))
-    return {"seconds": seconds, "total": total, "operations": dict(timer.seconds)}
+    n = max(1, len(indices))
+    per_step = {name: round(calls / n, 1) for name, calls in sorted(timer.calls.items(), key=lambda kv: -kv[1])}
+    return {"seconds": seconds, "total": total, "operations": dict(timer.seconds), "operations_per_step": per_step}
 
 
 def torch_breakdown(torch, step: Callable[[int], object], indices) -> dict:
@@ -353,5 +366,10 @@ def table(models: dict) -> list[str]:
         lines.append(f"{'  project (MyGrad)':40s}" + "".join(f" {project[c]:11.2f}" for c in CATEGORIES))
         lines.append(f"{'  twin (PyTorch)':40s}" + "".join(f" {twin[c]:11.2f}" for c in CATEGORIES))
         lines.append(f"{'  project - twin':40s}" + "".join(f" {project[c] - twin[c]:+11.2f}" for c in CATEGORIES))
+        counts = split.get("project_operations_per_step")
+        if counts:
+            listed = ", ".join(f"{name} {n:g}" for name, n in counts.items())
+            total = split["project_operations_per_step_total"]
+            lines.append(f"{'  MyGrad operations per step':40s} {total:g}: {listed}")
     lines.append("; ".join(f"{c}: {CATEGORY_MEANING[c]}" for c in CATEGORIES))
     return lines

@@ -5,6 +5,7 @@ from __future__ import annotations
 from instructor.bench.against_torch import table as against_torch_table
 from instructor.bench.class_tools import table as class_tools_table
 from instructor.bench.classroom import table as class_table
+from instructor.bench.machine import blas_summary
 
 
 def table(results: dict) -> str:
@@ -63,10 +64,10 @@ def table(results: dict) -> str:
     if results.get("against_torch"):
         lines += against_torch_table(results["against_torch"])
     m = results["machine"]
-    threads = ", ".join(f"{b['library']} {b['threads']} threads" for b in m["blas"]) or "no BLAS info"
     lines.append("")
     lines.append(
-        f"machine: {m['cores']} cores, load {m['load_average_1min']}, {threads} (bench uses 1); "
+        f"machine: {m.get('cpu', 'unknown CPU')}, {m['cores']} cores, load {m['load_average_1min']}; "
         f"python {m['python']}, numpy {m['numpy']}, mygrad {m['mygrad']}, nbgrader {m['nbgrader']}"
     )
+    lines.append(f"BLAS: {blas_summary(m)} (the bench uses 1 thread)")
     return "\n".join(lines)

@@ -97,10 +97,19 @@ def test_tiny_comparison_of_the_four_models(run_course, tmp_path, torch):
         assert list(split["project_operations_ms"].values()) == sorted(
             split["project_operations_ms"].values(), reverse=True
         ), key
+        # how many operations a step makes, by class: every class that took time was made, and they add up
+        counts = split["project_operations_per_step"]
+        assert set(counts) == set(split["project_operations_ms"]) and min(counts.values()) > 0, key
+        assert split["project_operations_per_step_total"] == pytest.approx(sum(counts.values()), abs=0.5), key
     assert models["transformer"]["tensors"] == 62  # the Transformer of 04: 2 encoder and 2 decoder layers
     rows = [line for line in out.splitlines() if re.search(r"=\s+\d+\.\d\dx.*\d+\.\d\dx\s*$", line)]
     assert [row.split(",")[0] for row in rows] == ["RNN", "Seq2Seq", "Attention", "Transformer"], out
     assert "load" in out and "1 thread" in out
     split_rows = [line.split()[0] for line in out.splitlines() if line.startswith("  ")]
-    assert split_rows == ["project", "twin", "project"] * 4, out
+    assert split_rows == ["project", "twin", "project", "MyGrad"] * 4, out
+    # the machine: the CPU and the BLAS each side ran with, in the JSON and the printed table
+    machine = figures["machine"]
+    assert machine["cpu"] and machine["cpu"] in out, out
+    assert "BLAS: numpy built with" in out and machine["numpy_blas"]["name"] in out, out
+    assert figures["against_torch"]["torch_build"]["blas"] in out, out
     assert all(c in out for c in CATEGORIES)

@@ -199,3 +199,16 @@ def test_table_shows_both_sides_and_their_difference():
     assert lines[1].strip() == "RNN"
     project, twin, difference = (line.split() for line in lines[2:5])
     assert project[-6:] == ["1.00"] * 6 and twin[-6:] == ["1.50"] * 6 and difference[-6:] == ["-0.50"] * 6
+
+
+def test_mygrad_split_counts_the_operations_each_step_makes():
+    """Two matmuls, a softmax and a sum per step, over three steps: counted per step, by class, largest first?"""
+    w = mg.tensor(np.ones((3, 3), dtype=np.float32))
+
+    def step(i):
+        ops.softmax(mg.matmul(mg.matmul(np.ones((2, 3), dtype=np.float32), w), w)).sum().backward()
+
+    with mg.mem_guard_off:
+        split = breakdown.mygrad_breakdown(step, range(3), _SlowOptimizer())
+    assert split["operations_per_step"] == {"MatMul": 2, "Softmax": 1, "Sum": 1}
+    assert list(split["operations_per_step"]) == ["MatMul", "Softmax", "Sum"]

@@ -19,7 +19,10 @@ operations here do the same work in fewer NumPy passes:
   ``h_t = tanh(x_t W_xh + b + h_{t-1} W_hh)`` as one operation whose backward
   pass (backpropagation through time) is written by hand: the recurrence of
   :class:`course.recurrent.RNN`, which notebooks 02 and 03 use for the RNN
-  students wrote in 01.
+  students wrote in 01;
+* :func:`tanh_rnn`, the same with the input layer's ``x_t W_xh + b`` taken
+  inside (one operation where ``affine`` then ``tanh_recurrence`` are two):
+  what :class:`course.recurrent.RNN` calls.
 
 Two NumPy facts make most of the difference (NumPy 2.x, float32):
 
@@ -43,7 +46,7 @@ import mygrad._utils.graph_tracking as _tracking
 import numpy as np
 from mygrad.operation_base import Operation
 
-__all__ = ["BLOCKED", "affine", "layer_norm", "softmax", "softmax_crossentropy", "tanh_recurrence"]
+__all__ = ["BLOCKED", "affine", "layer_norm", "softmax", "softmax_crossentropy", "tanh_recurrence", "tanh_rnn"]
 
 #: The score a masked pair gets before the softmax: its weight is then exactly 0.
 #: A row with no allowed entry gets equal weights, as ``softmax(where(mask, s, BLOCKED))`` gives.
@@ -382,11 +385,16 @@ class TanhRecurrence(Operation):
         if start.shape not in ((xs.shape[1], xs.shape[2]), (1, xs.shape[1], xs.shape[2])):
             raise ValueError(f"h0 has shape {start.shape}; x_part of shape {xs.shape} needs (N, D) or (1, N, D)")
         self._start = start.reshape(xs.shape[1:])  # (N, D)
+        self._weight = w
         states = np.empty(xs.shape, dtype=np.result_type(xs, start, w))
-        h = self._start
-        for t in range(xs.shape[0]):
-            np.matmul(h, w, out=states[t])
-            states[t] += xs[t]
+        states[...] = xs
+        return self._run(states)
+
+    def _run(self, states: np.ndarray) -> np.ndarray:
+        """Turn ``states``, holding x_part, into h_1..h_T in place, from ``self._start`` and ``self._weight``."""
+        h, w = self._start, self._weight
+        for t in range(states.shape[0]):
+            states[t] += h @ w
             np.tanh(states[t], out=states[t])
             h = states[t]
         self._states = states
@@ -396,7 +404,7 @@ class TanhRecurrence(Operation):
 
     def _backprop_through_time(self, grad: np.ndarray) -> tuple:
         """d loss / d (x_part, h0, weight) from d loss / d states, shape (T, N, D)."""
-        states, w = self._states, self.variables[2].data
+        states, w = self._states, self._weight
         dpre = np.empty_like(states)  # d loss / d (x_part[t] + h_{t-1} W): also d loss / d x_part
         carry = np.zeros_like(self._start)  # d loss / d h_t through the later steps
         for t in range(states.shape[0] - 1, -1, -1):
@@ -407,7 +415,11 @@ class TanhRecurrence(Operation):
         d = states.shape[-1]
         before = np.concatenate([self._start[None], states[:-1]])  # h_{t-1} for t = 1..T
         dweight = before.reshape(-1, d).T @ dpre.reshape(-1, d)
-        return dpre, carry.reshape(self.variables[1].shape), dweight
+        return dpre, carry.reshape(self._start_shape), dweight
+
+    @property
+    def _start_shape(self) -> tuple:
+        return self.variables[1].shape
 
     def backward_var(self, grad, index, **kwargs):
         if self._grads_for is not grad:  # MyGrad asks once per input, with the same gradient
@@ -441,3 +453,79 @@ def tanh_recurrence(x_part, h0, weight, *, constant=None):
         h_1, ..., h_T.
     """
     return mg.execute_op(TanhRecurrence, x_part, h0, weight, constant=constant)
+
+
+class TanhRNN(TanhRecurrence):
+    """The states of ``h_t = tanh(x_t @ w_xh + b + h_{t-1} @ w_hh)`` from x: the input layer and the loop in one.
+
+    :class:`TanhRecurrence` with the input layer's product taken inside: the
+    forward pass writes ``x @ w_xh + b`` for all T steps (one product over all
+    T * N rows) straight into the array of states and runs the loop there; the
+    backward pass gets d loss / d (x_t W_xh + b) from backpropagation through
+    time and turns it into the gradients of x, w_xh and b with one product each.
+    """
+
+    def __call__(self, x, w_xh, b, h0, w_hh):
+        self.variables = (x, w_xh, b, h0, w_hh)
+        xs, w_in, bias, start, w = x.data, w_xh.data, b.data, h0.data, w_hh.data
+        if xs.ndim != 3 or w_in.ndim != 2 or w_in.shape[0] != xs.shape[-1] or w.shape != (w_in.shape[1],) * 2:
+            raise ValueError(
+                "tanh_rnn takes x of shape (T, N, C), w_xh of shape (C, D) and w_hh of shape (D, D), "
+                f"not {xs.shape}, {w_in.shape} and {w.shape}"
+            )
+        t, n, d = xs.shape[0], xs.shape[1], w_in.shape[1]
+        if bias.shape not in ((d,), (1, d)):
+            raise ValueError(f"b has shape {bias.shape}; w_xh of shape {w_in.shape} needs ({d},) or (1, {d})")
+        if start.shape not in ((n, d), (1, n, d)):
+            raise ValueError(f"h0 has shape {start.shape}; the states of shape {(t, n, d)} need (N, D) or (1, N, D)")
+        self._rows = xs.reshape(t * n, xs.shape[-1])  # (T * N, C): a view for contiguous x
+        self._start = start.reshape(n, d)
+        self._weight = w
+        states = np.matmul(self._rows, w_in).reshape(t, n, d)  # x_t W_xh for every t, then + b in place
+        states += bias.reshape(d)
+        return self._run(states)
+
+    @property
+    def _start_shape(self) -> tuple:
+        return self.variables[3].shape
+
+    def backward_var(self, grad, index, **kwargs):
+        if self._grads_for is not grad:  # MyGrad asks once per input, with the same gradient
+            dpre, dstart, dweight = self._backprop_through_time(grad)
+            self._grads = (dpre, dstart, dweight)
+            self._grads_for = grad
+        dpre, dstart, dweight = self._grads
+        rows = dpre.reshape(self._rows.shape[0], dpre.shape[-1])  # (T * N, D): d loss / d (x_t W_xh + b)
+        if index == 0:  # d/dx: one product, in the shape of x
+            return (rows @ self.variables[1].data.T).reshape(self.variables[0].shape)
+        if index == 1:  # d/dw_xh
+            return self._rows.T @ rows
+        if index == 2:  # d/db: the column sums, as a product with ones (see Affine)
+            return (np.ones(rows.shape[0], dtype=rows.dtype) @ rows).reshape(self.variables[2].shape)
+        return dstart if index == 3 else dweight
+
+
+def tanh_rnn(x, w_xh, b, h0, w_hh, *, constant=None):
+    """Every state of notebook 01's cell ``h_t = tanh(x_t W_xh + b + h_{t-1} W_hh)``, input layer included.
+
+    Equals ``tanh_recurrence(affine(x, w_xh, b), h0, w_hh)`` as one operation
+    instead of two: the states of :class:`course.recurrent.RNN`.
+
+    Parameters
+    ----------
+    x : array_like, shape=(T, N, C)
+        The inputs of every step.
+    w_xh : array_like, shape=(C, D)
+    b : array_like, shape=(1, D) or (D,)
+    h0 : array_like, shape=(1, N, D) or (N, D)
+        The state before the first step.
+    w_hh : array_like, shape=(D, D)
+    constant : Optional[bool]
+        If True, the result is a constant.
+
+    Returns
+    -------
+    mygrad.Tensor, shape=(T, N, D)
+        h_1, ..., h_T.
+    """
+    return mg.execute_op(TanhRNN, x, w_xh, b, h0, w_hh, constant=constant)

@@ -37,8 +37,8 @@ CATEGORIES = ("matmul", "elementwise", "softmax", "shape", "optimizer", "bookkee
 
 CATEGORY_MEANING = {
     "matmul": (
-        "matrix products (matmul, einsum, course.ops.affine with its bias, course.ops.tanh_recurrence with its tanh; "
-        "mm, bmm, addmm)"
+        "matrix products (matmul, einsum, course.ops.affine with its bias, course.ops.tanh_recurrence and "
+        "tanh_rnn with their tanh; mm, bmm, addmm)"
     ),
     "elementwise": "elementwise arithmetic and reductions (+, *, tanh, relu, sum, mean, var, ...)",
     "softmax": "softmax and its mask, cross-entropy, layer norm",
@@ -48,7 +48,7 @@ CATEGORY_MEANING = {
 }
 
 # --- MyGrad: operation classes by name ---
-_MYGRAD_MATMUL = {"MatMul", "EinSum", "Tensordot", "MultiMatMul", "Dot", "Affine", "TanhRecurrence"}
+_MYGRAD_MATMUL = {"MatMul", "EinSum", "Tensordot", "MultiMatMul", "Dot", "Affine", "TanhRecurrence", "TanhRNN"}
 _MYGRAD_SOFTMAX = {
     "Softmax",
     "MaskedSoftmax",

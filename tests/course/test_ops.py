@@ -327,3 +327,65 @@ def test_the_recurrence_test_catches_a_forgotten_carry(monkeypatch):
     monkeypatch.setattr(ops.TanhRecurrence, "_backprop_through_time", one_step_only)
     with pytest.raises(AssertionError):
         test_tanh_recurrence_equals_the_loop((5, 7, 6), "(1, N, D)")
+
+
+def _input_layer_and_loop(x, w_xh, b, h0, w_hh):
+    """MyNN's dense layer (matmul, then + b) and notebook 01's loop: the composition tanh_rnn replaces."""
+    return _tanh_loop(mg.matmul(x, w_xh) + b, h0, w_hh)
+
+
+@pytest.mark.parametrize("shape", [(1, 3, 4, 5), (5, 7, 6, 4), (21, 100, 12, 25)])  # (T, N, C, D)
+@pytest.mark.parametrize("start_shape", ["(1, N, D)", "(N, D)"])
+@pytest.mark.parametrize("bias_shape", ["(1, D)", "(D,)"])
+def test_tanh_rnn_equals_the_input_layer_and_the_loop(shape, start_shape, bias_shape):
+    """The states and the gradients of x, w_xh, b, h0 and w_hh equal MyGrad's, float32 in and out."""
+    T, N, C, D = shape
+    rng = np.random.default_rng(T + N + C)
+    x = rng.normal(size=(T, N, C)).astype(np.float32)
+    w_xh = (rng.normal(size=(C, D)) / np.sqrt(C)).astype(np.float32)
+    b = rng.normal(size=(1, D) if bias_shape == "(1, D)" else (D,)).astype(np.float32)
+    h0 = rng.normal(size=(1, N, D) if start_shape == "(1, N, D)" else (N, D)).astype(np.float32)
+    w_hh = (rng.normal(size=(D, D)) / np.sqrt(D)).astype(np.float32)
+    upstream = rng.normal(size=(T, N, D)).astype(np.float32)
+    inputs = [x, w_xh, b, h0, w_hh]
+    ref, ref_grads = _grads(_input_layer_and_loop, inputs, upstream)
+    out, grads = _grads(ops.tanh_rnn, inputs, upstream)
+    assert out.dtype == np.float32 and all(g.dtype == np.float32 for g in grads)
+    _close(out, ref)
+    for got, want in zip(grads, ref_grads, strict=True):
+        assert got.shape == want.shape
+        _close(got, want, scale=np.abs(want).max(initial=1))
+    with mg.no_autodiff, mg.mem_guard_off:
+        _close(ops.tanh_rnn(*inputs), ref)
+
+
+def test_tanh_rnn_constant_inputs_and_bad_shapes():
+    """NumPy x and h0 (02's one-hot inputs) get no gradient and are left as they were; misfits are refused by name."""
+    rng = np.random.default_rng(4)
+    x = np.eye(3, dtype=np.float32)[rng.integers(0, 3, size=(4, 2))]  # (T, N, C) one-hot
+    h0 = np.zeros((1, 2, 5), dtype=np.float32)
+    copies = x.copy(), h0.copy()
+    w_xh, b, w_hh = (mg.tensor(rng.normal(size=s).astype(np.float32)) for s in [(3, 5), (1, 5), (5, 5)])
+    ops.tanh_rnn(x, w_xh, b, h0, w_hh).sum().backward()
+    np.testing.assert_array_equal(x, copies[0])
+    np.testing.assert_array_equal(h0, copies[1])
+    assert (w_xh.grad.shape, b.grad.shape, w_hh.grad.shape) == ((3, 5), (1, 5), (5, 5))
+    with pytest.raises(ValueError, match="h0 has shape"):
+        ops.tanh_rnn(x, w_xh, b, np.zeros((2, 2, 5), np.float32), w_hh)
+    with pytest.raises(ValueError, match="b has shape"):
+        ops.tanh_rnn(x, w_xh, np.zeros((2, 5), np.float32), h0, w_hh)
+    with pytest.raises(ValueError, match=r"\(T, N, C\), w_xh of shape \(C, D\)"):
+        ops.tanh_rnn(x, w_xh, b, h0, np.eye(3, dtype=np.float32))
+
+
+def test_the_tanh_rnn_test_catches_a_forgotten_tanh_derivative(monkeypatch):
+    """A backward pass that hands the input layer the states' gradient without tanh' fails the test."""
+    right = ops.TanhRNN._backprop_through_time
+
+    def without_tanh_derivative(self, grad):
+        _, dstart, dweight = right(self, grad)
+        return grad, dstart, dweight
+
+    monkeypatch.setattr(ops.TanhRNN, "_backprop_through_time", without_tanh_derivative)
+    with pytest.raises(AssertionError):
+        test_tanh_rnn_equals_the_input_layer_and_the_loop((5, 7, 6, 4), "(1, N, D)", "(1, D)")

@@ -146,3 +146,22 @@ def test_tanh_recurrence_is_the_loop(data):
     _close(out.data, ref.data)
     for got, want in zip(grads, ref_grads, strict=True):
         _close(got, want)
+
+
+@EXAMPLES
+@given(st.data())
+def test_tanh_rnn_is_the_input_layer_and_the_loop(data):
+    """tanh_rnn's states and the gradients of x, w_xh, b, h0 and w_hh equal MyGrad's matmul + b, then 01's loop."""
+    t, n, c, d = (data.draw(st.integers(1, 5), label=name) for name in ("T", "N", "C", "D"))
+    x = data.draw(_arrays((t, n, c), 2.0), label="x")
+    w_xh = data.draw(_arrays((c, d), 1.0), label="w_xh") / np.float32(math.sqrt(c))
+    b = data.draw(_arrays(data.draw(st.sampled_from([(1, d), (d,)]), label="b shape"), 1.0), label="b")
+    h0 = data.draw(_arrays(data.draw(st.sampled_from([(1, n, d), (n, d)]), label="h0 shape"), 1.0), label="h0")
+    w_hh = data.draw(_arrays((d, d), 1.0), label="w_hh") / np.float32(math.sqrt(d))
+    upstream = data.draw(_arrays((t, n, d), 3.0), label="upstream")
+    inputs = [x, w_xh, b, h0, w_hh]
+    ref, ref_grads = _grads(lambda x, w, b, h, u: _tanh_loop(mg.matmul(x, w) + b, h, u), inputs, upstream)
+    out, grads = _grads(ops.tanh_rnn, inputs, upstream)
+    _close(out.data, ref.data)
+    for got, want in zip(grads, ref_grads, strict=True):
+        _close(got, want)

@@ -209,6 +209,6 @@ def test_mygrad_split_counts_the_operations_each_step_makes():
         ops.softmax(mg.matmul(mg.matmul(np.ones((2, 3), dtype=np.float32), w), w)).sum().backward()
 
     with mg.mem_guard_off:
-        split = breakdown.mygrad_breakdown(step, range(3), _SlowOptimizer())
+        split = breakdown.mygrad_breakdown(step, range(3), _SlowOptimizer(_Clock()))
     assert split["operations_per_step"] == {"MatMul": 2, "Softmax": 1, "Sum": 1}
     assert list(split["operations_per_step"]) == ["MatMul", "Softmax", "Sum"]

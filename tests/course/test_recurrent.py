@@ -61,3 +61,20 @@ def test_one_step_at_a_time_equals_the_whole_sequence():
         _, h = model(x[t : t + 1], h)
         stepwise.append(h.data[0])
     np.testing.assert_allclose(np.stack(stepwise), whole.data, rtol=1e-5, atol=1e-6)
+
+
+def test_one_operation_per_call_and_a_replaced_input_layer_still_counts():
+    """The states come from one TanhRNN; an input layer swapped for MyNN's own dense is still called, same states."""
+    from mynn.layers.dense import dense as mynn_dense
+
+    np.random.seed(3)
+    model = RNN(12, 8, 12)
+    x = np.random.default_rng(4).normal(size=(4, 3, 12)).astype(np.float32)
+    _, fused = model(x)
+    assert type(fused.creator).__name__ == "TanhRNN"
+    plain = mynn_dense(12, 8)
+    plain.weight, plain.bias = model.input_layer.weight, model.input_layer.bias
+    model.input_layer = plain
+    _, unfused = model(x)
+    assert type(unfused.creator).__name__ == "TanhRecurrence"
+    np.testing.assert_allclose(unfused.data, fused.data, rtol=1e-5, atol=1e-6)

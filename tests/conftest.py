@@ -89,5 +89,5 @@ def run_course(capsys):
 def course_repo(tmp_path, run_course) -> Path:
     """A toy course repository (tests/factories.py), released."""
     root = make_course(tmp_path / "repo")
-    run_course(["release", "--root", root])
+    run_course(["generate", "--root", root])
     return root

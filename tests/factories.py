@@ -132,7 +132,7 @@ def released_toy_class(tmp: Path) -> tuple[Path, Path]:
     from instructor.cli import main
 
     root = make_course(tmp / "repo")
-    assert main(["release", "--root", str(root)]) == 0
+    assert main(["generate", "--root", str(root)]) == 0
     toy_submissions(tmp / "subs", root)
     return tmp, root
 

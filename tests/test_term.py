@@ -182,7 +182,7 @@ def term(tmp_path_factory):
         ID="amy",
     )
     out["fetched"] = [p.read_text() for p in (home / "01_toy" / "feedback").rglob("*.html")]
-    out["export"] = t.run("course export --to {CSV}", CSV=str(tmp / "grades.csv"))
+    out["export"] = t.run("course export --file {CSV}", CSV=str(tmp / "grades.csv"))
     with open(tmp / "grades.csv", newline="") as f:
         out["csv"] = {r["student_id"]: r for r in csv.DictReader(f)}
     keep = os.environ.get("COURSE_TERM_EXPORT")  # the closing note's copy
@@ -194,7 +194,7 @@ def term(tmp_path_factory):
 
 def _export(t: Term, tmp: Path) -> dict[tuple[str, str], dict]:
     """`course export` now: its rows by (student, assignment)."""
-    t.run("course export --to {CSV}", CSV=str(tmp / "now.csv"))
+    t.run("course export --file {CSV}", CSV=str(tmp / "now.csv"))
     with open(tmp / "now.csv", newline="") as f:
         return {(r["student_id"], r["assignment"]): r for r in csv.DictReader(f)}
 
@@ -574,7 +574,7 @@ def test_a_flag_is_cleared_with_its_reason_and_stays_cleared(tmp_path, course_re
     out, _ = run_course(["grade", tmp_path / "subs", "--course-dir", cd, "--root", course_repo, "--force"])
     line = _table_line(out, "eve")
     assert "waiting for a grader: flags cleared by" in line and "flagged" not in line, out
-    run_course(["export", "--course-dir", cd, "--to", tmp_path / "g.csv"])
+    run_course(["export", "--course-dir", cd, "--file", tmp_path / "g.csv"])
     with open(tmp_path / "g.csv", newline="") as f:
         assert next(csv.DictReader(f))["status"] == "waiting for a grader"
     _, err = run_course(["unflag", "eve", "01_toy", "--because", "again", "--course-dir", cd], retcode=1)

@@ -86,7 +86,7 @@ def bench_class_tools(size: int, mistakes: dict[str, list[Mistake]], quiet: bool
         student, assignment = sorted(kinds)[0]
         seconds["extend"] = _time(["extend", student, assignment, "--days", "3", "--because", "bench", *where])
         seconds["export --format canvas"] = _time(
-            ["export", "--format", "canvas", "--to", str(tmp / "canvas.csv"), *where]
+            ["export", "--format", "canvas", "--file", str(tmp / "canvas.csv"), *where]
         )
     return {
         "class_size": size,

@@ -15,32 +15,33 @@ import sysconfig
 from instructor.cli import (
     bench,
     bundle,
-    check,
     data,
     demo,
     export,
     extend,
     feedback,
     formgrader,
+    generate,
     grade,
     hub,
     init,
     judge,
-    release,
     release_to_exchange,
     report,
     roster,
     similarity,
     unflag,
+    verify,
 )
+from instructor.cli.options import UNTIL, deprecation
 from instructor.coursedir import directory, owner
 from instructor.errors import CourseError
 from instructor.terminal import inert_output
 
 COMMANDS = [
     demo,
-    release,
-    check,
+    generate,
+    verify,
     judge,
     bundle,
     init,
@@ -59,11 +60,14 @@ COMMANDS = [
     hub,
 ]
 
+#: commands renamed this term (docs/glossary.md): the old name still runs the new command, and says so
+RENAMED = [generate, verify]
+
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="course",
-        description="Release, check, grade and benchmark the sequence-models course.",
+        description="Generate, verify, grade and benchmark the sequence-models course.",
         epilog="Run `course <command> --help` for the steps and paths of each command.",
     )
     sub = parser.add_subparsers(dest="command", metavar="<command>")
@@ -77,9 +81,32 @@ def build_parser() -> argparse.ArgumentParser:
         )
         module.add_arguments(p)
         p.set_defaults(run=module.run)
+    for module in RENAMED:
+        p = sub.add_parser(
+            module.OLD_NAME,
+            help=f"old name of `course {module.NAME}` ({UNTIL})",
+            description=f"The old name of `course {module.NAME}`: {module.HELP}",
+            epilog=module.EXAMPLES,
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+        module.add_arguments(p)
+        p.set_defaults(run=_old_name(module))
     # the verbs, read from this parser (never copied): the bundle refuses any file that names one
     parser.set_defaults(verbs=tuple(sub.choices))
     return parser
+
+
+def _old_name(module):
+    """``module.run``, after one line on stderr that its old name is deprecated."""
+
+    def run(args) -> int:
+        print(
+            deprecation(f"course {module.OLD_NAME}", f"`course {module.OLD_NAME}`", f"`course {module.NAME}`"),
+            file=sys.stderr,
+        )
+        return module.run(args)
+
+    return run
 
 
 def _find_own_scripts() -> None:
@@ -122,9 +149,9 @@ def _hand_back(args) -> None:
     """Run as root (for the sandbox), give what was written in the course directory back to its owner."""
     if not hasattr(args, "course_dir") or os.geteuid() != 0:
         return
-    folder = directory.resolve(args.course_dir or getattr(args, "dir", None))
-    if directory.is_course_dir(folder):
-        owner.hand_back(folder)
+    course_path = directory.resolve(args.course_dir or getattr(args, "course_path", None))
+    if directory.is_course_dir(course_path):
+        owner.hand_back(course_path)
 
 
 if __name__ == "__main__":

@@ -9,10 +9,10 @@ from instructor.authoring.given import given_sources
 from instructor.cli.options import add_root, repository
 
 NAME = "bundle"
-HELP = "Build a student bundle holding only the named released assignments, their data and the helpers they import."
+HELP = "Build a student bundle: only the named assignments' student versions, their data and the helpers they import."
 EXAMPLES = """\
 steps:
-  1. release the named assignments afresh from solutions/ (in a scratch folder);
+  1. generate the named assignments' student versions afresh from solutions/ (in a scratch folder);
   2. copy their student versions and data, the helper modules the notebooks
      import (the package course/: quick mode, plots, explorers, the data loader
      of 04) as a small package students install into a venv with
@@ -24,7 +24,7 @@ steps:
      (students have none of them): the error names the file and cell or line.
 
 paths:
-  notebooks of a fresh release  ->  <to>/<a>/<a>.ipynb (+ data), <to>/helpers/, <to>/README.md
+  freshly generated student versions  ->  <to>/<a>/<a>.ipynb (+ data), <to>/helpers/, <to>/README.md
 
 examples:
   course bundle 01_rnn --to week1              # folder week1/
@@ -36,8 +36,10 @@ bundle 02 only after 01 has closed.
 
 
 def add_arguments(p):
-    p.add_argument("assignments", nargs="+", metavar="ASSIGNMENT", help="the released assignments to hand out")
-    p.add_argument("--to", type=Path, default=Path("bundle"), help="bundle folder to write (default: ./bundle)")
+    p.add_argument("assignments", nargs="+", metavar="ASSIGNMENT", help="the assignments to hand out")
+    p.add_argument(
+        "--to", type=Path, default=Path("bundle"), metavar="DIR", help="bundle folder to write into (default: ./bundle)"
+    )
     p.add_argument("--zip", action="store_true", help="also write <to>.zip")
     p.add_argument("--force", action="store_true", help="replace an existing bundle folder")
     add_root(p)

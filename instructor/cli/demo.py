@@ -9,10 +9,10 @@ from instructor.cli.options import repository
 from instructor.demo import run_demo
 
 NAME = "demo"
-HELP = "Release, run the solutions in quick mode and autograde two sample submissions, in a scratch folder."
+HELP = "Generate, run the solutions in quick mode and autograde two sample submissions, in a scratch folder."
 EXAMPLES = """\
 steps (nothing is written inside the repository):
-  1. release: solutions/ -> <scratch>/course/notebooks/ with nbgrader;
+  1. generate: solutions/ -> <scratch>/course/notebooks/ with nbgrader;
   2. execute every solution notebook in quick mode (COURSE_QUICK=1);
   3. autograde two submissions per assignment in a course directory
      (<scratch>/course-dir): 'reference' (the solution) and 'blank' (the

@@ -6,7 +6,7 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
-from instructor.cli.options import add_course_dir, add_db, names
+from instructor.cli.options import add_course_dir, add_db, add_old_spelling, names
 from instructor.coursedir import directory
 from instructor.coursedir.course_dir import CourseDir
 from instructor.errors import CourseError
@@ -49,9 +49,9 @@ importing the canvas file into Canvas:
     + f"""
 examples:
   course export                          # <dir>/grades.csv
-  course export --course-dir ~/grading-week3 --to week3.csv
+  course export --course-dir ~/grading-week3 --file week3.csv
   course export --format canvas          # <dir>/{canvas.DEFAULT_NAME}
-  course export --format canvas --assignment 01_rnn --to week1-canvas.csv
+  course export --format canvas --assignment 01_rnn --file week1-canvas.csv
 """
 )
 
@@ -65,15 +65,17 @@ def add_arguments(p):
         help="csv: the course's table (default); canvas: for Canvas's gradebook import",
     )
     p.add_argument(
-        "--to",
+        "--file",
         type=Path,
+        metavar="FILE",
         help=f"file to write (default: <dir>/grades.csv; <dir>/{canvas.DEFAULT_NAME} with --format canvas)",
     )
+    add_old_spelling(p, "--to", "--file", dest="file", type=Path, metavar="FILE")
     p.add_argument(
         "--assignment",
         "-a",
         action="append",
-        metavar="A",
+        metavar="ASSIGNMENT",
         help="with --format canvas: only these assignments' columns (repeat, or a,b; default: every one: "
         "a missing submission uploads as 0 once its due date has passed)",
     )
@@ -81,21 +83,21 @@ def add_arguments(p):
 
 
 def run(args) -> int:
-    # not `CourseDir.at`: a folder `course init` never made says it has no gradebook
+    # not `CourseDir.at`: a directory `course init` never made says it has no gradebook
     course_dir = CourseDir.planned(directory.resolve(args.course_dir), db=args.db)
     print(f"course directory: {course_dir.path}")
     if args.format == "canvas":
         return _run_canvas(args, course_dir)
     if args.assignment:
         raise CourseError("--assignment goes with --format canvas; the CSV lists every assignment.")
-    to = (args.to or course_dir.path / "grades.csv").resolve()
+    to = (args.file or course_dir.path / "grades.csv").resolve()
     export.export_csv(course_dir, to)
     print(f"wrote {to}")
     return 0
 
 
 def _run_canvas(args, course_dir: CourseDir) -> int:
-    to = (args.to or course_dir.path / canvas.DEFAULT_NAME).resolve()
+    to = (args.file or course_dir.path / canvas.DEFAULT_NAME).resolve()
     sheet = canvas.export_canvas(course_dir, to, assignments=names(args.assignment))
     print("\n".join(canvas.upload_notes(sheet)))
     print(f"wrote {to} (Canvas: Grades > Import; see `course export --help`)")

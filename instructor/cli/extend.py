@@ -14,10 +14,10 @@ from instructor.errors import CourseError
 from instructor.grading.extension import Extended, PenaltyChange, due_or_none, extend, take_back
 
 NAME = "extend"
-HELP = "Give one student a later due date for an assignment (or take it back); the late penalty follows."
+HELP = "Give one student a later due date for an assignment (or remove it); the late penalty follows."
 EXAMPLES = f"""\
 what it does:
-  keeps the extension in <dir>/{EXTENSIONS_NAME} (who granted it, when, why).
+  keeps the extension in <dir>/{EXTENSIONS_NAME} (who extended, when, why).
   If the submission is already graded, its late penalty is computed again
   at once, by the course directory's late rule, from the student's own due
   date: the grade table, `course export` (its duedate column is the
@@ -45,7 +45,7 @@ def add_arguments(p):
     what = p.add_mutually_exclusive_group()
     what.add_argument("--until", metavar="DATE", help="the student's due date, e.g. '2026-10-08 17:00 UTC'")
     what.add_argument("--days", metavar="N", help="days after the class's due date (fractions allowed)")
-    what.add_argument("--remove", action="store_true", help="take the student's extension back")
+    what.add_argument("--remove", action="store_true", help="remove the student's extension")
     what.add_argument("--list", action="store_true", help="list every extension (of STUDENT and A, if given)")
     p.add_argument("--because", default="", metavar="TEXT", help="why (kept with the extension)")
     add_course_dir(p)
@@ -76,7 +76,7 @@ def run(args) -> int:
             "extension is kept, and counts once they are on it and graded.",
             file=sys.stderr,
         )
-    replaced = f" (replaces the extension {earlier.granted_by} granted on {earlier.granted_on})" if earlier else ""
+    replaced = f" (replaces the extension by {earlier.granted_by} on {earlier.granted_on})" if earlier else ""
     print(f"{ext.student}/{ext.assignment}: {_due_words(done, ext)}{replaced}; {_penalty_words(done.change)}")
     return 0
 
@@ -111,7 +111,7 @@ def span(delta: timedelta) -> str:
 
 
 def format_listing(course_dir: CourseDir, student: str | None = None, assignment: str | None = None) -> str:
-    """Every extension as a table: the student's due date, how much later than the class's, who, when, why."""
+    """Every extension as a table: the student's due date, how much later than the class's, who extended, when, why."""
     rows = [
         e
         for e in extensions.listing(course_dir.path)
@@ -120,8 +120,8 @@ def format_listing(course_dir: CourseDir, student: str | None = None, assignment
     if not rows:
         return f"no extension ({course_dir.path / EXTENSIONS_NAME})"
     head = (
-        f"{'student':16s} {'assignment':16s} {'due (student)':20s}  {'later by':16s} {'granted by':12s} "
-        f"{'granted on':20s}  because"
+        f"{'student':16s} {'assignment':16s} {'due (student)':20s}  {'later by':16s} {'extended by':12s} "
+        f"{'extended on':20s}  because"
     )
     lines = [head, "-" * len(head)]
     for e in rows:

@@ -34,15 +34,15 @@ def add_arguments(p):
 
 
 def run(args) -> int:
-    # not `CourseDir.at`: a folder `course init` never made says it has nothing autograded
+    # not `CourseDir.at`: a course_path `course init` never made says it has nothing autograded
     course_dir = CourseDir.planned(directory.resolve(args.course_dir), db=args.db)
-    folder = course_dir.path
-    print(f"course directory: {folder}")
+    course_path = course_dir.path
+    print(f"course directory: {course_path}")
     files, failures = feedback(course_dir)
     for path in files:
         print(f"wrote {path}")
     if failures:
-        print(f"{len(failures)} page(s) not written (logs in {folder / 'logs'}):")
+        print(f"{len(failures)} page(s) not written (logs in {course_path / 'logs'}):")
         for line in failures:
             print(f"  {line}")
     return 0

@@ -65,13 +65,13 @@ def command(course_path, ip: str, port: int, extra: list[str]) -> list[str]:
 
 
 def run(args) -> int:
-    folder = directory.resolve(args.course_dir)
-    print(f"course directory: {folder}")
-    CourseDir.at(folder)  # a course directory whose settings read (the formgrader reads the same file)
+    course_path = directory.resolve(args.course_dir)
+    print(f"course directory: {course_path}")
+    CourseDir.at(course_path)  # a course directory whose settings read (the formgrader reads the same file)
     if os.geteuid() == 0 and "--allow-root" not in args.extra:
         raise CourseError(
             "the formgrader shows student work in your browser with the rights of the user running it: "
-            f"run it as the instructor who owns {folder}, without sudo (only `course grade` needs root), "
+            f"run it as the instructor who owns {course_path}, without sudo (only `course grade` needs root), "
             "or add `-- --allow-root` if this machine has no other user."
         )
     print(
@@ -80,6 +80,6 @@ def run(args) -> int:
         flush=True,
     )
     try:
-        return subprocess.call(command(folder, args.ip, args.port, args.extra), cwd=folder)
+        return subprocess.call(command(course_path, args.ip, args.port, args.extra), cwd=course_path)
     except KeyboardInterrupt:
         return 0

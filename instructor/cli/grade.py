@@ -18,10 +18,10 @@ NAME = "grade"
 HELP = "Autograde the collected submissions (or a folder of them), each in a sandbox, and print the grade table."
 EXAMPLES = """\
 steps (one submission = one run of 2-4; a bad one never stops the rest):
-  1. intake: find every submission; a broken one is reported as
+  1. intake: find every submission; a broken one is listed as
      `not graded: <reason>` (also students not on --roster);
-  2. prepare: restore locked and test cells from the release, report
-     tampering, match a notebook without nbgrader metadata to the release;
+  2. prepare: restore locked and test cells from the student version, flag
+     tampering, match a notebook without nbgrader metadata to the student version;
   3. execute in the sandbox (bubblewrap: executor uid 65534, kernel 65533, no network, private
      filesystem, memory/process/time/output limits) in quick mode;
   4. score outside the sandbox; flag code that reaches into the tests;
@@ -30,7 +30,7 @@ steps (one submission = one run of 2-4; a bad one never stops the rest):
      then `course export` and `course feedback`.
 
 the table: autograded = test-cell points; by hand = written-answer points
-given / max; pending = points nobody has graded yet; late = penalty.
+hand points / max; pending = points nobody has graded yet; late = penalty.
 
 paths (<dir> = --course-dir, else $COURSE_DIR, else ~/seqmodels-grading):
   <dir>/submitted/<student>/<a>/       read by default (`nbgrader collect` writes it)
@@ -54,7 +54,7 @@ running at scale (one task per submission; only this process writes the gradeboo
                        filesystem under the same paths, and run as root (the sandbox)
   --db URL             the gradebook in a database server, e.g. postgresql://host/seqmodels
                        (default: the course directory's setting, `course init --db`)
-A rerun grades only what is new or changed (notebook bytes, timestamp, release);
+A rerun grades only what is new or changed (notebook bytes, timestamp, student version);
 --force grades everything again. A killed run resumes where it stopped.
 
 Without a working sandbox, grading is refused unless --unsafe is given; where no memory and
@@ -81,9 +81,15 @@ def add_arguments(p):
     )
     add_course_dir(p)
     p.add_argument(
-        "--assignment", "-a", action="append", metavar="A", help="grade only these assignments (repeat, or a,b)"
+        "--assignment",
+        "-a",
+        action="append",
+        metavar="ASSIGNMENT",
+        help="grade only these assignments (repeat, or a,b)",
     )
-    p.add_argument("--student", "-s", action="append", metavar="S", help="grade only these students (repeat, or a,b)")
+    p.add_argument(
+        "--student", "-s", action="append", metavar="STUDENT", help="grade only these students (repeat, or a,b)"
+    )
     p.add_argument(
         "--roster",
         type=Path,

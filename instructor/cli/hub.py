@@ -79,7 +79,11 @@ def add_arguments(p):
     )
     p.add_argument("--cpus", type=float, default=1.0, help="CPUs' time per user's server (default: %(default)s)")
     p.add_argument(
-        "--idle-timeout", type=int, default=3600, metavar="S", help="stop servers idle this long (default: %(default)s)"
+        "--idle-timeout",
+        type=int,
+        default=3600,
+        metavar="SECONDS",
+        help="stop servers idle this long (default: %(default)s)",
     )
     p.add_argument(
         "--image",

@@ -36,7 +36,7 @@ examples:
 
 def add_arguments(p):
     p.add_argument(
-        "dir",
+        "course_path",
         type=Path,
         nargs="?",
         metavar="DIR",
@@ -81,18 +81,20 @@ def late_rule(percent: float) -> str:
 
 
 def run(args) -> int:
-    if args.dir and args.course_dir and args.dir.resolve() != args.course_dir.resolve():
-        raise CourseError(f"two course directories given ({args.dir} and --course-dir {args.course_dir}); give one.")
-    folder = directory.resolve(args.dir or args.course_dir)
+    if args.course_path and args.course_dir and args.course_path.resolve() != args.course_dir.resolve():
+        raise CourseError(
+            f"two course directories named ({args.course_path} and --course-dir {args.course_dir}); name one."
+        )
+    course_path = directory.resolve(args.course_path or args.course_dir)
     settings = directory.init(
-        folder,
+        course_path,
         exchange=args.exchange,
         db_url=args.db,
         late_penalty=args.late_penalty,
         due=parse_due(args.due),
         root=args.root,
     )
-    print(f"course directory: {folder}")
+    print(f"course directory: {course_path}")
     print(f"  course id:     {COURSE_ID}")
     print(f"  exchange:      {settings.exchange}")
     print(f"  gradebook:     {settings.db_url}")
@@ -108,7 +110,7 @@ def run(args) -> int:
         updated = []
     if updated:
         print(f"  due dates copied into the gradebook: {', '.join(updated)}")
-    print(f"settings: {folder / directory.CONFIG_NAME}")
-    if folder != directory.resolve(None):
-        print(f"name it once for every command: export {directory.ENV}={folder}")
+    print(f"settings: {course_path / directory.CONFIG_NAME}")
+    if course_path != directory.resolve(None):
+        print(f"name it once for every command: export {directory.ENV}={course_path}")
     return 0

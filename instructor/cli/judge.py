@@ -8,7 +8,7 @@ from instructor.grading.checks.judge_report import report
 NAME = "judge"
 HELP = "Show which checks of an assignment the grader judges outside the student's kernel, and which it cannot."
 EXAMPLES = """\
-report:
+what it prints:
   counts   per assignment, the checks judged outside the kernel and those that run in it
            (a kernel assert: it calls the student's code itself), each named
   anchors  the checks whose expected value the kernel could influence (every value

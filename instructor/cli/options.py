@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import argparse
+import sys
 from pathlib import Path
 
 from instructor.coursedir.directory import DEFAULT, ENV
@@ -53,3 +55,31 @@ def repository(given: Path | None, recorded: Path | None = None) -> Path:
 def names(values: list[str] | None) -> list[str]:
     """Repeated and comma-separated flag values, flattened (``-a 01 -a 02,03``)."""
     return [n.strip() for v in (values or []) for n in v.split(",") if n.strip()]
+
+
+#: how long an old spelling keeps working (docs/glossary.md: renamed options and commands)
+UNTIL = "the old spelling goes after this term"
+
+
+def deprecation(prog: str, old: str, new: str) -> str:
+    """The one line an old spelling prints on stderr, e.g. for ``course similarity --min-tokens``."""
+    return f"{prog}: {old} is deprecated, use {new} ({UNTIL})."
+
+
+class _OldSpelling(argparse.Action):
+    """An option's old name: stores into the new option's ``dest`` and says, on stderr, to use the new name."""
+
+    def __init__(self, option_strings, dest, new: str, **kwargs):
+        self.new = new
+        super().__init__(option_strings, dest, **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(deprecation(parser.prog, str(option_string), self.new), file=sys.stderr)
+        setattr(namespace, self.dest, values)
+
+
+def add_old_spelling(parser, old: str, new: str, dest: str, **kwargs) -> None:
+    """Keep ``old`` working for one term as a hidden alias of the option ``new`` (same ``dest``, type, metavar)."""
+    parser.add_argument(
+        old, dest=dest, action=_OldSpelling, new=new, default=argparse.SUPPRESS, help=argparse.SUPPRESS, **kwargs
+    )

@@ -29,19 +29,19 @@ examples:
 
 
 def add_arguments(p):
-    p.add_argument("assignments", nargs="+", metavar="A")
+    p.add_argument("assignments", nargs="+", metavar="ASSIGNMENT", help="assignment folder names, e.g. 01_rnn")
     add_course_dir(p)
     add_root(p, "course repository whose solutions/ to release", recorded=True)
     p.add_argument("--force", action="store_true", help="replace an assignment already in the exchange")
 
 
 def run(args) -> int:
-    folder = directory.resolve(args.course_dir)
-    print(f"course directory: {folder}")
-    script = privileged.available(folder)
+    course_path = directory.resolve(args.course_dir)
+    print(f"course directory: {course_path}")
+    script = privileged.available(course_path)
     if script:  # staff on the hub: the exchange is root's
         return max(privileged.call(script, "release", a, *(["--force"] * args.force)) for a in args.assignments)
-    course_dir = CourseDir.at(folder)
+    course_dir = CourseDir.at(course_path)
     root = repository(args.root, course_dir.settings.root)
     names = resolve_assignments(root / "solutions", args.assignments)
     release_to_exchange(course_dir, root, names, force=args.force)

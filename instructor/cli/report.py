@@ -12,7 +12,7 @@ from instructor.reporting import class_report
 NAME = "report"
 HELP = (
     "Write one assignment's class report: the score histogram, the share of the class that failed each "
-    "check, the mistakes behind the failures in the checks' own words, flags and reasons not graded."
+    "graded cell, the mistakes behind the failures in the checks' own words, flags and reasons not graded."
 )
 EXAMPLES = """\
 what it reads (nothing is changed):
@@ -21,12 +21,12 @@ what it reads (nothing is changed):
   cell stopped). A failure is the gradebook's: a test cell scored below its
   points. Which check of the cell failed is the statement its traceback
   points at, named by the message its author wrote (values the student's
-  code printed become ...); tasks left as released are counted apart.
+  code printed become ...); tasks left as students got them are counted apart.
 
 what it writes, into <dir>/reports/<assignment>/ (or --to):
   index.html    the page: no script, figures inline, opens offline
   scores.csv    student, status, score, max_score
-  checks.csv    per graded cell: points, judged, failed, share failed, waiting
+  checks.csv    per graded cell: points, judged, failed, share failed, waiting (written answers pending)
   mistakes.csv  per check and mistake: count and share of those judged
   statuses.csv  submissions per status, flag and reason not graded
   overrides.csv every test cell overridden and hand grade taken back: from, to, by, when

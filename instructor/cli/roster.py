@@ -15,7 +15,7 @@ EXAMPLES = f"""\
 what it does:
   adds or updates each student in the gradebook (names and emails show in the
   formgrader and in `course export`) and in <dir>/{ROSTER_NAME}, which
-  `course grade` uses: a submission from someone not on it is reported as
+  `course grade` uses: a submission from someone not on it is listed as
   `not graded: <id> is not on the roster`, and every rostered student gets a
   row in `course export` (0 points, "not submitted", if nothing was collected).
 
@@ -31,9 +31,9 @@ def add_arguments(p):
 
 
 def run(args) -> int:
-    folder = directory.resolve(args.course_dir)
-    print(f"course directory: {folder}")
-    course_dir = CourseDir.at(folder)
+    course_path = directory.resolve(args.course_dir)
+    print(f"course directory: {course_path}")
+    course_dir = CourseDir.at(course_path)
     added, updated = import_roster(course_dir.path, args.file, course_dir.gradebook_url)
-    print(f"roster: {added} student(s) added, {updated} updated ({folder / ROSTER_NAME})")
+    print(f"roster: {added} student(s) added, {updated} updated ({course_path / ROSTER_NAME})")
     return 0

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import time
 
-from instructor.cli.options import add_course_dir
+from instructor.cli.options import add_course_dir, add_old_spelling
 from instructor.coursedir import directory
 from instructor.coursedir.course_dir import CourseDir
 from instructor.errors import CourseError
-from instructor.reporting.similarity import MIN_TOKENS, NOISE, OUTPUT, THRESHOLD, analyse
+from instructor.reporting.similarity import MIN_CHARS, NOISE, OUTPUT, THRESHOLD, analyse
 from instructor.reporting.similarity_page import write
 
 NAME = "similarity"
@@ -17,8 +17,8 @@ EXAMPLES = f"""\
 what it compares:
   the code answer cells (nbgrader solution cells) of <dir>/autograded/<student>/<a>/<a>.ipynb,
   one document per student in notebook order. Written answers (markdown) are not compared.
-  The released code (<dir>/release/<a>/ and every archived release: stubs, signatures,
-  docstrings, given and test cells) never counts: a submission left as released matches nobody.
+  The student versions (<dir>/release/<a>/ and every archived version: stubs, signatures,
+  docstrings, given and test cells) never count: a submission left as students got it matches nobody.
   Method: copydetect's winnowing over tokens (MOSS's); a match is a run of at least {NOISE}
   characters of filtered code, where every name is one character and comments and spaces are gone.
 
@@ -31,17 +31,17 @@ what it can and cannot see:
   layers) match between honest students: a score is a reason to look at both, not a verdict.
 
 scores:
-  share of a = the part of a's answer code (filtered, released code removed) found in b.
+  share of a = the part of a's answer code (filtered, the student version's code removed) found in b.
   Pairs are ranked by the larger share (a student who copied one task and wrote nothing else
   ranks high against a classmate who wrote everything) and shown when it is above --threshold
-  and at least --min-tokens characters match. Default {THRESHOLD}: on the test class of 01_rnn a
+  and at least --min-chars characters match. Default {THRESHOLD}: on the test class of 01_rnn a
   renamed copy scores 1.00, half the tasks taken from one classmate 0.45, independent
   implementations at most 0.22. It also prints the highest pair not shown and the median.
 
 what it writes:
   <dir>/{OUTPUT}/<a>.html   the ranked pairs, then each pair side by side, task by task,
                            the matching parts marked (no script; opens offline)
-  <dir>/{OUTPUT}/<a>.csv    student_a, student_b, similarity_a, similarity_b, tokens_matched, tasks
+  <dir>/{OUTPUT}/<a>.csv    student_a, student_b, similarity_a, similarity_b, tokens_matched (characters), tasks
 
 examples:
   course similarity 01_rnn
@@ -59,13 +59,14 @@ def add_arguments(p):
         help=f"show the pairs whose larger share is above this, 0 to 1 (default: {THRESHOLD})",
     )
     p.add_argument(
-        "--min-tokens",
-        dest="min_tokens",
+        "--min-chars",
+        dest="min_chars",
         type=int,
-        default=MIN_TOKENS,
+        default=MIN_CHARS,
         metavar="N",
-        help=f"and at least N filtered characters match (default: {MIN_TOKENS})",
+        help=f"and at least N filtered characters match (default: {MIN_CHARS})",
     )
+    add_old_spelling(p, "--min-tokens", "--min-chars", dest="min_chars", type=int, metavar="N")
     p.add_argument("--top", type=int, default=10, metavar="N", help="print the N first pairs (default: 10)")
     add_course_dir(p)
 
@@ -75,33 +76,33 @@ def _count(n: int, thing: str) -> str:
 
 
 def run(args) -> int:
-    if args.top < 0 or args.min_tokens < 0:
-        raise CourseError("--top and --min-tokens are counts: 0 or more.")
-    folder = CourseDir.at(directory.resolve(args.course_dir)).path
-    print(f"course directory: {folder}")
+    if args.top < 0 or args.min_chars < 0:
+        raise CourseError("--top and --min-chars are counts: 0 or more.")
+    course_path = CourseDir.at(directory.resolve(args.course_dir)).path
+    print(f"course directory: {course_path}")
     started = time.perf_counter()
-    result = analyse(folder, args.assignment, args.threshold, args.min_tokens)
-    page, table = write(folder, result)
+    result = analyse(course_path, args.assignment, args.threshold, args.min_chars)
+    page, table = write(course_path, result)
     shown = result.shown
     print(
         f"{result.assignment}: {_count(len(result.documents), 'graded submission')}, "
         f"{_count(len(result.pairs), 'pair')} compared "
         f"in {time.perf_counter() - started:.1f} s; {len(shown)} above {result.threshold:.2f}"
-        + (f" ({len(result.blank)} hold only released code)" if result.blank else "")
+        + (f" ({len(result.blank)} hold only the student version's code)" if result.blank else "")
     )
     for skipped in result.skipped:
         print(f"  not compared: {skipped}")
     for rank, p in enumerate(shown[: args.top], start=1):
         print(
             f"  {rank:3d}. {p.a} {100 * p.similarity_a:.0f} % ~ {p.b} {100 * p.similarity_b:.0f} %, "
-            f"{p.tokens_matched} tokens: {' '.join(p.tasks)}"
+            f"{p.chars_matched} characters: {' '.join(p.tasks)}"
         )
     if len(shown) > args.top:
         print(f"  ... and {len(shown) - args.top} more on the page")
     if (hidden := result.best_hidden) is not None:
         print(
             f"highest pair not shown: {hidden.a} ~ {hidden.b}, {hidden.score:.2f} with "
-            f"{hidden.tokens_matched} tokens; median pair: {result.median:.2f}"
+            f"{hidden.chars_matched} characters; median pair: {result.median:.2f}"
         )
     print(f"page: {page}\ncsv:  {table}")
     return 0

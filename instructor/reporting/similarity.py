@@ -12,7 +12,7 @@ reader (:func:`instructor.cells.read`). Then, in rooms of their own:
 - :mod:`~instructor.reporting.similarity_page`: the page beside the CSV written here.
 
 A larger share is only as good as the code behind it, so a pair is shown
-only above :data:`THRESHOLD` and with at least :data:`MIN_TOKENS` matched
+only above :data:`THRESHOLD` and with at least :data:`MIN_CHARS` matched
 filtered characters: a few lines the API dictates (``dense(dim_input,
 dim_recurrent, weight_initializer=glorot_normal)``) are all of a nearly blank
 submission and match anyone's.
@@ -33,7 +33,7 @@ from instructor.reporting.similarity_documents import Document, document, releas
 from instructor.reporting.similarity_fingerprints import NOISE, boilerplate_hashes, fingerprints
 from instructor.reporting.similarity_pairs import Pair, locate, score_all
 
-__all__ = ["NOISE", "THRESHOLD", "MIN_TOKENS", "OUTPUT", "CSV_COLUMNS", "Similarity", "analyse", "write_csv"]
+__all__ = ["NOISE", "THRESHOLD", "MIN_CHARS", "OUTPUT", "CSV_COLUMNS", "Similarity", "analyse", "write_csv"]
 
 #: a pair is shown when its larger share is above this. Measured on tests/reporting/test_similarity.py's
 #: class: a copy with renamed names 1.00, half the tasks taken from one classmate 0.45, independent
@@ -41,9 +41,11 @@ __all__ = ["NOISE", "THRESHOLD", "MIN_TOKENS", "OUTPUT", "CSV_COLUMNS", "Similar
 THRESHOLD = 0.4
 #: and when at least this many filtered characters match (a one-task copy of 01_rnn: 174; the three
 #: `dense(...)` lines every RNN needs: 66)
-MIN_TOKENS = 100
+MIN_CHARS = 100
 #: the output folder, ``<dir>/similarity/<a>.html`` and ``.csv``
 OUTPUT = "similarity"
+#: the CSV's header; ``tokens_matched`` holds :attr:`Pair.chars_matched` (the column keeps its name for the
+#: scripts that read it: docs/glossary.md)
 CSV_COLUMNS = ["student_a", "student_b", "similarity_a", "similarity_b", "tokens_matched", "tasks"]
 
 
@@ -53,14 +55,14 @@ class Similarity:
 
     assignment: str
     threshold: float
-    min_tokens: int
+    min_chars: int
     documents: dict[str, Document]
     pairs: list[Pair]  # every pair, highest score first
     blank: list[str]  # submissions with nothing beyond the released code
     skipped: list[str] = field(default_factory=list)  # "student: why" of notebooks that could not be read
 
     def is_shown(self, pair: Pair) -> bool:
-        return pair.score > self.threshold and pair.tokens_matched >= self.min_tokens
+        return pair.score > self.threshold and pair.chars_matched >= self.min_chars
 
     @property
     def shown(self) -> list[Pair]:
@@ -108,7 +110,7 @@ def submissions(folder: Path, assignment: str) -> dict[str, Path]:
     return found
 
 
-def analyse(folder: Path, assignment: str, threshold: float = THRESHOLD, min_tokens: int = MIN_TOKENS) -> Similarity:
+def analyse(folder: Path, assignment: str, threshold: float = THRESHOLD, min_chars: int = MIN_CHARS) -> Similarity:
     """Compare every pair of graded submissions of ``assignment`` in the course directory ``folder``."""
     if not 0 <= threshold < 1:
         raise CourseError(f"the threshold is a share of a submission's code, from 0 to 1 (not {threshold}).")
@@ -131,7 +133,7 @@ def analyse(folder: Path, assignment: str, threshold: float = THRESHOLD, min_tok
     result = Similarity(
         assignment,
         threshold,
-        min_tokens,
+        min_chars,
         docs,
         score_all(prints),
         sorted(s for s, f in prints.items() if f.empty),
@@ -149,6 +151,6 @@ def write_csv(result: Similarity, path: Path) -> Path:
         out = csv.writer(f)
         out.writerow(CSV_COLUMNS)
         for p in result.shown:
-            row = [p.a, p.b, f"{p.similarity_a:.3f}", f"{p.similarity_b:.3f}", p.tokens_matched, " ".join(p.tasks)]
+            row = [p.a, p.b, f"{p.similarity_a:.3f}", f"{p.similarity_b:.3f}", p.chars_matched, " ".join(p.tasks)]
             out.writerow([inert_cell(v) for v in row])  # student ids and grade_ids are student-controlled text
     return path

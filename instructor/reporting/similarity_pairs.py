@@ -27,7 +27,7 @@ class Pair:
     """Two submissions and how much of each is found in the other.
 
     ``a`` is the one with the larger share (``similarity_a >= similarity_b``);
-    ``tokens_matched`` counts filtered characters of ``a`` (a name or a string
+    ``chars_matched`` counts filtered characters of ``a`` (a name or a string
     is one) in matching runs. ``tasks`` and ``slices`` (raw-text starts and
     ends of the matching parts, in a then b) are filled for the pairs shown.
     """
@@ -36,7 +36,7 @@ class Pair:
     b: str
     similarity_a: float
     similarity_b: float
-    tokens_matched: int
+    chars_matched: int
     tasks: list[str] = field(default_factory=list)
     slices: tuple[np.ndarray, np.ndarray] | None = None
 
@@ -48,11 +48,11 @@ class Pair:
 
 def score(a: str, b: str, fa: Fingerprints, fb: Fingerprints) -> Pair:
     """The pair of ``a`` and ``b``, from their fingerprints (no text is read)."""
-    tokens_a, share_a = overlap(fa, fb)
-    tokens_b, share_b = overlap(fb, fa)
+    chars_a, share_a = overlap(fa, fb)
+    chars_b, share_b = overlap(fb, fa)
     if share_b > share_a:  # a is the one more found in the other (equal shares: a, b as given)
-        a, b, tokens_a, share_a, share_b = b, a, tokens_b, share_b, share_a
-    return Pair(a, b, share_a, share_b, tokens_a)
+        a, b, chars_a, share_a, share_b = b, a, chars_b, share_b, share_a
+    return Pair(a, b, share_a, share_b, chars_a)
 
 
 def score_all(prints: dict[str, Fingerprints]) -> list[Pair]:

@@ -66,7 +66,7 @@ def toy_with_figure(tmp_path, monkeypatch, run_course):
             1, question_cell("toy_picture_text", "![a toy](figures/toy.svg)\n\n*Figure: a toy.*")
         ),
     )
-    run_course(["release", "--root", root])
+    run_course(["generate", "--root", root])
     return root
 
 
@@ -82,7 +82,7 @@ def test_check_is_clean_then_reports_each_figure_fault(toy_with_figure, run_cour
     """Are a changed figure, a figure no code draws, a missing drawn figure and an image whose file is
     missing each reported?"""
     root = toy_with_figure
-    out, _ = run_course(["check", "--root", root])
+    out, _ = run_course(["verify", "--root", root])
     assert "clean" in out
     figure = root / "solutions/01_toy/figures/toy.svg"
     figure.write_bytes(figure.read_bytes().replace(b"toy label", b"old label"))
@@ -91,12 +91,12 @@ def test_check_is_clean_then_reports_each_figure_fault(toy_with_figure, run_cour
         root / "solutions/02_toy/02_toy.ipynb",
         lambda nb: nb.cells.insert(1, question_cell("gone_text", "![gone](figures/gone.svg)\n\n*Figure: gone.*")),
     )
-    out, _ = run_course(["check", "--root", root], retcode=1)
+    out, _ = run_course(["verify", "--root", root], retcode=1)
     assert "solutions/01_toy/figures/toy.svg differs from what the code draws now (compared: bytes" in out
     assert "solutions/01_toy/figures/stray.svg is drawn by no code" in out
     assert "solutions/02_toy/02_toy.ipynb: cell 1 shows figures/gone.svg, which does not exist" in out
     figure.unlink()
-    out, _ = run_course(["check", "--root", root], retcode=1)
+    out, _ = run_course(["verify", "--root", root], retcode=1)
     assert "solutions/01_toy/figures/toy.svg is missing: the code draws it" in out
 
 
@@ -122,7 +122,7 @@ def test_check_refuses_an_image_the_feedback_page_cannot_carry(toy_with_figure, 
     )
     (root / "solutions/02_toy/figures").mkdir()
     (root / "solutions/02_toy/figures/toy.svg").write_bytes((root / "solutions/01_toy/figures/toy.svg").read_bytes())
-    out, _ = run_course(["check", "--root", root], retcode=1)
+    out, _ = run_course(["verify", "--root", root], retcode=1)
     assert "no title and no <...>" in out
 
 
@@ -143,7 +143,7 @@ def test_release_keeps_a_figure_another_matplotlib_wrote(toy_with_figure, run_co
     figure = root / "solutions/01_toy/figures/toy.svg"
     older = re.sub(rb"Matplotlib v[0-9.]+", b"Matplotlib v3.8.0", figure.read_bytes())
     figure.write_bytes(older)
-    run_course(["release", "01_toy", "--root", root])
+    run_course(["generate", "01_toy", "--root", root])
     assert figure.read_bytes() == older
 
 

@@ -213,7 +213,7 @@ def test_nbgrader_keeps_a_hidden_source_in_the_student_version(tmp_path):
                 cell.metadata["jupyter"] = {"source_hidden": True}
 
     edit_notebook(path, hide)
-    assert main(["release", "--root", str(root)]) == 0
+    assert main(["generate", "--root", str(root)]) == 0
     student = nbformat.read(str(root / "notebooks/01_toy/01_toy.ipynb"), as_version=4)
     cell = next(c for c in student.cells if grade_id(c) == tests[0])
     assert cell.metadata.get("jupyter") == {"source_hidden": True}

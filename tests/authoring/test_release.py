@@ -21,14 +21,14 @@ def test_release_writes_student_versions(course_repo):
 def test_release_is_reproducible(course_repo, run_course):
     """Is a second release byte-identical to the first?"""
     before = {p: p.read_bytes() for p in (course_repo / "notebooks").rglob("*.ipynb")}
-    run_course(["release", "--root", course_repo])
+    run_course(["generate", "--root", course_repo])
     assert before == {p: p.read_bytes() for p in (course_repo / "notebooks").rglob("*.ipynb")}
 
 
 def test_release_refuses_a_broken_notebook(course_repo, run_course):
     """Is a solution notebook that is not valid JSON refused in one sentence?"""
     (course_repo / "solutions/02_toy/02_toy.ipynb").write_text("{oops")
-    _, err = run_course(["release", "--root", course_repo], retcode=1)
+    _, err = run_course(["generate", "--root", course_repo], retcode=1)
     assert_one_sentence_error(err)
     assert "02_toy" in err
 

@@ -43,26 +43,26 @@ def test_every_solution_notebook_survives_the_round_trip(name):
 
 def test_release_writes_the_text_form_outside_the_assignment_folder(tmp_path, run_course):
     root = make_course(tmp_path / "repo")
-    run_course(["release", "--root", root])
+    run_course(["generate", "--root", root])
     for name in ("01_toy", "02_toy"):
         path = root / "solutions" / f"{name}.py"
         assert path.is_file() and path.read_text() == to_text(read(notebook_path(name, root / "solutions")))
         assert not list((root / "notebooks" / name).glob("*.py"))
     # a text form is a file, not a folder: it is no assignment
     assert existing_assignments(root / "solutions") == ["01_toy", "02_toy"]
-    out, _ = run_course(["check", "--root", root])
+    out, _ = run_course(["verify", "--root", root])
     assert "clean" in out
 
 
 def test_check_reports_a_text_form_out_of_sync_or_missing(tmp_path, run_course):
     root = make_course(tmp_path / "repo")
-    run_course(["release", "--root", root])
+    run_course(["generate", "--root", root])
     edit_notebook(
         root / "solutions/01_toy/01_toy.ipynb",
         lambda nb: setattr(nb.cells[0], "source", nb.cells[0].source + "\nOne more line."),
     )
     (root / "solutions/02_toy.py").unlink()
-    out, _ = run_course(["check", "--root", root], retcode=1)
+    out, _ = run_course(["verify", "--root", root], retcode=1)
     assert "solutions/01_toy.py is out of sync with solutions/01_toy/01_toy.ipynb" in out
     assert "solutions/02_toy.py is missing" in out
 

@@ -38,7 +38,7 @@ def graded_course_dir(tmp_path_factory):
 
     tmp = tmp_path_factory.mktemp("formgrader")
     repo = make_course(tmp / "repo")
-    assert main(["release", "--root", str(repo)]) == 0
+    assert main(["generate", "--root", str(repo)]) == 0
     for student, folder in (("ref", "solutions"), ("blank", "notebooks")):
         target = tmp / "subs" / student / "01_toy"
         target.mkdir(parents=True)
@@ -122,7 +122,7 @@ def hostile_course_dir(tmp_path_factory):
 
     tmp = tmp_path_factory.mktemp("hostile-formgrader")
     repo = make_course(tmp / "repo")
-    assert main(["release", "--root", str(repo)]) == 0
+    assert main(["generate", "--root", str(repo)]) == 0
     target = tmp / "subs" / "eve" / "01_toy"
     target.mkdir(parents=True)
     nb = nbformat.read(str(repo / "notebooks/01_toy/01_toy.ipynb"), as_version=4)

@@ -14,11 +14,11 @@ from tests.factories import assert_one_sentence_error
 @pytest.mark.parametrize(
     "args, message",
     [
-        (["release", "99_nope"], "There is no assignment '99_nope'"),
+        (["generate", "99_nope"], "There is no assignment '99_nope'"),
         (["grade", "/nonexistent/subs"], "There is no submissions folder"),
         (["export", "--course-dir", "/nonexistent/ws"], "has no gradebook"),
         (["feedback", "--course-dir", "/nonexistent/ws"], "has nothing autograded yet"),
-        (["check", "--root", "/"], "is not a course repository"),
+        (["verify", "--root", "/"], "is not a course repository"),
     ],
 )
 def test_errors_are_one_sentence(run_course, args, message):

@@ -50,7 +50,7 @@ def _gradebook(cd, student):
 
 
 def _csv(run_course, cd, student):
-    run_course(["export", "--course-dir", cd, "--to", cd / "grades.csv"])
+    run_course(["export", "--course-dir", cd, "--file", cd / "grades.csv"])
     with open(cd / "grades.csv", newline="") as f:
         return next(r for r in csv.DictReader(f) if r["student_id"] == student and r["assignment"] == "01_toy")
 

@@ -32,7 +32,7 @@ def test_grade_export_feedback(course_repo, tmp_path, run_course):
     assert table[("ref", "02_toy")][:3] == ["1", "/", "1"]
     assert "Warning" not in err and "WARNING" not in err
 
-    run_course(["export", "--course-dir", ws, "--to", tmp_path / "grades.csv"])
+    run_course(["export", "--course-dir", ws, "--file", tmp_path / "grades.csv"])
     with open(tmp_path / "grades.csv", newline="") as f:
         read = {(r["student_id"], r["assignment"]): r for r in csv.DictReader(f)}
     rows = {k: float(r["score"]) for k, r in read.items() if r["score"] != ""}
@@ -139,7 +139,7 @@ def test_student_chosen_names_reach_neither_a_formula_nor_the_terminal(course_re
     for text in (out, err):
         assert "\x1b" not in text and "\x07" not in text and "\u202e" not in text
     assert "amy\\x1b[2J" in out and "bob\\u202eevil" in out  # shown, as codes
-    run_course(["export", "--course-dir", tmp_path / "cd", "--to", tmp_path / "g.csv"])
+    run_course(["export", "--course-dir", tmp_path / "cd", "--file", tmp_path / "g.csv"])
     with open(tmp_path / "g.csv", newline="") as f:
         cells = [v for row in csv.reader(f) for v in row]
     assert not [v for v in cells if v[:1] in ("=", "+", "@")], cells
@@ -158,7 +158,7 @@ def test_export_to_a_folder_it_cannot_write_is_one_sentence(course_repo, tmp_pat
     subs = toy_submissions(tmp_path / "subs", course_repo)
     run_course(["grade", subs, "--course-dir", tmp_path / "cd", "--root", course_repo])
     _, err = run_course(
-        ["export", "--course-dir", tmp_path / "cd", "--to", tmp_path / "no" / "such" / "g.csv"], retcode=1
+        ["export", "--course-dir", tmp_path / "cd", "--file", tmp_path / "no" / "such" / "g.csv"], retcode=1
     )
     assert "cannot write" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
 
@@ -219,7 +219,7 @@ def test_a_name_that_is_no_student_id_is_refused_at_intake_from_an_exchange(cour
     )
     out, _ = run_course(["grade", tmp_path / "exchange", "--course-dir", tmp_path / "cd", "--root", course_repo])
     assert "josé" in out and "not graded: the folder name is not a valid student id" in out, out
-    run_course(["export", "--course-dir", tmp_path / "cd", "--to", tmp_path / "g.csv"])
+    run_course(["export", "--course-dir", tmp_path / "cd", "--file", tmp_path / "g.csv"])
     with open(tmp_path / "g.csv", newline="") as f:
         rows = {r["student_id"]: r for r in csv.DictReader(f)}
     assert rows["josé"]["status"] == "not graded" and rows["amy"]["score"] == "2.0"

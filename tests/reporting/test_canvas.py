@@ -64,7 +64,7 @@ def graded(tmp_path_factory):
     (tmp / "class.csv").write_text(ROSTER)
     past = ["--due", "01_toy=2020-01-01 12:00 UTC", "--due", "02_toy=2020-01-01 12:00 UTC"]  # a 0 is earned
     for args in (
-        ["release", "--root", repo],
+        ["generate", "--root", repo],
         ["init", cd, *past],
         ["roster", "import", tmp / "class.csv", "--course-dir", cd],
     ):
@@ -174,17 +174,17 @@ def test_formula_like_names_are_guarded(exported):
 def test_default_csv_is_unchanged(graded, tmp_path, run_course):
     """Is `course export`, with no --format or with --format csv, byte for byte what export_csv writes?"""
     export.export_csv(CourseDir.at(graded), tmp_path / "direct.csv")
-    run_course(["export", "--course-dir", graded, "--to", tmp_path / "default.csv"])
-    run_course(["export", "--format", "csv", "--course-dir", graded, "--to", tmp_path / "csv.csv"])
+    run_course(["export", "--course-dir", graded, "--file", tmp_path / "default.csv"])
+    run_course(["export", "--format", "csv", "--course-dir", graded, "--file", tmp_path / "csv.csv"])
     direct = (tmp_path / "direct.csv").read_bytes()
     assert direct.startswith(b"assignment,duedate,timestamp,student_id,")
     assert (tmp_path / "default.csv").read_bytes() == direct == (tmp_path / "csv.csv").read_bytes()
 
 
 def test_canvas_to_a_file_and_some_assignments(graded, tmp_path, run_course):
-    """Does --to choose the file, and --assignment the columns?"""
+    """Does --file choose the file, and --assignment the columns?"""
     out, _ = run_course(
-        ["export", "--format", "canvas", "--course-dir", graded, "--to", tmp_path / "X.csv", "--assignment", "02_toy"]
+        ["export", "--format", "canvas", "--course-dir", graded, "--file", tmp_path / "X.csv", "--assignment", "02_toy"]
     )
     rows = _read(tmp_path / "X.csv")
     assert rows[0][5:] == ["02_toy"] and rows[1][5:] == ["1"]

@@ -30,13 +30,13 @@ def graded(course_repo, tmp_path, run_course):
 
 
 def _csv(run_course, cd, student):
-    run_course(["export", "--course-dir", cd, "--to", cd / "g.csv"])
+    run_course(["export", "--course-dir", cd, "--file", cd / "g.csv"])
     with open(cd / "g.csv", newline="") as f:
         return next(r for r in csv.DictReader(f) if (r["student_id"], r["assignment"]) == (student, "01_toy"))
 
 
 def _canvas(run_course, cd):
-    out, _ = run_course(["export", "--course-dir", cd, "--format", "canvas", "--to", cd / "c.csv"])
+    out, _ = run_course(["export", "--course-dir", cd, "--format", "canvas", "--file", cd / "c.csv"])
     with open(cd / "c.csv", newline="") as f:
         rows = list(csv.reader(f))
     column = rows[0].index("01_toy")

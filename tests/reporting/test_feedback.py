@@ -26,7 +26,7 @@ def test_ungraded_answers_are_pending_until_a_grader_scores_them(course_repo, tm
     # autograde restores the locked question cell in full: the formgrader shows the scheme
     assert "grader-only rubric" in (ws / "autograded/ref/01_toy/01_toy.ipynb").read_text()
 
-    run_course(["export", "--course-dir", ws, "--to", tmp_path / "before.csv"])
+    run_course(["export", "--course-dir", ws, "--file", tmp_path / "before.csv"])
     row = _csv_rows(tmp_path / "before.csv")[("ref", "01_toy")]
     assert (row["score"], row["max_score"], row["pending_points"], row["status"]) == (
         "2.0",
@@ -47,7 +47,7 @@ def test_ungraded_answers_are_pending_until_a_grader_scores_them(course_repo, tm
         grade = gb.find_grade("why", "01_toy", "01_toy", "ref")
         grade.manual_score = 1.0
         gb.db.commit()
-    run_course(["export", "--course-dir", ws, "--to", tmp_path / "after.csv"])
+    run_course(["export", "--course-dir", ws, "--file", tmp_path / "after.csv"])
     row = _csv_rows(tmp_path / "after.csv")[("ref", "01_toy")]
     assert (row["score"], row["pending_points"], row["status"]) == ("3.0", "0.0", "complete")
     run_course(["feedback", "--course-dir", ws])

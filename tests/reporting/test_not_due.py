@@ -24,10 +24,10 @@ def _graded(course_repo, tmp_path, run_course, *init):
 
 def _exports(run_course, cd):
     """bob's CSV rows by assignment, bob's Canvas cells by assignment, and what the Canvas export printed."""
-    run_course(["export", "--course-dir", cd, "--to", cd / "g.csv"])
+    run_course(["export", "--course-dir", cd, "--file", cd / "g.csv"])
     with open(cd / "g.csv", newline="") as f:
         rows = {r["assignment"]: r for r in csv.DictReader(f) if r["student_id"] == "bob"}
-    out, _ = run_course(["export", "--course-dir", cd, "--format", "canvas", "--to", cd / "c.csv"])
+    out, _ = run_course(["export", "--course-dir", cd, "--format", "canvas", "--file", cd / "c.csv"])
     with open(cd / "c.csv", newline="") as f:
         table = list(csv.reader(f))
     bob = next(r for r in table[2:] if r[2] == "bob")

@@ -405,7 +405,7 @@ def test_the_test_class_is_what_it_claims(result):
 
 def test_every_score_is_a_share_and_the_pairs_are_ranked(result):
     """Is every pair's score the larger of two shares in [0, 1], the pairs ranked by it, and a shown pair above the
-    threshold? (pytest -s prints every scored pair: the measurements behind THRESHOLD and MIN_TOKENS.)"""
+    threshold? (pytest -s prints every scored pair: the measurements behind THRESHOLD and MIN_CHARS.)"""
     assert len(result.pairs) == len({(p.a, p.b) for p in result.pairs}) > 1
     for p in result.pairs:
         assert 0.0 <= p.similarity_b <= p.similarity_a <= 1.0, p
@@ -414,7 +414,7 @@ def test_every_score_is_a_share_and_the_pairs_are_ranked(result):
         if p.score:
             print(
                 f"{p.score:.3f} {'shown' if result.is_shown(p) else '     '} {p.a:>6} {p.similarity_a:.3f} ~ "
-                f"{p.b:<6} {p.similarity_b:.3f} {p.tokens_matched:4d}  {' '.join(p.tasks)}"
+                f"{p.b:<6} {p.similarity_b:.3f} {p.chars_matched:4d}  {' '.join(p.tasks)}"
             )
     scores = [p.score for p in result.pairs]
     assert scores == sorted(scores, reverse=True)
@@ -446,7 +446,7 @@ def test_released_code_matches_nobody(result):
     assert result.blank == ["blank1", "blank2"]
     for p in result.pairs:
         if {p.a, p.b} & {"blank1", "blank2"}:
-            assert (p.similarity_a, p.similarity_b, p.tokens_matched) == (0, 0, 0)
+            assert (p.similarity_a, p.similarity_b, p.chars_matched) == (0, 0, 0)
 
 
 def test_no_released_line_is_ever_a_match(result):
@@ -466,7 +466,7 @@ def test_partial_copies_and_the_evidence_floor(result):
     half = _pair(result, "gus", "amy")
     assert result.is_shown(half) and set(half.tasks) == {"generate_batch", "loss_and_accuracy"}
     ivy = _pair(result, "ivy", "ref")
-    assert ivy.score > 0.9 and ivy.tokens_matched < similarity.MIN_TOKENS and not result.is_shown(ivy)
+    assert ivy.score > 0.9 and ivy.chars_matched < similarity.MIN_CHARS and not result.is_shown(ivy)
 
 
 def test_fast_scores_are_copydetects(course, result):
@@ -481,7 +481,7 @@ def test_fast_scores_are_copydetects(course, result):
         if prints[p.a].empty or prints[p.b].empty:
             continue
         overlap, (share_a, share_b), _ = compare_files(prints[p.a].code, prints[p.b].code)
-        assert (p.similarity_a, p.similarity_b, p.tokens_matched) == pytest.approx((share_a, share_b, overlap))
+        assert (p.similarity_a, p.similarity_b, p.chars_matched) == pytest.approx((share_a, share_b, overlap))
 
 
 # --------------------------------------------------------------------------- the page and the CSV
@@ -585,7 +585,7 @@ def test_the_command_prints_the_top_pairs(course, run_course):
     """Does `course similarity` print the top pairs and where it wrote the page and the CSV?"""
     out, _ = run_course(["similarity", A, "--course-dir", course, "--top", "2"])
     lines = out.splitlines()
-    assert f"{A}: 11 graded submissions, 55 pairs compared" in out and "(2 hold only released code)" in out
+    assert f"{A}: 11 graded submissions, 55 pairs compared" in out and "(2 hold only the student version's code)" in out
     assert lines[2].strip().startswith("1. amy 100 % ~ bob 100 %") and "generate_batch rnn" in lines[2]
     assert "more on the page" in out
     assert f"page: {course / 'similarity' / (A + '.html')}" in out and (course / "similarity" / f"{A}.csv").is_file()

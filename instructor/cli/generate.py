@@ -1,12 +1,14 @@
-"""course release: regenerate notebooks/ from solutions/."""
+"""course generate: the student versions in notebooks/, generated from solutions/ (nbgrader's generate_assignment)."""
 
 from __future__ import annotations
 
 from instructor.authoring.release import release
 from instructor.cli.options import add_root, repository
 
-NAME = "release"
-HELP = "Regenerate the student notebooks in notebooks/ from the solutions in solutions/."
+NAME = "generate"
+#: the name this command had until this term; it still runs, with a deprecation line
+OLD_NAME = "release"
+HELP = "Generate the student versions in notebooks/ from the solutions in solutions/."
 EXAMPLES = """\
 steps:
   1. refresh the given cells of each solution notebook from the earlier
@@ -19,11 +21,14 @@ steps:
 paths:
   solutions/<a>/<a>.ipynb  ->  notebooks/<a>/<a>.ipynb  (+ the folder's other files)
   instructor/authoring/figures/*.py  ->  solutions/<a>/figures/*.svg  ->  notebooks/<a>/figures/
-  solutions/<a>/<a>.ipynb  ->  solutions/<a>.py  (never released)
+  solutions/<a>/<a>.ipynb  ->  solutions/<a>.py  (never given to students)
+
+To put a student version where students fetch it, see `course release-to-exchange`.
+`course release`, this command's old name, still works this term.
 
 examples:
-  course release                 # all four assignments
-  course release 03_attention    # one
+  course generate                 # all four assignments
+  course generate 03_attention    # one
 """
 
 
@@ -35,5 +40,5 @@ def add_arguments(p):
 def run(args) -> int:
     for name, stale in release(repository(args.root), args.assignments):
         note = f" (refreshed given cells: {', '.join(stale)})" if stale else ""
-        print(f"released {name}: notebooks/{name}/{name}.ipynb{note}")
+        print(f"generated {name}: notebooks/{name}/{name}.ipynb{note}")
     return 0

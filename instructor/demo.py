@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 from instructor import sandbox
-from instructor.authoring.release import release
+from instructor.authoring.generate import generate
 from instructor.authoring.to_course_dir import into_course_dir
 from instructor.authoring.trial import run_trial
 from instructor.cells import read
@@ -80,7 +80,7 @@ def demo(names: list[str], scratch: Path) -> None:
     )
 
     _step(f"release {', '.join(names)} -> {repo / 'notebooks'}")
-    release(repo, names)
+    generate(repo, names)
 
     _step("execute the solution notebooks in quick mode")
     for name in names:

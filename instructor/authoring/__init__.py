@@ -4,8 +4,8 @@
 
     given.py            given cells: earlier answers, generated from their origin
     library.py          a solution notebook's library cells as a module (bench, tests)
-    release.py          solutions/ -> notebooks/ with nbgrader
-    check.py            `course check`: drift, outputs, leaks, misplaced markers
+    generate.py         solutions/ -> notebooks/ with nbgrader (the student versions)
+    verify.py           `course verify`: drift, outputs, leaks, misplaced markers
     leaks.py            the secret lines of a solution notebook
     bundle.py           what students receive
     to_course_dir.py    the assignments of a course directory: generated, recorded, due dates

@@ -38,9 +38,9 @@ from pathlib import Path
 
 from instructor.authoring.bundle_helpers import write_helpers
 from instructor.authoring.bundle_readme import readme
+from instructor.authoring.generate import generate, resolve_assignments
 from instructor.authoring.given import given_refs
 from instructor.authoring.leaks import secret_lines
-from instructor.authoring.release import release, resolve_assignments
 from instructor.cells import grade_id, has_marker, read
 from instructor.errors import CourseError
 from instructor.paths import REPO_ROOT, notebook_path
@@ -142,7 +142,7 @@ def build(
         shutil.copytree(
             solutions, scratch / "solutions", ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__")
         )
-        release(scratch, names, text=False)  # the figures drawn now travel in each assignment folder
+        generate(scratch, names, text=False)  # the figures drawn now travel in each assignment folder
         staged = scratch / "bundle"
         staged.mkdir()
         for name in names:

@@ -10,8 +10,8 @@ notebook can be rebuilt from the text: same cells, sources and metadata. The
 text has no header: nothing in it depends on the jupytext version, and
 rebuilding adds no ``jupytext`` metadata to the notebook.
 
-``course release`` writes it; ``course check`` reports one out of sync with its
-notebook (:func:`check_text_forms`). The notebook stays the source: an edit
+``course generate`` writes it; ``course verify`` reports one out of sync with its
+notebook (:func:`verify_text_forms`). The notebook stays the source: an edit
 made in the text is brought back with ``jupytext --update`` (AUTHORING.md).
 """
 
@@ -62,7 +62,7 @@ def write_text_form(solutions: Path, assignment: str) -> Path:
     return path
 
 
-def check_text_forms(root: Path) -> list[str]:
+def verify_text_forms(root: Path) -> list[str]:
     """A text form missing, or out of sync with its notebook, for every assignment under ``root/solutions``."""
     solutions = root / "solutions"
     problems = []
@@ -74,11 +74,11 @@ def check_text_forms(root: Path) -> list[str]:
         rel = f"solutions/{path.name}"
         if not path.is_file():
             problems.append(
-                f"{rel} is missing: the text form of solutions/{name}/{name}.ipynb (run `course release {name}`)."
+                f"{rel} is missing: the text form of solutions/{name}/{name}.ipynb (run `course generate {name}`)."
             )
         elif path.read_text(encoding="utf-8") != to_text(read(nb_path)):
             problems.append(
-                f"{rel} is out of sync with solutions/{name}/{name}.ipynb (run `course release {name}`; "
+                f"{rel} is out of sync with solutions/{name}/{name}.ipynb (run `course generate {name}`; "
                 f'to keep an edit made in the text, see AUTHORING.md, "Text forms").'
             )
     return problems

@@ -26,8 +26,8 @@ from pathlib import Path
 
 from nbgrader.utils import is_grade, is_locked, is_solution, is_task
 
+from instructor.authoring.generate import generate_assignment
 from instructor.authoring.given import sync_given
-from instructor.authoring.release import generate
 from instructor.cells import grade_id, read
 from instructor.coursedir import directory, due, gradebook, releases
 from instructor.coursedir.course_dir import CourseDir
@@ -58,7 +58,7 @@ def into_course_dir(course_dir: CourseDir, repo_root: Path, assignments: list[st
         _refuse_changed_cells(folder, name, before[name])
     for name in assignments:
         releases.keep(folder, name)  # the release students may hold, before nbgrader replaces it
-        generate(folder, name, source="source", release="release", database=True, db_url=db_url)
+        generate_assignment(folder, name, source="source", release="release", database=True, db_url=db_url)
         releases.keep(folder, name)
     due.apply_due_dates(course_dir.due, db_url, assignments)
     changes = []

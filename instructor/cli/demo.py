@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from instructor.authoring.release import resolve_assignments
+from instructor.authoring.generate import resolve_assignments
 from instructor.cli.options import repository
 from instructor.demo import run_demo
 

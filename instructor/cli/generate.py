@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from instructor.authoring.release import release
+from instructor.authoring.generate import generate
 from instructor.cli.options import add_root, repository
 
 NAME = "generate"
@@ -38,7 +38,7 @@ def add_arguments(p):
 
 
 def run(args) -> int:
-    for name, stale in release(repository(args.root), args.assignments):
+    for name, stale in generate(repository(args.root), args.assignments):
         note = f" (refreshed given cells: {', '.join(stale)})" if stale else ""
         print(f"generated {name}: notebooks/{name}/{name}.ipynb{note}")
     return 0

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from instructor.authoring.release import resolve_assignments
+from instructor.authoring.generate import resolve_assignments
 from instructor.authoring.to_course_dir import release_to_exchange
 from instructor.cli.options import add_course_dir, add_root, repository
 from instructor.coursedir import directory

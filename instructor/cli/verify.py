@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from instructor.authoring.check import check as verify
+from instructor.authoring.verify import verify
 from instructor.cli.options import add_root, repository
 
 NAME = "verify"

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import jinja2
 
-from instructor.coursedir import overrides as ledger
+from instructor.coursedir import overrides
 from instructor.coursedir.course_dir import CourseDir
 from instructor.errors import CourseError, first_line
 from instructor.reporting.export import inert_cell
@@ -34,7 +34,8 @@ from instructor.reporting.item_analysis import ClassReport, analyse
 from instructor.reporting.rendering import STATIC_PAGE_POLICY
 
 TEMPLATES = Path(__file__).parent / "templates"
-#: overrides.csv: one row per grade changed by hand (the ledger's fields; by is empty where the formgrader did not say)
+#: overrides.csv: one row per grade changed by hand (the fields of :class:`instructor.coursedir.overrides.Change`;
+#: by is empty where the formgrader did not say)
 OVERRIDE_COLUMNS = ["student", "cell", "from", "to", "what", "by", "at", "seen_by"]
 PAGE = "report.html.j2"
 
@@ -64,7 +65,7 @@ def figures(report: ClassReport) -> dict[str, str]:
     out["histogram"] = _png(fig)
     plt.close(fig)
 
-    tests = [c for c in report.checks if not c.written]
+    tests = [c for c in report.cells if not c.written]
     fig, ax = plt.subplots(figsize=(6.4, 0.28 * len(tests) + 0.9))
     names = [c.grade_id for c in tests][::-1]
     shares = [100 * c.share_failed for c in tests][::-1]
@@ -94,7 +95,7 @@ def headline_figures(report: ClassReport) -> dict:
 def page(report: ClassReport, overrides: Sequence[dict] = ()) -> str:
     """The report page's HTML (autoescaped: flag texts and reasons may hold student-chosen names).
 
-    ``overrides``: the ledger's entries of this assignment (:mod:`instructor.coursedir.overrides`).
+    ``overrides``: the overrides of this assignment (:mod:`instructor.coursedir.overrides`).
     """
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True, undefined=jinja2.StrictUndefined
@@ -141,9 +142,9 @@ def write(report: ClassReport, to: Path, overrides: Sequence[dict] = ()) -> Path
                     c.graded,
                     c.failed,
                     round(c.share_failed, 4),
-                    c.waiting,
+                    c.pending,
                 )
-                for c in report.checks
+                for c in report.cells
             ],
         )
         _write_csv(
@@ -151,7 +152,7 @@ def write(report: ClassReport, to: Path, overrides: Sequence[dict] = ()) -> Path
             ["grade_id", "mistake", "count", "share_of_judged"],
             [
                 (c.grade_id, words, k, round(k / c.graded, 4))
-                for c in report.checks
+                for c in report.cells
                 for words, k in c.mistakes.most_common()
             ],
         )
@@ -175,9 +176,9 @@ def make_report(course_dir: CourseDir, assignment: str, to: Path | None = None) 
     """``course report``: the class report of ``assignment`` written into ``to`` (default
     ``<dir>/reports/<assignment>/``); returns it and the page's path.
 
-    The formgrader's overrides are noted in the ledger first, so the page lists them all.
+    The formgrader's overrides are recorded first, so the page lists them all.
     """
     found = analyse(course_dir, assignment)  # one sentence if nothing was graded
-    ledger.observe_course(course_dir, "report")
-    changed = [e.shown() for e in ledger.entries(course_dir.path) if e.assignment == assignment]
+    overrides.observe_course(course_dir, "report")
+    changed = [e.shown() for e in overrides.entries(course_dir.path) if e.assignment == assignment]
     return found, write(found, (to or course_dir.path / "reports" / assignment).resolve(), changed)

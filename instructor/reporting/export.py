@@ -269,16 +269,17 @@ class PendingCsvExportPlugin(ExportPlugin):
     )
 
     def export(self, gradebook: Gradebook) -> None:
-        folder = Path(self.results).parent if self.results else None
+        course_path = Path(self.results).parent if self.results else None
         try:
-            released = released_in(CourseDir.at(folder)) if folder else None
+            released = released_in(CourseDir.at(course_path)) if course_path else None
         except CourseError:  # results beside no course directory: no exchange to ask
             released = None
-        found = read_results(folder) if folder else {}
+        found = read_results(course_path) if course_path else {}
         by_cell: dict[tuple[str, str], list[overrides.Change]] = {}
-        if folder is not None:
-            current = {e.key() for e in overrides.observe(folder, gradebook, "export")}
-            for entry in overrides.entries(folder):  # oldest first: the overrides in force, and every grade taken back
+        if course_path is not None:
+            current = {e.key() for e in overrides.observe(course_path, gradebook, "export")}
+            # oldest first: the overrides in force, and every grade taken back
+            for entry in overrides.entries(course_path):
                 if entry.what != "override" or entry.key() in current:
                     by_cell.setdefault((entry.student, entry.assignment), []).append(entry)
         dest = self.to or "grades.csv"
@@ -295,7 +296,7 @@ class PendingCsvExportPlugin(ExportPlugin):
                         [str(s) for s in self.student],
                         found,
                         # the class's due dates as the configuration nbgrader (or `course export`) was given says
-                        due_of=student_due(folder, self.config.DueDates.get("dates", {})) if folder else None,
+                        due_of=student_due(course_path, self.config.DueDates.get("dates", {})) if course_path else None,
                         overrides_of=lambda s, a: by_cell.get((s, a), []),
                         released=released,
                     )

@@ -93,7 +93,7 @@ def course_flagged(course_path: Path, student: str, assignment: str) -> bool:
 
 
 def record_override(course_path: Path, grade, by: str):
-    """Write an override of an autograded cell (``grade``: nbgrader's Grade, just saved) into the ledger,
+    """Write an override of an autograded cell (``grade``: nbgrader's Grade, just saved) into the overrides,
     unless it holds the same one already; returns the entry, or None if ``grade`` is no override."""
     from instructor.coursedir import overrides
 
@@ -102,7 +102,7 @@ def record_override(course_path: Path, grade, by: str):
         course_path, grade, notebook.student.id, notebook.assignment.name, by=by, seen_by="the formgrader"
     )
     if entry is not None:
-        overrides.add(course_path, entry)  # under the ledger's lock; the same override is not added twice
+        overrides.add(course_path, entry)  # under the overrides file's lock; the same override is not added twice
     return entry
 
 

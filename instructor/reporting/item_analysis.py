@@ -33,7 +33,7 @@ WITH_POINTS = ("complete", "waiting for a grader", "flagged for review")
 
 
 @dataclass
-class CheckStats:
+class CellStats:
     """One graded cell across the class."""
 
     grade_id: str
@@ -41,7 +41,7 @@ class CheckStats:
     written: bool  # a written answer (graded by hand), else a test cell
     graded: int = 0  # submissions with a verdict on it
     failed: int = 0  # test cell: scored below its points; written: fewer points than its maximum
-    waiting: int = 0  # written answers nobody has graded yet
+    pending: int = 0  # written answers nobody has graded yet
     mistakes: Counter = field(default_factory=Counter)  # the author's words of the failed check -> count
 
     @property
@@ -56,7 +56,7 @@ class ClassReport:
     assignment: str
     max_score: float
     rows: list[dict]  # the CSV's rows of this assignment, one per student
-    checks: list[CheckStats]
+    cells: list[CellStats]
     flags: Counter = field(default_factory=Counter)  # flag text -> submissions
     not_graded: Counter = field(default_factory=Counter)  # reason -> submissions
 
@@ -69,9 +69,9 @@ class ClassReport:
         """The final score (after the late penalty) of every submission with points."""
         return [float(r["score"]) for r in self.rows if r["status"] in WITH_POINTS]
 
-    def top_mistakes(self, n: int = 10) -> list[tuple[CheckStats, str, int]]:
-        """The most frequent (check, mistake, count) of the class, most frequent first; tasks not attempted apart."""
-        found = [(c, words, k) for c in self.checks for words, k in c.mistakes.items() if words != NOT_ATTEMPTED]
+    def top_mistakes(self, n: int = 10) -> list[tuple[CellStats, str, int]]:
+        """The most frequent (graded cell, mistake, count) of the class, most first; tasks not attempted apart."""
+        found = [(c, words, k) for c in self.cells for words, k in c.mistakes.items() if words != NOT_ATTEMPTED]
         return sorted(found, key=lambda t: (-t[2], t[0].grade_id))[:n]
 
 
@@ -107,32 +107,32 @@ def analyse(course_dir: CourseDir, assignment: str) -> ClassReport:
     results = {k: v for k, v in read_results(course_dir.path).items() if k[1] == assignment}
     with Gradebook(url) as gb:
         try:
-            cells, sources = _source_cells(gb, assignment)
+            grade_cells, sources = _source_cells(gb, assignment)
         except MissingEntry:
             raise CourseError(
                 f"the gradebook has no assignment {assignment!r} (has `course grade` run on it?)."
             ) from None
-        checks = [CheckStats(c.name, float(c.max_score), c.cell_type == "markdown") for c in cells]
+        cells = [CellStats(c.name, float(c.max_score), c.cell_type == "markdown") for c in grade_cells]
         rows = export.rows(gb, [assignment], results=results)
         max_score = gb.find_assignment(assignment).max_score
     for row in rows:
         if row["status"] not in WITH_POINTS:
             continue
         outputs = None  # read once per student, only if one of their test cells failed
-        for check in checks:
-            value = row.get(export.TASK_COLUMN.format(assignment=assignment, grade_id=check.grade_id), "")
+        for cell in cells:
+            value = row.get(export.TASK_COLUMN.format(assignment=assignment, grade_id=cell.grade_id), "")
             if value == "":
-                check.waiting += check.written
+                cell.pending += cell.written
                 continue
-            check.graded += 1
-            if float(value) < check.points:
-                check.failed += 1
-                if not check.written:
+            cell.graded += 1
+            if float(value) < cell.points:
+                cell.failed += 1
+                if not cell.written:
                     if outputs is None:
                         outputs = _outputs(course_dir.path, row["student_id"], assignment)
                     # one line per check that failed (its message with each value named by its code, never a value)
-                    check.mistakes[report_line(sources.get(check.grade_id, ""), outputs.get(check.grade_id, []))] += 1
-    report = ClassReport(assignment, float(max_score), rows, checks)
+                    cell.mistakes[report_line(sources.get(cell.grade_id, ""), outputs.get(cell.grade_id, []))] += 1
+    report = ClassReport(assignment, float(max_score), rows, cells)
     for result in results.values():
         if result.status.shown == "flagged":
             report.flags.update(result.flags)

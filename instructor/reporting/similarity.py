@@ -29,7 +29,7 @@ from instructor.cells import read
 from instructor.coursedir import releases
 from instructor.errors import CourseError, first_line
 from instructor.reporting.export import inert_cell
-from instructor.reporting.similarity_documents import Document, document, released_answers, released_code
+from instructor.reporting.similarity_documents import Document, document, student_version_answers, student_version_code
 from instructor.reporting.similarity_fingerprints import NOISE, boilerplate_hashes, fingerprints
 from instructor.reporting.similarity_pairs import Pair, locate, score_all
 
@@ -81,21 +81,21 @@ class Similarity:
         return statistics.median(scores) if scores else 0.0
 
 
-def released_notebooks(folder: Path, assignment: str) -> list:
-    """The released student versions of ``assignment``: ``release/<a>/<a>.ipynb`` and every archived release."""
-    current = folder / "release" / assignment / f"{assignment}.ipynb"
+def student_versions(course_path: Path, assignment: str) -> list:
+    """The student versions of ``assignment``: ``release/<a>/<a>.ipynb`` and every archived version."""
+    current = course_path / "release" / assignment / f"{assignment}.ipynb"
     if Path(assignment).name != assignment or assignment.startswith(".") or not current.is_file():
-        known = sorted(p.name for p in (folder / "release").glob("*") if p.is_dir())
+        known = sorted(p.name for p in (course_path / "release").glob("*") if p.is_dir())
         raise CourseError(
-            f"unknown assignment {assignment!r}: {folder / 'release'} has no "
+            f"unknown assignment {assignment!r}: {course_path / 'release'} has no "
             f"{assignment}/{assignment}.ipynb (released: {', '.join(known) or 'none'})."
         )
-    return [read(current), *releases.issued(folder, assignment)]
+    return [read(current), *releases.issued(course_path, assignment)]
 
 
-def submissions(folder: Path, assignment: str) -> dict[str, Path]:
+def submissions(course_path: Path, assignment: str) -> dict[str, Path]:
     """student -> their graded notebook ``autograded/<student>/<a>/<a>.ipynb`` (symlinks and hidden folders skipped)."""
-    root = folder / "autograded"
+    root = course_path / "autograded"
     found = {}
     for student_dir in sorted(root.iterdir()) if root.is_dir() else []:
         path = student_dir / assignment / f"{assignment}.ipynb"
@@ -110,16 +110,16 @@ def submissions(folder: Path, assignment: str) -> dict[str, Path]:
     return found
 
 
-def analyse(folder: Path, assignment: str, threshold: float = THRESHOLD, min_chars: int = MIN_CHARS) -> Similarity:
-    """Compare every pair of graded submissions of ``assignment`` in the course directory ``folder``."""
+def analyse(course_path: Path, assignment: str, threshold: float = THRESHOLD, min_chars: int = MIN_CHARS) -> Similarity:
+    """Compare every pair of graded submissions of ``assignment`` in the course directory at ``course_path``."""
     if not 0 <= threshold < 1:
         raise CourseError(f"the threshold is a share of a submission's code, from 0 to 1 (not {threshold}).")
-    notebooks = released_notebooks(folder, assignment)
-    boilerplate, answers = boilerplate_hashes(released_code(notebooks)), released_answers(notebooks)
-    paths = submissions(folder, assignment)
+    notebooks = student_versions(course_path, assignment)
+    boilerplate, answers = boilerplate_hashes(student_version_code(notebooks)), student_version_answers(notebooks)
+    paths = submissions(course_path, assignment)
     if not paths:
         raise CourseError(
-            f"there is no graded submission of {assignment} in {folder / 'autograded'}: run `course grade` first."
+            f"there is no graded submission of {assignment} in {course_path / 'autograded'}: run `course grade` first."
         )
     docs, skipped = {}, []
     for student, path in paths.items():

@@ -66,8 +66,8 @@ def document(student: str, nb) -> Document:
     return Document(student, SEPARATOR.join(parts), spans)
 
 
-def released_code(notebooks) -> list[str]:
-    """The texts whose every fingerprint is copydetect's boilerplate, from the released notebooks.
+def student_version_code(notebooks) -> list[str]:
+    """The texts whose every fingerprint is copydetect's boilerplate, from the student versions.
 
     Per notebook: its answer cells joined as a student's document is (so a
     document left as released is wholly boilerplate, the joins included), and
@@ -84,8 +84,8 @@ def released_code(notebooks) -> list[str]:
     return [t for t in texts if t.strip()]
 
 
-def released_answers(notebooks) -> dict[str, list[str]]:
-    """grade_id -> the source of that answer cell in each released version (stubs, signatures, docstrings)."""
+def student_version_answers(notebooks) -> dict[str, list[str]]:
+    """grade_id -> the source of that answer cell in each student version (stubs, signatures, docstrings)."""
     found: dict[str, list[str]] = {}
     for nb in notebooks:
         for gid, source in answer_cells(nb):

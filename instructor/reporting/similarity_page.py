@@ -100,9 +100,9 @@ def render(result: Similarity) -> str:
     return env.get_template(TEMPLATE).render(r=result, shown=shown, views=views, csp=STATIC_PAGE_POLICY)
 
 
-def write(folder: Path, result: Similarity) -> tuple[Path, Path]:
-    """Write ``<folder>/similarity/<a>.html`` and ``<a>.csv``; returns their paths."""
-    out = folder / OUTPUT
+def write(course_path: Path, result: Similarity) -> tuple[Path, Path]:
+    """Write ``<dir>/similarity/<a>.html`` and ``<a>.csv``; returns their paths."""
+    out = course_path / OUTPUT
     out.mkdir(parents=True, exist_ok=True)
     page = out / f"{result.assignment}.html"
     page.write_text(render(result), encoding="utf-8")

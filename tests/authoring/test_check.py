@@ -24,7 +24,7 @@ def test_check_reports_drift(course_repo, run_course):
     path = course_repo / "solutions/02_toy/02_toy.ipynb"
     edit_notebook(path, lambda nb: nb.cells.append(nbformat.v4.new_markdown_cell("A new paragraph.")))
     out, _ = run_course(["verify", "--root", course_repo], retcode=1)
-    assert "notebooks/02_toy/02_toy.ipynb differs from a fresh release" in out
+    assert "notebooks/02_toy/02_toy.ipynb differs from what `course generate` makes" in out
 
 
 def test_check_reports_stale_given_cell(course_repo, run_course):
@@ -41,7 +41,7 @@ def test_check_reports_missing_and_extra_files(course_repo, run_course):
     (course_repo / "notebooks/02_toy/stray.txt").write_text("x")
     out, _ = run_course(["verify", "--root", course_repo], retcode=1)
     assert "notebooks/01_toy/01_toy.ipynb is missing" in out
-    assert "notebooks/02_toy/stray.txt is not made by a release" in out
+    assert "notebooks/02_toy/stray.txt is not made by `course generate`" in out
 
 
 @pytest.mark.parametrize("folder", ["solutions", "notebooks"])
@@ -90,6 +90,6 @@ def test_check_reports_leaked_solution_and_hidden_test(course_repo, run_course, 
 
 def test_check_leak_ignores_given_cells(course_repo):
     """Are earlier answers inside a given cell not called leaks?"""
-    from instructor.authoring.check import check_leaks
+    from instructor.authoring.verify import verify_leaks
 
-    assert check_leaks(course_repo) == []
+    assert verify_leaks(course_repo) == []

@@ -33,7 +33,7 @@ def test_site_builds_with_warnings_as_errors(tmp_path):
     pages_on_disk = {p.stem for p in DOCS.glob("*.md")}
     assert pages_on_disk <= pages, f"pages not built: {sorted(pages_on_disk - pages)}"
     commands = (out / "commands.html").read_text()
-    for verb in ("grade", "release", "feedback", "export"):
+    for verb in ("grade", "generate", "feedback", "export"):
         assert f"course {verb}" in commands, f"the command reference lacks `course {verb}`"
     api = (out / "api.html").read_text()
     assert "course.ops.softmax" in api, "the API page lacks course.ops.softmax"

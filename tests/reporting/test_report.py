@@ -17,7 +17,7 @@ def test_each_planted_mistake_is_counted_and_named_in_the_authors_words(graded_c
     """Does every planted mistake show as one line, counted twice, in words of its check's source?"""
     course, planted = graded_class
     report = item_analysis.analyse(CourseDir.at(course), A)
-    released = {c.grade_id: c for c in report.checks}
+    released = {c.grade_id: c for c in report.cells}
     sources = {}
     from nbgrader.api import Gradebook
 
@@ -39,11 +39,11 @@ def test_each_planted_mistake_is_counted_and_named_in_the_authors_words(graded_c
             source = re.sub(r"[\"']\s*\\?\n\s*[\"']", "", sources[grade_id]).replace("\\n", " ")
             source = " ".join(source.split())
             assert pieces and all(" ".join(p.split()) in source for p in pieces), (grade_id, words)
-    for check in report.checks:
-        if not check.written:
-            assert check.mistakes[failures.NOT_ATTEMPTED] == 2, f"{check.grade_id}: the two blanks"
+    for cell in report.cells:
+        if not cell.written:
+            assert cell.mistakes[failures.NOT_ATTEMPTED] == 2, f"{cell.grade_id}: the two blanks"
     # the forger fails generate_batch's checks, named by the checks, not by the forged message
-    assert all(FORGED not in w for c in report.checks for w in c.mistakes)
+    assert all(FORGED not in w for c in report.cells for w in c.mistakes)
     assert released["generate_batch__shapes_and_types"].failed == 2 + 1  # blanks, the forger
 
 
@@ -76,12 +76,12 @@ def test_the_page_and_the_csv_files(graded_class, tmp_path):
     assert "default-src &#39;none&#39;" in html or "default-src 'none'" in html
     with open(tmp_path / "out" / "checks.csv", newline="") as f:
         checks = {r["grade_id"]: r for r in csv.DictReader(f)}
-    assert {k: int(v["failed"]) for k, v in checks.items()} == {c.grade_id: c.failed for c in report.checks}
+    assert {k: int(v["failed"]) for k, v in checks.items()} == {c.grade_id: c.failed for c in report.cells}
     with open(tmp_path / "out" / "mistakes.csv", newline="") as f:
         counted = Counter()
         for r in csv.DictReader(f):
             counted[r["grade_id"]] += int(r["count"])
-    assert all(counted[c.grade_id] == sum(c.mistakes.values()) for c in report.checks)
+    assert all(counted[c.grade_id] == sum(c.mistakes.values()) for c in report.cells)
     with open(tmp_path / "out" / "scores.csv", newline="") as f:
         assert len(list(csv.DictReader(f))) == len(report.rows)
 

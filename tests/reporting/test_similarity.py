@@ -473,9 +473,9 @@ def test_fast_scores_are_copydetects(course, result):
     """Are the vectorised shares exactly copydetect's compare_files on the same fingerprints?"""
     from copydetect import compare_files
 
-    notebooks = similarity.released_notebooks(course, A)
-    boilerplate = similarity_fingerprints.boilerplate_hashes(similarity_documents.released_code(notebooks))
-    answers = similarity_documents.released_answers(notebooks)
+    notebooks = similarity.student_versions(course, A)
+    boilerplate = similarity_fingerprints.boilerplate_hashes(similarity_documents.student_version_code(notebooks))
+    answers = similarity_documents.student_version_answers(notebooks)
     prints = {s: similarity_fingerprints.fingerprints(d, boilerplate, answers) for s, d in result.documents.items()}
     for p in result.pairs:
         if prints[p.a].empty or prints[p.b].empty:

@@ -3,7 +3,7 @@
 The drawing code is the authors' side of the course: students get the SVG
 files, never the code (the student package ``course`` holds none of it).
 
-``course release`` writes every figure of an assignment to
+``course generate`` writes every figure of an assignment to
 ``solutions/<a>/figures/<file>.svg`` before nbgrader runs, so nbgrader copies
 the folder into ``notebooks/<a>/figures/`` (and ``course bundle`` with it): the
 released notebook and its pictures sit side by side, and
@@ -13,7 +13,7 @@ released notebook and its pictures sit side by side, and
 from there as ``data:`` images (the course's grading keeps only the notebook
 in ``autograded/``).
 
-``course check`` reports (:func:`check_figures`):
+``course verify`` reports (:func:`verify_figures`):
 
 * a figure file that differs from what the code draws now;
 * a figure file in ``figures/`` that no code draws;
@@ -126,7 +126,7 @@ def image_references(nb) -> list[tuple[int, str, str]]:
     ]
 
 
-def check_figures(root: Path) -> list[str]:
+def verify_figures(root: Path) -> list[str]:
     """Stale, orphaned and missing figure files of every assignment under ``root/solutions``."""
     solutions = root / "solutions"
     problems: list[str] = []
@@ -140,12 +140,12 @@ def check_figures(root: Path) -> list[str]:
             path = folder / file_name
             rel = f"solutions/{name}/{FOLDER}/{file_name}"
             if not path.is_file():
-                problems.append(f"{rel} is missing: the code draws it (run `course release {name}`).")
+                problems.append(f"{rel} is missing: the code draws it (run `course generate {name}`).")
                 continue
             equal, how = same_figure(path.read_bytes(), draw(draw_function))
             if not equal:
                 problems.append(
-                    f"{rel} differs from what the code draws now (compared: {how}; run `course release {name}`)."
+                    f"{rel} differs from what the code draws now (compared: {how}; run `course generate {name}`)."
                 )
         if folder.is_dir():
             for path in sorted(p for p in folder.rglob("*") if p.is_file()):

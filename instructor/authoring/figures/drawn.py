@@ -4,7 +4,7 @@ Each module of this package draws the figures of one or two notebooks and lists 
 ``FIGURES`` dict: ``{"<assignment>/<file>.svg": draw}``, where ``draw()`` takes
 no argument and returns a matplotlib ``Figure``. The files are written beside
 the solution notebook (``solutions/<assignment>/figures/<file>.svg``) by
-``course release`` and compared by ``course check``; a markdown cell shows one
+``course generate`` and compared by ``course verify``; a markdown cell shows one
 with ``![what it shows](figures/<file>.svg)`` and a one-line caption that ties
 it to the formula beside it. The student gets the SVG files with the
 assignment, so the pictures need no kernel and no network. (What a notebook

@@ -1,8 +1,8 @@
-"""`course check`: the committed student notebooks are exactly a fresh release.
+"""`course verify`: the committed student versions are exactly what `course generate` makes now.
 
 Four faults are reported, each as one line naming the file:
 
-* drift: ``notebooks/`` differs from what ``course release`` makes of
+* drift: ``notebooks/`` differs from what ``course generate`` makes of
   ``solutions/`` (including given cells out of date with their origin);
 * outputs: a committed notebook carries outputs or execution counts;
 * leaks: a solution, hidden-test or mark-scheme line of ``solutions/`` appears in the
@@ -11,9 +11,9 @@ Four faults are reported, each as one line naming the file:
   would cut that line away with the hidden block (or keep a secret line);
 * figures: a figure file that differs from what ``instructor.authoring.figures`` draws now,
   one that no code draws, or an image a notebook shows that does not exist
-  (:func:`instructor.authoring.figures.check_figures`);
+  (:func:`instructor.authoring.figures.verify_figures`);
 * text forms: ``solutions/<a>.py`` missing or out of sync with its notebook
-  (:func:`instructor.authoring.text_form.check_text_forms`).
+  (:func:`instructor.authoring.text_form.verify_text_forms`).
 """
 
 from __future__ import annotations
@@ -23,11 +23,11 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from instructor.authoring.figures import check_figures
+from instructor.authoring.figures import verify_figures
+from instructor.authoring.generate import generate
 from instructor.authoring.given import given_refs, sync_given
 from instructor.authoring.leaks import secret_lines
-from instructor.authoring.release import release
-from instructor.authoring.text_form import check_text_forms
+from instructor.authoring.text_form import verify_text_forms
 from instructor.cells import has_marker, read, regions
 from instructor.errors import CourseError
 from instructor.paths import existing_assignments, notebook_path
@@ -40,7 +40,7 @@ def _rel(path: Path, root: Path) -> str:
         return str(path)
 
 
-def check_outputs(root: Path) -> list[str]:
+def verify_outputs(root: Path) -> list[str]:
     problems = []
     for folder in ("solutions", "notebooks"):
         for path in sorted((root / folder).rglob("*.ipynb")):
@@ -63,7 +63,7 @@ def check_outputs(root: Path) -> list[str]:
     return problems
 
 
-def check_given(root: Path) -> list[str]:
+def verify_given(root: Path) -> list[str]:
     problems = []
     solutions = root / "solutions"
     for name in existing_assignments(solutions):
@@ -75,7 +75,7 @@ def check_given(root: Path) -> list[str]:
             continue
         for gid in stale:
             problems.append(
-                f"{_rel(path, root)}: given cell {gid!r} is out of date with its origin (run `course release`)."
+                f"{_rel(path, root)}: given cell {gid!r} is out of date with its origin (run `course generate`)."
             )
     return problems
 
@@ -88,30 +88,34 @@ def _tree(folder: Path) -> dict[str, Path]:
     }
 
 
-def check_drift(root: Path) -> list[str]:
+def verify_drift(root: Path) -> list[str]:
     """Release into a scratch copy and compare with the committed ``notebooks/``."""
     problems = []
-    with tempfile.TemporaryDirectory(prefix="course-check-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="course-verify-") as tmp:
         scratch = Path(tmp)
         shutil.copytree(root / "solutions", scratch / "solutions")
         try:
-            # the committed figures, as they are: check_figures compares them with the code
-            release(scratch, figures=False, text=False)
+            # the committed figures, as they are: verify_figures compares them with the code
+            generate(scratch, figures=False, text=False)
         except CourseError as err:
-            return [f"a fresh release fails: {err}"]
+            return [f"generating the student versions afresh fails: {err}"]
         fresh = _tree(scratch / "notebooks")
         committed = _tree(root / "notebooks") if (root / "notebooks").is_dir() else {}
         for rel in sorted(set(fresh) - set(committed)):
-            problems.append(f"notebooks/{rel} is missing (run `course release`).")
+            problems.append(f"notebooks/{rel} is missing (run `course generate`).")
         for rel in sorted(set(committed) - set(fresh)):
-            problems.append(f"notebooks/{rel} is not made by a release of solutions/ (remove it, or add its source).")
+            problems.append(
+                f"notebooks/{rel} is not made by `course generate` from solutions/ (remove it, or add its source)."
+            )
         for rel in sorted(set(fresh) & set(committed)):
             if not filecmp.cmp(fresh[rel], committed[rel], shallow=False):
-                problems.append(f"notebooks/{rel} differs from a fresh release of solutions/ (run `course release`).")
+                problems.append(
+                    f"notebooks/{rel} differs from what `course generate` makes of solutions/ now (run it)."
+                )
     return problems
 
 
-def check_leaks(root: Path) -> list[str]:
+def verify_leaks(root: Path) -> list[str]:
     """Lines of a student version that stand in a solution or hidden test of ``solutions/`` (given cells aside)."""
     problems = []
     for name in existing_assignments(root / "solutions"):
@@ -132,7 +136,7 @@ def check_leaks(root: Path) -> list[str]:
     return problems
 
 
-def check_markers(root: Path) -> list[str]:
+def verify_markers(root: Path) -> list[str]:
     """Markers that do not stand on a line of their own in ``solutions/``."""
     problems = []
     for name in existing_assignments(root / "solutions"):
@@ -150,16 +154,16 @@ def check_markers(root: Path) -> list[str]:
     return problems
 
 
-def check(root: Path) -> list[str]:
+def verify(root: Path) -> list[str]:
     """Every problem found under a course repository ``root`` (empty when clean)."""
     if not (root / "solutions").is_dir():
         raise CourseError(f"{root} is not a course repository: it has no solutions/ folder.")
     return (
-        check_markers(root)
-        + check_outputs(root)
-        + check_given(root)
-        + check_figures(root)
-        + check_text_forms(root)
-        + check_drift(root)
-        + check_leaks(root)
+        verify_markers(root)
+        + verify_outputs(root)
+        + verify_given(root)
+        + verify_figures(root)
+        + verify_text_forms(root)
+        + verify_drift(root)
+        + verify_leaks(root)
     )

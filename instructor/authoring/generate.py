@@ -39,10 +39,11 @@ def resolve_assignments(solutions: Path, requested=None) -> list[str]:
     return [a for a in known if a in requested]
 
 
-def generate(
+def generate_assignment(
     root: Path, assignment: str, source: str, release: str, database: bool = False, db_url: str | None = None
 ) -> None:
-    """Run nbgrader's generate_assignment for one assignment, quietly (``db_url``: the gradebook to record it in)."""
+    """Run nbgrader's generate_assignment for one assignment, quietly (``db_url``: the gradebook to record it in;
+    ``source``, ``release``: nbgrader's folders, named as nbgrader names them)."""
     cfg = configure_course(Config(), root, source=source, release=release)
     if db_url:
         cfg.CourseDirectory.db_url = db_url
@@ -68,19 +69,19 @@ def _last_error_line(text: str) -> str:
     return lines[-1] if lines else "unknown error"
 
 
-def release(
+def generate(
     root: Path, assignments=None, sync: bool = True, figures: bool = True, text: bool = True
 ) -> list[tuple[str, list[str]]]:
-    """Regenerate ``notebooks/`` from ``solutions/`` under a course repo ``root``.
+    """Generate the student versions ``notebooks/`` from ``solutions/`` under a course repo ``root``.
 
     ``figures``: draw each assignment's figures into ``solutions/<a>/figures/`` first
-    (``course check`` releases without, so the committed files are what it releases);
+    (``course verify`` generates without, so the committed files are what it generates from);
     ``text``: write each text form ``solutions/<a>.py``.
     Returns, for each assignment, the given cells that were refreshed.
     """
     solutions = root / "solutions"
     names = resolve_assignments(solutions, assignments)
-    report = []
+    refreshed = []
     for name in names:
         path = notebook_path(name, solutions)
         if not path.is_file():
@@ -89,11 +90,11 @@ def release(
             stale = sync_given(path, solutions) if sync else []
         except (KeyError, ValueError, FileNotFoundError) as err:
             raise CourseError(f"Cannot regenerate the given cells of {name}: {err}.") from None
-        report.append((name, stale))
+        refreshed.append((name, stale))
         if figures:
             write_figures(solutions, name)
         if text:
             write_text_form(solutions, name)
     for name in names:
-        generate(root, name, source="solutions", release="notebooks")
-    return report
+        generate_assignment(root, name, source="solutions", release="notebooks")
+    return refreshed

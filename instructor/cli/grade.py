@@ -125,10 +125,10 @@ def add_arguments(p):
     )
 
 
-def _check_sudo(given: Path | None) -> None:
+def _check_sudo(passed: Path | None) -> None:
     """Under sudo, which drops $COURSE_DIR: refuse to make a new course directory where nobody named one."""
     if (
-        given is None
+        passed is None
         and os.environ.get("SUDO_USER")
         and not os.environ.get(directory.ENV)
         and not directory.is_course_dir(directory.resolve(None))
@@ -149,8 +149,8 @@ def _privileged(args) -> int | None:
             "on the hub, `course grade` grades the collected submissions through the privileged path, "
             "which takes only --assignment, --student and --force."
         )
-    given = [f"--assignment={a}" for a in names(args.assignment)] + [f"--student={s}" for s in names(args.student)]
-    return privileged.call(script, "grade", *given, *(["--force"] * args.force))
+    passed = [f"--assignment={a}" for a in names(args.assignment)] + [f"--student={s}" for s in names(args.student)]
+    return privileged.call(script, "grade", *passed, *(["--force"] * args.force))
 
 
 def run(args) -> int:

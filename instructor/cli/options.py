@@ -34,20 +34,20 @@ def add_root(parser, what: str = "course repository", recorded: bool = False) ->
     parser.add_argument("--root", type=Path, default=None, help=f"{what} (default: {default})")
 
 
-def repository(given: Path | None, recorded: Path | None = None) -> Path:
+def repository(passed: Path | None, recorded: Path | None = None) -> Path:
     """The course repository: ``--root``, else the course directory's record, else the checkout ``course`` runs
     from; one sentence if there is none, or it holds no ``solutions/`` (an installed package carries none).
     """
-    if given is None and recorded is None:
+    if passed is None and recorded is None:
         if (REPO_ROOT / "solutions").is_dir():
             return REPO_ROOT
         raise CourseError(
             "this `course` is an installed package, which carries no solutions: name a checkout of the course "
             "repository once with `course init --root DIR` (or pass --root DIR)."
         )
-    root = Path(given if given is not None else recorded).expanduser().resolve()  # type: ignore[arg-type]
+    root = Path(passed if passed is not None else recorded).expanduser().resolve()  # type: ignore[arg-type]
     if not (root / "solutions").is_dir():
-        how = "--root" if given is not None else "the course directory's record (`course init --root DIR` changes it)"
+        how = "--root" if passed is not None else "the course directory's record (`course init --root DIR` changes it)"
         raise CourseError(f"{root} holds no solutions/ folder ({how}): name a checkout of the course repository.")
     return root
 

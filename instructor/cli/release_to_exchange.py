@@ -24,7 +24,7 @@ then students run (their nbgrader needs the same exchange root):
 
 examples:
   course release-to-exchange 01_rnn
-  course release-to-exchange 01_rnn --force     # replace a release students may have fetched
+  course release-to-exchange 01_rnn --force     # replace a student version students may have fetched
 """
 
 

@@ -174,28 +174,28 @@ def main(course_dir: str, group: str, argv: list[str], root: str | None = None) 
             raise CourseError(f"{NAME} runs as root: `sudo {sys.argv[0]} ...`.")
         args = parser().parse_args(argv)
         who = _caller(group)
-        folder = Path(course_dir)
-        settings = folder / "nbgrader_config.py"
+        course_path = Path(course_dir)
+        settings = course_path / "nbgrader_config.py"
         info = os.lstat(settings)
         if not stat.S_ISREG(info.st_mode) or info.st_uid != 0 or info.st_mode & 0o022:
             raise CourseError(f"{settings} is not root's alone: root runs it, so `course hub` must share it again.")
         from instructor.hub.accounts import share_course_dir  # after the checks: a refused call costs no import
 
         os.umask(0o002)  # group-writable with the folders' setgid group; others keep read (the sandbox reads as 65534)
-        os.chdir(folder)
+        os.chdir(course_path)
         where = ["--course-dir", course_dir, *(["--root", root] if root else [])]
         print(f"{NAME}: {' '.join(argv)} (for {who})", file=sys.stderr, flush=True)
         if args.verb == "release":
             force = ["--force"] if args.force else []
-            status = _python(folder, "instructor", "release-to-exchange", args.assignment, *where, *force)
+            status = _python(course_path, "instructor", "release-to-exchange", args.assignment, *where, *force)
         elif args.verb == "collect":
-            status = _python(folder, "nbgrader", "collect", "--update", args.assignment)
+            status = _python(course_path, "nbgrader", "collect", "--update", args.assignment)
         elif args.verb == "grade":
-            given = [f"--assignment={a}" for a in args.assignment] + [f"--student={s}" for s in args.student]
-            status = _python(folder, "instructor", "grade", *where, *given, *(["--force"] * args.force))
+            passed = [f"--assignment={a}" for a in args.assignment] + [f"--student={s}" for s in args.student]
+            status = _python(course_path, "instructor", "grade", *where, *passed, *(["--force"] * args.force))
         else:
-            status = _python(folder, "nbgrader", "release_feedback", args.assignment)
-        share_course_dir(folder, grp.getgrnam(group).gr_gid)
+            status = _python(course_path, "nbgrader", "release_feedback", args.assignment)
+        share_course_dir(course_path, grp.getgrnam(group).gr_gid)
         return status
     except CourseError as err:
         print(f"{NAME}: {err}", file=sys.stderr)

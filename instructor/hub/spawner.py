@@ -57,7 +57,7 @@ class CourseSpawner(LocalProcessSpawner):
     def make_preexec_fn(self, name):
         become_user = super().make_preexec_fn(name)
         joins = [str(f) for f in self._cgroup.procs_files] if self._cgroup else []
-        folder = self.course_dir if self.is_staff else None
+        course_path = self.course_dir if self.is_staff else None
         # staff share the course directory through its group: what they make there is the group's to change
         umask = 0o002 if self.is_staff else None
 
@@ -69,8 +69,8 @@ class CourseSpawner(LocalProcessSpawner):
             become_user()
             if umask is not None:
                 os.umask(umask)
-            if folder:  # nbgrader reads nbgrader_config.py from the working folder
-                os.chdir(folder)
+            if course_path:  # nbgrader reads nbgrader_config.py from the working folder
+                os.chdir(course_path)
 
         return preexec
 

@@ -60,7 +60,7 @@ COLUMN_HELP = {
     "score": "raw_score - late_submission_penalty: the grade to upload",
     "max_score": "the assignment's points",
     "auto_points": "points of the test cells (a grader's override included)",
-    "hand_points": "points given by hand to written answers so far",
+    "hand_points": "hand points of written answers so far (a person's grades)",
     "hand_max": "points of the written answers",
     "pending_points": "points of written answers nobody has graded yet (counted as 0 in score)",
     "status": (

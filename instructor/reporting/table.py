@@ -1,7 +1,7 @@
 """The grade table ``course grade`` and ``course demo`` print: the gradebook's points, and why the rest is missing.
 
-Columns: autograded = test-cell points; by hand = written-answer points
-given / max; pending = points nobody has graded yet; late = the penalty;
+Columns: autograded = test-cell points; by hand = hand points of written
+answers / max; pending = points nobody has graded yet; late = the penalty;
 status in the CSV's words (:func:`status_words`).
 """
 
@@ -28,7 +28,7 @@ class Grade:
     needs_manual: bool
     status: str = "graded"  # as shown: graded, flagged, not graded
     reason: str = ""
-    manual_score: float = 0.0  # points given by hand so far
+    manual_score: float = 0.0  # hand points so far
     pending: float = 0.0  # points of written answers nobody has graded yet
     penalty: float = 0.0  # late-submission penalty
     review: int = 0  # hand-graded cells a regrade flagged again (their autograde score changed)

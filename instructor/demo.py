@@ -3,7 +3,7 @@
 ::
 
     <scratch>/course/solutions/    a copy of solutions/ (nothing is written inside the repository)
-    <scratch>/course/notebooks/    1. released with nbgrader
+    <scratch>/course/notebooks/    1. generated with nbgrader
                                    2. each solution notebook run in quick mode (a trial run)
     <scratch>/submissions/         reference (the solution) and blank (the student version) of each
     <scratch>/course-dir/          3. a course directory; both graded with the loop of `course grade`
@@ -79,7 +79,7 @@ def demo(names: list[str], scratch: Path) -> None:
         REPO_ROOT / "solutions", repo / "solutions", ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__")
     )
 
-    _step(f"release {', '.join(names)} -> {repo / 'notebooks'}")
+    _step(f"generate {', '.join(names)} -> {repo / 'notebooks'}")
     generate(repo, names)
 
     _step("execute the solution notebooks in quick mode")

@@ -1,6 +1,6 @@
 """The course's nbgrader settings that name no chain: folders, stubs, ignored files, widths.
 
-Every nbgrader command of the course reads them: ``course release``
+Every nbgrader command of the course reads them: ``course generate``
 (nbgrader's generate_assignment, from :mod:`instructor.authoring`), the bundle's
 Validate, and, through :func:`instructor.settings.configure`, which adds the
 grading and feedback chains on top, ``course grade``, nbgrader's own commands and

@@ -1,4 +1,4 @@
-"""`course check`: drift, stale given cells, outputs, misplaced markers, leaks."""
+"""`course verify`: drift, stale given cells, outputs, misplaced markers, leaks."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Figures that travel with their assignment: drawn by instructor/authoring/figures, written by `course release`
-beside the solution, copied by nbgrader beside the student notebook, checked by `course check`,
+"""Figures that travel with their assignment: drawn by instructor/authoring/figures, written by `course generate`
+beside the solution, copied by nbgrader beside the student notebook, verified by `course verify`,
 carried by the bundle and inlined in the feedback page."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""`course release`: solutions/ -> notebooks/ with nbgrader, on a toy course and on this repository."""
+"""`course generate`: solutions/ -> notebooks/ with nbgrader, on a toy course and on this repository."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Text forms of the solution notebooks (jupytext, percent format): written by `course release` beside
-each assignment folder, never released, checked by `course check`, and enough to rebuild the notebook."""
+"""Text forms of the solution notebooks (jupytext, percent format): written by `course generate` beside
+each assignment folder, never released, verified by `course verify`, and enough to rebuild the notebook."""
 
 from __future__ import annotations
 
@@ -96,6 +96,6 @@ def test_an_edit_in_the_text_comes_back_with_jupytext_update(tmp_path):
 def test_a_cell_loses_only_its_last_newline():
     """Jupytext cannot tell a newline that ends a cell from the blank line between cells, so a rebuilt
     cell ends without one: the same code. 01's cells end without one (its round trip is exact); a
-    given cell ends with one, and `course release` writes it again anyway."""
+    given cell ends with one, and `course generate` writes it again anyway."""
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("a = 1\n"), nbformat.v4.new_code_cell("b = 2")])
     assert [c.source for c in from_text(to_text(nb)).cells] == ["a = 1", "b = 2"]

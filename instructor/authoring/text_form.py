@@ -10,7 +10,7 @@ notebook can be rebuilt from the text: same cells, sources and metadata. The
 text has no header: nothing in it depends on the jupytext version, and
 rebuilding adds no ``jupytext`` metadata to the notebook.
 
-``course generate`` writes it; ``course verify`` reports one out of sync with its
+``course generate`` writes it; ``course verify`` names one out of sync with its
 notebook (:func:`verify_text_forms`). The notebook stays the source: an edit
 made in the text is brought back with ``jupytext --update`` (AUTHORING.md).
 """

@@ -1,4 +1,4 @@
-"""A trial run: execute a notebook in a fresh kernel, unsandboxed, and report each code cell's fate.
+"""A trial run: execute a notebook in a fresh kernel, unsandboxed, and say each code cell's fate.
 
 For the course's own notebooks only (``course demo``, the benchmark, the
 tests); student work runs in :mod:`instructor.sandbox`.

@@ -1,6 +1,6 @@
 """`course verify`: the committed student versions are exactly what `course generate` makes now.
 
-Four faults are reported, each as one line naming the file:
+Each fault is named in one line, with its file:
 
 * drift: ``notebooks/`` differs from what ``course generate`` makes of
   ``solutions/`` (including given cells out of date with their origin);
@@ -121,7 +121,7 @@ def verify_leaks(root: Path) -> list[str]:
     for name in existing_assignments(root / "solutions"):
         student_path = notebook_path(name, root / "notebooks")
         if not student_path.is_file():
-            continue  # reported as drift
+            continue  # named as drift
         secret = secret_lines(read(notebook_path(name, root / "solutions")))
         student = read(student_path)
         for i, cell in enumerate(student.cells):

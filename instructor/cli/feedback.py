@@ -20,7 +20,7 @@ Generate Feedback button, use the same settings (<dir>/nbgrader_config.py).
 what a page never shows: hidden tests (not in a cell, a traceback, or any
 output of a cell that ran them), reference-solution lines, live student HTML
 or scripts (shown as text), more than 64 kB of output per cell. One failed
-page is reported and the others are still written.
+page is listed and the others are still written.
 
 examples:
   course feedback

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from instructor.cli.options import add_root, repository
-from instructor.grading.checks.judge_report import report
+from instructor.grading.checks.judge_report import report as judge_summary
 
 NAME = "judge"
 HELP = "Show which checks of an assignment the grader judges outside the student's kernel, and which it cannot."
@@ -39,6 +39,6 @@ def add_arguments(p):
 
 
 def run(args) -> int:
-    text, passed = report(args.assignment, repository(args.root) / "solutions", run=args.run_reference)
+    text, passed = judge_summary(args.assignment, repository(args.root) / "solutions", run=args.run_reference)
     print(text)
     return 0 if passed else 1

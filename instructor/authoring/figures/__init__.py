@@ -13,7 +13,7 @@ released notebook and its pictures sit side by side, and
 from there as ``data:`` images (the course's grading keeps only the notebook
 in ``autograded/``).
 
-``course verify`` reports (:func:`verify_figures`):
+``course verify`` names (:func:`verify_figures`):
 
 * a figure file that differs from what the code draws now;
 * a figure file in ``figures/`` that no code draws;

@@ -17,8 +17,7 @@ def grading_config(course_dir: CourseDir, limits: Limits | None = None, unsafe: 
     """
     cfg = course_dir.grading_config()
     if limits is not None:
-        cfg.SandboxedExecute.limits = limits  # the whole value: every field arrives
-        cfg.CapOutputBytes.cell_bytes = limits.cell_output_bytes
-        cfg.CapOutputBytes.notebook_bytes = limits.notebook_output_bytes
+        # the whole value to both that read it: every field arrives
+        cfg.SandboxedExecute.limits = cfg.CapOutputBytes.limits = limits
     cfg.SandboxedExecute.unsafe = unsafe
     return cfg

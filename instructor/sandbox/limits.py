@@ -16,6 +16,11 @@ class Limits:
     towards its memory too). Output bytes have three budgets: text, figures
     (any ``image/*``), and the values checks send (a display output whose
     only MIME type is :data:`course.values.MIME`).
+
+    One value travels whole from ``course grade`` to every reader: the
+    sandbox (``SandboxedExecute.limits``, then the executor's job) and the
+    grader's own output cap (``CapOutputBytes.limits``); never rebuilt field
+    by field, where a field left out would quietly fall back to its default.
     """
 
     cell_timeout: float = 30.0  # seconds a cell may run before it is interrupted

@@ -146,14 +146,132 @@ def test_cgroups_of_a_killed_grader_are_swept():
 
 
 def _every_field_changed() -> sandbox.Limits:
-    """Limits whose every field differs from the default."""
+    """Limits whose every field differs from the default (``required`` False: no cgroup is written here)."""
     changed = {}
     for f in dataclasses.fields(sandbox.Limits):
         default = f.default
         changed[f.name] = (
             (not default) if isinstance(default, bool) else default + (1.5 if isinstance(default, float) else 1)
         )
-    return sandbox.Limits(**changed)
+    limits = sandbox.Limits(**changed)
+    assert all(getattr(limits, f.name) != f.default for f in dataclasses.fields(sandbox.Limits))
+    return limits
+
+
+def test_every_field_of_the_limits_reaches_the_sandbox(tmp_path, monkeypatch):
+    """Does each of the 17 fields of a Limits given to `course grade`'s use case (grade_course) arrive at the
+    sandbox, at its executor and at every reader on the grader's side? Before: 6 of 17 reached the sandbox
+    (then all, but the grader's output cap still used its defaults for the figure budgets and verdict_chars)."""
+    import nbformat
+
+    from instructor.coursedir import directory
+    from instructor.coursedir.course_dir import CourseDir
+    from instructor.grading.preprocessors.cap_output_bytes import CapOutputBytes
+    from instructor.sandbox import run
+    from instructor.term.grade_course import GradeRequest, grade_course
+    from tests.factories import released_toy_class
+
+    tmp, root = released_toy_class(tmp_path)
+    directory.init(tmp / "course-dir")
+    given = _every_field_changed()
+    supervised, executor_jobs, capped = [], [], []
+
+    def supervise(started, env, folder, out, work, limits, pipe):
+        """Record what the sandbox's supervisor and its executor were handed; hand the notebook back, unrun."""
+        for fd in pipe:
+            os.close(fd)
+        supervised.append(limits)
+        executor_jobs.append(json.loads((out / "job.json").read_text())["limits"])
+        nb = nbformat.read(str(out / "notebook.ipynb"), as_version=4)
+        first_code = next(i for i, c in enumerate(nb.cells) if c.cell_type == "code")
+        return sandbox.Execution("ok", "", nb, 0.0, timed_out=[first_code], hit_process_limit=True)
+
+    def cap(self, nb, resources):
+        capped.append(self.limits)
+        return cap_as_written(self, nb, resources)
+
+    cap_as_written = CapOutputBytes.preprocess
+    monkeypatch.setattr(run, "_supervise", supervise)
+    monkeypatch.setattr(CapOutputBytes, "preprocess", cap)
+    monkeypatch.setattr(sandbox, "detect", lambda: sandbox.unsafe("the test"))
+    graded = grade_course(
+        GradeRequest(
+            CourseDir.at(tmp / "course-dir"),
+            root,
+            submissions=tmp / "subs",
+            assignments=["01_toy"],
+            students=["ref"],
+            limits=given,
+            unsafe=True,
+        ),
+        log=lambda line: None,
+    )
+    [result] = graded.run.results
+    assert supervised == [given]  # memory, processes, cpus, file size, CPU seconds, the wall clock
+    assert executor_jobs == [dataclasses.asdict(given)]  # the executor's budgets and verdict_chars
+    assert capped == [given]  # the grader's own cap keeps what the executor kept
+    assert f"hit the limit of {given.processes} processes" in result.flags
+    assert f"1 cell(s) ran past the {given.cell_timeout:g} s limit" in result.notes
+
+
+def _sized(kind: str, size: int):
+    """A stream (``text``) or a figure (``image``) output whose JSON is exactly ``size`` bytes, as the cap counts."""
+    from nbformat.v4 import new_output
+
+    def make(n: int):
+        if kind == "text":
+            return new_output("stream", name="stdout", text="x" * n)
+        return new_output("display_data", data={"image/png": "A" * n})
+
+    out = make(size - len(json.dumps(make(0))))
+    assert len(json.dumps(out)) == size
+    return out
+
+
+def test_the_grader_output_cap_reads_each_of_its_fields():
+    """Does the grader's output cap keep what each of its five fields of the Limits allows, one byte past its
+    default, and shorten a failing output to verdict_chars; and does each field, put back to its default, cut
+    more (before: the figure budgets and verdict_chars were always the defaults)?"""
+    from nbformat.v4 import new_output
+
+    from instructor.grading.preprocessors.cap_output_bytes import CapOutputBytes
+
+    given = _every_field_changed()
+    text, image = given.cell_output_bytes, given.cell_image_bytes
+    rest_text = given.notebook_output_bytes - 15 * text  # 15 full cells and one more: the notebook's text budget
+    rest_image = given.notebook_image_bytes - 3 * image
+    outputs = [
+        *([_sized("text", text)] for _ in range(15)),
+        [_sized("text", rest_text)],
+        *([_sized("image", image)] for _ in range(3)),
+        [_sized("image", rest_image)],
+        [new_output("error", ename="ValueError", evalue="e" * 2 * text, traceback=[])],
+    ]
+
+    def capped(limits: sandbox.Limits) -> list:
+        nb = new_notebook(cells=[new_code_cell("pass", outputs=[dict(o) for o in outs]) for outs in outputs])
+        nb, _ = CapOutputBytes(limits=limits)(nb, {})
+        return [cell.outputs for cell in nb.cells]
+
+    kept = capped(given)
+    assert kept[:-1] == outputs[:-1]
+    assert len(kept[-1][0]["evalue"]) == given.verdict_chars
+    readers = ("cell_output_bytes", "notebook_output_bytes", "cell_image_bytes", "notebook_image_bytes")
+    readers += ("verdict_chars",)
+    for name in readers:
+        default = dataclasses.replace(given, **{name: getattr(sandbox.Limits(), name)})
+        assert capped(default) != kept, f"{name} back at its default changes nothing"
+
+
+def test_course_grade_hands_its_limits_to_grade_course(monkeypatch, run_course, tmp_path):
+    """Do `course grade`'s three limit options arrive in the request, the other fields at their defaults?"""
+    asked = []
+    monkeypatch.setattr("instructor.cli.grade.grade_course", lambda req, log: asked.append(req) or 1 / 0)
+    with pytest.raises(ZeroDivisionError):
+        run_course(
+            ["grade", tmp_path, "--course-dir", tmp_path / "dir", "--cell-timeout", "7", "--budget", "9", "--no-limits"]
+        )
+    assert asked[0].limits == sandbox.Limits(cell_timeout=7, notebook_budget=9, required=False)
 
 
 @pytest.fixture
@@ -171,31 +289,6 @@ def toy_submission(tmp_path):
     into_course_dir(CourseDir.at(course_dir), root, ["01_toy"])
     [sub] = [s for s in find_submissions(tmp / "subs", ["01_toy"]) if s.key == ("ref", "01_toy")]
     return CourseDir.at(course_dir), sub
-
-
-def test_every_field_of_the_limits_reaches_the_sandbox(toy_submission, monkeypatch):
-    """Does the Limits given to grade_class arrive whole at run_notebook (before: 6 of 17 fields did,
-    the rest fell back to their defaults)?"""
-    from instructor.scheduling.loop import grade_class
-
-    given = dataclasses.replace(_every_field_changed(), required=False)
-    arrived = []
-
-    def run_notebook(nb, files, limits, isolation):
-        arrived.append(limits)
-        return sandbox.Execution("not_started", "stopped by the test", None, 0.0)
-
-    monkeypatch.setattr(sandbox, "run_notebook", run_notebook)
-    grade_class(
-        *toy_submission[:1],
-        [toy_submission[1]],
-        limits=given,
-        unsafe=True,
-        log=lambda line: None,
-        progress=False,
-        isolation=sandbox.unsafe("the test"),
-    )
-    assert arrived == [given]
 
 
 NO_CGROUPS = cgroup.Layout(0, why="no cgroup file system is mounted")

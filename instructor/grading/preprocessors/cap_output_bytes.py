@@ -6,7 +6,7 @@ import json
 
 from nbconvert.preprocessors import Preprocessor
 from nbformat.v4 import new_output
-from traitlets import Bool, Int
+from traitlets import Bool, Instance
 
 from instructor.sandbox.limits import Limits
 
@@ -48,14 +48,19 @@ class CapOutputBytes(Preprocessor):
     """
 
     enabled = Bool(True).tag(config=True)
-    cell_bytes = Int(Limits.cell_output_bytes, help="text output bytes kept per cell").tag(config=True)
-    notebook_bytes = Int(Limits.notebook_output_bytes, help="text output bytes kept per notebook").tag(config=True)
-    cell_image_bytes = Int(Limits.cell_image_bytes, help="figure bytes kept per cell").tag(config=True)
-    notebook_image_bytes = Int(Limits.notebook_image_bytes, help="figure bytes kept per notebook").tag(config=True)
+    #: the sandbox's own value, every field of it (its output budgets and verdict_chars), so the grader keeps
+    #: what the executor kept (never rebuilt field by field: a field left out would fall back to its default)
+    limits = Instance(Limits, kw={}, help="the output budgets of one submission (instructor.sandbox.Limits)").tag(
+        config=True
+    )
 
     def preprocess(self, nb, resources):
+        limits = self.limits
         total = {False: 0, True: 0}  # by is_image
-        caps = {False: (self.cell_bytes, self.notebook_bytes), True: (self.cell_image_bytes, self.notebook_image_bytes)}
+        caps = {
+            False: (limits.cell_output_bytes, limits.notebook_output_bytes),
+            True: (limits.cell_image_bytes, limits.notebook_image_bytes),
+        }
         for cell in nb.cells:
             if cell.cell_type != "code":
                 continue
@@ -65,7 +70,7 @@ class CapOutputBytes(Preprocessor):
                 per_cell, per_notebook = caps[image]
                 if used[image] + size > per_cell or total[image] + size > per_notebook:
                     if fails(out) and not any(fails(k) for k in kept):  # what fails a cell: shortened, never cut
-                        kept.append(shortened(out))
+                        kept.append(shortened(out, limits.verdict_chars))
                     cut = True
                     continue
                 used[image] += size

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 
 def readme(names: list[str]) -> str:
-    """The bundle's README: set up a venv, install, start JupyterLab, work, validate, hand in."""
+    """The bundle's README: set up a venv, install (again with each new bundle), start JupyterLab, work,
+    validate, hand in."""
     notebooks = [f"`{name}/{name}.ipynb`" for name in names]
     order = notebooks[0] if len(notebooks) == 1 else ", then ".join(notebooks) + ", in this order"
     return f"""# Sequence models: {", ".join(names)}
@@ -40,6 +41,16 @@ pip install ./helpers
 ```
 
 (With several Pythons, name one: `python3.12 -m venv .venv`, or `py -3.12 -m venv .venv` on Windows.)
+
+## Each new bundle
+
+Each new bundle brings its own `helpers/`, with modules the earlier ones lacked. Open a
+terminal in the new bundle's folder, activate your environment and install them again,
+or its notebooks stop with `ModuleNotFoundError`:
+
+```bash
+pip install ./helpers
+```
 
 ## Work
 

@@ -14,6 +14,7 @@ import pytest
 
 from instructor.authoring.bundle import build, check_bundle, instructor_words
 from instructor.authoring.bundle_helpers import JUPYTER_CONFIG, LAB_PLUGINS_OFF, SERVER_EXTENSIONS_OFF, requirements
+from instructor.authoring.bundle_readme import readme
 from instructor.authoring.leaks import secret_lines
 from instructor.authoring.trial import QUICK_ENV, run_trial
 from instructor.cells import read
@@ -201,6 +202,14 @@ def test_readme_sets_up_a_venv_with_one_install(toy_bundle):
     assert "3.11 or 3.12" in readme and "COURSE_QUICK=1" in readme and "as your instructor asks" in readme
     assert "**Validate**" in readme and "quick mode" in readme and "the tests that fail" in readme
     assert not instructor_words(VERBS).search(readme), instructor_words(VERBS).search(readme)
+
+
+def test_readme_says_to_install_the_helpers_again_with_each_new_bundle():
+    """Does the README tell students to run `pip install ./helpers` again with each new bundle (a venv set up
+    from an older bundle lacks new modules such as `course.checks`)?"""
+    text = readme(["01_toy"])
+    again = text[text.index("## Each new bundle") :].split("\n## ")[0]
+    assert "again" in again and "pip install ./helpers" in again and "ModuleNotFoundError" in again
 
 
 def test_helpers_install_nbgrader_validate_and_nothing_else_of_it(toy_bundle):

@@ -338,6 +338,46 @@ def test_the_graders_value_channel_is_flagged(code, flagged):
     assert any("value channel" in f for f in resources["course"].flags) == flagged, resources["course"].flags
 
 
+SETUP_CELL = {"nbgrader": {"grade": False, "grade_id": "setup", "locked": True, "schema_version": 3, "solution": False}}
+
+
+@pytest.mark.parametrize(
+    "code, flagged",
+    [
+        ("course.checks.close = lambda *a, **k: None", True),
+        ("import course.checks\ncourse.checks.close = print", True),
+        ("import course.checks as c\nc.close = print", True),
+        ("from course import checks as ch\nch.close = print", True),
+        ("checks.close = print", True),  # `checks` bound by the given setup cell
+        ("c = checks\nc.close = print", True),
+        ("course.runtime.QUICK += 1", True),
+        ("course.layers.dense: object = None", True),
+        ("del checks.close", True),
+        ("setattr(checks, 'close', print)", True),
+        ("delattr(course.checks, 'close')", True),
+        ("checks.TABLE['x'] = 1", True),
+        ("course.checks.close = print\nif (:", True),  # does not parse: the pattern still sees it
+        ("result = checks.close(1, 1)\nok = course.runtime.QUICK == 1", False),
+        ("model = course.layers.Dense(3, 4)\nmodel.weight = None", False),
+        ("x = [0]\nx[course.runtime.QUICK] = 1", False),
+        ("class Model:\n    pass\nm = Model()\nm.checks = 2", False),
+        ("# course.checks.close = print", False),
+    ],
+)
+def test_patching_the_student_package_is_flagged(code, flagged):
+    """Is student code that assigns, deletes or setattr()s an attribute of a course module (course.checks.X =
+    ...) flagged for review, with names the given setup cell imports counted, and the student's own objects
+    left alone?"""
+    from nbformat.v4 import new_code_cell, new_notebook
+
+    from instructor.grading.preprocessors.flag_test_machinery import COURSE_MODULES, FlagTestMachinery
+
+    setup = new_code_cell("from course import checks\nimport course.layers", metadata=SETUP_CELL)
+    nb = new_notebook(cells=[setup, new_code_cell(code)])
+    _, resources = FlagTestMachinery()(nb, {})
+    assert any(COURSE_MODULES in f for f in resources["course"].flags) == flagged, resources["course"].flags
+
+
 ANSWER_CELL = {
     "nbgrader": {"grade": False, "grade_id": "add_and_norm", "locked": False, "schema_version": 3, "solution": True}
 }

@@ -10,6 +10,7 @@ import tokenize
 from nbconvert.preprocessors import Preprocessor
 from traitlets import Bool
 
+from instructor.grading.course_patching import course_names, patches_course
 from instructor.grading.submission import carried
 from instructor.grading.syntax import parse
 
@@ -57,6 +58,7 @@ _RECURRENCE = re.compile(
 )
 _LAYER_NORM = re.compile(r"\bops\s*\.\s*layer_norm\b|\bfrom\s+course\s*\.\s*ops\s+import\b[^\n]*\blayer_norm\b")
 HISTORY = "the input history"
+COURSE_MODULES = "the student package's modules (assigning or deleting an attribute of course.*)"
 #: what is matched against the code with its strings (paths, module and MIME names live in strings)
 _IN_STRINGS = ("files outside the notebook's folder, or the environment", "the grader's value channel")
 #: IPython's names for the input and output history
@@ -153,6 +155,8 @@ class FlagTestMachinery(Preprocessor):
 
     def preprocess(self, nb, resources):
         found: dict[str, list[str]] = {}
+        # given cells count too: the setup cell's `from course import checks` names what a student cell patches
+        bound = course_names([cell.source for cell in nb.cells if cell.cell_type == "code"])
         for index, cell in enumerate(nb.cells):
             meta = cell.get("metadata", {}).get("nbgrader", {})
             if cell.cell_type != "code" or meta.get("locked"):
@@ -168,6 +172,8 @@ class FlagTestMachinery(Preprocessor):
                     found.setdefault(what, []).append(where)
             if _RECURRENCE.search(names) or (meta.get("solution") and _LAYER_NORM.search(names)):
                 found.setdefault(COURSE_ANSWERS, []).append(where)
+            if patches_course(cell.source, bound):
+                found.setdefault(COURSE_MODULES, []).append(where)
             if magics(cell.source):
                 found.setdefault("IPython magics or shell commands", []).append(where)
         sub = carried(resources)

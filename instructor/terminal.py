@@ -14,8 +14,23 @@ import re
 import sys
 from contextlib import contextmanager
 
-#: C0 controls but tab, newline and carriage return; DEL; C1 controls; bidirectional overrides and isolates
-_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+#: the marks that set the direction of text: Arabic letter mark, left-to-right and right-to-left marks,
+#: embeddings and overrides, isolates. In a name or an answer they make "evil" read "live".
+BIDI = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
+_BIDI = re.compile(f"[{BIDI}]")
+#: C0 controls but tab, newline and carriage return; DEL; C1 controls; the direction marks
+_CONTROL = re.compile(f"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f{BIDI}]")
+
+
+def bidi_marks(text: str) -> list[str]:
+    """The direction marks ``text`` holds, each as ``U+202E``, in order, once each."""
+    return list(dict.fromkeys(f"U+{ord(c):04X}" for c in _BIDI.findall(text)))
+
+
+def visible_bidi(text: str, html: bool = False) -> str:
+    """``text`` with each direction mark shown as a visible ``<U+202E>`` (``&lt;U+202E&gt;`` in ``html``)."""
+    left, right = ("&lt;", "&gt;") if html else ("<", ">")
+    return _BIDI.sub(lambda m: f"{left}U+{ord(m.group()):04X}{right}", text)
 
 
 def inert(text: str) -> str:

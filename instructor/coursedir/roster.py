@@ -14,6 +14,7 @@ from pathlib import Path
 from nbgrader.api import Gradebook
 
 from instructor.errors import CourseError
+from instructor.terminal import bidi_marks
 
 ROSTER_NAME = "roster.csv"
 ROSTER_COLUMNS = ["id", "first_name", "last_name", "email"]
@@ -50,6 +51,12 @@ def read_roster_file(path: Path) -> list[dict[str, str]]:
                 continue
             if not is_student_id(sid):
                 raise CourseError(f"{path}, line {line}: {sid!r} is not a valid student id ({STUDENT_ID_RULE}).")
+            for column in ("first_name", "last_name", "email"):  # a direction mark shows "evil" as "live"
+                if marks := bidi_marks(row.get(column, "")):
+                    raise CourseError(
+                        f"{path}, line {line}: the {column} of {sid!r} holds {', '.join(marks)}, a mark that "
+                        "reverses how text reads: remove it."
+                    )
             if sid in seen:
                 raise CourseError(f"{path}, line {line}: student {sid!r} is listed twice.")
             seen.add(sid)

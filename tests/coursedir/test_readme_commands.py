@@ -31,6 +31,20 @@ def test_a_roster_row_with_an_unquoted_comma_is_refused_with_its_line(tmp_path, 
     assert not (tmp_path / "cd" / "roster.csv").exists()
 
 
+def test_a_roster_name_with_a_direction_mark_is_refused_with_its_line(tmp_path, run_course):
+    """Is a roster name that holds a mark reversing how text reads ("\u202elive" shows as "evil") refused in one
+    sentence naming its line and the mark, and nothing imported?"""
+    run_course(["init", tmp_path / "cd"])
+    (tmp_path / "class.csv").write_text(
+        "id,first_name,last_name,email\namy,Amy,Adams,amy@example.org\nbob,Bob,\u202elive,bob@example.org\n",
+        encoding="utf-8",
+    )
+    _, err = run_course(["roster", "import", tmp_path / "class.csv", "--course-dir", tmp_path / "cd"], retcode=1)
+    assert_one_sentence_error(err)
+    assert "line 3: the last_name of 'bob' holds U+202E" in err and "\u202e" not in err
+    assert not (tmp_path / "cd" / "roster.csv").exists()
+
+
 def test_a_quoted_comma_is_taken(tmp_path, run_course):
     run_course(["init", tmp_path / "cd"])
     (tmp_path / "class.csv").write_text('id,first_name,last_name,email\nbob,Bob,"Brown, Jr.",bob@example.org\n')

@@ -9,7 +9,9 @@ Set COURSE_HOSTILE_TABLE=FILE to keep the table of outcomes.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
+import re
 import subprocess
 from pathlib import Path
 
@@ -336,6 +338,36 @@ def test_the_graders_value_channel_is_flagged(code, flagged):
     nb = new_notebook(cells=[new_code_cell(code)])
     _, resources = FlagTestMachinery()(nb, {})
     assert any("value channel" in f for f in resources["course"].flags) == flagged, resources["course"].flags
+
+
+#: "evil" written with a right-to-left override: it shows as "live"
+FLIPPED = "\u202elive\u202c and \u2067x\u2069\u200f\u061c"
+
+
+def test_direction_marks_in_answers_and_outputs_are_shown_not_obeyed():
+    """Does the sanitiser show every mark that sets the direction of text (U+202E, isolates, LRM/RLM, ALM)
+    as a visible <U+...> in a written answer (markdown and raw) and in each kind of output, so that no text
+    the formgrader or a feedback page shows reads reversed?"""
+    from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output, new_raw_cell
+
+    from instructor.grading.preprocessors.inert_student_content import make_inert
+    from instructor.terminal import BIDI
+
+    code = new_code_cell("print(1)")
+    code.outputs = [
+        new_output("stream", name="stdout", text=FLIPPED),
+        new_output("execute_result", data={"text/plain": FLIPPED}, execution_count=1),
+        new_output("error", ename="ValueError", evalue=FLIPPED, traceback=[FLIPPED]),
+    ]
+    nb = new_notebook(cells=[new_markdown_cell(f"My answer: {FLIPPED}"), new_raw_cell(FLIPPED), code])
+    for cell in nb.cells:
+        make_inert(cell, set())
+    text = json.dumps(nb, ensure_ascii=False)
+    assert not re.search(f"[{BIDI}]", text), text
+    assert "&lt;U+202E&gt;live&lt;U+202C&gt;" in nb.cells[0].source and "&lt;U+061C&gt;" in nb.cells[1].source
+    assert nb.cells[2].outputs[0].text.startswith("<U+202E>live<U+202C> and <U+2067>x<U+2069><U+200F>")
+    make_inert(nb.cells[0], set())  # a second pass (the feedback chain's) keeps the marks visible
+    assert "&lt;U+202E&gt;live" in nb.cells[0].source
 
 
 SETUP_CELL = {"nbgrader": {"grade": False, "grade_id": "setup", "locked": True, "schema_version": 3, "solution": False}}

@@ -10,7 +10,9 @@ student's markup is made harmless in the file itself, whoever renders it:
   link, no form, no frame, no style), then kept as one HTML block in the
   cell, which every markdown renderer passes through as it is;
 - outputs keep only plain text and bitmap images: HTML, JavaScript, SVG,
-  markdown, LaTeX and widget views of student code are replaced by a note.
+  markdown, LaTeX and widget views of student code are replaced by a note;
+- a mark that sets the direction of text (U+202E ...), which would show
+  "evil" as "live", is shown as a visible ``<U+202E>`` in both.
 
 The course's own cells (the release's text, and locked cells, which the
 grader restored) are left as they are, so their text and math show exactly
@@ -27,6 +29,7 @@ from nbconvert.preprocessors import Preprocessor
 from traitlets import Bool
 
 from instructor.grading.preprocessors.release_notebook import release_notebook
+from instructor.terminal import visible_bidi
 
 #: output types a browser shows as text or as a plain picture, never as markup
 SAFE_OUTPUTS = ("text/plain", "image/png", "image/jpeg", "image/gif")
@@ -110,7 +113,7 @@ def inert_markdown(source: str) -> str:
 
 
 def inert_outputs(cell) -> None:
-    """Keep only :data:`SAFE_OUTPUTS` in ``cell``'s outputs; say what was left out."""
+    """Keep only :data:`SAFE_OUTPUTS` in ``cell``'s outputs; say what was left out; show direction marks."""
     for out in cell.get("outputs", []):
         data = out.get("data")
         if not data:
@@ -121,6 +124,11 @@ def inert_outputs(cell) -> None:
         if dropped and not data:
             data["text/plain"] = f"[{', '.join(dropped)} output not shown]"
         out.get("metadata", {}).clear()
+    for out in cell.get("outputs", []):
+        for key, value in [*out.items(), *out.get("data", {}).items()]:
+            if key in ("text", "evalue", "traceback", "text/plain"):
+                shown = [visible_bidi(v) for v in value] if isinstance(value, list) else visible_bidi(value)
+                (out if key in out else out["data"])[key] = shown
 
 
 _ATTACHMENT = re.compile(r"attachment:([^\s)\"'>]+)")
@@ -162,7 +170,7 @@ def make_inert(cell, course: set[str]) -> None:
             if cell.cell_type == "markdown"
             else MARK + "<pre>" + nh3.clean_text(text).replace("\n", "&#10;") + "</pre></div>"
         )
-        cell.cell_type, cell.source = "markdown", source
+        cell.cell_type, cell.source = "markdown", visible_bidi(source, html=True)
         cell.metadata.pop("format", None)
         cell.metadata.pop("raw_mimetype", None)
         cell.pop("outputs", None)

@@ -29,7 +29,7 @@ from nbgrader.utils import is_grade, is_locked, is_solution, is_task
 from instructor.authoring.generate import generate_assignment
 from instructor.authoring.given import sync_given
 from instructor.cells import grade_id, read
-from instructor.coursedir import directory, due, gradebook, releases
+from instructor.coursedir import directory, due, gradebook, places, releases
 from instructor.coursedir.course_dir import CourseDir
 from instructor.errors import CourseError, first_line
 from instructor.paths import notebook_path
@@ -44,7 +44,7 @@ def into_course_dir(course_dir: CourseDir, repo_root: Path, assignments: list[st
     folder = directory.require(course_dir.path)
     db_url = course_dir.gradebook_url
     for name in assignments:
-        target = folder / "source" / name
+        target = course_dir.source(name)
         if target.exists():
             shutil.rmtree(target)
         shutil.copytree(
@@ -52,13 +52,13 @@ def into_course_dir(course_dir: CourseDir, repo_root: Path, assignments: list[st
         )
     for name in assignments:
         # given cells refer to earlier assignments, so sync against the repo
-        sync_given(notebook_path(name, folder / "source"), repo_root / "solutions")
+        sync_given(notebook_path(name, course_dir.source(name).parent), repo_root / "solutions")
     before = {name: gradebook.recorded_cells(db_url, name) for name in assignments}
     for name in assignments:
-        _refuse_changed_cells(folder, name, before[name])
+        _refuse_changed_cells(course_dir, name, before[name])
     for name in assignments:
         releases.keep(folder, name)  # the release students may hold, before nbgrader replaces it
-        generate_assignment(folder, name, source="source", release="release", database=True, db_url=db_url)
+        generate_assignment(folder, name, source=places.SOURCE, release=places.RELEASE, database=True, db_url=db_url)
         releases.keep(folder, name)
     due.apply_due_dates(course_dir.due, db_url, assignments)
     changes = []
@@ -75,10 +75,10 @@ def into_course_dir(course_dir: CourseDir, repo_root: Path, assignments: list[st
     return changes
 
 
-def _refuse_changed_cells(folder: Path, assignment: str, recorded) -> None:
+def _refuse_changed_cells(course_dir: CourseDir, assignment: str, recorded) -> None:
     if recorded is None:
         return
-    nb = read(notebook_path(assignment, folder / "source"))
+    nb = read(notebook_path(assignment, course_dir.source(assignment).parent))
     # the cells nbgrader records in the gradebook
     new = {
         grade_id(c) for c in nb.cells if grade_id(c) and (is_grade(c) or is_solution(c) or is_locked(c) or is_task(c))
@@ -144,9 +144,9 @@ def nbgrader_cause(done: subprocess.CompletedProcess) -> str:
 def _all_or_nothing(course_dir: CourseDir, name: str) -> Iterator[None]:
     """Put back what the block wrote for assignment ``name`` if it raises: its folders, archive and gradebook entry."""
     folder = course_dir.path
-    parts = [folder / "source" / name, folder / "release" / name]
+    parts = [course_dir.source(name), course_dir.release(name)]
     archive = course_dir.releases / name
-    made = [p for p in (folder / "source", folder / "release", course_dir.releases, archive) if not p.exists()]
+    made = [p for p in (parts[0].parent, parts[1].parent, course_dir.releases, archive) if not p.exists()]
     archived = set(archive.glob("*")) if archive.is_dir() else set()
     recorded = gradebook.has_assignment(course_dir.gradebook_url, name)
     with tempfile.TemporaryDirectory(prefix=f".release-{name}-", dir=folder) as kept:

@@ -37,9 +37,10 @@ from typing import Annotated
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, TypeAdapter
 
+from instructor.coursedir import places
 from instructor.coursedir.store import Store
 
-ARRIVALS = "arrivals.json"
+ARRIVALS = places.ARRIVALS
 STORED = "%Y-%m-%d %H:%M:%S.%f UTC"
 
 
@@ -62,7 +63,7 @@ Record = dict[str, Annotated[list[Arrival], BeforeValidator(_history)]]
 
 def arrivals(course_path: Path) -> Store[Record]:
     """The store of ``<dir>/arrivals.json``."""
-    return Store(Path(course_path) / ARRIVALS, TypeAdapter(Record), dict)
+    return Store(places.arrivals(course_path), TypeAdapter(Record), dict)
 
 
 def change_time(submission_dir: Path) -> str:

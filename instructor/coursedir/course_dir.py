@@ -13,6 +13,7 @@ works the URL out again::
     course_dir.gradebook_url   --db, else the settings' db_url, else sqlite:///<dir>/gradebook.db
     course_dir.exchange        nbgrader's exchange root (students fetch and submit there)
     course_dir.releases        <dir>/releases/: every student version issued
+    course_dir.result(s, a)    <dir>/results/<s>/<a>.json, and every other place (coursedir.places)
     course_dir.config          the nbgrader Config the file builds, for nbgrader's own chains
 
 It is frozen and plain data (paths, strings, a Config), so a Dask worker
@@ -27,8 +28,7 @@ from pathlib import Path
 
 from traitlets.config import Config
 
-from instructor.coursedir import directory, gradebook
-from instructor.coursedir.releases import ARCHIVE
+from instructor.coursedir import directory, gradebook, places
 from instructor.errors import CourseError
 from instructor.paths import COURSE_ID
 
@@ -54,7 +54,66 @@ class CourseDir:
     @property
     def releases(self) -> Path:
         """``<dir>/releases/``: every student version of each assignment issued (:mod:`.releases`)."""
-        return self.path / ARCHIVE
+        return self.path / places.RELEASES
+
+    # every place of the directory, named in coursedir.places
+    @property
+    def submitted(self) -> Path:
+        """``<dir>/submitted/``: the default folder ``course grade`` grades."""
+        return places.submitted(self.path)
+
+    @property
+    def results(self) -> Path:
+        """``<dir>/results/``: one file per recorded submission."""
+        return places.results(self.path)
+
+    @property
+    def feedback(self) -> Path:
+        """``<dir>/feedback/``: the feedback pages."""
+        return places.feedback(self.path)
+
+    @property
+    def overrides(self) -> Path:
+        """``<dir>/overrides.json``: the ledger of grades changed by hand."""
+        return places.overrides(self.path)
+
+    @property
+    def arrivals(self) -> Path:
+        """``<dir>/arrivals.json``: when each exchange folder's bytes arrived."""
+        return places.arrivals(self.path)
+
+    @property
+    def extensions(self) -> Path:
+        """``<dir>/extensions.json``: the extensions granted."""
+        return places.extensions(self.path)
+
+    def source(self, assignment: str) -> Path:
+        """``<dir>/source/<a>/``."""
+        return places.source(self.path, assignment)
+
+    def release(self, assignment: str) -> Path:
+        """``<dir>/release/<a>/``."""
+        return places.release(self.path, assignment)
+
+    def release_notebook(self, assignment: str) -> Path:
+        """``<dir>/release/<a>/<a>.ipynb``: the newest student version."""
+        return places.release_notebook(self.path, assignment)
+
+    def result(self, student: str, assignment: str) -> Path:
+        """``<dir>/results/<s>/<a>.json``: the recorded Result."""
+        return places.result(self.path, student, assignment)
+
+    def log(self, student: str, assignment: str) -> Path:
+        """``<dir>/logs/<s>/<a>.log``."""
+        return places.log(self.path, student, assignment)
+
+    def autograded(self, student: str, assignment: str) -> Path | None:
+        """``<dir>/autograded/<s>/<a>/`` (None for a name that is no valid id)."""
+        return places.autograded(self.path, student, assignment)
+
+    def reviews(self, student: str, assignment: str) -> Path:
+        """``<dir>/reviews/<s>/<a>.json``: the flags a person cleared."""
+        return places.reviews(self.path, student, assignment)
 
     @property
     def due(self) -> dict[str, str]:

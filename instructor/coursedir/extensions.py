@@ -39,12 +39,13 @@ from pydantic import (
     model_validator,
 )
 
+from instructor.coursedir import places
 from instructor.coursedir.course_dir import CourseDir
 from instructor.coursedir.roster import STUDENT_ID_RULE, is_student_id
 from instructor.coursedir.store import Store
 from instructor.errors import CourseError
 
-EXTENSIONS_NAME = "extensions.json"
+EXTENSIONS_NAME = places.EXTENSIONS
 #: how dates are written in the file (the form ``course init --due`` writes)
 STORED = "%Y-%m-%d %H:%M:%S UTC"
 #: how dates are shown
@@ -189,7 +190,7 @@ def parse_days(text: str | float) -> float:
 
 def granted(course_path: Path) -> Store[Granted]:
     """The store of ``<dir>/extensions.json``."""
-    return Store(Path(course_path) / EXTENSIONS_NAME, TypeAdapter(Granted), dict)
+    return Store(places.extensions(course_path), TypeAdapter(Granted), dict)
 
 
 def read(course_path: Path) -> dict[tuple[str, str], Extension]:

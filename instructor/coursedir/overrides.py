@@ -37,13 +37,13 @@ from nbgrader.api import Gradebook
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, TypeAdapter
 
 from instructor.cells import grade_id, is_graded_test, task_of
-from instructor.coursedir import gradebook
+from instructor.coursedir import gradebook, places
 from instructor.coursedir.store import Store
 
 if TYPE_CHECKING:
     from instructor.coursedir.course_dir import CourseDir
 
-LEDGER = "overrides.json"
+LEDGER = places.OVERRIDES
 SHOWN = "%Y-%m-%d %H:%M UTC"
 
 
@@ -76,7 +76,7 @@ class Change(BaseModel):
 
 def ledger(course_path: Path) -> Store[list[Change]]:
     """The store of ``<dir>/overrides.json``."""
-    return Store(Path(course_path) / LEDGER, TypeAdapter(list[Change]), list)
+    return Store(places.overrides(course_path), TypeAdapter(list[Change]), list)
 
 
 def now() -> str:
@@ -129,7 +129,7 @@ def credited_answers(nb) -> dict[str, str]:
 
 def graded_notebook(course_path: Path, student: str, assignment: str, notebook: str) -> Path:
     """The autograded notebook a grader sees in the formgrader (the one overrides are typed over)."""
-    return Path(course_path) / "autograded" / student / assignment / f"{notebook}.ipynb"
+    return places.autograded_notebook(course_path, student, assignment, notebook)
 
 
 def credited_in(path: Path) -> dict[str, str]:

@@ -16,24 +16,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-#: what `course` writes inside a course directory
-GRADER_WRITES = (
-    ".course-lock",
-    "arrivals.json",
-    "extensions.json",
-    "overrides.json",
-    "autograded",
-    "feedback",
-    "logs",
-    "results",
-    "reviews",
-    "release",
-    "releases",
-    "source",
-    "gradebook.db",
-    "grades.csv",
-    "roster.csv",
-)
+from instructor.coursedir.places import GRADER_WRITES  # what `course` writes inside a course directory
 
 
 def hand_back(course_path: Path) -> int:

@@ -18,17 +18,18 @@ from pathlib import Path
 import nbformat
 
 from instructor.cells import visible_source
+from instructor.coursedir import places
 
-ARCHIVE = "releases"
+ARCHIVE = places.RELEASES
 
 
 def keep(course_path: Path, assignment: str) -> Path | None:
     """Copy ``<dir>/release/<a>/<a>.ipynb`` into the archive (once per content); returns the copy, or None."""
-    current = course_path / "release" / assignment / f"{assignment}.ipynb"
+    current = places.release_notebook(course_path, assignment)
     if not current.is_file():
         return None
     data = current.read_bytes()
-    target = course_path / ARCHIVE / assignment / f"{hashlib.sha256(data).hexdigest()[:16]}.ipynb"
+    target = places.archive(course_path, assignment) / f"{hashlib.sha256(data).hexdigest()[:16]}.ipynb"
     if not target.exists():
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(data)
@@ -37,7 +38,7 @@ def keep(course_path: Path, assignment: str) -> Path | None:
 
 def issued(course_path: Path, assignment: str) -> list:
     """The archived releases of ``assignment``, oldest first (by file time), as notebooks."""
-    paths = sorted((course_path / ARCHIVE / assignment).glob("*.ipynb"), key=lambda p: (p.stat().st_mtime, p.name))
+    paths = sorted(places.archive(course_path, assignment).glob("*.ipynb"), key=lambda p: (p.stat().st_mtime, p.name))
     return [nbformat.read(str(p), as_version=4) for p in paths]
 
 

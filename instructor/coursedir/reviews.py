@@ -15,9 +15,10 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, TypeAdapter
 
+from instructor.coursedir import places
 from instructor.coursedir.store import Store
 
-REVIEWS = "reviews"
+REVIEWS = places.REVIEWS
 
 
 class Clearing(BaseModel):
@@ -34,7 +35,7 @@ class Clearing(BaseModel):
 
 def clearings(course_path: Path, student: str, assignment: str) -> Store[list[Clearing]]:
     """The store of one submission's clearings."""
-    return Store(Path(course_path) / REVIEWS / student / f"{assignment}.json", TypeAdapter(list[Clearing]), list)
+    return Store(places.reviews(course_path, student, assignment), TypeAdapter(list[Clearing]), list)
 
 
 def entries(course_path: Path, student: str, assignment: str) -> list[Clearing]:

@@ -7,10 +7,11 @@ file that people read (and, for extensions, edit)::
     <dir>/arrivals.json            when each exchange folder's bytes arrived   (arrivals.Arrival, by folder)
     <dir>/extensions.json          later due dates                    (extensions.Extension, by assignment, student)
     <dir>/reviews/<s>/<a>.json     flags a person cleared             (reviews.Clearing, a list)
+    <dir>/results/<s>/<a>.json     one graded submission's record     (grading.submission.Result)
 
 Several accounts write them, at the same time: root's ``course grade``, the
 instructor's formgrader (an override saved), a grader's server, ``course
-extend``. So a write is always an update (:meth:`Store.update`): an
+extend``, ``course unflag``. So a write is always an update (:meth:`Store.update`): an
 exclusive ``flock`` on the folder's lock file (``<folder>/.course-lock``),
 the file read again, the caller's change made to what it holds, and the
 whole file written (:func:`~instructor.coursedir.atomic.write_atomic`: a
@@ -47,12 +48,10 @@ from typing import Generic, TypeVar
 from pydantic import TypeAdapter, ValidationError
 
 from instructor.coursedir.atomic import give, keep_for, make_folders, write_atomic
+from instructor.coursedir.places import LOCK  # one per folder: updates of different files in it take turns
 from instructor.errors import CourseError
 
 T = TypeVar("T")
-
-#: the lock file of a folder's side files (one per folder: updates of different files in it take turns)
-LOCK = ".course-lock"
 
 
 class Unreadable(CourseError):
@@ -98,6 +97,16 @@ class Store(Generic[T]):
             value = self.read()
             yield value
             write_atomic(self.path, self.dump(value))
+
+    def write(self, value: T) -> None:
+        """Write ``value`` whole under the folder's lock, replacing what the file held (a record made anew)."""
+        with locked(self.path.parent):
+            write_atomic(self.path, self.dump(value))
+
+    def remove(self) -> None:
+        """Remove the file under the folder's lock (nothing if there is none)."""
+        with locked(self.path.parent):
+            self.path.unlink(missing_ok=True)
 
     def dump(self, value: T) -> bytes:
         """The file's text: indented for people, keys as the file names them, unset fields left out."""

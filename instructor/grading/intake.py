@@ -226,9 +226,7 @@ def _collected(sub: Submission, course_dir: CourseDir | None) -> bool:
     with or without nbgrader's timestamp.txt) is the instructor's, not a copy
     made from the exchange, and is read like any submission folder.
     """
-    return course_dir is not None and os.path.abspath(sub.folder.parent.parent) == os.path.abspath(
-        course_dir.path / "submitted"
-    )
+    return course_dir is not None and os.path.abspath(sub.folder.parent.parent) == os.path.abspath(course_dir.submitted)
 
 
 def _trace_to_exchange(subs: list[Submission], inbound: Path, arrivals: Arrivals, course_dir: CourseDir | None) -> None:

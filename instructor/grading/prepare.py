@@ -29,7 +29,7 @@ TOLERANCE = timedelta(minutes=2)
 
 def resources_for(course_dir: CourseDir, sub: Submission) -> dict:
     """nbgrader's resources for grading ``sub`` in ``course_dir``; the submission rides along."""
-    release_dir = course_dir.path / "release" / sub.assignment
+    release_dir = course_dir.release(sub.assignment)
     sub.release = release_dir / f"{sub.assignment}.ipynb"
     sub.files = [p for p in sorted(release_dir.iterdir()) if p.is_file() and p.suffix != ".ipynb"]
     return {

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 import shutil
 import traceback
 from pathlib import Path
@@ -28,40 +27,36 @@ from nbgrader.api import Gradebook
 from nbgrader.utils import parse_utc
 
 from instructor.coursedir import extensions, gradebook, overrides, reviews
+from instructor.coursedir import places as coursedir_places
 from instructor.coursedir.atomic import write_atomic
 from instructor.coursedir.course_dir import CourseDir
-from instructor.coursedir.roster import is_student_id
 from instructor.errors import first_line
 from instructor.grading.chains import RECORD, run_chain
 from instructor.grading.config import grading_config
-from instructor.grading.submission import Result, Status, Submission
+from instructor.grading.submission import Result, Status, Submission, result_file
 
 #: files of an exchange submission that nbgrader's feedback commands need beside the autograded notebook
 EXCHANGE_FILES = ("timestamp.txt", "submission_secret.txt")
 
 
 def places(course_path: Path, student: str, assignment: str) -> tuple[Path, Path, Path | None]:
-    """(results file, log file, autograded folder) of one submission in the course directory ``course_path``.
+    """(results file, log file, autograded folder) of one submission (named in :mod:`instructor.coursedir.places`).
 
     A name that is no valid id (a bad folder found at intake) gets a results
     and a log file of its own, and no autograded folder.
     """
-    if is_student_id(student) and is_student_id(assignment):
-        return (
-            course_path / "results" / student / f"{assignment}.json",
-            course_path / "logs" / student / f"{assignment}.log",
-            course_path / "autograded" / student / assignment,
-        )
-    # several bad folders share one name: keep each
-    stem = re.sub(r"[^A-Za-z0-9_.-]", "_", f"{student}-{assignment}")[:80]
-    bucket = student if is_student_id(student) else "_invalid"
-    return course_path / "results" / bucket / f"{stem}.json", course_path / "logs" / bucket / f"{stem}.log", None
+    return (
+        coursedir_places.result(course_path, student, assignment),
+        coursedir_places.log(course_path, student, assignment),
+        coursedir_places.autograded(course_path, student, assignment),
+    )
 
 
 def record(course_dir: CourseDir, sub: Submission) -> Result:
     """Write one graded submission (see the module doc); returns what the results file holds."""
-    results, logs, autograded = places(course_dir.path, sub.student, sub.assignment)
-    results.unlink(missing_ok=True)
+    results = result_file(course_dir.result(sub.student, sub.assignment))
+    logs, autograded = course_dir.log(sub.student, sub.assignment), course_dir.autograded(sub.student, sub.assignment)
+    results.remove()
     _keep_clearing(course_dir.path, sub)
     if not sub.status.has_grade or autograded is None:
         # an old grade must not outlive a re-submission that cannot be graded
@@ -82,7 +77,7 @@ def record(course_dir: CourseDir, sub: Submission) -> Result:
         _keep_exchange_files(sub, autograded)
     result = sub.result()
     write_atomic(logs, "\n".join(sub.log))
-    write_atomic(results, json.dumps(result.to_json(), indent=1))
+    results.write(result)
     return result
 
 
@@ -207,7 +202,7 @@ def _take_back_changed_answers(
 def _into_gradebook(course_dir: CourseDir, sub: Submission) -> float:
     """Scores, hand grades kept (of unchanged answers only), late penalty; returns the penalty."""
     # the answers a grader saw: those of the autograded notebook still on disk (replaced after this)
-    autograded = places(course_dir.path, sub.student, sub.assignment)[2]
+    autograded = course_dir.autograded(sub.student, sub.assignment)
     graded_before = _answers_graded(autograded / f"{sub.assignment}.ipynb") if autograded is not None else {}
     credited_before = overrides.credited_in(autograded / f"{sub.assignment}.ipynb") if autograded is not None else {}
     cfg = grading_config(course_dir)
@@ -252,7 +247,8 @@ def _keep_exchange_files(sub: Submission, autograded: Path) -> None:
 def read_results(course_path: Path) -> dict[tuple[str, str], Result]:
     """Every recorded result of the course directory, by (student, assignment)."""
     found = {}
-    for path in sorted((course_path / "results").glob("*/*.json")):
-        result = Result.from_json(json.loads(path.read_text()))
-        found[result.key] = result
+    for path in sorted(coursedir_places.results(course_path).glob("*/*.json")):
+        result = result_file(path).read()
+        if result is not None:
+            found[result.key] = result
     return found

@@ -17,13 +17,12 @@ record.
 from __future__ import annotations
 
 import hashlib
-import json
-from pathlib import Path
 
+from instructor.coursedir.course_dir import CourseDir
+from instructor.coursedir.store import Unreadable
 from instructor.grading.intake import read_regular, submitted_notebook
 from instructor.grading.prepare import TIMESTAMP
-from instructor.grading.record import places
-from instructor.grading.submission import Result, Status, Submission
+from instructor.grading.submission import Result, Status, Submission, result_file
 
 
 def _sha256(*chunks: bytes) -> str:
@@ -34,12 +33,12 @@ def _sha256(*chunks: bytes) -> str:
     return h.hexdigest()
 
 
-def fingerprint(course_path: Path, sub: Submission) -> dict:
+def fingerprint(course_dir: CourseDir, sub: Submission) -> dict:
     """What the result of ``sub`` depends on, as hashes; {} if it cannot be read (graded anew each run)."""
     if sub.status is not Status.WAITING:  # intake found it ungradable
         return {}
     path = submitted_notebook(sub)
-    release = course_path / "release" / sub.assignment / f"{sub.assignment}.ipynb"
+    release = course_dir.release_notebook(sub.assignment)
     if path is None or not release.is_file():
         return {}
     try:
@@ -60,15 +59,14 @@ def fingerprint(course_path: Path, sub: Submission) -> dict:
     }
 
 
-def recorded(course_path: Path, sub: Submission, print_: dict) -> Result | None:
+def recorded(course_dir: CourseDir, sub: Submission, print_: dict) -> Result | None:
     """The recorded result of ``sub`` if its fingerprint ``print_`` is unchanged, else None."""
     if not print_:
         return None
-    results, _, _ = places(course_path, sub.student, sub.assignment)
     try:
-        result = Result.from_json(json.loads(results.read_text()))
-    except (OSError, ValueError, KeyError, TypeError):  # missing, cut short or malformed: grade again
+        result = result_file(course_dir.result(sub.student, sub.assignment)).read()
+    except Unreadable:  # cut short or malformed: grade again
         return None
-    if result.fingerprint != print_ or result.status.retried:
+    if result is None or result.fingerprint != print_ or result.status.retried:
         return None
     return result

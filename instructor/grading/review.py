@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import dataclasses
 import getpass
-import json
 from datetime import UTC, datetime
 
 import nbformat
@@ -19,9 +18,10 @@ from nbgrader.api import Gradebook, MissingEntry
 
 from instructor.coursedir import reviews
 from instructor.coursedir.course_dir import CourseDir
+from instructor.coursedir.store import Unreadable
 from instructor.errors import CourseError
-from instructor.grading.record import SUMMARY, grader_brief, places, write_atomic
-from instructor.grading.submission import Result, Status
+from instructor.grading.record import SUMMARY, grader_brief, write_atomic
+from instructor.grading.submission import Result, Status, result_file
 
 
 def clear_flags(course_dir: CourseDir, student: str, assignment: str, because: str, by: str | None = None) -> Result:
@@ -29,10 +29,13 @@ def clear_flags(course_dir: CourseDir, student: str, assignment: str, because: s
     if not because.strip():
         raise CourseError("say why the flags are cleared (--because TEXT): the reason is kept with the grade.")
     course_path = course_dir.path
-    results, _, autograded = places(course_path, student, assignment)
+    results = result_file(course_dir.result(student, assignment))
+    autograded = course_dir.autograded(student, assignment)
     try:
-        result = Result.from_json(json.loads(results.read_text()))
-    except (OSError, ValueError, KeyError, TypeError):
+        result = results.read()
+    except Unreadable:
+        result = None
+    if result is None:
         missing = f"{student}/{assignment} has no recorded grade in {course_path}: run `course grade` first."
         raise CourseError(missing) from None
     if result.status is not Status.FLAGGED:
@@ -52,7 +55,7 @@ def clear_flags(course_dir: CourseDir, student: str, assignment: str, because: s
         nb = nbformat.read(str(notebook), as_version=4)
         nb.metadata[SUMMARY] = grader_brief(cleared, nb.metadata.get(SUMMARY, {}).get("late_penalty", 0.0))
         write_atomic(notebook, nbformat.writes(nb))
-    write_atomic(results, json.dumps(cleared.to_json(), indent=1))
+    results.write(cleared)
     return cleared
 
 

@@ -10,14 +10,16 @@ the ``results/<student>/<assignment>.json`` file.
 from __future__ import annotations
 
 import enum
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from nbformat import NotebookNode
+from pydantic import TypeAdapter
 
+from instructor.coursedir.store import Store
 from instructor.sandbox import Execution, Isolation
 
-__all__ = ["Status", "NotGraded", "Submission", "Result", "carried"]
+__all__ = ["Status", "NotGraded", "Submission", "Result", "carried", "result_file"]
 
 
 class Status(str, enum.Enum):
@@ -158,15 +160,11 @@ class Result:
     def key(self) -> tuple[str, str]:
         return self.student, self.assignment
 
-    def to_json(self) -> dict:
-        data = asdict(self)
-        data["status"] = self.status.value
-        return data
 
-    @classmethod
-    def from_json(cls, data: dict) -> Result:
-        """Read a results file's record; unknown keys are ignored, a bad status raises ValueError."""
-        known = {f.name for f in fields(cls)}
-        kept = {k: v for k, v in data.items() if k in known}
-        kept["status"] = Status(kept["status"])
-        return cls(**kept)
+#: a results file's shape: unknown keys are ignored, a missing or bad status is refused (read as unreadable)
+_RESULT: TypeAdapter[Result | None] = TypeAdapter(Result | None)
+
+
+def result_file(path: Path) -> Store[Result | None]:
+    """The results file at ``path`` (``CourseDir.result(s, a)``): None before it exists; written whole, locked."""
+    return Store(path, _RESULT, lambda: None)

@@ -326,7 +326,7 @@ def export_csv(course_dir: CourseDir, to: Path) -> Path:
     db_url = course_dir.graded_gradebook()
     plugin = PendingCsvExportPlugin(config=course_dir.config)
     plugin.to = str(to)
-    plugin.results = str(course_dir.path / "results")
+    plugin.results = str(course_dir.results)
     with Gradebook(db_url) as gb:
         try:
             plugin.export(gb)

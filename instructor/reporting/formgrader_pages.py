@@ -82,14 +82,15 @@ def _formgrader():
 
 def course_flagged(course_path: Path, student: str, assignment: str) -> bool:
     """True when `course grade`'s results file for ``student``'s ``assignment`` says ``flagged``."""
-    from instructor.grading.record import places
-    from instructor.grading.submission import Result, Status
+    from instructor.coursedir import places
+    from instructor.coursedir.store import Unreadable
+    from instructor.grading.submission import Status, result_file
 
-    results, _, _ = places(course_path, student, assignment)
     try:
-        return Result.from_json(json.loads(results.read_text())).status is Status.FLAGGED
-    except (OSError, ValueError, KeyError, TypeError):
+        result = result_file(places.result(course_path, student, assignment)).read()
+    except Unreadable:
         return False
+    return result is not None and result.status is Status.FLAGGED
 
 
 def record_override(course_path: Path, grade, by: str):

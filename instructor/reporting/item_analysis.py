@@ -22,6 +22,7 @@ from pathlib import Path
 
 from nbgrader.api import Gradebook, MissingEntry
 
+from instructor.coursedir import places
 from instructor.coursedir.course_dir import CourseDir
 from instructor.errors import CourseError
 from instructor.grading.record import read_results
@@ -88,7 +89,7 @@ def _source_cells(gb: Gradebook, assignment: str) -> tuple[list, dict[str, str]]
 
 def _outputs(course_path: Path, student: str, assignment: str) -> dict[str, list]:
     """grade_id -> outputs of each graded cell of a student's autograded notebook ({} if there is none)."""
-    path = course_path / "autograded" / student / assignment / f"{assignment}.ipynb"
+    path = places.autograded_notebook(course_path, student, assignment)
     try:
         nb = json.loads(path.read_text())
     except (OSError, ValueError):

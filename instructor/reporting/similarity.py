@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from instructor.cells import read
-from instructor.coursedir import releases
+from instructor.coursedir import places, releases
 from instructor.errors import CourseError, first_line
 from instructor.reporting.export import inert_cell
 from instructor.reporting.similarity_documents import Document, document, student_version_answers, student_version_code
@@ -83,11 +83,11 @@ class Similarity:
 
 def student_versions(course_path: Path, assignment: str) -> list:
     """The student versions of ``assignment``: ``release/<a>/<a>.ipynb`` and every archived version."""
-    current = course_path / "release" / assignment / f"{assignment}.ipynb"
+    current = places.release_notebook(course_path, assignment)
     if Path(assignment).name != assignment or assignment.startswith(".") or not current.is_file():
-        known = sorted(p.name for p in (course_path / "release").glob("*") if p.is_dir())
+        known = sorted(p.name for p in places.release(course_path, "").glob("*") if p.is_dir())
         raise CourseError(
-            f"unknown assignment {assignment!r}: {course_path / 'release'} has no "
+            f"unknown assignment {assignment!r}: {places.release(course_path, '')} has no "
             f"{assignment}/{assignment}.ipynb (released: {', '.join(known) or 'none'})."
         )
     return [read(current), *releases.issued(course_path, assignment)]
@@ -95,7 +95,7 @@ def student_versions(course_path: Path, assignment: str) -> list:
 
 def submissions(course_path: Path, assignment: str) -> dict[str, Path]:
     """student -> their graded notebook ``autograded/<student>/<a>/<a>.ipynb`` (symlinks and hidden folders skipped)."""
-    root = course_path / "autograded"
+    root = places.autograded_root(course_path)
     found = {}
     for student_dir in sorted(root.iterdir()) if root.is_dir() else []:
         path = student_dir / assignment / f"{assignment}.ipynb"

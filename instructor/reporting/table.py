@@ -37,7 +37,7 @@ class Grade:
 def grades(course_dir: CourseDir, assignments=(), students=()) -> list[Grade]:
     """Every submission (of the named assignments and students, if any): its points, or why it was not graded."""
     course_path = course_dir.path
-    if not (course_path / "results").is_dir():
+    if not course_dir.results.is_dir():
         course_dir.graded_gradebook()
     wanted = lambda s, a: (not assignments or a in assignments) and (not students or s in students)  # noqa: E731
     results_left = {k: v for k, v in read_results(course_path).items() if wanted(*k)}

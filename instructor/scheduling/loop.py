@@ -64,8 +64,8 @@ def grade_class(
     todo = []
     in_book = set() if force else gradebook.in_gradebook(course_dir.gradebook_url)
     for sub in subs:
-        print_ = resume.fingerprint(course_dir.path, sub)
-        kept = None if force else resume.recorded(course_dir.path, sub, print_)
+        print_ = resume.fingerprint(course_dir, sub)
+        kept = None if force else resume.recorded(course_dir, sub, print_)
         if kept is not None and kept.status.has_grade and sub.key not in in_book:
             kept = None  # the gradebook lost it (deleted, another database): grade again
         if kept is not None:

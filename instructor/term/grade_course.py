@@ -88,7 +88,7 @@ def grade_course(req: GradeRequest, log=print) -> Graded:
     course_dir = req.course_dir
     ids = roster.ids(req.roster) if req.roster else roster.roster(course_dir.path)
     isolation = check_isolation(req.unsafe, req.limits)
-    submissions_dir = (req.submissions or course_dir.path / "submitted").resolve()
+    submissions_dir = (req.submissions or course_dir.submitted).resolve()
     subs = find_submissions(submissions_dir, known, ids, course_dir=course_dir)
     if req.assignments or req.students:
         subs = select(subs, req.assignments, req.students)

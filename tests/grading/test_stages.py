@@ -14,7 +14,7 @@ from instructor.grading import resume
 from instructor.grading.intake import find_submissions
 from instructor.grading.pipeline import grade
 from instructor.grading.record import places, read_results, record
-from instructor.grading.submission import Result, Status, Submission, carried
+from instructor.grading.submission import Result, Status, Submission, carried, result_file
 from tests.factories import released_toy_class
 
 NAMES = ["01_toy", "02_toy"]
@@ -60,14 +60,14 @@ def test_record_then_resume_skips_what_is_unchanged(toy):
     """Is a recorded result found again by its fingerprint, and graded anew once the release changes?"""
     course_dir, subs = toy
     [sub] = [s for s in subs if s.key == ("ref", "02_toy")]
-    print_ = resume.fingerprint(course_dir, sub)
+    print_ = resume.fingerprint(CourseDir.at(course_dir), sub)
     graded = grade(CourseDir.at(course_dir), sub, LIMITS, BARE, unsafe=True)
     graded.fingerprint = print_
     result = record(CourseDir.at(course_dir), graded)
     assert read_results(course_dir)[sub.key] == result
-    assert resume.recorded(course_dir, sub, print_) == result
+    assert resume.recorded(CourseDir.at(course_dir), sub, print_) == result
     changed = {**print_, "release_sha256": "0" * 64}
-    assert resume.recorded(course_dir, sub, changed) is None
+    assert resume.recorded(CourseDir.at(course_dir), sub, changed) is None
 
 
 @pytest.mark.parametrize(
@@ -82,22 +82,23 @@ def test_a_rerun_retries_by_status_not_by_wording(toy, status, reason, retried):
     """Is a recorded result graded again exactly when its status says the grader failed, whatever its reason says?"""
     course_dir, subs = toy
     [sub] = [s for s in subs if s.key == ("blank", "02_toy")]
-    print_ = resume.fingerprint(course_dir, sub)
+    print_ = resume.fingerprint(CourseDir.at(course_dir), sub)
     path, _, _ = places(course_dir, *sub.key)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(Result(*sub.key, status, reason, fingerprint=print_).to_json()))
-    assert (resume.recorded(course_dir, sub, print_) is None) is retried
+    result_file(path).write(Result(*sub.key, status, reason, fingerprint=print_))
+    assert (resume.recorded(CourseDir.at(course_dir), sub, print_) is None) is retried
 
 
 def test_a_bad_results_file_is_graded_again(toy):
     """Is a results file with an unknown status treated as missing (graded again), not as a crash?"""
     course_dir, subs = toy
     [sub] = [s for s in subs if s.key == ("blank", "01_toy")]
-    print_ = resume.fingerprint(course_dir, sub)
+    print_ = resume.fingerprint(CourseDir.at(course_dir), sub)
     path, _, _ = places(course_dir, *sub.key)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({**Result(*sub.key, Status.GRADED, fingerprint=print_).to_json(), "status": "great"}))
-    assert resume.recorded(course_dir, sub, print_) is None
+    written = json.loads(result_file(path).dump(Result(*sub.key, Status.GRADED, fingerprint=print_)))
+    path.write_text(json.dumps({**written, "status": "great"}))
+    assert resume.recorded(CourseDir.at(course_dir), sub, print_) is None
 
 
 def test_preprocessors_refuse_a_loose_dict():

@@ -16,7 +16,7 @@ from pathlib import Path
 from nbgrader.apps.api import NbGraderAPI
 from nbgrader.coursedir import CourseDirectory
 
-from instructor.coursedir import directory
+from instructor.coursedir import directory, places
 from instructor.coursedir.course_dir import CourseDir
 from instructor.errors import CourseError, first_line
 from instructor.grading.config import grading_config
@@ -25,7 +25,7 @@ from instructor.grading.config import grading_config
 def feedback(course_dir: CourseDir, log=print) -> tuple[list[Path], list[str]]:
     """HTML feedback for every autograded submission; returns (files, failures), never stops early."""
     course_path = course_dir.path
-    autograded = course_path / "autograded"
+    autograded = places.autograded_root(course_path)
     if not autograded.is_dir():
         raise CourseError(f"{course_path} has nothing autograded yet: run `course grade` first.")
     directory.require(course_path)  # `course feedback` opens a folder `course init` may not have made
@@ -45,7 +45,7 @@ def feedback(course_dir: CourseDir, log=print) -> tuple[list[Path], list[str]]:
             if why:
                 failures.append(f"{who}: {why}")
                 log(f"  no feedback for {who}: {why}")
-                logs = course_path / "logs" / student_dir.name
+                logs = places.logs(course_path) / student_dir.name
                 logs.mkdir(parents=True, exist_ok=True)
                 (logs / f"{assignment_dir.name}.feedback.log").write_text(details)
-    return sorted((course_path / "feedback").rglob("*.html")), failures
+    return sorted(course_dir.feedback.rglob("*.html")), failures

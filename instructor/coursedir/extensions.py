@@ -292,7 +292,11 @@ def extension_for(course_path: Path, student: str, assignment: str, duedate: dat
     when an ``until`` no longer falls after a class's due date moved later:
     an extension never makes a student's due date earlier than the class's.
     """
-    ext = find(course_path, student, assignment)
+    return delay_of(find(course_path, student, assignment), duedate)
+
+
+def delay_of(ext: Extension | None, duedate: datetime | None) -> timedelta | None:
+    """:func:`extension_for` of the extension ``ext`` found already (None: none granted), without reading a file."""
     if ext is None or duedate is None:
         return None
     delay = ext.delay(duedate)

@@ -9,6 +9,7 @@ course directory and a shared server (PostgreSQL) are one setting apart.
 from __future__ import annotations
 
 import warnings
+from datetime import datetime
 from pathlib import Path
 
 from nbgrader.api import Gradebook, MissingEntry, SubmittedAssignment
@@ -92,6 +93,14 @@ def in_gradebook(db_url: str) -> set[tuple[str, str]]:
         return set()
     with Gradebook(db_url) as gb:
         return {(s.student.id, s.assignment.name) for s in gb.db.query(SubmittedAssignment).all()}
+
+
+def due_dates(db_url: str) -> dict[str, datetime | None]:
+    """{assignment: its due date (naive UTC), None without one} of every assignment the gradebook holds."""
+    if not exists(db_url):
+        return {}
+    with Gradebook(db_url) as gb:
+        return {a.name: a.duedate for a in gb.assignments}
 
 
 def forget(db_url: str, student: str, assignment: str) -> None:

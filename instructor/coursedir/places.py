@@ -138,9 +138,14 @@ def autograded_notebook(d: Path, s: str, a: str, notebook: str | None = None) ->
     return autograded_root(d) / s / a / f"{notebook or a}.ipynb"
 
 
+def reviews_root(d: Path) -> Path:
+    """``d/reviews/``: one file per submission whose flags a person cleared (:func:`reviews`)."""
+    return Path(d) / REVIEWS
+
+
 def reviews(d: Path, s: str, a: str) -> Path:
     """``d/reviews/s/a.json``: the flags a person cleared for one submission."""
-    return Path(d) / REVIEWS / s / f"{a}.json"
+    return reviews_root(d) / s / f"{a}.json"
 
 
 def overrides(d: Path) -> Path:

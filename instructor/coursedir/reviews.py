@@ -49,11 +49,25 @@ def add(course_path: Path, student: str, assignment: str, entry: Clearing) -> No
         found.append(entry)
 
 
+def every(course_path: Path) -> dict[tuple[str, str], list[Clearing]]:
+    """The clearings of every submission of the course directory, by (student, assignment) (unreadable: none)."""
+    return {
+        (path.parent.name, path.stem): found
+        for path in sorted(places.reviews_root(course_path).glob("*/*.json"))
+        if (found := Store(path, TypeAdapter(list[Clearing]), list).read_or_empty())
+    }
+
+
 def covering(
     course_path: Path, student: str, assignment: str, flags: list[str], submission_sha256: str
 ) -> Clearing | None:
     """The newest clearing of these very bytes that covers every flag in ``flags``, or None."""
-    for entry in reversed(entries(course_path, student, assignment)):
+    return covering_in(entries(course_path, student, assignment), flags, submission_sha256)
+
+
+def covering_in(found: list[Clearing], flags: list[str], submission_sha256: str) -> Clearing | None:
+    """:func:`covering` among the clearings ``found`` (oldest first), without reading a file."""
+    for entry in reversed(found):
         if entry.submission_sha256 == submission_sha256 and set(flags) <= set(entry.flags):
             return entry
     return None

@@ -20,6 +20,8 @@ import hashlib
 import json
 import shutil
 import traceback
+from dataclasses import dataclass
+from datetime import timedelta
 from pathlib import Path
 
 import nbformat
@@ -30,10 +32,13 @@ from instructor.coursedir import extensions, gradebook, overrides, reviews
 from instructor.coursedir import places as coursedir_places
 from instructor.coursedir.atomic import write_atomic
 from instructor.coursedir.course_dir import CourseDir
+from instructor.coursedir.roster import is_student_id
+from instructor.coursedir.store import Unreadable
 from instructor.errors import first_line
 from instructor.grading.chains import RECORD, run_chain
+from instructor.grading.class_state import ClassState
 from instructor.grading.config import grading_config
-from instructor.grading.submission import Result, Status, Submission, result_file
+from instructor.grading.submission import Result, Status, Submission, result_file, results_at
 
 #: files of an exchange submission that nbgrader's feedback commands need beside the autograded notebook
 EXCHANGE_FILES = ("timestamp.txt", "submission_secret.txt")
@@ -52,22 +57,58 @@ def places(course_path: Path, student: str, assignment: str) -> tuple[Path, Path
     )
 
 
-def record(course_dir: CourseDir, sub: Submission) -> Result:
-    """Write one graded submission (see the module doc); returns what the results file holds."""
-    results = result_file(course_dir.result(sub.student, sub.assignment))
-    logs, autograded = course_dir.log(sub.student, sub.assignment), course_dir.autograded(sub.student, sub.assignment)
+@dataclass(frozen=True)
+class Recorded:
+    """What recording one graded submission changes, decided from it and the class's state alone (no I/O)."""
+
+    #: the note of a person's clearing that covers this very submission's flags: it ends graded ("" if none)
+    cleared: str = ""
+    #: its grade goes into the gradebook and autograded/ (False: an old grade there is removed)
+    keeps_grade: bool = False
+    #: what nbgrader adds to the class's due date for this student (None: no extension)
+    extension: timedelta | None = None
+
+
+def decide(sub: Submission, state: ClassState) -> Recorded:
+    """What recording ``sub`` changes, given the class as the run read it (:class:`Recorded`); reads nothing.
+
+    A flagged submission whose bytes and flags a person already cleared
+    ends graded, with a note; one without a grade, or under a name that is
+    no valid id, keeps none; the extension is the student's own, if any.
+    Raises :class:`~instructor.coursedir.store.Unreadable` when a grade is to
+    be kept and ``extensions.json`` could not be read (the penalty would be wrong).
+    """
+    cleared = ""
+    if sub.status is Status.FLAGGED:
+        entry = reviews.covering_in(
+            list(state.reviews.get(sub.key, ())), sub.flags, sub.fingerprint.get("submission_sha256", "-")
+        )
+        cleared = reviews.note(entry) if entry is not None else ""
+    status = Status.GRADED if cleared else sub.status
+    keeps = status.has_grade and is_student_id(sub.student) and is_student_id(sub.assignment)
+    if keeps and state.extensions_unreadable:
+        raise Unreadable(state.extensions_unreadable)
+    extension = extensions.delay_of(state.extensions.get(sub.key), state.due.get(sub.assignment)) if keeps else None
+    return Recorded(cleared, keeps, extension)
+
+
+def record(course_dir: CourseDir, sub: Submission, state: ClassState) -> Result:
+    """Write one graded submission in the documented order (see the module doc); returns what the results file holds.
+
+    What changes is :func:`decide`'d first from ``state`` (the class as the run read it), then written here only.
+    """
+    results = result_file(course_dir, sub.student, sub.assignment)
     results.remove()
-    _keep_clearing(course_dir.path, sub)
-    if not sub.status.has_grade or autograded is None:
-        # an old grade must not outlive a re-submission that cannot be graded
-        gradebook.forget(course_dir.gradebook_url, sub.student, sub.assignment)
-        if autograded is not None and autograded.exists():
-            shutil.rmtree(autograded)
-    else:
+    change = decide(sub, state)
+    if change.cleared:
+        sub.note(change.cleared)
+        sub.end(Status.GRADED)
+    autograded = course_dir.autograded(sub.student, sub.assignment)
+    if change.keeps_grade and autograded is not None:
         if sub.notebook is None:
             raise ValueError(f"{sub.student}'s {sub.assignment} has a grade but no graded notebook")
         sub.notebook.metadata[ANSWERS] = answers(sub.notebook)
-        penalty = _into_gradebook(course_dir, sub)
+        penalty = _into_gradebook(course_dir, sub, change.extension)
         sub.notebook.metadata[SUMMARY] = grader_brief(sub.result(), penalty)
         autograded.mkdir(parents=True, exist_ok=True)
         for stale in autograded.iterdir():  # only the notebook belongs here
@@ -75,13 +116,18 @@ def record(course_dir: CourseDir, sub: Submission) -> Result:
                 shutil.rmtree(stale) if stale.is_dir() and not stale.is_symlink() else stale.unlink()
         write_atomic(autograded / f"{sub.assignment}.ipynb", nbformat.writes(sub.notebook))
         _keep_exchange_files(sub, autograded)
+    else:
+        # an old grade must not outlive a re-submission that cannot be graded
+        gradebook.forget(course_dir.gradebook_url, sub.student, sub.assignment)
+        if autograded is not None and autograded.exists():
+            shutil.rmtree(autograded)
     result = sub.result()
-    write_atomic(logs, "\n".join(sub.log))
+    write_atomic(course_dir.log(sub.student, sub.assignment), "\n".join(sub.log))
     results.write(result)
     return result
 
 
-def record_failure(course_dir: CourseDir, sub: Submission, err: Exception) -> Result:
+def record_failure(course_dir: CourseDir, sub: Submission, err: Exception, state: ClassState) -> Result:
     """Record ``sub`` as ``grader failed`` after :func:`record` raised ``err`` (retried by the next run).
 
     Nothing it half wrote counts: the gradebook entry and the autograded copy are removed.
@@ -89,19 +135,7 @@ def record_failure(course_dir: CourseDir, sub: Submission, err: Exception) -> Re
     sub.log.append(traceback.format_exc())
     sub.flags, sub.notebook = [], None
     sub.end(Status.GRADER_FAILED, f"the grader could not record this submission ({first_line(err)})")
-    return record(course_dir, sub)
-
-
-def _keep_clearing(course_path: Path, sub: Submission) -> None:
-    """A flagged submission whose very bytes and flags a person already cleared ends graded, with a note."""
-    if sub.status is not Status.FLAGGED:
-        return
-    entry = reviews.covering(
-        course_path, sub.student, sub.assignment, sub.flags, sub.fingerprint.get("submission_sha256", "-")
-    )
-    if entry is not None:
-        sub.note(reviews.note(entry))
-        sub.end(Status.GRADED)
+    return record(course_dir, sub, state)
 
 
 #: the autograded notebook's record of how grading ended, for the grader who opens it (the formgrader shows it)
@@ -199,7 +233,7 @@ def _take_back_changed_answers(
         sub.note(f"{note} waits for a grader again")
 
 
-def _into_gradebook(course_dir: CourseDir, sub: Submission) -> float:
+def _into_gradebook(course_dir: CourseDir, sub: Submission, extension: timedelta | None) -> float:
     """Scores, hand grades kept (of unchanged answers only), late penalty; returns the penalty."""
     # the answers a grader saw: those of the autograded notebook still on disk (replaced after this)
     autograded = course_dir.autograded(sub.student, sub.assignment)
@@ -211,9 +245,6 @@ def _into_gradebook(course_dir: CourseDir, sub: Submission) -> float:
         gb.update_or_create_student(sub.student)
         when = {"timestamp": parse_utc(sub.timestamp)} if sub.timestamp else {}
         # the student's own due date (course extend); None takes back an extension removed since
-        extension = extensions.extension_for(
-            course_dir.path, sub.student, sub.assignment, gb.find_assignment(sub.assignment).duedate
-        )
         gb.update_or_create_submission(sub.assignment, sub.student, extension=extension, **when)
     resources = {
         "nbgrader": {"db_url": db_url, "assignment": sub.assignment, "notebook": sub.assignment, "student": sub.student}
@@ -248,7 +279,7 @@ def read_results(course_path: Path) -> dict[tuple[str, str], Result]:
     """Every recorded result of the course directory, by (student, assignment)."""
     found = {}
     for path in sorted(coursedir_places.results(course_path).glob("*/*.json")):
-        result = result_file(path).read()
+        result = results_at(path).read()
         if result is not None:
             found[result.key] = result
     return found

@@ -19,10 +19,10 @@ from __future__ import annotations
 import hashlib
 
 from instructor.coursedir.course_dir import CourseDir
-from instructor.coursedir.store import Unreadable
+from instructor.grading.class_state import ClassState
 from instructor.grading.intake import read_regular, submitted_notebook
 from instructor.grading.prepare import TIMESTAMP
-from instructor.grading.submission import Result, Status, Submission, result_file
+from instructor.grading.submission import Result, Status, Submission
 
 
 def _sha256(*chunks: bytes) -> str:
@@ -59,14 +59,14 @@ def fingerprint(course_dir: CourseDir, sub: Submission) -> dict:
     }
 
 
-def recorded(course_dir: CourseDir, sub: Submission, print_: dict) -> Result | None:
-    """The recorded result of ``sub`` if its fingerprint ``print_`` is unchanged, else None."""
+def recorded(state: ClassState, sub: Submission, print_: dict) -> Result | None:
+    """The recorded result of ``sub`` (as the run read it) if its fingerprint ``print_`` is unchanged, else None.
+
+    A results file cut short or malformed was left out of ``state``: graded again.
+    """
     if not print_:
         return None
-    try:
-        result = result_file(course_dir.result(sub.student, sub.assignment)).read()
-    except Unreadable:  # cut short or malformed: grade again
-        return None
+    result = state.results.get(sub.key)
     if result is None or result.fingerprint != print_ or result.status.retried:
         return None
     return result

@@ -29,7 +29,7 @@ def clear_flags(course_dir: CourseDir, student: str, assignment: str, because: s
     if not because.strip():
         raise CourseError("say why the flags are cleared (--because TEXT): the reason is kept with the grade.")
     course_path = course_dir.path
-    results = result_file(course_dir.result(student, assignment))
+    results = result_file(course_dir, student, assignment)
     autograded = course_dir.autograded(student, assignment)
     try:
         result = results.read()

@@ -16,10 +16,11 @@ from pathlib import Path
 from nbformat import NotebookNode
 from pydantic import TypeAdapter
 
+from instructor.coursedir.course_dir import CourseDir
 from instructor.coursedir.store import Store
 from instructor.sandbox import Execution, Isolation
 
-__all__ = ["Status", "NotGraded", "Submission", "Result", "carried", "result_file"]
+__all__ = ["Status", "NotGraded", "Submission", "Result", "carried", "result_file", "results_at"]
 
 
 class Status(str, enum.Enum):
@@ -162,9 +163,14 @@ class Result:
 
 
 #: a results file's shape: unknown keys are ignored, a missing or bad status is refused (read as unreadable)
-_RESULT: TypeAdapter[Result | None] = TypeAdapter(Result | None)
+RESULT_SHAPE: TypeAdapter[Result | None] = TypeAdapter(Result | None)
 
 
-def result_file(path: Path) -> Store[Result | None]:
-    """The results file at ``path`` (``CourseDir.result(s, a)``): None before it exists; written whole, locked."""
-    return Store(path, _RESULT, lambda: None)
+def result_file(course_dir: CourseDir, student: str, assignment: str) -> Store[Result | None]:
+    """``<dir>/results/<s>/<a>.json`` (:meth:`CourseDir.result`): None before it exists; written whole, locked."""
+    return results_at(course_dir.result(student, assignment))
+
+
+def results_at(path: Path) -> Store[Result | None]:
+    """The results file at ``path`` (one found by its place, not by its names)."""
+    return Store(path, RESULT_SHAPE, lambda: None)

@@ -84,10 +84,10 @@ def course_flagged(course_path: Path, student: str, assignment: str) -> bool:
     """True when `course grade`'s results file for ``student``'s ``assignment`` says ``flagged``."""
     from instructor.coursedir import places
     from instructor.coursedir.store import Unreadable
-    from instructor.grading.submission import Status, result_file
+    from instructor.grading.submission import Status, results_at
 
     try:
-        result = result_file(places.result(course_path, student, assignment)).read()
+        result = results_at(places.result(course_path, student, assignment)).read()
     except Unreadable:
         return False
     return result is not None and result.status is Status.FLAGGED

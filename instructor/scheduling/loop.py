@@ -13,9 +13,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from instructor import sandbox
-from instructor.coursedir import gradebook
 from instructor.coursedir.course_dir import CourseDir
 from instructor.grading import resume
+from instructor.grading.class_state import ClassState
 from instructor.grading.record import record, record_failure
 from instructor.grading.submission import Result, Status, Submission
 from instructor.scheduling import dispatch
@@ -50,6 +50,7 @@ def grade_class(
     progress: bool = True,
     on_record: Callable[[int], None] | None = None,
     isolation: sandbox.Isolation | None = None,
+    state: ClassState | None = None,
 ) -> ClassRun:
     """Grade what is missing (all with ``force``) in ``course_dir``; record each as it arrives.
 
@@ -57,16 +58,16 @@ def grade_class(
     ``scheduler``. ``isolation`` overrides the sandbox a serial run finds
     (the benchmark compares it with none). ``on_record(n)`` is called after
     the n-th submission of this run is recorded (the class benchmark samples
-    memory there).
+    memory there). ``state``: the class as read once for this run (read here if not given).
     """
     limits = limits or sandbox.Limits()
     run = ClassRun(mode=f"scheduler {scheduler}" if scheduler else f"{jobs} jobs" if jobs else "serial")
     todo = []
-    in_book = set() if force else gradebook.in_gradebook(course_dir.gradebook_url)
+    state = state or ClassState.read(course_dir)
     for sub in subs:
         print_ = resume.fingerprint(course_dir, sub)
-        kept = None if force else resume.recorded(course_dir, sub, print_)
-        if kept is not None and kept.status.has_grade and sub.key not in in_book:
+        kept = None if force else resume.recorded(state, sub, print_)
+        if kept is not None and kept.status.has_grade and sub.key not in state.in_gradebook:
             kept = None  # the gradebook lost it (deleted, another database): grade again
         if kept is not None:
             run.results.append(kept)
@@ -80,9 +81,9 @@ def grade_class(
     def consume(graded: Iterator[Submission]) -> None:
         for n, sub in enumerate(graded, 1):
             try:
-                result = record(course_dir, sub)
+                result = record(course_dir, sub, state)
             except Exception as err:  # one submission's crash is its own outcome; the batch goes on
-                result = record_failure(course_dir, sub, err)
+                result = record_failure(course_dir, sub, err, state)
             sub.notebook = None  # the coordinator keeps one line per submission, not the notebook
             run.results.append(result)
             if result.status is not Status.GRADED:

@@ -6,7 +6,7 @@ comes back; this is where the steps meet::
 
     1. intake           every submission of the folder (or exchange), checked; roster applied
     2. assignments      solutions/ -> the course directory's source/ and release/, in the gradebook
-    3. the class        grade_class: prepare, execute, score each; record as they arrive
+    3. the class        read once (ClassState); grade_class: prepare, execute, score; record as they arrive
     4. what it says     the formgrader's overrides noted, the grade table, where the checks were judged
 """
 
@@ -21,6 +21,7 @@ from instructor.coursedir import overrides, roster
 from instructor.coursedir.course_dir import CourseDir
 from instructor.errors import CourseError
 from instructor.grading.checks.judge_report import judged_lines
+from instructor.grading.class_state import ClassState
 from instructor.grading.intake import find_submissions, select
 from instructor.paths import existing_assignments
 from instructor.reporting.table import Grade, grades
@@ -103,9 +104,11 @@ def grade_course(req: GradeRequest, log=print) -> Graded:
     log(f"isolation: {isolation.detail}")
     for change in into_course_dir(course_dir, req.root, assignments):
         log(change)
+    state = ClassState.read(course_dir, ids)  # the one read of the class's side files and gradebook
     run = grade_class(
         course_dir,
         subs,
+        state=state,
         limits=req.limits,
         unsafe=req.unsafe,
         jobs=req.jobs,

@@ -18,6 +18,7 @@ from nbgrader.api import Gradebook
 from instructor.coursedir import extensions
 from instructor.coursedir.course_dir import CourseDir
 from instructor.coursedir.late import PercentPerDay, penalty
+from instructor.grading.class_state import ClassState
 from instructor.grading.extension import apply_extension
 from instructor.grading.record import record
 from instructor.grading.submission import Status, Submission
@@ -52,7 +53,7 @@ def _regrade_with_a_test_fix(cd, folder) -> None:
     cell = next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "add__values")
     cell.outputs = [nbformat.v4.new_output("error", ename="AssertionError", evalue="fixed test", traceback=[])]
     sub = Submission("amy", "01_toy", folder, Status.GRADED, timestamp=LATE, notebook=nb, score=0.0, max_score=2.0)
-    record(CourseDir.at(cd), sub)
+    record(CourseDir.at(cd), sub, ClassState.read(CourseDir.at(cd)))
 
 
 def _hand_grade(cd, folder) -> None:

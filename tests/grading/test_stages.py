@@ -11,10 +11,11 @@ from instructor.authoring.to_course_dir import into_course_dir
 from instructor.coursedir import directory
 from instructor.coursedir.course_dir import CourseDir
 from instructor.grading import resume
+from instructor.grading.class_state import ClassState
 from instructor.grading.intake import find_submissions
 from instructor.grading.pipeline import grade
 from instructor.grading.record import places, read_results, record
-from instructor.grading.submission import Result, Status, Submission, carried, result_file
+from instructor.grading.submission import Result, Status, Submission, carried, results_at
 from tests.factories import released_toy_class
 
 NAMES = ["01_toy", "02_toy"]
@@ -63,7 +64,7 @@ def test_record_then_resume_skips_what_is_unchanged(toy):
     print_ = resume.fingerprint(CourseDir.at(course_dir), sub)
     graded = grade(CourseDir.at(course_dir), sub, LIMITS, BARE, unsafe=True)
     graded.fingerprint = print_
-    result = record(CourseDir.at(course_dir), graded)
+    result = record(CourseDir.at(course_dir), graded, ClassState.read(CourseDir.at(course_dir)))
     assert read_results(course_dir)[sub.key] == result
     assert resume.recorded(CourseDir.at(course_dir), sub, print_) == result
     changed = {**print_, "release_sha256": "0" * 64}
@@ -85,7 +86,7 @@ def test_a_rerun_retries_by_status_not_by_wording(toy, status, reason, retried):
     print_ = resume.fingerprint(CourseDir.at(course_dir), sub)
     path, _, _ = places(course_dir, *sub.key)
     path.parent.mkdir(parents=True, exist_ok=True)
-    result_file(path).write(Result(*sub.key, status, reason, fingerprint=print_))
+    results_at(path).write(Result(*sub.key, status, reason, fingerprint=print_))
     assert (resume.recorded(CourseDir.at(course_dir), sub, print_) is None) is retried
 
 
@@ -96,7 +97,7 @@ def test_a_bad_results_file_is_graded_again(toy):
     print_ = resume.fingerprint(CourseDir.at(course_dir), sub)
     path, _, _ = places(course_dir, *sub.key)
     path.parent.mkdir(parents=True, exist_ok=True)
-    written = json.loads(result_file(path).dump(Result(*sub.key, Status.GRADED, fingerprint=print_)))
+    written = json.loads(results_at(path).dump(Result(*sub.key, Status.GRADED, fingerprint=print_)))
     path.write_text(json.dumps({**written, "status": "great"}))
     assert resume.recorded(CourseDir.at(course_dir), sub, print_) is None
 

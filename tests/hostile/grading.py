@@ -9,6 +9,7 @@ from instructor import sandbox
 from instructor.authoring.to_course_dir import into_course_dir
 from instructor.coursedir import directory
 from instructor.coursedir.course_dir import CourseDir
+from instructor.grading.class_state import ClassState
 from instructor.grading.intake import find_submissions
 from instructor.grading.pipeline import grade
 from instructor.grading.record import record
@@ -28,7 +29,8 @@ def grade_corpus(subs: Path, course_dir: Path, isolation) -> dict:
     # grading as independent tasks, recording in this process only
     with ThreadPoolExecutor(max_workers=2) as pool:
         results = list(pool.map(lambda s: grade(opened, s, LIMITS, isolation), found))
-    return {o.student: record(opened, o) for o in results}
+    state = ClassState.read(opened)
+    return {o.student: record(opened, o, state) for o in results}
 
 
 def scores_over_the_release(course_dir: Path) -> list[str]:

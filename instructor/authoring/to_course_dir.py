@@ -43,6 +43,8 @@ def into_course_dir(course_dir: CourseDir, repo_root: Path, assignments: list[st
     """
     folder = directory.require(course_dir.path)
     db_url = course_dir.gradebook_url
+    # what the gradebook holds of each before anything changes (nbgrader refuses other graded cells)
+    before = {name: gradebook.recorded_cells(db_url, name) for name in assignments}
     for name in assignments:
         target = course_dir.source(name)
         if target.exists():
@@ -53,7 +55,6 @@ def into_course_dir(course_dir: CourseDir, repo_root: Path, assignments: list[st
     for name in assignments:
         # given cells refer to earlier assignments, so sync against the repo
         sync_given(notebook_path(name, course_dir.source(name).parent), repo_root / "solutions")
-    before = {name: gradebook.recorded_cells(db_url, name) for name in assignments}
     for name in assignments:
         _refuse_changed_cells(course_dir, name, before[name])
     for name in assignments:

@@ -16,7 +16,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, TypeAdapter
 
 from instructor.coursedir import places
-from instructor.coursedir.store import Store
+from instructor.coursedir.store import Store, read_every
 
 REVIEWS = places.REVIEWS
 
@@ -33,9 +33,13 @@ class Clearing(BaseModel):
     because: str = ""
 
 
+#: a reviews file's shape
+_SHAPE: TypeAdapter[list[Clearing]] = TypeAdapter(list[Clearing])
+
+
 def clearings(course_path: Path, student: str, assignment: str) -> Store[list[Clearing]]:
     """The store of one submission's clearings."""
-    return Store(places.reviews(course_path, student, assignment), TypeAdapter(list[Clearing]), list)
+    return Store(places.reviews(course_path, student, assignment), _SHAPE, list)
 
 
 def entries(course_path: Path, student: str, assignment: str) -> list[Clearing]:
@@ -51,11 +55,8 @@ def add(course_path: Path, student: str, assignment: str, entry: Clearing) -> No
 
 def every(course_path: Path) -> dict[tuple[str, str], list[Clearing]]:
     """The clearings of every submission of the course directory, by (student, assignment) (unreadable: none)."""
-    return {
-        (path.parent.name, path.stem): found
-        for path in sorted(places.reviews_root(course_path).glob("*/*.json"))
-        if (found := Store(path, TypeAdapter(list[Clearing]), list).read_or_empty())
-    }
+    paths = sorted(places.reviews_root(course_path).glob("*/*.json"))
+    return {(path.parent.name, path.stem): found for path, found in read_every(paths, _SHAPE).items() if found}
 
 
 def covering(

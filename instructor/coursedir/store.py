@@ -40,10 +40,10 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Generic, TypeVar
+from typing import Generic, NoReturn, TypeVar
 
 from pydantic import TypeAdapter, ValidationError
 
@@ -111,6 +111,21 @@ class Store(Generic[T]):
     def dump(self, value: T) -> bytes:
         """The file's text: indented for people, keys as the file names them, unset fields left out."""
         return self.shape.dump_json(value, indent=1, by_alias=True, exclude_unset=True) + b"\n"
+
+
+def read_every(paths: Iterable[Path], shape: TypeAdapter[T]) -> dict[Path, T]:
+    """What each readable file among ``paths`` holds, by path; a file that cannot be read is left out."""
+    found = {}
+    for path in paths:
+        try:
+            found[path] = Store(path, shape, _vanished).read()
+        except Unreadable:
+            continue
+    return found
+
+
+def _vanished() -> NoReturn:
+    raise Unreadable("the file went away while it was read")
 
 
 @contextlib.contextmanager

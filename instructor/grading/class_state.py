@@ -28,8 +28,8 @@ from instructor.coursedir import extensions, gradebook, places, reviews
 from instructor.coursedir.course_dir import CourseDir
 from instructor.coursedir.extensions import Extension
 from instructor.coursedir.reviews import Clearing
-from instructor.coursedir.store import Unreadable
-from instructor.grading.submission import Result, results_at
+from instructor.coursedir.store import Unreadable, read_every
+from instructor.grading.submission import RESULT_SHAPE, Result
 
 Key = tuple[str, str]
 
@@ -53,14 +53,12 @@ class ClassState:
 
         A results file cut short or malformed, or not at its own place, is left out (graded again).
         """
-        results = {}
-        for path in sorted(places.results(course_dir.path).glob("*/*.json")):
-            try:
-                result = results_at(path).read()
-            except Unreadable:
-                continue
-            if result is not None and path == places.result(course_dir.path, *result.key):
-                results[result.key] = result
+        paths = sorted(places.results(course_dir.path).glob("*/*.json"))
+        results = {
+            result.key: result
+            for path, result in read_every(paths, RESULT_SHAPE).items()
+            if result is not None and path == places.result(course_dir.path, *result.key)
+        }
         try:
             granted, unreadable = extensions.read(course_dir.path), ""
         except Unreadable as err:

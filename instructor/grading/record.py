@@ -114,8 +114,8 @@ def record(course_dir: CourseDir, sub: Submission, state: ClassState) -> Result:
         for stale in autograded.iterdir():  # only the notebook belongs here
             if stale.name != f"{sub.assignment}.ipynb":
                 shutil.rmtree(stale) if stale.is_dir() and not stale.is_symlink() else stale.unlink()
-        write_atomic(autograded / f"{sub.assignment}.ipynb", nbformat.writes(sub.notebook))
         _keep_exchange_files(sub, autograded)
+        write_atomic(autograded / f"{sub.assignment}.ipynb", nbformat.writes(sub.notebook))
     else:
         # an old grade must not outlive a re-submission that cannot be graded
         gradebook.forget(course_dir.gradebook_url, sub.student, sub.assignment)

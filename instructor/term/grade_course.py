@@ -84,10 +84,10 @@ class Graded:
 
 def grade_course(req: GradeRequest, log=print) -> Graded:
     """Grade the submissions of ``req`` in its course directory; then what the command prints."""
-    known = existing_assignments(req.root / "solutions")
-    _check(req, known)
     course_dir = req.course_dir
     ids = roster.ids(req.roster) if req.roster else roster.roster(course_dir.path)
+    known = existing_assignments(req.root / "solutions")
+    _check(req, known)
     isolation = check_isolation(req.unsafe, req.limits)
     submissions_dir = (req.submissions or course_dir.submitted).resolve()
     subs = find_submissions(submissions_dir, known, ids, course_dir=course_dir)

@@ -5,7 +5,8 @@
     prepare.py     2. match to the release, undo tampering, restore locked cells, flag reaching into tests
     execute.py     3. run it in the sandbox (the only stage that runs student code)
     score.py       4. outside the sandbox: did every test run? points, flags
-    record.py      5. the coordinator writes gradebook, autograded notebook, log, results
+    record.py      5. what a graded submission changes, decided without I/O; then gradebook, notebook, log, results
+    class_state.py what a run needs of the class (roster, due dates, extensions, reviews, results), read once
     pipeline.py    stages 2-4 for one submission: the task a worker runs
     review.py      a person clears a flag (`course unflag`); a regrade of the same bytes stays cleared
     extension.py   an extension given after grading (`course extend`): the gradebook's late penalty again

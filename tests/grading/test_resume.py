@@ -21,7 +21,7 @@ from tests.factories import make_course
 KILLER = r"""
 import os, signal, sys
 from instructor.cli import main
-from instructor.coursedir import atomic
+from instructor.coursedir import atomic, store
 from instructor.grading import chains, record
 from instructor.scheduling import dispatch
 
@@ -47,13 +47,13 @@ elif point == "record_gradebook":  # submission row written, grades not yet
     before(record, "run_chain", lambda chain, *a, **kw: chain is chains.RECORD)
 elif point == "record_results":  # gradebook committed, results file half-way (temp written, not renamed)
     before(atomic.os, "replace", lambda src, dst, *a, **kw: str(dst).endswith(".json"))
-elif point == "after_record":  # the k-th record finished
-    orig = record.write_atomic
+elif point == "after_record":  # the k-th record finished (its results file, written last through the store)
+    orig = store.write_atomic
     def write_atomic(path, text):
         orig(path, text)
-        if str(path).endswith(".json"):
+        if path.parent.parent.name == "results":
             hit()
-    record.write_atomic = write_atomic
+    store.write_atomic = write_atomic
 sys.exit(main(["grade", *args]))
 """
 

@@ -66,9 +66,9 @@ def test_record_then_resume_skips_what_is_unchanged(toy):
     graded.fingerprint = print_
     result = record(CourseDir.at(course_dir), graded, ClassState.read(CourseDir.at(course_dir)))
     assert read_results(course_dir)[sub.key] == result
-    assert resume.recorded(CourseDir.at(course_dir), sub, print_) == result
+    assert resume.recorded(ClassState.read(CourseDir.at(course_dir)), sub, print_) == result
     changed = {**print_, "release_sha256": "0" * 64}
-    assert resume.recorded(CourseDir.at(course_dir), sub, changed) is None
+    assert resume.recorded(ClassState.read(CourseDir.at(course_dir)), sub, changed) is None
 
 
 @pytest.mark.parametrize(
@@ -87,7 +87,7 @@ def test_a_rerun_retries_by_status_not_by_wording(toy, status, reason, retried):
     path, _, _ = places(course_dir, *sub.key)
     path.parent.mkdir(parents=True, exist_ok=True)
     results_at(path).write(Result(*sub.key, status, reason, fingerprint=print_))
-    assert (resume.recorded(CourseDir.at(course_dir), sub, print_) is None) is retried
+    assert (resume.recorded(ClassState.read(CourseDir.at(course_dir)), sub, print_) is None) is retried
 
 
 def test_a_bad_results_file_is_graded_again(toy):
@@ -99,7 +99,7 @@ def test_a_bad_results_file_is_graded_again(toy):
     path.parent.mkdir(parents=True, exist_ok=True)
     written = json.loads(results_at(path).dump(Result(*sub.key, Status.GRADED, fingerprint=print_)))
     path.write_text(json.dumps({**written, "status": "great"}))
-    assert resume.recorded(CourseDir.at(course_dir), sub, print_) is None
+    assert resume.recorded(ClassState.read(CourseDir.at(course_dir)), sub, print_) is None
 
 
 def test_preprocessors_refuse_a_loose_dict():

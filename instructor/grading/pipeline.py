@@ -16,6 +16,7 @@ from instructor.coursedir.course_dir import CourseDir
 from instructor.errors import first_line
 from instructor.grading.config import grading_config
 from instructor.grading.execute import execute
+from instructor.grading.machine_busy import MachineBusy
 from instructor.grading.prepare import prepare, resources_for
 from instructor.grading.score import score
 from instructor.grading.submission import NotGraded, Status, Submission
@@ -43,6 +44,8 @@ def grade(
         score(sub, nb, resources, config, limits.cell_timeout)
     except NotGraded as err:
         sub.end(Status.NOT_GRADED, str(err))
+    except MachineBusy as err:  # its sentence says so: graded again on the next run
+        sub.end(Status.GRADER_FAILED, str(err))
     except Exception as err:  # the batch goes on; the log keeps the traceback
         sub.log.append(traceback.format_exc())
         sub.end(Status.GRADER_FAILED, f"the grader failed on this submission ({first_line(err)})")

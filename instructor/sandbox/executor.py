@@ -466,16 +466,18 @@ def run(job: dict) -> dict:
                 if why:
                     print(f"executor: capabilities not dropped ({why})", file=sys.stderr, flush=True)
                 _undumpable()
+            last: int | None = None  # the code cell that ran last: the budget ran out in it (None: before any ran)
             for index, cell in enumerate(nb.cells):
                 if cell.cell_type != "code":
                     continue
                 left = deadline - time.monotonic()
                 if left < 1:
-                    status, stopped_at = "budget", index
+                    status, stopped_at = "budget", last
                     detail = f"the notebook used its whole {limits['notebook_budget']:g} s budget before cell {index}"
                     break
                 client.timeout = max(1, int(min(limits["cell_timeout"], left)))
                 client.timed_out_now = False
+                last = index
                 client.execute_cell(cell, index, store_history=True)
                 if client.timed_out_now:
                     timed_out.append(index)

@@ -55,6 +55,7 @@ class Execution:
     hit_process_limit: bool = False
     limits_held: tuple[str, ...] = ()  # of "memory", "processes", "cpu": the cgroup limits the run had
     memory_peak_mb: float | None = None  # the most memory the sandbox used, where the kernel says
+    stopped_at: int | None = None  # budget / unresponsive / died: the cell the run stopped in (None: before any)
 
 
 def _copy_font_cache(home: Path) -> None:
@@ -211,6 +212,7 @@ def _supervise(
         many,
         held,
         peak,
+        result["stopped_at"],
     )
 
 
@@ -228,6 +230,7 @@ def _read_result(raw: bytes):
         if data["status"] not in {"ok", "budget", "unresponsive", "died"}:
             return None
         data["timed_out"] = [int(i) for i in data["timed_out"]]
+        data["stopped_at"] = None if data.get("stopped_at") is None else int(data["stopped_at"])
         data["output_cut"] = [int(i) for i in data["output_cut"]]
         data["detail"] = str(data["detail"])[:300]
         return data

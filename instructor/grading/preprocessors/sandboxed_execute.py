@@ -9,6 +9,8 @@ from nbconvert.preprocessors import Preprocessor
 from traitlets import Bool, Instance
 
 from instructor import sandbox
+from instructor.grading.machine_busy import MachineBusy, busy_reason
+from instructor.grading.preprocessors.release_notebook import release_notebook
 from instructor.grading.submission import NotGraded, carried
 
 
@@ -79,6 +81,17 @@ class SandboxedExecute(Preprocessor):
             sub.flag(f"hit the limit of {self.limits.processes} processes")
         if run.status == "not_started":  # the grader's side failed: nothing of the student's ran
             raise SandboxNotStarted(run.reason)
+        # a limit met in given code before any student code ran is the machine's, not the student's
+        busy = busy_reason(
+            run.status,
+            run.stopped_at,
+            run.timed_out,
+            nb,
+            release_notebook(self.config, resources),
+            self.limits.cell_timeout,
+        )
+        if busy:
+            raise MachineBusy(busy)
         if run.status != "ok":
             raise NotGraded(run.reason)
         return outputs_into(nb, run.notebook), resources

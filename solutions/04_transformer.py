@@ -3037,6 +3037,7 @@ for message in held_out_messages(held_out_texts, 13, 24, pick(full=3, quick=1), 
 
 # %%
 message = "meet me by the old mill at nine"
+tokens_of(message)  # a ValueError that names any character outside ALPHABET
 secret = cipher(message, KEY)
 print(f"message   {message!r}")
 print(f"encrypted {secret!r}")

@@ -30,15 +30,15 @@ def _notebook(*cells):
     [
         ([_setup(), new_code_cell("x = 1")], 2),
         ([new_code_cell("import time"), _setup()], 1),  # a cell the student inserted before the setup
-        ([_setup("import os"), _setup()], 1),  # locked metadata on text that is not the release's
+        ([_setup("import os"), _setup()], 1),  # locked metadata on text that is not the student version's
         ([_setup()], 2),
     ],
 )
-def test_the_student_code_starts_at_the_first_cell_not_the_releases_given_text(cells, first):
-    """Is the first student cell the first code cell that is not a locked cell holding the release's text, a cell
-    inserted before the setup (or one that claims to be locked with text of its own) included?"""
-    release = _notebook(_setup())
-    assert first_student_cell(_notebook(*cells), release) == first
+def test_the_student_code_starts_at_the_first_cell_not_the_student_versions_given_text(cells, first):
+    """Is the first student cell the first code cell that is not a locked cell holding the student version's
+    text, a cell inserted before the setup (or one that claims to be locked with text of its own) included?"""
+    student_version = _notebook(_setup())
+    assert first_student_cell(_notebook(*cells), student_version) == first
 
 
 @pytest.mark.parametrize(

@@ -11,7 +11,7 @@ from instructor.coursedir.course_dir import CourseDir
 from instructor.coursedir.extensions import EXTENSIONS_NAME, SHOWN, Extension
 from instructor.coursedir.roster import ROSTER_NAME
 from instructor.errors import CourseError
-from instructor.grading.extension import Extended, PenaltyChange, due_or_none, extend, take_back
+from instructor.grading.extension import Extended, PenaltyChange, due_or_none, extend, remove_extension
 
 NAME = "extend"
 HELP = "Give one student a later due date for an assignment (or remove it); the late penalty follows."
@@ -61,7 +61,7 @@ def run(args) -> int:
     if not (args.student and args.assignment):
         raise CourseError("name the student and the assignment (course extend STUDENT A --days N), or use --list.")
     if args.remove:
-        gone = take_back(course_dir, args.student, args.assignment)
+        gone = remove_extension(course_dir, args.student, args.assignment)
         ext = gone.extension
         due, penalty = _due_words(gone, None), _penalty_words(gone.change)
         print(f"{ext.student}/{ext.assignment}: extension removed; {due}; {penalty}")

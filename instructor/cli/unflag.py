@@ -6,7 +6,7 @@ from instructor.cli.options import add_course_dir, add_db
 from instructor.coursedir import directory
 from instructor.coursedir.course_dir import CourseDir
 from instructor.coursedir.reviews import REVIEWS
-from instructor.grading.review import clear_flags
+from instructor.grading.review import unflag
 
 NAME = "unflag"
 HELP = "Clear the flags of one graded submission after you reviewed it; who, when and why are recorded."
@@ -36,6 +36,6 @@ def add_arguments(p):
 def run(args) -> int:
     course_dir = CourseDir.at(directory.resolve(args.course_dir), db=args.db)
     print(f"course directory: {course_dir.path}")
-    result = clear_flags(course_dir, args.student, args.assignment, args.because)
+    result = unflag(course_dir, args.student, args.assignment, args.because)
     print(f"{args.student}/{args.assignment}: graded; {result.notes[-1]}")
     return 0

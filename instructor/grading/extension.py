@@ -10,7 +10,7 @@ gets the new penalty. A submission not graded yet needs nothing: ``course
 grade`` reads the extension when it records the grade
 (:func:`instructor.grading.record.record`).
 
-:func:`extend` and :func:`take_back` are ``course extend``: the extension
+:func:`extend` and :func:`remove_extension` are ``course extend``: the extension
 kept, then the gradebook brought in line.
 """
 
@@ -71,7 +71,7 @@ def extend(
     return Extended(ext, earlier, change, due_or_none(course_dir, assignment), listed is None or student in listed)
 
 
-def take_back(course_dir: CourseDir, student: str, assignment: str) -> Extended:
+def remove_extension(course_dir: CourseDir, student: str, assignment: str) -> Extended:
     """Remove ``student``'s extension of ``assignment``; the grade follows the class's due date again."""
     gone = extensions.remove(course_dir.path, student, assignment)
     change = apply_extension(course_dir, student, assignment)

@@ -24,7 +24,7 @@ from instructor.grading.record import SUMMARY, grader_brief, write_atomic
 from instructor.grading.submission import Result, Status, result_file
 
 
-def clear_flags(course_dir: CourseDir, student: str, assignment: str, because: str, by: str | None = None) -> Result:
+def unflag(course_dir: CourseDir, student: str, assignment: str, because: str, by: str | None = None) -> Result:
     """Clear every flag of ``student``'s ``assignment``; returns the new result. Raises CourseError if none."""
     if not because.strip():
         raise CourseError("say why the flags are cleared (--because TEXT): the reason is kept with the grade.")

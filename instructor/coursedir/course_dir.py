@@ -74,7 +74,7 @@ class CourseDir:
 
     @property
     def overrides(self) -> Path:
-        """``<dir>/overrides.json``: the ledger of grades changed by hand."""
+        """``<dir>/overrides.json``: the overrides: grades changed by hand."""
         return places.overrides(self.path)
 
     @property

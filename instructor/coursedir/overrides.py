@@ -2,7 +2,7 @@
 
 nbgrader's gradebook keeps a grade's ``auto_score`` and ``manual_score``
 (the override, or a written answer's hand grade) but not who typed it or
-when: its formgrader records no user. The course keeps its own ledger,
+when: its formgrader records no user. The course keeps its own record of overrides,
 one entry per change, never rewritten (a :class:`~instructor.coursedir.store.Store`:
 every writer appends under its lock)::
 
@@ -43,12 +43,12 @@ from instructor.coursedir.store import Store
 if TYPE_CHECKING:
     from instructor.coursedir.course_dir import CourseDir
 
-LEDGER = places.OVERRIDES
+OVERRIDES = places.OVERRIDES
 SHOWN = "%Y-%m-%d %H:%M UTC"
 
 
 class Change(BaseModel):
-    """One entry of the ledger (the module doc says what each field holds)."""
+    """One entry of the overrides file (the module doc says what each field holds)."""
 
     # extra keys are kept as they were written (a later version's, a person's note); "from" is a keyword
     model_config = ConfigDict(extra="allow", frozen=True)
@@ -74,7 +74,7 @@ class Change(BaseModel):
         return self.student, self.assignment, self.cell, self.from_, self.to
 
 
-def ledger(course_path: Path) -> Store[list[Change]]:
+def overrides_store(course_path: Path) -> Store[list[Change]]:
     """The store of ``<dir>/overrides.json``."""
     return Store(places.overrides(course_path), TypeAdapter(list[Change]), list)
 
@@ -85,20 +85,20 @@ def now() -> str:
 
 def entries(course_path: Path) -> list[Change]:
     """Every change recorded, oldest first ([] if none or unreadable)."""
-    return ledger(course_path).read_or_empty()
+    return overrides_store(course_path).read_or_empty()
 
 
 def add(course_path: Path, *new: Change) -> None:
-    """Append entries: under the ledger's lock, read again, written whole (a kill leaves the old list).
+    """Append entries: under the overrides file's lock, read again, written whole (a kill leaves the old list).
 
-    An entry whose :meth:`Change.key` the ledger holds already is an override
+    An entry whose :meth:`Change.key` the overrides file holds already is an override
     seen again (the formgrader and ``course grade`` both note it) and is not
-    added twice. A ledger that cannot be read stops here, in one sentence,
+    added twice. An overrides file that cannot be read stops here, in one sentence,
     rather than be written over.
     """
     if not new:
         return
-    with ledger(course_path).update() as changes:
+    with overrides_store(course_path).update() as changes:
         known = {e.key() for e in changes if e.what == "override"}
         for entry in new:
             if entry.what != "override" or entry.key() not in known:
@@ -141,7 +141,7 @@ def credited_in(path: Path) -> dict[str, str]:
 
 
 def override_of(course_path: Path, grade, student: str, assignment: str, by: str, seen_by: str) -> Change | None:
-    """The ledger's entry for nbgrader's ``grade`` if it is an override (a test cell's manual score that differs
+    """The overrides file's entry for nbgrader's ``grade`` if it is an override (a test cell's manual score that differs
     from the autograder's), with the answer it credited as the autograded notebook holds it now; else None."""
     if grade.auto_score is None or grade.manual_score is None or grade.manual_score == grade.auto_score:
         return None
@@ -161,11 +161,11 @@ def override_of(course_path: Path, grade, student: str, assignment: str, by: str
 
 
 def observe(course_path: Path, gb, command: str) -> list[Change]:
-    """Record every override the gradebook ``gb`` holds that the ledger does not have yet; returns the current ones.
+    """Record every override the gradebook ``gb`` holds that the overrides file lacks; returns the current ones.
 
     An override is a test cell (one the autograder scored) whose ``manual_score``
     is set and differs from its ``auto_score``. The entries returned are the
-    ledger's, so ``at`` is when the override was first seen.
+    file's, so ``at`` is when the override was first seen.
     """
     known = {e.key(): e for e in entries(course_path) if e.what == "override"}
     current, new = [], []

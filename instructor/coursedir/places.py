@@ -149,7 +149,7 @@ def reviews(d: Path, s: str, a: str) -> Path:
 
 
 def overrides(d: Path) -> Path:
-    """``d/overrides.json``: the ledger of grades changed by hand."""
+    """``d/overrides.json``: the overrides: grades changed by hand."""
     return Path(d) / OVERRIDES
 
 

@@ -184,7 +184,7 @@ def _answers_graded(path: Path) -> dict[str, str]:
 def _take_back_changed_answers(
     gb, course_path: Path, sub: Submission, graded_before: dict[str, str], credited_before: dict[str, str]
 ) -> None:
-    """A hand grade given to an answer that this submission changed goes back to "needs grading" (and the ledger).
+    """A hand grade given to an answer that this submission changed goes back to "needs grading" (and the overrides).
 
     ``graded_before``: the written answers' hashes a grader saw; ``credited_before``: for each test cell,
     the hash of the answer it checks (:func:`~instructor.coursedir.overrides.credited_answers`), so that

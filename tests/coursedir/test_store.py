@@ -73,7 +73,7 @@ def shared(open_tmp):
 
 
 def test_root_and_a_grader_updating_at_once_lose_nothing(shared):
-    """Root's `course grade` and a grader append to the ledger at the same time, 60 entries each, interleaved:
+    """Root's `course grade` and a grader append to the overrides file at the same time, 60 entries each, interleaved:
     is every entry there, and is the file still 0660 in the course group (whoever wrote it last owns it)?"""
     overrides.add(shared, _change("warm-up"))  # every module loaded before the fork
 
@@ -83,13 +83,13 @@ def test_root_and_a_grader_updating_at_once_lose_nothing(shared):
     _wait(_as(0, 0, writer("root")), _as(GRADER, INSTRUCTOR, writer("grader")))
     cells = [e.cell for e in overrides.entries(shared)]
     assert sorted(cells) == sorted(["warm-up"] + [f"{who}{i}" for who in ("root", "grader") for i in range(60)])
-    info = os.stat(shared / overrides.LEDGER)
+    info = os.stat(shared / overrides.OVERRIDES)
     assert (info.st_uid in (INSTRUCTOR, GRADER), info.st_gid, stat.S_IMODE(info.st_mode)) == (True, INSTRUCTOR, 0o660)
 
 
 def test_a_hand_grade_taken_back_by_root_survives_the_formgraders_override(open_tmp):
     """The finding: `course grade` as root records a hand grade taken back in a course directory the instructor
-    owns (0700, no group); then the instructor's formgrader saves an override. Are both records in the ledger?"""
+    owns (0700, no group); then the instructor's formgrader saves an override. Are both records in the overrides?"""
     cd = open_tmp / "cd"
     cd.mkdir(mode=0o700)
     os.chown(cd, INSTRUCTOR, INSTRUCTOR)
@@ -108,22 +108,22 @@ def test_a_hand_grade_taken_back_by_root_survives_the_formgraders_override(open_
         )
 
     _wait(_as(INSTRUCTOR, INSTRUCTOR, lambda: record_override(cd, Grade, "ana")))
-    ledger = json.loads((cd / overrides.LEDGER).read_text())
-    assert [(e["cell"], e["what"], e.get("by", "")) for e in ledger] == [
+    changes = json.loads((cd / overrides.OVERRIDES).read_text())
+    assert [(e["cell"], e["what"], e.get("by", "")) for e in changes] == [
         ("why", "hand grade reset", ""),
         ("rnn__matches_numpy", "override", "ana"),
     ]
-    info = os.stat(cd / overrides.LEDGER)
+    info = os.stat(cd / overrides.OVERRIDES)
     assert (info.st_uid, stat.S_IMODE(info.st_mode)) == (INSTRUCTOR, 0o600)
 
 
 def test_an_unreadable_store_is_never_written_over(tmp_path):
-    """A ledger that cannot be parsed: does an update stop in one sentence, leaving the file as it was?"""
-    (tmp_path / overrides.LEDGER).write_text('[{"student": "amy"')
+    """An overrides file that cannot be parsed: does an update stop in one sentence, leaving the file as it was?"""
+    (tmp_path / overrides.OVERRIDES).write_text('[{"student": "amy"')
     with pytest.raises(Unreadable, match="overrides.json cannot be read") as err:
         overrides.add(tmp_path, _change("rnn"))
     assert len(str(err.value).splitlines()) == 1
-    assert (tmp_path / overrides.LEDGER).read_text() == '[{"student": "amy"'
+    assert (tmp_path / overrides.OVERRIDES).read_text() == '[{"student": "amy"'
     assert overrides.entries(tmp_path) == []  # what only shows the records reads none
 
 

@@ -31,7 +31,7 @@ def _why(cd):
 
 def test_a_changed_answer_waits_for_a_grader_and_an_unchanged_one_keeps_its_grade(course_repo, tmp_path, run_course):
     """Re-submitted with the written answer unchanged (code edited), is the hand grade kept; with the answer
-    rewritten, is it sent back to "needs grading", said so in the table and the CSV, and kept in the ledger?"""
+    rewritten, is it sent back to "needs grading", said so in the table and the CSV, and kept in the overrides file?"""
     nb = tmp_path / "subs/amy/01_toy/01_toy.ipynb"
     nb.parent.mkdir(parents=True)
     shutil.copy(course_repo / "solutions/01_toy/01_toy.ipynb", nb)
@@ -59,7 +59,7 @@ def test_a_changed_answer_waits_for_a_grader_and_an_unchanged_one_keeps_its_grad
         row = next(csv.DictReader(f))
     assert (row["status"], row["hand_points"], row["pending_points"]) == ("waiting for a grader", "0.0", "1.0")
     assert "written answer changed since it was graded by hand: why (1 points taken back)" in row["reason"]
-    ledger = json.loads((cd / "overrides.json").read_text())
-    assert [(e["cell"], e["from"], e["to"], e["by"], e["what"]) for e in ledger] == [
+    changes = json.loads((cd / "overrides.json").read_text())
+    assert [(e["cell"], e["from"], e["to"], e["by"], e["what"]) for e in changes] == [
         ("why", 1.0, None, "course grade", "hand grade reset")
     ]

@@ -100,7 +100,7 @@ def test_a_hand_grade_belongs_to_the_answer_it_credited(graded, course_repo, tmp
     """amy's add is wrong (0 of 2): a grader overrides its check to 1 and grades her written answer 1. Re-submitted
     with only a comment added, both stay; with add replaced by the stub (0 of 2 again: the autograded score does not
     change) and the written answer rewritten, are both taken back: the check at its autograded 0 and the answer
-    waiting for a grader, said in the table, in the CSV's reason and overrides columns, and kept in the ledger?"""
+    waiting for a grader, said in the table, in the CSV's reason and overrides columns, and kept in the overrides?"""
     nb = tmp_path / "subs/amy/01_toy/01_toy.ipynb"
     grade = [
         "grade",
@@ -141,16 +141,16 @@ def test_a_hand_grade_belongs_to_the_answer_it_credited(graded, course_repo, tmp
     assert "add__values (1 points given by hand taken back, 0 autograded)" in amy["reason"], amy["reason"]
     assert "why: 1 -> needs grading (hand grade reset by course grade, at 20" in amy["overrides"], amy["overrides"]
     assert "add__values: 1 -> needs grading (override reset by course grade, at 20" in amy["overrides"]
-    ledger = json.loads((graded / "overrides.json").read_text())
-    assert (ledger[0]["cell"], ledger[0]["from"], ledger[0]["to"], ledger[0]["what"]) == (
+    changes = json.loads((graded / "overrides.json").read_text())
+    assert (changes[0]["cell"], changes[0]["from"], changes[0]["to"], changes[0]["what"]) == (
         "add__values",
         0.0,
         1.0,
         "override",
     )
-    assert sorted((e["cell"], e["from"], e["to"], e["what"]) for e in ledger[1:]) == [
+    assert sorted((e["cell"], e["from"], e["to"], e["what"]) for e in changes[1:]) == [
         ("add__values", 1.0, None, "override reset"),
         ("why", 1.0, None, "hand grade reset"),
     ]
     wrong = hashlib.sha256(b"def add(a, b):\n    return a - b\n").hexdigest()
-    assert ledger[0]["answer"] == wrong == next(e["answer"] for e in ledger if e["what"] == "override reset")
+    assert changes[0]["answer"] == wrong == next(e["answer"] for e in changes if e["what"] == "override reset")

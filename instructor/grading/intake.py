@@ -137,9 +137,9 @@ def find_submissions(
     if not subs:
         raise CourseError(f"{submissions_dir} holds no submissions (expected <student>/<assignment>/*.ipynb).")
     for sub in subs:
-        if sub.status is Status.WAITING and roster is not None and sub.student not in roster:
+        if sub.status is Status.QUEUED and roster is not None and sub.student not in roster:
             sub.end(Status.NOT_GRADED, f"{sub.student} is not on the roster")
-        if sub.status is Status.WAITING and (problem := _notebook_problem(sub)):
+        if sub.status is Status.QUEUED and (problem := _notebook_problem(sub)):
             sub.end(Status.NOT_GRADED, problem)
     return subs
 
@@ -245,7 +245,7 @@ def _trace_to_exchange(subs: list[Submission], inbound: Path, arrivals: Arrivals
     entries = sorted(p for p in inbound.iterdir() if p.is_dir() and not p.is_symlink())
     claimed = {e.name.split("+")[0] for e in entries}
     for sub in subs:
-        if sub.status is Status.WAITING and _collected(sub, course_dir):
+        if sub.status is Status.QUEUED and _collected(sub, course_dir):
             problem = _exchange_problem(sub, entries, claimed, arrivals)
             if problem:
                 sub.end(Status.NOT_GRADED, problem)

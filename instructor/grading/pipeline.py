@@ -35,7 +35,7 @@ def grade(
     sub.isolation = isolation
     sub.log += [f"{sub.student}/{sub.assignment} from {sub.folder}", f"isolation: {isolation.detail}"]
     try:
-        if sub.status is not Status.WAITING:
+        if sub.status is not Status.QUEUED:
             raise NotGraded(sub.reason)
         config = grading_config(course_dir, limits, unsafe)
         resources = resources_for(course_dir, sub)

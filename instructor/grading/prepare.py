@@ -30,7 +30,7 @@ TOLERANCE = timedelta(minutes=2)
 def resources_for(course_dir: CourseDir, sub: Submission) -> dict:
     """nbgrader's resources for grading ``sub`` in ``course_dir``; the submission rides along."""
     release_dir = course_dir.release(sub.assignment)
-    sub.release = release_dir / f"{sub.assignment}.ipynb"
+    sub.student_version = release_dir / f"{sub.assignment}.ipynb"
     sub.files = [p for p in sorted(release_dir.iterdir()) if p.is_file() and p.suffix != ".ipynb"]
     return {
         "nbgrader": {

@@ -35,7 +35,7 @@ def _sha256(*chunks: bytes) -> str:
 
 def fingerprint(course_dir: CourseDir, sub: Submission) -> dict:
     """What the result of ``sub`` depends on, as hashes; {} if it cannot be read (graded anew each run)."""
-    if sub.status is not Status.WAITING:  # intake found it ungradable
+    if sub.status is not Status.QUEUED:  # intake found it ungradable
         return {}
     path = submitted_notebook(sub)
     release = course_dir.release_notebook(sub.assignment)

@@ -26,7 +26,7 @@ __all__ = ["Status", "NotGraded", "Submission", "Result", "carried", "result_fil
 class Status(str, enum.Enum):
     """Where a submission stands; ``.shown`` is what tables and the CSV say."""
 
-    WAITING = "waiting"  # found at intake, not graded yet
+    QUEUED = "waiting"  # found at intake, not graded yet (the value stays: result files of earlier runs may hold it)
     GRADED = "graded"
     FLAGGED = "flagged"  # graded, and a person should look (the reason lists why)
     NOT_GRADED = "not graded"  # it cannot be graded; the reason says why
@@ -57,12 +57,12 @@ class Submission:
     student: str
     assignment: str
     folder: Path  # holds the submitted notebook(s)
-    status: Status = Status.WAITING
+    status: Status = Status.QUEUED
     reason: str = ""  # why it is not graded; for a flagged one, the flags joined
     received: str = ""  # when the exchange received it (the files' change time, UTC), if graded from an exchange
     sha256: str = ""  # of the notebook's bytes as intake read them: the bytes graded
     # prepare
-    release: Path | None = None  # the released notebook it is compared with
+    student_version: Path | None = None  # the student version (<dir>/release/<a>/<a>.ipynb) it is compared with
     files: list[Path] | None = None  # the release's other files, copied beside it in the sandbox
     timestamp: str = ""  # when the student submitted (nbgrader's timestamp.txt), for late penalties
     # execute

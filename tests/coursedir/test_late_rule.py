@@ -38,7 +38,7 @@ def graded(tmp_path_factory):
     repo = make_course(tmp / "repo")
     folder = tmp / "subs" / "amy" / "01_toy"
     folder.mkdir(parents=True)
-    assert main(["release", "--root", str(repo)]) == 0
+    assert main(["generate", "--root", str(repo)]) == 0
     shutil.copy(repo / "solutions/01_toy/01_toy.ipynb", folder)
     (folder / "timestamp.txt").write_text(LATE)
     cd = tmp / "cd"

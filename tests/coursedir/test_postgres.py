@@ -101,7 +101,7 @@ def test_grade_export_feedback_in_postgresql(postgres, toy, run_course):
         assert sorted(s.id for s in gb.students) == ["blank", "ref"]
         assert gb.find_submission("01_toy", "ref").code_score == 2
 
-    run_course(["export", "--course-dir", ws, "--to", tmp / "grades.csv", "--db", postgres])
+    run_course(["export", "--course-dir", ws, "--file", tmp / "grades.csv", "--db", postgres])
     with open(tmp / "grades.csv", newline="") as f:
         rows = {(r["student_id"], r["assignment"]): float(r["score"]) for r in csv.DictReader(f)}
     assert rows == {("ref", "01_toy"): 2.0, ("blank", "01_toy"): 0.0, ("ref", "02_toy"): 1.0, ("blank", "02_toy"): 0.0}

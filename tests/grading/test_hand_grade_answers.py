@@ -54,7 +54,7 @@ def test_a_changed_answer_waits_for_a_grader_and_an_unchanged_one_keeps_its_grad
     line = next(ln for ln in out.splitlines() if ln.startswith("amy "))
     assert "waiting for a grader" in line and "written answer changed since it was graded by hand: why" in line, out
     assert "autograde score changed" not in out
-    run_course(["export", "--course-dir", cd, "--to", tmp_path / "g.csv"])
+    run_course(["export", "--course-dir", cd, "--file", tmp_path / "g.csv"])
     with open(tmp_path / "g.csv", newline="") as f:
         row = next(csv.DictReader(f))
     assert (row["status"], row["hand_points"], row["pending_points"]) == ("waiting for a grader", "0.0", "1.0")

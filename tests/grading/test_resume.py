@@ -63,7 +63,7 @@ def toy(tmp_path_factory):
     """The toy course and three students' submissions of both assignments (six)."""
     tmp = tmp_path_factory.mktemp("resume")
     root = make_course(tmp / "repo")
-    assert main(["release", "--root", str(root)]) == 0
+    assert main(["generate", "--root", str(root)]) == 0
     for student, folder in (("ref", "solutions"), ("blank", "notebooks"), ("zed", "solutions")):
         for a in ("01_toy", "02_toy"):
             target = tmp / "subs" / student / a

@@ -44,7 +44,7 @@ def test_intake_finds_each_submission_waiting(toy):
     """Does intake find a reference and a blank submission of each assignment, all waiting to be graded?"""
     _, subs = toy
     assert sorted(s.key for s in subs) == sorted((s, a) for s in ("blank", "ref") for a in NAMES)
-    assert {s.status for s in subs} == {Status.WAITING}
+    assert {s.status for s in subs} == {Status.QUEUED}
 
 
 def test_one_submission_through_prepare_execute_score(toy):
@@ -53,8 +53,8 @@ def test_one_submission_through_prepare_execute_score(toy):
     assert ref.status is Status.GRADED and ref.score == ref.max_score > 0
     assert blank.status is Status.GRADED and blank.score == 0 and blank.max_score == ref.max_score
     assert ref.execution is not None and ref.execution.status == "ok"
-    assert ref.release.name == "01_toy.ipynb" and ref.notebook is not None
-    assert {s.status for s in toy[1]} == {Status.WAITING}  # grade() works on a copy
+    assert ref.student_version.name == "01_toy.ipynb" and ref.notebook is not None
+    assert {s.status for s in toy[1]} == {Status.QUEUED}  # grade() works on a copy
 
 
 def test_record_then_resume_skips_what_is_unchanged(toy):
@@ -107,7 +107,7 @@ def test_preprocessors_refuse_a_loose_dict():
     with pytest.raises(TypeError, match="not a Submission"):
         carried({"course": {"release": "x.ipynb", "flags": []}})
     made = carried({"nbgrader": {"student": "amy", "assignment": "01_toy"}})  # nbgrader's own autograde
-    assert made.key == ("amy", "01_toy") and made.status is Status.WAITING
+    assert made.key == ("amy", "01_toy") and made.status is Status.QUEUED
 
 
 def test_only_outputs_come_back_from_the_sandbox():

@@ -14,7 +14,7 @@ def release_notebook(config, resources):
 
     The release named by the submission in ``resources["course"]`` comes first.
     """
-    path = carried(resources).release
+    path = carried(resources).student_version
     if path is None:
         try:
             from nbgrader.coursedir import CourseDirectory

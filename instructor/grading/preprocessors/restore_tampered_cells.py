@@ -96,8 +96,8 @@ def _by_id(nb) -> dict:
 
 def _archive(config, sub) -> list:
     """The releases the course directory issued for this assignment (under nbgrader's autograde too)."""
-    if sub.release is not None:
-        folder = sub.release.parent.parent.parent  # <dir>/release/<a>/<a>.ipynb
+    if sub.student_version is not None:
+        folder = sub.student_version.parent.parent.parent  # <dir>/release/<a>/<a>.ipynb
     else:
         from nbgrader.coursedir import CourseDirectory
 

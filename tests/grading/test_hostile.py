@@ -453,7 +453,8 @@ def test_honest_notebooks_are_not_called_tampered(assignment, folder):
 
     nb = nbformat.read(str(notebook_path(assignment, REPO_ROOT / folder)), as_version=4)
     release = notebook_path(assignment, REPO_ROOT / "notebooks")
-    _, resources = RestoreTamperedCells()(nb, {"course": Submission("s", assignment, release.parent, release=release)})
+    course = Submission("s", assignment, release.parent, student_version=release)
+    _, resources = RestoreTamperedCells()(nb, {"course": course})
     assert resources["course"].flags == []
 
 

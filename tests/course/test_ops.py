@@ -279,6 +279,19 @@ def _tanh_loop(x_part, h0, weight):
 RECURRENCE_SHAPES = [(1, 3, 4), (5, 7, 6), (21, 100, 25)]  # (T, N, D): one decoder step, small, 03's largest batch
 
 
+def _agrees_with_mygrad(op, composition, inputs, upstream):
+    """``op`` gives ``composition``'s values and the gradient of every input, float32, also under no_autodiff."""
+    ref, ref_grads = _grads(composition, inputs, upstream)
+    out, grads = _grads(op, inputs, upstream)
+    assert out.dtype == np.float32 and all(g.dtype == np.float32 for g in grads)
+    _close(out, ref)
+    for got, want in zip(grads, ref_grads, strict=True):
+        assert got.shape == want.shape
+        _close(got, want, scale=np.abs(want).max(initial=1))
+    with mg.no_autodiff, mg.mem_guard_off:
+        _close(op(*inputs), ref)
+
+
 @pytest.mark.parametrize("shape", RECURRENCE_SHAPES)
 @pytest.mark.parametrize("start_shape", ["(1, N, D)", "(N, D)"])
 def test_tanh_recurrence_equals_the_loop(shape, start_shape):
@@ -289,16 +302,7 @@ def test_tanh_recurrence_equals_the_loop(shape, start_shape):
     h0 = rng.normal(size=(1, N, D) if start_shape == "(1, N, D)" else (N, D)).astype(np.float32)
     weight = (rng.normal(size=(D, D)) / np.sqrt(D)).astype(np.float32)
     upstream = rng.normal(size=shape).astype(np.float32)
-    inputs = [x_part, h0, weight]
-    ref, ref_grads = _grads(_tanh_loop, inputs, upstream)
-    out, grads = _grads(ops.tanh_recurrence, inputs, upstream)
-    assert out.dtype == np.float32 and all(g.dtype == np.float32 for g in grads)
-    _close(out, ref)
-    for got, want in zip(grads, ref_grads, strict=True):
-        assert got.shape == want.shape
-        _close(got, want, scale=np.abs(want).max(initial=1))
-    with mg.no_autodiff, mg.mem_guard_off:
-        _close(ops.tanh_recurrence(*inputs), ref)
+    _agrees_with_mygrad(ops.tanh_recurrence, _tanh_loop, [x_part, h0, weight], upstream)
 
 
 def test_tanh_recurrence_a_constant_start_and_bad_shapes():
@@ -347,16 +351,7 @@ def test_tanh_rnn_equals_the_input_layer_and_the_loop(shape, start_shape, bias_s
     h0 = rng.normal(size=(1, N, D) if start_shape == "(1, N, D)" else (N, D)).astype(np.float32)
     w_hh = (rng.normal(size=(D, D)) / np.sqrt(D)).astype(np.float32)
     upstream = rng.normal(size=(T, N, D)).astype(np.float32)
-    inputs = [x, w_xh, b, h0, w_hh]
-    ref, ref_grads = _grads(_input_layer_and_loop, inputs, upstream)
-    out, grads = _grads(ops.tanh_rnn, inputs, upstream)
-    assert out.dtype == np.float32 and all(g.dtype == np.float32 for g in grads)
-    _close(out, ref)
-    for got, want in zip(grads, ref_grads, strict=True):
-        assert got.shape == want.shape
-        _close(got, want, scale=np.abs(want).max(initial=1))
-    with mg.no_autodiff, mg.mem_guard_off:
-        _close(ops.tanh_rnn(*inputs), ref)
+    _agrees_with_mygrad(ops.tanh_rnn, _input_layer_and_loop, [x, w_xh, b, h0, w_hh], upstream)
 
 
 def test_tanh_rnn_constant_inputs_and_bad_shapes():

@@ -21,7 +21,7 @@ from traitlets.config import Config
 from instructor.authoring import mistakes
 from instructor.authoring.mistakes import apply_mistake
 from instructor.authoring.trial import QUICK_ENV, TrialRun, result_of
-from instructor.cells import find_cell, grade_id, is_graded_test, read, tags, visible_source
+from instructor.cells import find_cell, grade_id, is_graded_test, read, tags, task_of, visible_source
 from instructor.grading.checks.notebook import judge_split, split_notebook
 from instructor.kernels import kernel_transport
 from instructor.paths import SOLUTIONS, notebook_path
@@ -75,22 +75,29 @@ class MistakeRunner:
         self._kernel = self._client.setup_kernel()
         self._kernel.__enter__()
 
-    def run(self, mistake) -> TrialRun:
+    def run(self, mistake, through: str | None = None) -> TrialRun:
         """Execute the fast cells with ``mistake`` applied, in a clean namespace.
 
         The graded test cells run as ``course grade`` runs them: their kernel
         part in the kernel, their checks judged outside it
-        (:mod:`instructor.grading.checks`).
+        (:mod:`instructor.grading.checks`). With ``through`` (a task), the run
+        stops after that task's last graded test cell: no later cell can change
+        what its tests said.
         """
-        return self.run_notebook(apply_mistake(self.source, mistake))
+        return self.run_notebook(apply_mistake(self.source, mistake), through)
 
-    def run_notebook(self, nb) -> TrialRun:
+    def run_notebook(self, nb, through: str | None = None) -> TrialRun:
         """Execute the fast cells of ``nb`` (a submission whose test cells are the release's), judged as in
-        :meth:`run`."""
+        :meth:`run`; with ``through``, only up to the last graded test cell of that task."""
         checks = split_notebook(nb)
         reset = new_code_cell("%reset -f\nimport matplotlib.pyplot as _plt\n_plt.close('all')\ndel _plt")
         self._client.execute_cell(reset, 0, store_history=False)
-        kept = [i for i, c in enumerate(nb.cells) if "slow" not in tags(c)]
+        end = len(nb.cells)
+        if through is not None:
+            end = 1 + max(
+                (i for i, c in enumerate(nb.cells) if is_graded_test(c) and task_of(c) == through), default=end - 1
+            )
+        kept = [i for i, c in enumerate(nb.cells[:end]) if "slow" not in tags(c)]
         run = TrialRun()
         for i in kept:
             cell = nb.cells[i]

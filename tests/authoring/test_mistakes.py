@@ -73,7 +73,7 @@ def runners():
 @pytest.mark.parametrize("assignment, mistake", MISTAKES, ids=[f"{a}-{m.task}-{m.name}" for a, m in MISTAKES])
 def test_mistake_loses_points(runners, assignment, mistake):
     """Does this deliberate mistake fail at least one graded test of its task?"""
-    run = runners(assignment).run(mistake)
+    run = runners(assignment).run(mistake, through=mistake.task)  # the cells after its task's tests tell nothing
     failed = run.failed_tests(mistake.task)
     assert failed, f"{mistake.name}: {mistake.why} -- no graded test of {mistake.task!r} failed"
     # the feedback page names the failed check in its author's words (tests/reporting/test_feedback.py reads one)

@@ -137,6 +137,22 @@ def released_toy_class(tmp: Path) -> tuple[Path, Path]:
     return tmp, root
 
 
+def copy_course_dir(source: Path, target: Path) -> Path:
+    """A course directory of its own at ``target``, copied from ``source`` (a graded class costs seconds per
+    submission; a copy costs milliseconds). `course init` points the copy's settings at its own exchange and
+    gradebook: the original's name them by absolute path. Returns ``target``."""
+    import contextlib
+    import io
+
+    from instructor.cli import main
+
+    shutil.copytree(source, target, symlinks=True)
+    args = ["init", str(target), "--exchange", str(target / "exchange"), "--db", f"sqlite:///{target / 'gradebook.db'}"]
+    with contextlib.redirect_stdout(io.StringIO()):
+        assert main(args) == 0
+    return target
+
+
 def edit_notebook(path: Path, change) -> None:
     """Apply ``change(nb)`` to the notebook at ``path`` and save it."""
     nb = nbformat.read(str(path), as_version=4)

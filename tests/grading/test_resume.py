@@ -66,11 +66,12 @@ sys.exit(main(["grade", *args]))
 
 @pytest.fixture(scope="module")
 def toy(tmp_path_factory):
-    """The toy course and three students' submissions of both assignments (six)."""
+    """The toy course and two students' submissions of both assignments (four: a kill at any point leaves one
+    after it)."""
     tmp = tmp_path_factory.mktemp("resume")
     root = make_course(tmp / "repo")
     assert main(["generate", "--root", str(root)]) == 0
-    for student, folder in (("ref", "solutions"), ("blank", "notebooks"), ("zed", "solutions")):
+    for student, folder in (("blank", "notebooks"), ("zed", "solutions")):
         for a in ("01_toy", "02_toy"):
             target = tmp / "subs" / student / a
             target.mkdir(parents=True)
@@ -80,7 +81,7 @@ def toy(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def clean_run(toy):
-    """One uninterrupted run of the six: its course directory (never changed: tests grade copies) and what it
+    """One uninterrupted run of the four: its course directory (never changed: tests grade copies) and what it
     printed."""
     tmp, root = toy
     ws = tmp / "clean"
@@ -148,8 +149,8 @@ def _killed_run(tmp: Path, root: Path, ws: Path, point: str, k: int, *extra: str
     [
         ("grading", 3, ()),
         ("record_gradebook", 2, ()),
-        ("record_results", 4, ()),
-        ("after_record", 5, ()),
+        ("record_results", 3, ()),
+        ("after_record", 3, ()),
         ("record_results", 2, ("--jobs", "2")),
     ],
 )
@@ -159,7 +160,7 @@ def test_a_killed_run_resumes_to_the_clean_grades(toy, clean, run_course, tmp_pa
     ws = tmp_path / "ws"
     assert _killed_run(tmp, root, ws, point, k, *extra) == -9
     recorded = len(list((ws / "results").rglob("*.json"))) if (ws / "results").is_dir() else 0
-    assert recorded < 6
+    assert recorded < 4
     out, _ = run_course(["grade", tmp / "subs", "--course-dir", ws, "--root", root])
     if recorded:
         assert f"{recorded} submission(s) already graded and unchanged" in out
@@ -173,15 +174,15 @@ def test_grading_twice_gives_the_same_table(toy, clean_run, clean, run_course, t
     ws = copy_course_dir(clean_run[0], tmp_path / "ws")  # the first run: the clean one
     first = clean_run[1]
     again, _ = run_course(["grade", tmp / "subs", "--course-dir", ws, "--root", root])
-    assert "6 submission(s) already graded and unchanged" in again
+    assert "4 submission(s) already graded and unchanged" in again
     assert _state(ws) == clean
     run_course(["grade", tmp / "subs", "--course-dir", ws, "--root", root, "--force"])
     assert _state(ws) == clean
 
     def table(out):
-        return [line for line in out.splitlines() if line.startswith(("ref ", "blank ", "zed "))]
+        return [line for line in out.splitlines() if line.startswith(("blank ", "zed "))]
 
-    assert table(first) == table(again) and len(table(first)) == 6
+    assert table(first) == table(again) and len(table(first)) == 4
 
     (ws / "gradebook.db").unlink()  # results without their gradebook: graded again, not trusted
     out, _ = run_course(["grade", tmp / "subs", "--course-dir", ws, "--root", root])
@@ -194,19 +195,19 @@ def test_a_resubmission_replaces_the_old_grade(toy, clean_run, run_course, tmp_p
     tmp, root = toy
     subs = tmp_path / "subs"
     shutil.copytree(tmp / "subs", subs)
-    ws = copy_course_dir(clean_run[0], tmp_path / "ws")  # the six graded from the same bytes
+    ws = copy_course_dir(clean_run[0], tmp_path / "ws")  # the four graded from the same bytes
     grades = {(g.student, g.assignment): g for g in grade_table.grades(CourseDir.at(ws))}
     assert grades[("zed", "01_toy")].auto_score == 2
 
     shutil.copy(root / "notebooks/01_toy/01_toy.ipynb", subs / "zed/01_toy/01_toy.ipynb")  # new bytes
     out, _ = run_course(["grade", subs, "--course-dir", ws, "--root", root])
-    assert "5 submission(s) already graded and unchanged" in out
+    assert "3 submission(s) already graded and unchanged" in out
     grades = {(g.student, g.assignment): g for g in grade_table.grades(CourseDir.at(ws))}
     assert grades[("zed", "01_toy")].auto_score == 0
 
     (subs / "zed/01_toy/timestamp.txt").write_text("2026-01-02 10:00:00.000000 UTC")  # same bytes, new stamp
     out, _ = run_course(["grade", subs, "--course-dir", ws, "--root", root])
-    assert "5 submission(s) already graded and unchanged" in out
+    assert "3 submission(s) already graded and unchanged" in out
 
     (subs / "zed/01_toy/01_toy.ipynb").write_text("")  # a re-submission that cannot be graded
     out, _ = run_course(["grade", subs, "--course-dir", ws, "--root", root])
@@ -222,16 +223,16 @@ def test_an_ungradable_resubmission_leaves_no_grade_in_a_gradebook_named_by_db(t
 
     tmp, root = toy
     subs = tmp_path / "subs"
-    shutil.copytree(tmp / "subs" / "ref" / "01_toy", subs / "ref" / "01_toy")  # one submission is the point
+    shutil.copytree(tmp / "subs" / "zed" / "01_toy", subs / "zed" / "01_toy")  # one submission is the point
     ws, book = tmp_path / "ws", tmp_path / "elsewhere" / "grades.db"
     book.parent.mkdir()
     db = f"sqlite:///{book}"
     run_course(["grade", subs, "--course-dir", ws, "--root", root, "--db", db])
     assert not (ws / "gradebook.db").exists()
     with Gradebook(db) as gb:
-        assert gb.find_submission("01_toy", "ref").score > 0
+        assert gb.find_submission("01_toy", "zed").score > 0
 
-    (subs / "ref/01_toy/01_toy.ipynb").write_text("")
+    (subs / "zed/01_toy/01_toy.ipynb").write_text("")
     run_course(["grade", subs, "--course-dir", ws, "--root", root, "--db", db])
     with Gradebook(db) as gb, pytest.raises(MissingEntry):
-        gb.find_submission("01_toy", "ref")
+        gb.find_submission("01_toy", "zed")

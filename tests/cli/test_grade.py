@@ -96,6 +96,8 @@ def test_grade_reports_bad_submissions(course_repo, tmp_path, run_course, layout
 def test_grade_reports_student_off_roster(course_repo, tmp_path, run_course, encoding):
     """Is a student who is not on the roster reported as not graded, and the others graded (with or without a BOM)?"""
     subs = toy_submissions(tmp_path / "subs", course_repo)
+    for student in ("ref", "blank"):  # one assignment shows it
+        shutil.rmtree(subs / student / "02_toy")
     roster = tmp_path / "roster.csv"
     roster.write_text("id,name\nref,Ref\n", encoding=encoding)
     out, _ = run_course(["grade", subs, "--roster", roster, "--course-dir", tmp_path / "ws", "--root", course_repo])
@@ -155,7 +157,9 @@ def test_inert_cell_keeps_numbers():
 
 def test_export_to_a_folder_it_cannot_write_is_one_sentence(course_repo, tmp_path, run_course):
     """Is an export into a missing folder refused in one sentence, without a traceback?"""
-    subs = toy_submissions(tmp_path / "subs", course_repo)
+    subs = tmp_path / "subs"  # one graded submission makes a gradebook to export
+    (subs / "ref" / "01_toy").mkdir(parents=True)
+    shutil.copy(course_repo / "solutions/01_toy/01_toy.ipynb", subs / "ref" / "01_toy")
     run_course(["grade", subs, "--course-dir", tmp_path / "cd", "--root", course_repo])
     _, err = run_course(
         ["export", "--course-dir", tmp_path / "cd", "--file", tmp_path / "no" / "such" / "g.csv"], retcode=1

@@ -61,7 +61,5 @@ def graded_class(tmp_path_factory):
     course = tmp / "course"
     directory.init(course)
     into_course_dir(CourseDir.at(course), REPO_ROOT, [A])
-    # serially: Dask's workers (tested in tests/scheduling) would only add their start to a suite that keeps both
-    # cores busy
-    grade_class(CourseDir.at(course), find_submissions(subs, [A]), unsafe=True, force=True, log=lambda *_: None)
+    grade_class(CourseDir.at(course), find_submissions(subs, [A]), unsafe=True, force=True, log=lambda *_: None, jobs=2)
     return course, planted

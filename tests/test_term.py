@@ -202,13 +202,8 @@ def _export(t: Term, tmp: Path, own_process: bool = True) -> dict[tuple[str, str
     if own_process:
         t.run("course export --file {CSV}", CSV=str(tmp / "now.csv"))
     else:
-        from instructor.cli import main
-
         readme_command("course export --file {CSV}")
-        with pytest.MonkeyPatch.context() as env:
-            env.setenv("COURSE_DIR", str(t.course_dir))
-            env.chdir(t.tmp)
-            assert main(["export", "--file", str(tmp / "now.csv")]) == 0
+        _course(t, "export", "--file", tmp / "now.csv")
     with open(tmp / "now.csv", newline="") as f:
         return {(r["student_id"], r["assignment"]): r for r in csv.DictReader(f)}
 
@@ -227,17 +222,21 @@ def _account(name: str) -> int:
 
 
 def _course(t: Term, *args) -> str:
-    """A `course` command the README describes in words only (`course extend STUDENT A --days N`)."""
-    done = subprocess.run(
-        [sys.executable, "-m", "instructor", *map(str, args)],
-        cwd=t.tmp,
-        env=t.env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
-    return done.stdout
+    """A `course` command the README describes in words only (`course extend STUDENT A --days N`), run through
+    instructor.cli.main in this process with the instructor's COURSE_DIR and folder (a fresh process costs seconds
+    of imports; the README's commands run as processes); returns its stdout."""
+    import contextlib
+    import io
+
+    from instructor.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with pytest.MonkeyPatch.context() as env, contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        env.setenv("COURSE_DIR", str(t.course_dir))
+        env.chdir(t.tmp)
+        code = main([str(a) for a in args])
+    assert code == 0, out.getvalue() + err.getvalue()
+    return out.getvalue()
 
 
 def _rest_of_the_term(t: Term, tmp: Path, out: dict) -> None:

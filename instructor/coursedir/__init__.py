@@ -11,6 +11,7 @@
     store.py       the side files below, typed (pydantic), each update locked, re-read and merged
     reviews.py     flags a person cleared, and why
     overrides.py   the grades changed by hand: overrides of checks, hand grades taken back
+    recorded.py    a graded submission's files: results file cleared, then (after the gradebook) written in order
     arrivals.py    when each exchange folder's bytes arrived (a hash with each time); sealed once read
     owner.py       what root wrote goes back to the instructor who owns the folder
     due.py         due dates: in the settings, copied into the gradebook

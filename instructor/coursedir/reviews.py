@@ -6,7 +6,8 @@
     <dir>/reviews/<student>/<assignment>.json   [{"flags", "submission_sha256", "by", "at", "because"}, ...]
 
 A regrade of the same submission bytes that raises no flag beyond those
-cleared stays cleared; a new submission, or a new flag, needs a new look.
+cleared stays cleared; a new submission, or a new flag, needs a new look
+(the grading run matches them: :meth:`instructor.grading.class_state.ClassState.clearing`).
 """
 
 from __future__ import annotations
@@ -57,21 +58,6 @@ def every(course_path: Path) -> dict[tuple[str, str], list[Clearing]]:
     """The clearings of every submission of the course directory, by (student, assignment) (unreadable: none)."""
     paths = sorted(places.reviews_root(course_path).glob("*/*.json"))
     return {(path.parent.name, path.stem): found for path, found in read_every(paths, _SHAPE).items() if found}
-
-
-def covering(
-    course_path: Path, student: str, assignment: str, flags: list[str], submission_sha256: str
-) -> Clearing | None:
-    """The newest clearing of these very bytes that covers every flag in ``flags``, or None."""
-    return covering_in(entries(course_path, student, assignment), flags, submission_sha256)
-
-
-def covering_in(found: list[Clearing], flags: list[str], submission_sha256: str) -> Clearing | None:
-    """:func:`covering` among the clearings ``found`` (oldest first), without reading a file."""
-    for entry in reversed(found):
-        if entry.submission_sha256 == submission_sha256 and set(flags) <= set(entry.flags):
-            return entry
-    return None
 
 
 #: how the note of a clearing starts (the grade table finds it by these words)

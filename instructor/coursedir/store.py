@@ -105,12 +105,17 @@ class Store(Generic[T]):
 
     def remove(self) -> None:
         """Remove the file under the folder's lock (nothing if there is none)."""
-        with locked(self.path.parent):
-            self.path.unlink(missing_ok=True)
+        remove(self.path)
 
     def dump(self, value: T) -> bytes:
         """The file's text: indented for people, keys as the file names them, unset fields left out."""
         return self.shape.dump_json(value, indent=1, by_alias=True, exclude_unset=True) + b"\n"
+
+
+def remove(path: Path) -> None:
+    """Remove the side file at ``path`` under its folder's lock (nothing if there is none)."""
+    with locked(path.parent):
+        path.unlink(missing_ok=True)
 
 
 def read_every(paths: Iterable[Path], shape: TypeAdapter[T]) -> dict[Path, T]:

@@ -13,7 +13,10 @@ the gradebook, the course directory is read once::
 
 The record stage then decides what a graded submission changes from the
 submission and this value alone (:func:`instructor.grading.record.decide`,
-no I/O), and writes it in one place. A clearing (``course unflag``) or an
+no I/O): the value itself answers which clearing covers a submission's flags
+(:meth:`ClassState.clearing`) and how much later a student's due date falls
+(:meth:`ClassState.extension`); it is written in one place
+(:mod:`instructor.coursedir.graded`). A clearing (``course unflag``) or an
 extension (``course extend``) made while a run grades counts from the next run.
 """
 
@@ -21,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from types import MappingProxyType
 
 from instructor.coursedir import extensions, gradebook, places, reviews
@@ -29,7 +32,7 @@ from instructor.coursedir.course_dir import CourseDir
 from instructor.coursedir.extensions import Extension
 from instructor.coursedir.reviews import Clearing
 from instructor.coursedir.store import Unreadable, read_every
-from instructor.grading.submission import RESULT_SHAPE, Result
+from instructor.grading.submission import RESULT_SHAPE, Result, Submission
 
 Key = tuple[str, str]
 
@@ -46,6 +49,26 @@ class ClassState:
     reviews: Mapping[Key, tuple[Clearing, ...]] = field(default_factory=lambda: MappingProxyType({}))
     in_gradebook: frozenset[Key] = frozenset()
     results: Mapping[Key, Result] = field(default_factory=lambda: MappingProxyType({}))
+
+    def clearing(self, sub: Submission) -> Clearing | None:
+        """The newest clearing of ``sub``'s very bytes that covers every one of its flags, or None.
+
+        A regrade of the same bytes that raises no flag beyond those cleared stays
+        cleared; a new submission, or a new flag, needs a new look.
+        """
+        sha = sub.fingerprint.get("submission_sha256", "-")
+        for entry in reversed(self.reviews.get(sub.key, ())):
+            if entry.submission_sha256 == sha and set(sub.flags) <= set(entry.flags):
+                return entry
+        return None
+
+    def extension(self, key: Key) -> timedelta | None:
+        """What nbgrader adds to the class's due date for (student, assignment) ``key``; None for no extension.
+
+        None too without a due date (nothing to be late for), and for an ``until`` that no
+        longer falls after a class's due date moved later (:func:`~instructor.coursedir.extensions.delay_of`).
+        """
+        return extensions.delay_of(self.extensions.get(key), self.due.get(key[1]))
 
     @classmethod
     def read(cls, course_dir: CourseDir, roster: set[str] | None = None) -> ClassState:

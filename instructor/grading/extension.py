@@ -26,13 +26,14 @@ from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.preprocessors import AssignLatePenalties
 
 from instructor.coursedir import extensions, gradebook
+from instructor.coursedir.atomic import write_atomic
 from instructor.coursedir.course_dir import CourseDir
 from instructor.coursedir.extensions import Extension
 from instructor.coursedir.roster import roster
 from instructor.errors import CourseError
 from instructor.grading.chains import run_chain
 from instructor.grading.config import grading_config
-from instructor.grading.record import SUMMARY, places, write_atomic
+from instructor.grading.record import SUMMARY, places
 
 
 @dataclass(frozen=True)

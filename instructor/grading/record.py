@@ -1,13 +1,17 @@
 """Stage 5, record: only the coordinating process writes what grading found.
 
-For each graded submission, in a crash-safe order: its results file is
-removed first (so a kill from here on leaves a submission the next run
-grades again), the gradebook commits (the
+For each graded submission: what it changes is decided from it and the
+class's state alone (:func:`decide`, no I/O); then, in a crash-safe order,
+its results file is removed (so a kill from here on leaves a submission the
+next run grades again), the gradebook commits (the
 :data:`~instructor.grading.chains.RECORD` chain: scores, hand grades kept,
 late penalty), the autograded notebook and the log are written, and the new
-results file appears last, atomically. nbgrader's unique constraints (one
-submission per student and assignment, one grade per cell) make a second
-record an update, never a doubled row::
+results file appears last, atomically. The course directory is read and
+written in one place (:mod:`instructor.coursedir.recorded`, which says why
+the gradebook sits between its two writes); everything here is worked out
+between them. nbgrader's unique constraints (one submission per student and
+assignment, one grade per cell) make a second record an update, never a
+doubled row::
 
     <dir>/autograded/<s>/<a>/<a>.ipynb   the executed, scored notebook (+ the exchange's two files)
     <dir>/results/<s>/<a>.json           the Result: status, reason, score, fingerprint
@@ -17,8 +21,6 @@ record an update, never a doubled row::
 from __future__ import annotations
 
 import hashlib
-import json
-import shutil
 import traceback
 from dataclasses import dataclass
 from datetime import timedelta
@@ -28,10 +30,10 @@ import nbformat
 from nbgrader.api import Gradebook
 from nbgrader.utils import parse_utc
 
-from instructor.coursedir import extensions, gradebook, overrides, reviews
+from instructor.coursedir import overrides, recorded, reviews
 from instructor.coursedir import places as coursedir_places
-from instructor.coursedir.atomic import write_atomic
 from instructor.coursedir.course_dir import CourseDir
+from instructor.coursedir.recorded import ANSWERS, Seen
 from instructor.coursedir.roster import is_student_id
 from instructor.coursedir.store import Unreadable
 from instructor.errors import first_line
@@ -80,51 +82,45 @@ def decide(sub: Submission, state: ClassState) -> Recorded:
     """
     cleared = ""
     if sub.status is Status.FLAGGED:
-        entry = reviews.covering_in(
-            list(state.reviews.get(sub.key, ())), sub.flags, sub.fingerprint.get("submission_sha256", "-")
-        )
+        entry = state.clearing(sub)
         cleared = reviews.note(entry) if entry is not None else ""
     status = Status.GRADED if cleared else sub.status
     keeps = status.has_grade and is_student_id(sub.student) and is_student_id(sub.assignment)
     if keeps and state.extensions_unreadable:
         raise Unreadable(state.extensions_unreadable)
-    extension = extensions.delay_of(state.extensions.get(sub.key), state.due.get(sub.assignment)) if keeps else None
-    return Recorded(cleared, keeps, extension)
+    return Recorded(cleared, keeps, state.extension(sub.key) if keeps else None)
 
 
 def record(course_dir: CourseDir, sub: Submission, state: ClassState) -> Result:
-    """Write one graded submission in the documented order (see the module doc); returns what the results file holds.
+    """Record one graded submission in the documented order (see the module doc); returns what the results file holds.
 
-    What changes is :func:`decide`'d first from ``state`` (the class as the run read it), then written here only.
+    What changes is :func:`decide`'d first from ``state`` (the class as the run read it), without I/O.
     """
-    results = result_file(course_dir, sub.student, sub.assignment)
-    results.remove()
     change = decide(sub, state)
     if change.cleared:
         sub.note(change.cleared)
         sub.end(Status.GRADED)
-    autograded = course_dir.autograded(sub.student, sub.assignment)
-    if change.keeps_grade and autograded is not None:
-        if sub.notebook is None:
-            raise ValueError(f"{sub.student}'s {sub.assignment} has a grade but no graded notebook")
-        sub.notebook.metadata[ANSWERS] = answers(sub.notebook)
-        penalty = _into_gradebook(course_dir, sub, change.extension)
-        sub.notebook.metadata[SUMMARY] = grader_brief(sub.result(), penalty)
-        autograded.mkdir(parents=True, exist_ok=True)
-        for stale in autograded.iterdir():  # only the notebook belongs here
-            if stale.name != f"{sub.assignment}.ipynb":
-                shutil.rmtree(stale) if stale.is_dir() and not stale.is_symlink() else stale.unlink()
-        _keep_exchange_files(sub, autograded)
-        write_atomic(autograded / f"{sub.assignment}.ipynb", nbformat.writes(sub.notebook))
-    else:
-        # an old grade must not outlive a re-submission that cannot be graded
-        gradebook.forget(course_dir.gradebook_url, sub.student, sub.assignment)
-        if autograded is not None and autograded.exists():
-            shutil.rmtree(autograded)
-    result = sub.result()
-    write_atomic(course_dir.log(sub.student, sub.assignment), "\n".join(sub.log))
-    results.write(result)
+    # The gradebook sits between two writes of the course directory: its commit must follow the removal of
+    # the results file (a kill after it must not leave a results file that says the old grade is up to date),
+    # and what is written after depends on it (the late penalty, the hand grades taken back). So:
+    # 1. the results file removed, and what a grader saw read before the notebook is replaced
+    seen = recorded.clear(course_dir, sub.student, sub.assignment)
+    # 2. the gradebook commits (nbgrader's RECORD chain); what the directory will hold is worked out
+    files = _with_grade(course_dir, sub, change, seen) if change.keeps_grade else recorded.Files("\n".join(sub.log))
+    result, results = sub.result(), result_file(course_dir, sub.student, sub.assignment)
+    # 3. the overrides taken back, the autograded notebook (or its removal) and the log; 4. the results file last
+    recorded.write(course_dir, sub.student, sub.assignment, files, results, result)
     return result
+
+
+def _with_grade(course_dir: CourseDir, sub: Submission, change: Recorded, seen: Seen) -> recorded.Files:
+    """The gradebook entry of ``sub`` committed; what it leaves in the course directory (its notebook scored)."""
+    if sub.notebook is None:
+        raise ValueError(f"{sub.student}'s {sub.assignment} has a grade but no graded notebook")
+    sub.notebook.metadata[ANSWERS] = answers(sub.notebook)
+    penalty, taken = _into_gradebook(course_dir, sub, change.extension, seen)
+    sub.notebook.metadata[SUMMARY] = grader_brief(sub.result(), penalty)
+    return recorded.Files("\n".join(sub.log), nbformat.writes(sub.notebook), _exchange_files(sub), tuple(taken))
 
 
 def record_failure(course_dir: CourseDir, sub: Submission, err: Exception, state: ClassState) -> Result:
@@ -153,8 +149,6 @@ def grader_brief(result: Result, late_penalty: float) -> dict:
     }
 
 
-#: the autograded notebook's hash of each written answer it holds: a hand grade belongs to those bytes
-ANSWERS = "course_answers"
 #: how the note of a hand grade taken back starts (the grade table and the CSV show it)
 ANSWER_CHANGED = "written answer changed since it was graded by hand"
 #: how the note of an override taken back starts: the answer its test cell checks changed since
@@ -172,30 +166,19 @@ def answers(nb) -> dict[str, str]:
     }
 
 
-def _answers_graded(path: Path) -> dict[str, str]:
-    """The answers of the notebook recorded last (what the formgrader showed a grader); {} if none."""
-    try:
-        found = json.loads(path.read_text()).get("metadata", {}).get(ANSWERS, {})
-    except (OSError, ValueError, AttributeError):
-        return {}
-    return found if isinstance(found, dict) else {}
-
-
-def _take_back_changed_answers(
-    gb, course_path: Path, sub: Submission, graded_before: dict[str, str], credited_before: dict[str, str]
-) -> None:
+def _take_back_changed_answers(gb, sub: Submission, seen: Seen) -> list[overrides.Change]:
     """A hand grade given to an answer that this submission changed goes back to "needs grading" (and the overrides).
 
-    ``graded_before``: the written answers' hashes a grader saw; ``credited_before``: for each test cell,
-    the hash of the answer it checks (:func:`~instructor.coursedir.overrides.credited_answers`), so that
-    an override of a test cell is taken back too when the answer it credited changed: the cell keeps
-    its autograded score and waits for a grader again.
+    ``seen``: the written answers' hashes a grader saw and, for each test cell, the hash of the answer
+    it checks (:func:`~instructor.coursedir.overrides.credited_answers`), so that an override of a test
+    cell is taken back too when the answer it credited changed: the cell keeps its autograded score and
+    waits for a grader again. Returns the entries for overrides.json (written after, with the notebook).
     """
     now, credited = answers(sub.notebook), overrides.credited_answers(sub.notebook)
-    changed = {gid for gid, digest in graded_before.items() if gid in now and now[gid] != digest}
-    moved = {gid for gid, digest in credited_before.items() if gid in credited and credited[gid] != digest}
+    changed = {gid for gid, digest in seen.answers.items() if gid in now and now[gid] != digest}
+    moved = {gid for gid, digest in seen.credited.items() if gid in credited and credited[gid] != digest}
     if not changed and not moved:
-        return
+        return []
     notebook = gb.find_submission_notebook(sub.assignment, sub.assignment, sub.student)
     taken, notes = [], []
     for grade in notebook.grades:
@@ -205,7 +188,7 @@ def _take_back_changed_answers(
             what, answer = "hand grade reset", ""
             note = f"{ANSWER_CHANGED}: {grade.name} ({grade.manual_score:g} points taken back)"
         elif grade.name in moved and grade.auto_score is not None:
-            what, answer = "override reset", credited_before[grade.name]
+            what, answer = "override reset", seen.credited[grade.name]
             note = (
                 f"{OVERRIDE_CHANGED}: {grade.name} ({grade.manual_score:g} points given by hand taken back, "
                 f"{grade.auto_score:g} autograded)"
@@ -228,17 +211,16 @@ def _take_back_changed_answers(
         notes.append(note)
         grade.manual_score, grade.needs_manual_grade = None, True
     gb.db.commit()
-    overrides.add(course_path, *taken)
     for note in notes:
         sub.note(f"{note} waits for a grader again")
+    return taken
 
 
-def _into_gradebook(course_dir: CourseDir, sub: Submission, extension: timedelta | None) -> float:
-    """Scores, hand grades kept (of unchanged answers only), late penalty; returns the penalty."""
-    # the answers a grader saw: those of the autograded notebook still on disk (replaced after this)
-    autograded = course_dir.autograded(sub.student, sub.assignment)
-    graded_before = _answers_graded(autograded / f"{sub.assignment}.ipynb") if autograded is not None else {}
-    credited_before = overrides.credited_in(autograded / f"{sub.assignment}.ipynb") if autograded is not None else {}
+def _into_gradebook(
+    course_dir: CourseDir, sub: Submission, extension: timedelta | None, seen: Seen
+) -> tuple[float, list[overrides.Change]]:
+    """Scores, hand grades kept (of unchanged answers only: ``seen``), late penalty; returns the penalty and
+    the hand grades and overrides taken back."""
     cfg = grading_config(course_dir)
     db_url, course_id = course_dir.gradebook_url, course_dir.course_id
     with Gradebook(db_url, course_id) as gb:
@@ -251,7 +233,7 @@ def _into_gradebook(course_dir: CourseDir, sub: Submission, extension: timedelta
     }
     sub.notebook, _ = run_chain(RECORD, sub.notebook, resources, cfg)
     with Gradebook(db_url, course_id) as gb:
-        _take_back_changed_answers(gb, course_dir.path, sub, graded_before, credited_before)
+        taken = _take_back_changed_answers(gb, sub, seen)
         if sub.status is Status.FLAGGED:
             # a flagged submission shows as "needs manual grade" in nbgrader's formgrader; a hand grade
             # already given stays done (KeepHandGrades re-flags it only if its autograde score changed)
@@ -260,19 +242,21 @@ def _into_gradebook(course_dir: CourseDir, sub: Submission, extension: timedelta
                 if grade.manual_score is None:
                     grade.needs_manual_grade = True
             gb.db.commit()
-        return gb.find_submission(sub.assignment, sub.student).late_submission_penalty or 0.0
+        return gb.find_submission(sub.assignment, sub.student).late_submission_penalty or 0.0, taken
 
 
-def _keep_exchange_files(sub: Submission, autograded: Path) -> None:
-    """Copy the submission's timestamp and secret beside its autograded notebook (as nbgrader's autograde does).
+def _exchange_files(sub: Submission) -> dict[str, bytes]:
+    """The submission's timestamp and secret, to keep beside its autograded notebook (as nbgrader's autograde does).
 
     ``nbgrader generate_feedback`` copies them into ``feedback/``, and
     ``release_feedback`` needs both to hand the page to the right student.
     """
+    found = {}
     for name in EXCHANGE_FILES:
         source = sub.folder / name
         if source.is_file() and not source.is_symlink() and source.stat().st_size < 1000:
-            (autograded / name).write_bytes(source.read_bytes())
+            found[name] = source.read_bytes()
+    return found
 
 
 def read_results(course_path: Path) -> dict[tuple[str, str], Result]:

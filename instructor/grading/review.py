@@ -17,10 +17,11 @@ import nbformat
 from nbgrader.api import Gradebook, MissingEntry
 
 from instructor.coursedir import reviews
+from instructor.coursedir.atomic import write_atomic
 from instructor.coursedir.course_dir import CourseDir
 from instructor.coursedir.store import Unreadable
 from instructor.errors import CourseError
-from instructor.grading.record import SUMMARY, grader_brief, write_atomic
+from instructor.grading.record import SUMMARY, grader_brief
 from instructor.grading.submission import Result, Status, result_file
 
 

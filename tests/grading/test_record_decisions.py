@@ -89,3 +89,27 @@ def test_a_rerun_keeps_a_result_only_for_the_same_fingerprint_and_not_after_a_gr
     assert recorded(_state(results={sub.key: failed}), sub, print_) is None
     assert recorded(_state(), sub, print_) is None
     assert recorded(_state(results={sub.key: kept}), sub, {}) is None
+
+
+def test_the_state_finds_the_newest_clearing_of_these_bytes_covering_every_flag():
+    """Does the class's state pick the newest clearing of the submission's own bytes covering all of its flags?"""
+    older = _cleared(flags=("reads the tests", "imports os"))
+    newer = Clearing(flags=["reads the tests"], submission_sha256=SHA, by="ana", at="2026-10-10 09:00 UTC")
+    other_bytes = _cleared(sha="b" * 64)
+    state = _state(reviews={("amy", "01_rnn"): (older, newer, other_bytes)})
+    assert state.clearing(_flagged()) == newer
+    assert state.clearing(_flagged(flags=("reads the tests", "imports os"))) == older
+    assert state.clearing(_flagged(flags=("a new flag",))) is None
+    assert state.clearing(_flagged(student="bob")) is None
+
+
+def test_the_state_works_out_the_extension_past_the_class_due_date():
+    """Is an extension the delay past the class's due date: `days` moves with it, an `until` it overtook gives none?"""
+    until = Extension(until="2026-10-10 17:00:00 UTC")
+    state = _state(extensions={("amy", "01_rnn"): until, ("bob", "01_rnn"): Extension(days=0.5)}, due={"01_rnn": DUE})
+    assert state.extension(("amy", "01_rnn")) == timedelta(days=2)
+    assert state.extension(("bob", "01_rnn")) == timedelta(hours=12)
+    assert state.extension(("cat", "01_rnn")) is None
+    moved = _state(extensions={("amy", "01_rnn"): until}, due={"01_rnn": datetime(2026, 10, 11)})
+    assert moved.extension(("amy", "01_rnn")) is None
+    assert _state(extensions={("amy", "01_rnn"): until}).extension(("amy", "01_rnn")) is None

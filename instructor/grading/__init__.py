@@ -6,7 +6,9 @@
     execute.py     3. run it in the sandbox (the only stage that runs student code)
     score.py       4. outside the sandbox: did every test run? points, flags
     record.py      5. what a graded submission changes, decided without I/O; then gradebook, notebook, log, results
-    class_state.py what a run needs of the class (roster, due dates, extensions, reviews, results), read once
+    class_state.py what a run needs of the class (roster, due dates, extensions, reviews, results), read once;
+                   which clearing covers a submission, how late its student's due date falls
+    class_run.py   a class: what is up to date kept, the rest graded by the tasks handed in, each recorded
     pipeline.py    stages 2-4 for one submission: the task a worker runs
     review.py      a person clears a flag (`course unflag`); a regrade of the same bytes stays cleared
     extension.py   an extension given after grading (`course extend`): the gradebook's late penalty again
@@ -15,5 +17,5 @@
     config.py      the nbgrader configuration of a course directory, with the sandbox's limits
     preprocessors/ the course's own preprocessors in those chains
 
-A whole class is graded by :mod:`instructor.scheduling`.
+Where a class's tasks run and what the instructor sees of it are :mod:`instructor.scheduling`'s.
 """

@@ -1,5 +1,7 @@
 """Three ways to run the grading tasks of a class, one interface: submissions in, graded submissions out.
 
+:func:`runner` picks one (a :data:`~instructor.grading.class_run.Tasks`) for the class loop to call:
+
 * :func:`serial`: every task in this process, one after another (the baseline);
 * :func:`on_dask` with :func:`connect` ``(jobs=N)``: a ``LocalCluster`` of N
   worker processes, one thread each;
@@ -16,20 +18,41 @@ from __future__ import annotations
 
 import logging
 import uuid
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from contextlib import contextmanager
 
 from instructor import sandbox
 from instructor.coursedir.course_dir import CourseDir
 from instructor.errors import CourseError, first_line
+from instructor.grading.class_run import Tasks, Todo
 from instructor.grading.pipeline import grade
 from instructor.grading.submission import Status, Submission
+from instructor.scheduling.workers import check_workers
 
 #: how long to wait for a scheduler given by --scheduler
 CONNECT_TIMEOUT = "20s"
 
-#: one task: (submission as intake found it, its fingerprint)
-Todo = list[tuple[Submission, dict]]
+
+def runner(
+    course_dir: CourseDir,
+    limits: sandbox.Limits,
+    unsafe: bool,
+    jobs: int | None = None,
+    scheduler: str | None = None,
+    isolation: sandbox.Isolation | None = None,
+) -> Tasks:
+    """Where the tasks run: in this process one after another (``isolation``: the sandbox, found if not given),
+    or on ``jobs`` local Dask workers, or on the cluster at ``scheduler`` (connected, and its workers checked,
+    only when there are tasks)."""
+
+    def on_workers(todo: Todo) -> Generator[Submission, None, None]:
+        with connect(jobs, scheduler) as client:
+            check_workers(client, course_dir.path, list({sub.folder.parent for sub, _ in todo}), unsafe)
+            yield from on_dask(client, course_dir, todo, limits, unsafe)
+
+    if jobs or scheduler:
+        return on_workers
+    return lambda todo: serial(course_dir, todo, limits, unsafe, isolation)
 
 
 def grade_task(
@@ -49,7 +72,7 @@ def grade_task(
     return graded
 
 
-def serial(course_dir: CourseDir, todo: Todo, limits, unsafe, isolation=None) -> Iterator[Submission]:
+def serial(course_dir: CourseDir, todo: Todo, limits, unsafe, isolation=None) -> Generator[Submission, None, None]:
     """Each task in this process, in turn."""
     for sub, print_ in todo:
         yield grade_task(course_dir, sub, limits, unsafe, print_, isolation)

@@ -1,15 +1,22 @@
-"""Progress of a long grading run on stderr: counts and an ETA.
+"""Progress of a long grading run on stderr: counts and an ETA; and what the run tells the instructor as it goes.
 
 On a terminal, a tqdm bar; otherwise (CI logs, ``nohup``, a pipe) one line
 every ``every`` seconds and one at the end, so a log stays short.
+:class:`Shown` is what the class loop is handed to report to
+(:func:`instructor.grading.class_run.record_class`): the run once it is
+split, and after each recorded result.
 """
 
 from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Callable
 
 from tqdm import tqdm
+
+from instructor.grading.class_run import ClassRun
+from instructor.grading.submission import Status
 
 
 class Progress:
@@ -63,6 +70,53 @@ class Progress:
 
     def close(self) -> None:
         if self.bar is not None:
+            self.bar.close()
+
+
+class Shown:
+    """What a grading run of ``total`` submissions tells the instructor, given the run as it goes (a context manager).
+
+    Once the run is split: how many were up to date and skipped (``log``),
+    then, with ``bar``, a :class:`Progress` from there. After each recorded
+    result: a line for one that did not end graded, the bar moved on, and
+    ``on_record(n)`` for the n-th of this run (the class benchmark samples
+    memory there). Leaving the ``with`` lets the bar go, whatever happened.
+    """
+
+    def __init__(
+        self,
+        total: int,
+        log: Callable[[str], None] = print,
+        bar: bool = True,
+        on_record: Callable[[int], None] | None = None,
+    ):
+        self.total, self.log, self.with_bar, self.on_record = total, log, bar, on_record
+        self.bar: Progress | None = None
+        self.split = False
+
+    def __call__(self, run: ClassRun) -> None:
+        if not self.split:
+            self.split = True
+            if run.skipped:
+                self.log(
+                    f"{run.skipped} submission(s) already graded and unchanged: skipped (--force grades them again)"
+                )
+            self.bar = Progress(self.total, done=run.skipped) if self.with_bar else None
+            return
+        result = run.results[-1]
+        if result.status is not Status.GRADED:
+            line = f"  {result.student}/{result.assignment}: {result.status.shown}: {result.reason}"
+            self.bar.write(line, self.log) if self.bar else self.log(line)
+        if self.bar:
+            self.bar.update()
+        if self.on_record:
+            self.on_record(len(run.results) - run.skipped)
+
+    def __enter__(self) -> Shown:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.bar:
             self.bar.close()
 
 

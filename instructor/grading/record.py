@@ -8,14 +8,10 @@ next run grades again), the gradebook commits (the
 late penalty), the autograded notebook and the log are written, and the new
 results file appears last, atomically. The course directory is read and
 written in one place (:mod:`instructor.coursedir.recorded`, which says why
-the gradebook sits between its two writes); everything here is worked out
-between them. nbgrader's unique constraints (one submission per student and
-assignment, one grade per cell) make a second record an update, never a
-doubled row::
-
-    <dir>/autograded/<s>/<a>/<a>.ipynb   the executed, scored notebook (+ the exchange's two files)
-    <dir>/results/<s>/<a>.json           the Result: status, reason, score, fingerprint
-    <dir>/logs/<s>/<a>.log               what happened, sandbox log included
+the gradebook sits between its two writes, and names the three places);
+everything here is worked out between them. nbgrader's unique constraints
+(one submission per student and assignment, one grade per cell) make a
+second record an update, never a doubled row.
 """
 
 from __future__ import annotations

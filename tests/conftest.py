@@ -33,14 +33,16 @@ settings.load_profile(
 #: (`--durations`; the VM's boot is 4-6 min with a cached image by issue 44's note): handed out first, so that
 #: none is left to run alone at the end while the other worker idles, and the VM overlaps the rest. test_resume's
 #: and test_grade's are scaled from runs of these modules at load 8-15 (21:03-21:46 UTC, issue 46.6): test_resume took
-#: 0.6 of the worker-seconds it took before it shared its clean run; test_grade took about as long as test_class_tools
+#: 0.6 of the worker-seconds it took before it shared its clean run; test_grade took about as long as test_class_tools.
+#: test_hostile's group (with test_kernel_cheats and test_value_channel: one graded corpus) took 1288 s at load 9-6
+#: (21:39-22:01 UTC) where the two modules took 1057 + 766 s at load 4-16 (20:56-21:22): 0.71 of their 260 + 230 s;
+#: test_mistakes' mistakes took 153 s at load 9-14 where the same 124 took 407 s at load 3-15: 0.38 of its 150 s
 LONGEST = {
+    "tests/grading/test_hostile.py": 350,  # with test_kernel_cheats.py and test_value_channel.py: one group (below)
     "tests/cgroup2/test_cgroup2.py": 300,
-    "tests/grading/test_kernel_cheats.py": 260,
-    "tests/grading/test_hostile.py": 230,
     "tests/test_term.py": 180,
     "tests/hub/test_hub.py": 150,
-    "tests/authoring/test_mistakes.py": 150,
+    "tests/authoring/test_mistakes.py": 60,
     "tests/grading/test_resume.py": 120,
     "tests/bench/test_class_tools.py": 80,
     "tests/cli/test_grade.py": 70,
@@ -51,8 +53,12 @@ LONGEST = {
     "tests/test_installed.py": 45,
 }
 #: modules that share a session-scoped fixture: one worker runs them all, so the fixture is built once
-#: (tests/reporting/conftest.py's graded class: 38 s)
-TOGETHER = {"tests/reporting/test_feedback.py": "tests/reporting/test_report.py"}
+#: (tests/reporting/conftest.py's graded class: 38 s; tests/grading/conftest.py's graded corpus)
+TOGETHER = {
+    "tests/reporting/test_feedback.py": "tests/reporting/test_report.py",
+    "tests/grading/test_kernel_cheats.py": "tests/grading/test_hostile.py",
+    "tests/grading/test_value_channel.py": "tests/grading/test_hostile.py",
+}
 
 
 def _module(nodeid: str) -> str:

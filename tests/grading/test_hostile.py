@@ -1,8 +1,10 @@
 """Does the hostile corpus (tests/hostile/) end as expected, with the reference untouched?
 
 The whole corpus is graded once, two submissions at a time, in one
-course directory, with small limits (10 s per cell, 60 s per notebook, 1 GB), then
-feedback is written for every graded submission and searched for leaks.
+course directory with the cheats in the kernel (tests/grading/conftest.py),
+with small limits (10 s per cell, 60 s per notebook, 1 GB; smaller ones for
+the cases about time), then feedback is written for every graded submission
+and searched for leaks.
 Set COURSE_HOSTILE_TABLE=FILE to keep the table of outcomes.
 """
 
@@ -24,48 +26,21 @@ from instructor.coursedir.course_dir import CourseDir
 from instructor.grading.submission import Submission
 from instructor.paths import REPO_ROOT, SOLUTIONS, notebook_path
 from instructor.reporting import export
-from instructor.reporting.feedback.pages import feedback
 from instructor.reporting.table import grades
 from instructor.sandbox import cgroup
-from tests.hostile.cases import FULL, SECRET_ENV, A, build_corpus
-from tests.hostile.grading import LIMITS, grade_corpus, scores_over_the_release
-from tests.system import require_sandbox
-
-SECRET = "hostile-corpus-secret-7f3a"
+from tests.hostile.cases import FULL, SECRET, A
+from tests.hostile.grading import part, scores_over_the_release
 
 
 @pytest.fixture(scope="module")
-def corpus(tmp_path_factory):
-    isolation = require_sandbox()
-    root = tmp_path_factory.mktemp("hostile")
-    subs, course_dir = root / "submissions", root / "grading"
-    ctx = {
-        "course_dir": str(course_dir),
-        "other": str(subs / "reference" / A / f"{A}.ipynb"),
-        "sleep": LIMITS.cell_timeout - 1,
-        "memory_mb": LIMITS.memory_mb,
-    }
-    cases = build_corpus(subs, ctx)
-    other_hash = hashlib.sha256(Path(ctx["other"]).read_bytes()).hexdigest()
-    os.environ[SECRET_ENV] = SECRET  # the grader's environment must not reach any kernel
-    try:
-        outcomes = grade_corpus(subs, course_dir, isolation)
-    finally:
-        os.environ.pop(SECRET_ENV, None)
-    files, failures = feedback(CourseDir.at(course_dir), log=lambda *_: None)
-    table = _table(cases, outcomes)
+def corpus(graded_corpus):
+    """The hostile corpus's cases and results (tests/grading/conftest.py grades it with the cheats in the kernel)."""
+    mine = part(graded_corpus, graded_corpus["hostile"])
+    table = _table(mine["cases"], mine["outcomes"])
     print("\n" + table)
     if os.environ.get("COURSE_HOSTILE_TABLE"):
         Path(os.environ["COURSE_HOSTILE_TABLE"]).write_text(table + "\n")
-    return {
-        "cases": cases,
-        "outcomes": outcomes,
-        "course_dir": course_dir,
-        "feedback": files,
-        "feedback_failures": failures,
-        "other_hash": other_hash,
-        "other": Path(ctx["other"]),
-    }
+    return mine
 
 
 def _table(cases, outcomes) -> str:

@@ -3,9 +3,9 @@
 Every cheat is the blank notebook (no real answer) plus code in student
 cells; each must end not graded, or graded (flagged or not) with 0 points.
 The corpus is graded once, two submissions at a time, in one course
-directory, with the limits of tests/grading/test_hostile.py, then feedback is
-written for every graded submission and searched for the hidden tests, also
-in encoded forms (base64, reversed, rot13, split into pieces).
+directory, with the hostile corpus and its limits (tests/grading/conftest.py),
+then feedback is written for every graded submission and searched for the
+hidden tests, also in encoded forms (base64, reversed, rot13, split into pieces).
 Set COURSE_KERNEL_CHEATS_TABLE=FILE to keep the table of outcomes.
 """
 
@@ -23,17 +23,13 @@ import nbformat
 import pytest
 
 from instructor.cells import hidden_lines
-from instructor.coursedir.course_dir import CourseDir
 from instructor.paths import (
     NOTEBOOKS,
     SOLUTIONS,
     notebook_path,
 )
-from instructor.reporting.feedback.pages import feedback
 from tests.hostile.cases import FULL, A
-from tests.hostile.grading import grade_corpus, scores_over_the_release
-from tests.hostile.kernel_cheats import build_corpus
-from tests.system import require_sandbox
+from tests.hostile.grading import part, scores_over_the_release
 
 pytestmark = pytest.mark.notebook  # executes notebooks; runs by default (CI=true fails without the sandbox)
 
@@ -41,24 +37,14 @@ TABLE_ENV = "COURSE_KERNEL_CHEATS_TABLE"
 
 
 @pytest.fixture(scope="module")
-def corpus(tmp_path_factory):
-    isolation = require_sandbox()
-    root = tmp_path_factory.mktemp("kernel_cheats")
-    subs, course_dir = root / "submissions", root / "grading"
-    cases = build_corpus(subs, {"course_dir": str(course_dir)})
-    outcomes = grade_corpus(subs, course_dir, isolation)
-    files, failures = feedback(CourseDir.at(course_dir), log=lambda *_: None)
-    table = _table(cases, outcomes)
+def corpus(graded_corpus):
+    """The cheats' cases and results (tests/grading/conftest.py grades them with the hostile corpus)."""
+    mine = part(graded_corpus, graded_corpus["cheats"])
+    table = _table(mine["cases"], mine["outcomes"])
     print("\n" + table)
     if os.environ.get(TABLE_ENV):
         Path(os.environ[TABLE_ENV]).write_text(table + "\n")
-    return {
-        "cases": cases,
-        "outcomes": outcomes,
-        "course_dir": course_dir,
-        "feedback": files,
-        "feedback_failures": failures,
-    }
+    return mine
 
 
 def _zero(o) -> bool:

@@ -1,34 +1,26 @@
 """Is the value channel the grader's? Values no check asked for, for another cell, or cut, fail and flag.
 
 The cases of tests/hostile/kernel_cheats.py's class "value channel" (issue 32,
-finding 5), graded in the sandbox with the two controls: each scores 0 and is
-flagged; the reference keeps 9/9, unflagged. The whole corpus is graded again
-by tests/grading/test_kernel_cheats.py (and searched for hidden lines).
+finding 5), read from the corpus graded once for the session in the sandbox
+(tests/grading/conftest.py, with the controls): each scores 0 and is flagged;
+the reference keeps 9/9, unflagged. tests/grading/test_kernel_cheats.py
+searches the same results for hidden lines.
 """
 
 from __future__ import annotations
 
-import dataclasses
-
 import pytest
 
-from tests.hostile import grading
-from tests.hostile.grading import grade_corpus
-from tests.hostile.kernel_cheats import CHANNEL_CASES, build_corpus
-from tests.system import require_sandbox
+from tests.hostile.kernel_cheats import CHANNEL_CASES
 
 pytestmark = pytest.mark.notebook
 
 
 @pytest.fixture(scope="module")
-def outcomes(tmp_path_factory):
-    isolation = require_sandbox()
-    root = tmp_path_factory.mktemp("value_channel")
-    build_corpus(root / "submissions", {"course_dir": str(root / "grading")}, only={"reference", *CHANNEL_CASES})
-    # a kernel's imports take more than the corpus's 10 s a cell on a loaded machine: four cases can wait longer
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(grading, "LIMITS", dataclasses.replace(grading.LIMITS, cell_timeout=60, notebook_budget=300))
-        return grade_corpus(root / "submissions", root / "grading", isolation)
+def outcomes(graded_corpus):
+    """The results of the graded corpus (tests/grading/conftest.py), the channel's cases and the reference among
+    them."""
+    return graded_corpus["outcomes"]
 
 
 @pytest.mark.parametrize("case", CHANNEL_CASES)

@@ -31,6 +31,8 @@ from instructor.reporting.failures import checks
 A = "01_rnn"
 FULL = 9.0
 SECRET_ENV = "COURSE_HOSTILE_SECRET"
+#: the grader's secret, in its environment (:data:`SECRET_ENV`) while it grades: no kernel may see it
+SECRET = "hostile-corpus-secret-7f3a"
 
 
 @dataclass
@@ -129,6 +131,12 @@ def _two_notebooks(folder, ctx):
     _write(folder, reference())
     (folder / f"{A}.ipynb").rename(folder / "mine.ipynb")
     nbformat.write(blank(), str(folder / "copy.ipynb"))
+
+
+def _sleeps_past_budget(folder, ctx):
+    """The reference, then ``ctx["sleeps"]`` cells of ``ctx["sleep"]`` seconds each: each within its cell's limit,
+    together past the notebook's budget."""
+    patched(reference, *["import time\ntime.sleep({sleep})"] * ctx["sleeps"])(folder, ctx)
 
 
 def _fresh_honest(folder, ctx):
@@ -298,12 +306,7 @@ CASES = [
     Case("unlocked_test_cell", "tampered cells", ("flagged", "grading metadata"), edit(blank, _unlock_test)),
     # ---- runaway time, memory, output, processes
     Case("sleeps_in_one_cell", "runaway time", ("graded", FULL), patched(reference, "import time\ntime.sleep(10**6)")),
-    Case(
-        "sleeps_past_budget",
-        "runaway time",
-        ("not graded", "budget"),
-        patched(reference, *["import time\ntime.sleep({sleep})"] * 12),
-    ),
+    Case("sleeps_past_budget", "runaway time", ("not graded", "budget"), _sleeps_past_budget),
     Case(
         "ignores_interrupt",
         "runaway time",

@@ -120,18 +120,25 @@ def find_submissions(
     ``course_dir`` (``course grade``'s) keeps when each exchange folder
     arrived (:mod:`instructor.coursedir.arrivals`); a collected submission is
     traced back to its exchange folder there, for who made it and when it arrived.
+
+    In this order: where each submission came from (its exchange folder, if
+    any) is found first; then the record of arrivals is read once, gives each
+    of them its time, and is written once (and the folders sealed); only then
+    is each notebook read, so the bytes graded are read after the folder is
+    sealed.
     """
     if not submissions_dir.is_dir():
         raise CourseError(f"There is no submissions folder at {submissions_dir}.")
-    arrivals = Arrivals(course_dir.path if course_dir is not None else None)
     inbound = _exchange_inbound(submissions_dir)
     if inbound:
-        subs = _from_exchange(inbound, known, arrivals)
+        subs, origins = _from_exchange(inbound, known)
     else:
         subs = _from_folders(submissions_dir, known)
         exchange = _course_inbound(course_dir)
-        if exchange is not None:
-            _trace_to_exchange(subs, exchange, arrivals, course_dir)
+        origins = _trace_to_exchange(subs, exchange, course_dir) if exchange is not None else []
+    arrivals = Arrivals(course_dir.path if course_dir is not None else None)
+    for sub, folder in origins:
+        sub.received = arrivals.of(folder)
     arrivals.save()
     arrivals.seal()  # as root: what was received stays as received (the student's folder no longer hers to write)
     if not subs:
@@ -229,7 +236,9 @@ def _collected(sub: Submission, course_dir: CourseDir | None) -> bool:
     return course_dir is not None and os.path.abspath(sub.folder.parent.parent) == os.path.abspath(course_dir.submitted)
 
 
-def _trace_to_exchange(subs: list[Submission], inbound: Path, arrivals: Arrivals, course_dir: CourseDir | None) -> None:
+def _trace_to_exchange(
+    subs: list[Submission], inbound: Path, course_dir: CourseDir | None
+) -> list[tuple[Submission, Path]]:
     """Find the exchange folder each collected submission was copied from: who made it, when it arrived, and
     that its notebook there is the student's own regular file with the bytes collected.
 
@@ -240,60 +249,66 @@ def _trace_to_exchange(subs: list[Submission], inbound: Path, arrivals: Arrivals
     file holding the solution. So the copy is graded only when its exchange
     folder is found, was made by the student's account, and holds the same
     bytes as a regular file of hers (:func:`_exchange_problem`); otherwise it
-    is refused with the reason.
+    is refused with the reason. Returns each collected submission traced, with its exchange folder (whose
+    arrival is its time).
     """
     entries = sorted(p for p in inbound.iterdir() if p.is_dir() and not p.is_symlink())
     claimed = {e.name.split("+")[0] for e in entries}
+    traced = []
     for sub in subs:
         if sub.status is Status.QUEUED and _collected(sub, course_dir):
-            problem = _exchange_problem(sub, entries, claimed, arrivals)
+            entry, problem = _exchange_problem(sub, entries, claimed)
             if problem:
                 sub.end(Status.NOT_GRADED, problem)
+            elif entry is not None:
+                traced.append((sub, entry))
+    return traced
 
 
-def _exchange_problem(sub: Submission, entries: list[Path], claimed: set[str], arrivals: Arrivals) -> str:
-    """Why the collected ``sub`` cannot be traced to its student's own file in the exchange, or "" (and noted)."""
+def _exchange_problem(sub: Submission, entries: list[Path], claimed: set[str]) -> tuple[Path | None, str]:
+    """The exchange folder the collected ``sub`` was copied from (noted), or why it cannot be traced to its
+    student's own file there: (folder, "") or (None, why)."""
     unknown = "where its notebook came from cannot be checked: remove the folder and collect it again"
     try:
         stamp = read_regular(sub.folder / "timestamp.txt", 200).decode("utf-8", "replace").strip()
     except OSError as err:
-        return (
+        return None, (
             f"it has no readable timestamp.txt ({first_line(err)}), so the exchange folder it was collected from "
             f"cannot be found: {unknown}"
         )
     prefix = f"{sub.student}+{sub.assignment}+{stamp}"
     found = [e for e in entries if e.name == prefix or e.name.startswith(prefix + "+")]
     if not found:
-        return f"no exchange folder of {sub.student} has its stamp ({stamp}): {unknown}"
+        return None, f"no exchange folder of {sub.student} has its stamp ({stamp}): {unknown}"
     entry = found[-1]
     maker = _login(entry)
     if maker and maker != sub.student and maker in claimed:
-        return f"it claims to be {sub.student}'s but was made by {maker} (exchange folder {entry.name})"
+        return None, f"it claims to be {sub.student}'s but was made by {maker} (exchange folder {entry.name})"
     copy = submitted_notebook(sub)
     if copy is not None:
         try:
             original, info = read_checked(entry / copy.name, MAX_NOTEBOOK_BYTES + 1)
         except OSError as err:
             why = first_line(err) if not err.strerror else f"{copy.name} cannot be read ({err.strerror})"
-            return f"in its exchange folder {entry.name}, {why}: collect copied something that is not her file"
+            return None, f"in its exchange folder {entry.name}, {why}: collect copied something that is not her file"
         if link := foreign_link(copy.name, info, sub.student):
-            return f"in its exchange folder {entry.name}, {link}"
+            return None, f"in its exchange folder {entry.name}, {link}"
         try:
             same = sha256(read_regular(copy, MAX_NOTEBOOK_BYTES + 1)) == sha256(original)
         except OSError:
             same = True  # the copy itself is judged at intake like any notebook (_notebook_problem)
         if not same:
-            return (
+            return None, (
                 f"the collected {copy.name} differs from the one in its exchange folder {entry.name} "
                 f"(changed after it was collected): {unknown}"
             )
     sub.note(f"collected from the exchange folder {entry.name}")
-    sub.received = arrivals.of(entry)
-    return ""
+    return entry, ""
 
 
-def _from_exchange(inbound: Path, known: list[str], arrivals: Arrivals | None = None) -> list[Submission]:
-    """The newest folder per student and assignment that the student's own account made.
+def _from_exchange(inbound: Path, known: list[str]) -> tuple[list[Submission], list[tuple[Submission, Path]]]:
+    """The newest folder per student and assignment that the student's own account made; and each of those
+    submissions with its folder (whose arrival is its time).
 
     The folder name (``<student>+<assignment>+<timestamp>+...``) is written by
     the student's side, so neither the name nor the time in it is trusted
@@ -336,8 +351,8 @@ def _from_exchange(inbound: Path, known: list[str], arrivals: Arrivals | None = 
         key = (student, assignment)
         if key not in latest or stamp > latest[key].name.split("+")[2]:
             latest[key] = entry
-    arrivals = arrivals or Arrivals(None)
-    return [Submission(s, a, p, received=arrivals.of(p)) for (s, a), p in sorted(latest.items())] + bad
+    found = [(Submission(s, a, p), p) for (s, a), p in sorted(latest.items())]
+    return [sub for sub, _ in found] + bad, found
 
 
 def _login(path: Path) -> str:

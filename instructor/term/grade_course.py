@@ -60,11 +60,8 @@ def check_isolation(unsafe: bool, limits: sandbox.Limits | None = None) -> sandb
     return isolation
 
 
-def _check(req: GradeRequest, known: list[str]) -> None:
-    """An instructor's mistake in the request, in one sentence."""
-    for name in req.assignments:
-        if name not in known:
-            raise CourseError(f"There is no assignment {name!r} (known: {', '.join(known)}).")
+def _check(req: GradeRequest) -> None:
+    """An instructor's mistake in the request's numbers, in one sentence (nothing read: before any disk)."""
     if req.limits.cell_timeout <= 0 or req.limits.notebook_budget <= 0:
         raise CourseError("--cell-timeout and --budget must be positive numbers of seconds.")
     if req.jobs is not None and (req.jobs < 1 or req.scheduler):
@@ -85,10 +82,14 @@ class Graded:
 def grade_course(req: GradeRequest, log=print) -> Graded:
     """Grade the submissions of ``req`` in its course directory; then what the command prints."""
     course_dir = req.course_dir
+    # refusals first: what needs no disk, then the sandbox; then what the class is (roster, assignments), with
+    # the names asked for checked where the assignments are read, before intake touches the submissions
+    _check(req)
+    isolation = check_isolation(req.unsafe, req.limits)
     ids = roster.ids(req.roster) if req.roster else roster.roster(course_dir.path)
     known = existing_assignments(req.root / "solutions")
-    _check(req, known)
-    isolation = check_isolation(req.unsafe, req.limits)
+    if unknown := [name for name in req.assignments if name not in known]:
+        raise CourseError(f"There is no assignment {unknown[0]!r} (known: {', '.join(known)}).")
     submissions_dir = (req.submissions or course_dir.submitted).resolve()
     subs = find_submissions(submissions_dir, known, ids, course_dir=course_dir)
     if req.assignments or req.students:

@@ -8,6 +8,7 @@ exists once, in the notebook that teaches it.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 
 import nbformat
@@ -26,16 +27,14 @@ def given_refs(cell) -> list[str]:
     return list(cell.get("metadata", {}).get("course", {}).get("given", []))
 
 
-def given_source(refs: list[str], solutions: Path = SOLUTIONS) -> str:
-    """The generated source of a given cell: the referenced cells, markers removed."""
+def given_source(refs: list[str], earlier: Mapping[str, nbformat.NotebookNode]) -> str:
+    """The generated source of a given cell: the referenced cells of the ``earlier`` solution notebooks
+    (assignment -> notebook, read by :func:`synced`), markers removed. Nothing is read here."""
     parts = [GIVEN_HEADER]
-    cache: dict[str, nbformat.NotebookNode] = {}
     for ref in refs:
         assignment, _, gid = ref.partition(":")
-        if assignment not in cache:
-            cache[assignment] = read(notebook_path(assignment, solutions))
         try:
-            cell = find_cell(cache[assignment], gid)
+            cell = find_cell(earlier[assignment], gid)
         except KeyError:
             raise KeyError(f"given cell refers to {ref!r}, but {assignment} has no cell {gid!r}") from None
         parts.append(f"\n# --- from {assignment}: {gid} ---\n")
@@ -43,22 +42,34 @@ def given_source(refs: list[str], solutions: Path = SOLUTIONS) -> str:
     return "".join(parts).rstrip() + "\n"
 
 
+def synced(path: Path, solutions: Path = SOLUTIONS) -> tuple[nbformat.NotebookNode, list[str]]:
+    """One solution notebook with its given cells regenerated, in memory: (the notebook, the grade_ids of the
+    given cells that were out of date).
+
+    Everything is read first, each notebook once (``path``, then the earlier
+    solutions its given cells refer to, under ``solutions``); then each
+    given cell's source is made from them.
+    """
+    nb = read(path)
+    wanted = [(cell, refs) for cell in nb.cells if (refs := given_refs(cell))]
+    names = dict.fromkeys(ref.partition(":")[0] for _, refs in wanted for ref in refs)
+    earlier = {name: read(notebook_path(name, solutions)) for name in names}
+    stale = []
+    for cell, refs in wanted:
+        fresh = given_source(refs, earlier)
+        if cell.source != fresh:
+            stale.append(grade_id(cell) or "<given cell>")
+            cell.source = fresh
+    return nb, stale
+
+
 def sync_given(path: Path, solutions: Path = SOLUTIONS, write: bool = True) -> list[str]:
-    """Regenerate the given cells of one solution notebook.
+    """Regenerate the given cells of one solution notebook (:func:`synced`).
 
     Returns the grade_ids of the given cells that were out of date (and, with
     ``write``, were rewritten).
     """
-    nb = read(path)
-    stale = []
-    for cell in nb.cells:
-        refs = given_refs(cell)
-        if not refs:
-            continue
-        fresh = given_source(refs, solutions)
-        if cell.source != fresh:
-            stale.append(grade_id(cell) or "<given cell>")
-            cell.source = fresh
+    nb, stale = synced(path, solutions)
     if stale and write:
         nbformat.write(nb, str(path))
     return stale

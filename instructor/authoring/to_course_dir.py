@@ -24,11 +24,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from nbgrader.utils import is_grade, is_locked, is_solution, is_task
+import nbformat
 
 from instructor.authoring.generate import generate_assignment
-from instructor.authoring.given import sync_given
-from instructor.cells import grade_id, read
+from instructor.authoring.given import synced
 from instructor.coursedir import directory, due, gradebook, places, releases
 from instructor.coursedir.course_dir import CourseDir
 from instructor.errors import CourseError, first_line
@@ -40,58 +39,41 @@ def into_course_dir(course_dir: CourseDir, repo_root: Path, assignments: list[st
 
     Applies the course directory's due dates. Returns one line per test cell
     whose code changed since submissions were recorded.
+
+    Read, decide, write: first what the repository holds (each solution
+    notebook with its given cells regenerated) and what the gradebook holds of
+    each assignment; an assignment whose nbgrader cells changed after
+    submissions were recorded is refused then, before anything is written;
+    then each is copied into ``source/``, its release kept, generated
+    (nbgrader records it) and the new release kept; the due dates applied;
+    last the gradebook is read again, for the test cells whose code changed.
     """
+    solutions = repo_root / "solutions"
+    notebooks = {name: synced(notebook_path(name, solutions), solutions) for name in assignments}
     folder = directory.require(course_dir.path)
     db_url = course_dir.gradebook_url
     # what the gradebook holds of each before anything changes (nbgrader refuses other graded cells)
     before = {name: gradebook.recorded_cells(db_url, name) for name in assignments}
     for name in assignments:
+        if refused := gradebook.refused_cells(name, before[name], notebooks[name][0]):
+            raise CourseError(refused)
+    for name, (nb, stale) in notebooks.items():
         target = course_dir.source(name)
         if target.exists():
             shutil.rmtree(target)
-        shutil.copytree(
-            repo_root / "solutions" / name, target, ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__")
-        )
-    for name in assignments:
-        # given cells refer to earlier assignments, so sync against the repo
-        sync_given(notebook_path(name, course_dir.source(name).parent), repo_root / "solutions")
-    for name in assignments:
-        _refuse_changed_cells(course_dir, name, before[name])
+        shutil.copytree(solutions / name, target, ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__"))
+        if stale:  # given cells refer to earlier assignments: the copy carries the repository's current code
+            nbformat.write(nb, str(notebook_path(name, target.parent)))
     for name in assignments:
         releases.keep(folder, name)  # the release students may hold, before nbgrader replaces it
         generate_assignment(folder, name, source=places.SOURCE, release=places.RELEASE, database=True, db_url=db_url)
         releases.keep(folder, name)
     due.apply_due_dates(course_dir.due, db_url, assignments)
-    changes = []
-    for name in assignments:
-        after, earlier = gradebook.recorded_cells(db_url, name), before[name]
-        if earlier is not None and after is not None:
-            old_tests, new_tests = earlier[1], after[1]
-            changed = sorted(k for k, src in new_tests.items() if k in old_tests and old_tests[k] != src)
-            changes += [
-                f"{name}: test cell {k} changed since submissions were graded; they are graded "
-                f"with the new code (hand grades kept; the cell as students received it is no edit)"
-                for k in changed
-            ]
-    return changes
-
-
-def _refuse_changed_cells(course_dir: CourseDir, assignment: str, recorded) -> None:
-    if recorded is None:
-        return
-    nb = read(notebook_path(assignment, course_dir.source(assignment).parent))
-    # the cells nbgrader records in the gradebook
-    new = {
-        grade_id(c) for c in nb.cells if grade_id(c) and (is_grade(c) or is_solution(c) or is_locked(c) or is_task(c))
-    }
-    old = recorded[0]
-    if new != old:
-        removed, added = ", ".join(sorted(old - new)) or "none", ", ".join(sorted(new - old)) or "none"
-        raise CourseError(
-            f"{assignment} cannot be regraded: its nbgrader cells changed after submissions were recorded "
-            f"(removed: {removed}; added: {added}), which nbgrader refuses; put the cells back, "
-            f"or grade in a new course directory (`course init DIR`)."
-        )
+    return [
+        line
+        for name in assignments
+        for line in gradebook.changed_tests(name, before[name], gradebook.recorded_cells(db_url, name))
+    ]
 
 
 def release_to_exchange(

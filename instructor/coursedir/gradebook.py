@@ -13,10 +13,12 @@ from datetime import datetime
 from pathlib import Path
 
 from nbgrader.api import Gradebook, MissingEntry, SubmittedAssignment
+from nbgrader.utils import is_grade, is_locked, is_solution, is_task
 from sqlalchemy import create_engine
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import SAWarning
 
+from instructor.cells import grade_id
 from instructor.errors import CourseError, first_line
 
 # nbgrader 0.9 trips SQLAlchemy 2's autoflush warnings on every autograde; they say nothing to an instructor
@@ -85,6 +87,45 @@ def recorded_cells(db_url: str, assignment: str) -> tuple[set[str], dict[str, st
             {c.name for c in notebook.source_cells},
             {c.name: c.source for c in notebook.source_cells if c.name in graded},
         )
+
+
+def refused_cells(assignment: str, recorded: tuple[set[str], dict[str, str]] | None, nb) -> str:
+    """Why nbgrader would refuse the source notebook ``nb`` of ``assignment`` whose gradebook holds ``recorded``
+    (:func:`recorded_cells`), in one sentence; "" if it would not.
+
+    Once submissions are recorded, nbgrader cannot add or remove the cells it
+    records (graded, solution, locked, task cells). Nothing is read here.
+    """
+    if recorded is None:
+        return ""
+    new = {
+        grade_id(c) for c in nb.cells if grade_id(c) and (is_grade(c) or is_solution(c) or is_locked(c) or is_task(c))
+    }
+    old = recorded[0]
+    if new == old:
+        return ""
+    removed, added = ", ".join(sorted(old - new)) or "none", ", ".join(sorted(new - old)) or "none"
+    return (
+        f"{assignment} cannot be regraded: its nbgrader cells changed after submissions were recorded "
+        f"(removed: {removed}; added: {added}), which nbgrader refuses; put the cells back, "
+        f"or grade in a new course directory (`course init DIR`)."
+    )
+
+
+def changed_tests(
+    assignment: str, before: tuple[set[str], dict[str, str]] | None, after: tuple[set[str], dict[str, str]] | None
+) -> list[str]:
+    """One line per graded test cell of ``assignment`` whose code the gradebook holds changed from ``before``
+    to ``after`` (each as :func:`recorded_cells` gives it); nothing is read here."""
+    if before is None or after is None:
+        return []
+    old_tests, new_tests = before[1], after[1]
+    changed = sorted(k for k, src in new_tests.items() if k in old_tests and old_tests[k] != src)
+    return [
+        f"{assignment}: test cell {k} changed since submissions were graded; they are graded "
+        f"with the new code (hand grades kept; the cell as students received it is no edit)"
+        for k in changed
+    ]
 
 
 def in_gradebook(db_url: str) -> set[tuple[str, str]]:

@@ -123,9 +123,10 @@ def find_submissions(
 
     In this order: where each submission came from (its exchange folder, if
     any) is found first; then the record of arrivals is read once, gives each
-    of them its time, and is written once (and the folders sealed); only then
-    is each notebook read, so the bytes graded are read after the folder is
-    sealed.
+    of them its time, and is written once (and the exchange folders read are
+    sealed); only then is each submitted notebook read and checked, so a
+    notebook of the exchange is read once it is no longer its student's to
+    change.
     """
     if not submissions_dir.is_dir():
         raise CourseError(f"There is no submissions folder at {submissions_dir}.")

@@ -99,7 +99,7 @@ def refused_cells(assignment: str, recorded: tuple[set[str], dict[str, str]] | N
     if recorded is None:
         return ""
     new = {
-        grade_id(c) for c in nb.cells if grade_id(c) and (is_grade(c) or is_solution(c) or is_locked(c) or is_task(c))
+        gid for c in nb.cells if (gid := grade_id(c)) and (is_grade(c) or is_solution(c) or is_locked(c) or is_task(c))
     }
     old = recorded[0]
     if new == old:

@@ -30,20 +30,14 @@ def static_report(assignment: str, solutions=SOLUTIONS) -> tuple[int, int, list[
 def where_judged(nb) -> tuple[int, int, list[str]]:
     """(checks judged outside, kernel asserts, lines naming each kernel assert) of the source notebook ``nb``."""
     names = imported_names(notebook_imports(nb))
-    judged = kernel = 0
-    lines = []
-    for cell in nb.cells:
-        if not is_graded_test(cell):
-            continue
-        found = plan(test_cell_id(cell), cell.source, names)
-        judged += found.count(JUDGED)
-        kernel += found.count(KERNEL_ASSERT)
-        lines += [
-            f"  {found.cell} line {st.line}: {st.source.splitlines()[0][:100]}"
-            for st in found.statements
-            if st.kind == KERNEL_ASSERT
-        ]
-    return judged, kernel, lines
+    plans = [plan(test_cell_id(cell), cell.source, names) for cell in nb.cells if is_graded_test(cell)]
+    lines = [
+        f"  {found.cell} line {st.line}: {st.source.splitlines()[0][:100]}"
+        for found in plans
+        for st in found.statements
+        if st.kind == KERNEL_ASSERT
+    ]
+    return sum(p.count(JUDGED) for p in plans), sum(p.count(KERNEL_ASSERT) for p in plans), lines
 
 
 def influence_report(assignment: str, solutions=SOLUTIONS) -> list[Influenced]:

@@ -16,7 +16,7 @@ submission and this value alone (:func:`instructor.grading.record.decide`,
 no I/O): the value itself answers which clearing covers a submission's flags
 (:meth:`ClassState.clearing`) and how much later a student's due date falls
 (:meth:`ClassState.extension`); it is written in one place
-(:mod:`instructor.coursedir.graded`). A clearing (``course unflag``) or an
+(:mod:`instructor.coursedir.recorded`). A clearing (``course unflag``) or an
 extension (``course extend``) made while a run grades counts from the next run.
 """
 

@@ -8,10 +8,11 @@ order that keeps a kill harmless at every step::
                  the next run grades again; and what the autograded notebook there
                  held read (what a grader saw), before it is replaced
     2.           the gradebook commits (the caller's: nbgrader's RECORD chain)
-    3. write()   the hand grades and overrides the gradebook took back noted in
-                 overrides.json; the autograded notebook with the exchange's two
-                 files, or, for a submission that keeps no grade, its gradebook
-                 entry and autograded folder removed; the log
+       taken_back()  right after the commit that took hand grades or overrides back:
+                 each noted in overrides.json (a kill later must not lose the record)
+    3. write()   the autograded notebook with the exchange's two files, or, for a
+                 submission that keeps no grade, its gradebook entry and autograded
+                 folder removed; the log
     4.           the results file, last, atomically: it exists only for a record
                  that finished
 
@@ -30,7 +31,7 @@ from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
@@ -65,8 +66,6 @@ class Files:
     notebook: str | None = None
     #: files of the exchange submission kept beside the notebook, by name (nbgrader's feedback commands need them)
     exchange: Mapping[str, bytes] = field(default_factory=lambda: MappingProxyType({}))
-    #: hand grades and overrides the gradebook took back, for overrides.json
-    taken_back: tuple[overrides.Change, ...] = ()
 
 
 def clear(course_dir: CourseDir, student: str, assignment: str) -> Seen:
@@ -79,9 +78,13 @@ def clear(course_dir: CourseDir, student: str, assignment: str) -> Seen:
     return Seen(MappingProxyType(_answers_in(notebook)), MappingProxyType(overrides.credited_in(notebook)))
 
 
+def taken_back(course_dir: CourseDir, changes: Sequence[overrides.Change]) -> None:
+    """Step 2, right after the commit that took ``changes`` back: each noted in overrides.json."""
+    overrides.add(course_dir.path, *changes)
+
+
 def write(course_dir: CourseDir, student: str, assignment: str, files: Files, results: Store[Any], result: Any) -> None:
     """Steps 3 and 4, after the gradebook committed: ``files``, then ``result`` into ``results`` last."""
-    overrides.add(course_dir.path, *files.taken_back)
     autograded = course_dir.autograded(student, assignment)
     if files.notebook is not None and autograded is not None:
         autograded.mkdir(parents=True, exist_ok=True)

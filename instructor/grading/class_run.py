@@ -6,9 +6,9 @@ notebook, so its memory does not grow with the size of the class::
 
     record_class(course_dir, subs, state, tasks, force, watch)
         1. split      a submission whose recorded result is up to date is kept (resume); force: none is
-        2. watch      shown the run once it is split (how many were kept)
+        2. watch      told the run once it is split (watch.split: how many were kept)
         3. tasks      the rest graded where the caller runs them (here, or on Dask workers), as they finish
-        4. record     each one recorded (grading.record), then shown to watch
+        4. record     each one recorded (grading.record), then told to watch (watch.recorded)
 
 Where the tasks run and what the instructor sees are the caller's
 (:func:`instructor.scheduling.loop.grade_class`): both are handed in, so this
@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from instructor.coursedir.course_dir import CourseDir
 from instructor.grading import resume
@@ -48,18 +49,28 @@ class ClassRun:
         }
 
 
+class Watch(Protocol):
+    """What a grading run tells as it goes (:class:`instructor.scheduling.progress.Shown` shows it)."""
+
+    def split(self, run: ClassRun) -> None:
+        """The submissions are split: ``run.skipped`` were up to date and kept."""
+
+    def recorded(self, run: ClassRun) -> None:
+        """One more result is recorded: ``run.results[-1]``."""
+
+
 def record_class(
     course_dir: CourseDir,
     subs: list[Submission],
     state: ClassState,
     tasks: Tasks,
     force: bool,
-    watch: Callable[[ClassRun], None],
+    watch: Watch,
     mode: str = "serial",
 ) -> ClassRun:
     """Keep what is up to date in ``state`` (nothing with ``force``), grade the rest with ``tasks``, record each.
 
-    ``watch(run)`` is called once the submissions are split, and after each result is recorded.
+    ``watch.split(run)`` is called once the submissions are split, ``watch.recorded(run)`` after each result.
     """
     run = ClassRun(mode=mode)
     todo = []
@@ -73,7 +84,7 @@ def record_class(
         else:
             todo.append((sub, print_))
     run.skipped = len(run.results)
-    watch(run)
+    watch.split(run)
     if not todo:
         return run
     with contextlib.closing(tasks(todo)) as graded:  # a Dask cluster the tasks started goes with them
@@ -84,5 +95,5 @@ def record_class(
                 result = record_failure(course_dir, sub, err, state)
             sub.notebook = None  # the coordinator keeps one line per submission, not the notebook
             run.results.append(result)
-            watch(run)
+            watch.recorded(run)
     return run

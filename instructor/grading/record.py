@@ -104,7 +104,7 @@ def record(course_dir: CourseDir, sub: Submission, state: ClassState) -> Result:
     # 2. the gradebook commits (nbgrader's RECORD chain); what the directory will hold is worked out
     files = _with_grade(course_dir, sub, change, seen) if change.keeps_grade else recorded.Files("\n".join(sub.log))
     result, results = sub.result(), result_file(course_dir, sub.student, sub.assignment)
-    # 3. the overrides taken back, the autograded notebook (or its removal) and the log; 4. the results file last
+    # 3. the autograded notebook (or its removal) and the log; 4. the results file last
     recorded.write(course_dir, sub.student, sub.assignment, files, results, result)
     return result
 
@@ -114,9 +114,9 @@ def _with_grade(course_dir: CourseDir, sub: Submission, change: Recorded, seen: 
     if sub.notebook is None:
         raise ValueError(f"{sub.student}'s {sub.assignment} has a grade but no graded notebook")
     sub.notebook.metadata[ANSWERS] = answers(sub.notebook)
-    penalty, taken = _into_gradebook(course_dir, sub, change.extension, seen)
+    penalty = _into_gradebook(course_dir, sub, change.extension, seen)
     sub.notebook.metadata[SUMMARY] = grader_brief(sub.result(), penalty)
-    return recorded.Files("\n".join(sub.log), nbformat.writes(sub.notebook), _exchange_files(sub), tuple(taken))
+    return recorded.Files("\n".join(sub.log), nbformat.writes(sub.notebook), _exchange_files(sub))
 
 
 def record_failure(course_dir: CourseDir, sub: Submission, err: Exception, state: ClassState) -> Result:
@@ -168,7 +168,7 @@ def _take_back_changed_answers(gb, sub: Submission, seen: Seen) -> list[override
     ``seen``: the written answers' hashes a grader saw and, for each test cell, the hash of the answer
     it checks (:func:`~instructor.coursedir.overrides.credited_answers`), so that an override of a test
     cell is taken back too when the answer it credited changed: the cell keeps its autograded score and
-    waits for a grader again. Returns the entries for overrides.json (written after, with the notebook).
+    waits for a grader again. Returns the entries for overrides.json (the caller notes them right after).
     """
     now, credited = answers(sub.notebook), overrides.credited_answers(sub.notebook)
     changed = {gid for gid, digest in seen.answers.items() if gid in now and now[gid] != digest}
@@ -212,11 +212,10 @@ def _take_back_changed_answers(gb, sub: Submission, seen: Seen) -> list[override
     return taken
 
 
-def _into_gradebook(
-    course_dir: CourseDir, sub: Submission, extension: timedelta | None, seen: Seen
-) -> tuple[float, list[overrides.Change]]:
-    """Scores, hand grades kept (of unchanged answers only: ``seen``), late penalty; returns the penalty and
-    the hand grades and overrides taken back."""
+def _into_gradebook(course_dir: CourseDir, sub: Submission, extension: timedelta | None, seen: Seen) -> float:
+    """Scores, hand grades kept (of unchanged answers only: ``seen``), late penalty; returns the penalty.
+
+    The hand grades and overrides taken back are noted in overrides.json right after their commit."""
     cfg = grading_config(course_dir)
     db_url, course_id = course_dir.gradebook_url, course_dir.course_id
     with Gradebook(db_url, course_id) as gb:
@@ -229,7 +228,8 @@ def _into_gradebook(
     }
     sub.notebook, _ = run_chain(RECORD, sub.notebook, resources, cfg)
     with Gradebook(db_url, course_id) as gb:
-        taken = _take_back_changed_answers(gb, sub, seen)
+        taken = _take_back_changed_answers(gb, sub, seen)  # committed: noted before anything else can happen
+        recorded.taken_back(course_dir, taken)
         if sub.status is Status.FLAGGED:
             # a flagged submission shows as "needs manual grade" in nbgrader's formgrader; a hand grade
             # already given stays done (KeepHandGrades re-flags it only if its autograde score changed)
@@ -238,7 +238,7 @@ def _into_gradebook(
                 if grade.manual_score is None:
                     grade.needs_manual_grade = True
             gb.db.commit()
-        return gb.find_submission(sub.assignment, sub.student).late_submission_penalty or 0.0, taken
+        return gb.find_submission(sub.assignment, sub.student).late_submission_penalty or 0.0
 
 
 def _exchange_files(sub: Submission) -> dict[str, bytes]:

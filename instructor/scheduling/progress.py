@@ -76,9 +76,9 @@ class Progress:
 class Shown:
     """What a grading run of ``total`` submissions tells the instructor, given the run as it goes (a context manager).
 
-    Once the run is split: how many were up to date and skipped (``log``),
-    then, with ``bar``, a :class:`Progress` from there. After each recorded
-    result: a line for one that did not end graded, the bar moved on, and
+    Once the run is split (:meth:`split`): how many were up to date and skipped
+    (``log``), then, with ``bar``, a :class:`Progress` from there. After each
+    recorded result (:meth:`recorded`): a line for one that did not end graded, the bar moved on, and
     ``on_record(n)`` for the n-th of this run (the class benchmark samples
     memory there). Leaving the ``with`` lets the bar go, whatever happened.
     """
@@ -92,17 +92,15 @@ class Shown:
     ):
         self.total, self.log, self.with_bar, self.on_record = total, log, bar, on_record
         self.bar: Progress | None = None
-        self.split = False
 
-    def __call__(self, run: ClassRun) -> None:
-        if not self.split:
-            self.split = True
-            if run.skipped:
-                self.log(
-                    f"{run.skipped} submission(s) already graded and unchanged: skipped (--force grades them again)"
-                )
-            self.bar = Progress(self.total, done=run.skipped) if self.with_bar else None
-            return
+    def split(self, run: ClassRun) -> None:
+        """How many were up to date and skipped; the bar starts from there."""
+        if run.skipped:
+            self.log(f"{run.skipped} submission(s) already graded and unchanged: skipped (--force grades them again)")
+        self.bar = Progress(self.total, done=run.skipped) if self.with_bar else None
+
+    def recorded(self, run: ClassRun) -> None:
+        """A line for a result that did not end graded; the bar moved on; ``on_record``."""
         result = run.results[-1]
         if result.status is not Status.GRADED:
             line = f"  {result.student}/{result.assignment}: {result.status.shown}: {result.reason}"

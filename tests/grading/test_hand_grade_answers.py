@@ -63,3 +63,32 @@ def test_a_changed_answer_waits_for_a_grader_and_an_unchanged_one_keeps_its_grad
     assert [(e["cell"], e["from"], e["to"], e["by"], e["what"]) for e in changes] == [
         ("why", 1.0, None, "course grade", "hand grade reset")
     ]
+
+
+def test_a_kill_right_after_the_take_back_keeps_its_record(course_repo, tmp_path, run_course, monkeypatch):
+    """Killed after the gradebook took a hand grade back but before the notebook was written: is the take-back
+    in overrides.json already, is the submission graded again by the next run, and is it noted once?"""
+    nb = tmp_path / "subs/amy/01_toy/01_toy.ipynb"
+    nb.parent.mkdir(parents=True)
+    shutil.copy(course_repo / "solutions/01_toy/01_toy.ipynb", nb)
+    _set_cell(nb, "why", "Addition of numbers is commutative: a + b = b + a.")
+    cd = tmp_path / "cd"
+    grade = ["grade", tmp_path / "subs", "--course-dir", cd, "--root", course_repo, "--unsafe"]
+    run_course(grade)
+    _hand_grade(cd, 1.0)
+    _set_cell(nb, "why", "I did not understand the question.")
+
+    def killed(*_args, **_kwargs):
+        raise KeyboardInterrupt  # what a kill looks like to the code after it: nothing more runs
+
+    with monkeypatch.context() as m:
+        m.setattr("instructor.grading.record.grader_brief", killed)
+        run_course(grade, retcode=130)  # the command's exit status after an interrupt
+    assert _why(cd) == (None, True)
+    entries = lambda: [(e["cell"], e["from"], e["what"]) for e in json.loads((cd / "overrides.json").read_text())]  # noqa: E731
+    assert entries() == [("why", 1.0, "hand grade reset")]
+    assert not (cd / "results/amy/01_toy.json").exists()  # the next run grades it again
+
+    out, _ = run_course(grade)
+    assert next(ln for ln in out.splitlines() if ln.startswith("amy ")).endswith("waiting for a grader"), out
+    assert entries() == [("why", 1.0, "hand grade reset")]

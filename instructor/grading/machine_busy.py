@@ -3,9 +3,11 @@
 The setup cell (locked imports, ``setup_backend()``) is the student version's text,
 put back before the run (``RestoreTamperedCells`` and nbgrader's
 ``OverwriteCells``), and a fresh kernel runs it first: nothing the student
-wrote can make it slow. When it passes its time limit anyway (a loaded grading
-machine), or the kernel stops answering in it, or the notebook's budget runs
-out there, the submission ends ``grader failed`` and the next ``course grade``
+wrote can make it slow, nor the kernel's start (the sandbox's environment
+keeps the student's files off the path until it has started). When either
+passes its time limit anyway (a loaded grading machine), or the kernel stops
+answering in the setup, or the notebook's budget runs out there, the
+submission ends ``grader failed`` and the next ``course grade``
 grades it again. From the first cell the student wrote or changed on, a time
 limit is the student's, as before.
 
@@ -60,7 +62,12 @@ def busy_reason(
     slow = [i for i in timed_out if i < first]
     if not stopped and not slow:
         return ""
-    where = f"cell {slow[0] if slow else stopped_at}" if (slow or stopped_at is not None) else "the kernel's start"
+    if not slow and stopped_at is None:
+        return (
+            "the grading machine was too busy: the kernel's start used the notebook's whole time budget, "
+            "before any of the student's code; graded again on the next run"
+        )
+    where = f"cell {slow[0] if slow else stopped_at}"
     return (
         f"the grading machine was too busy: the course's given code ({where}, before any of the student's code) "
         f"ran past a time limit ({cell_timeout:g} s a cell); graded again on the next run"

@@ -174,6 +174,10 @@ def environment(prefix: str, home: str) -> dict[str, str]:
         "COURSE_QUICK": "1",
         "OPENBLAS_NUM_THREADS": "1",
         "PYTHONDONTWRITEBYTECODE": "1",
+        # `python -m ipykernel_launcher` would put the work folder first on sys.path: a student's file there
+        # (ipykernel_launcher.py, zmq.py) would run while the kernel starts, before any cell. IPython puts the
+        # folder back once it has started, so the notebook's cells still import the student's own modules.
+        "PYTHONSAFEPATH": "1",
         "MPLCONFIGDIR": f"{home}/.config/matplotlib",
         "IPYTHONDIR": f"{home}/.ipython",
         "JUPYTER_RUNTIME_DIR": "/tmp/jupyter-runtime",

@@ -437,6 +437,8 @@ def run(job: dict) -> dict:
         },
         limits["verdict_chars"],
         timeout=int(limits["cell_timeout"]),
+        # the kernel's start is part of the notebook's budget (its clock starts before), not a limit of its own
+        startup_timeout=max(1, int(limits["notebook_budget"])),
         kernel_name="python3",
         allow_errors=True,
         interrupt_on_timeout=True,
@@ -455,8 +457,10 @@ def run(job: dict) -> dict:
     start = time.monotonic()
     deadline = start + limits["notebook_budget"]
     status, detail, stopped_at, timed_out = "ok", "", None, []
+    started = False
     try:
         with client.setup_kernel():
+            started = True
             if client.kc is None:
                 raise RuntimeError("the kernel started without a client to talk to it")
             _skip_undecodable(client.kc.iopub_channel)
@@ -493,6 +497,14 @@ def run(job: dict) -> dict:
     except DeadKernelError:
         status, stopped_at = "died", index
         detail = f"the kernel died while running cell {index}"
+    except RuntimeError:  # after DeadKernelError, which is one
+        # jupyter_client's "Kernel didn't respond in N seconds": no student code can slow the start (the
+        # environment's PYTHONSAFEPATH), so a start that used the whole budget is the machine's (the grader
+        # grades it again: instructor.grading.machine_busy); any other failure is the executor's, as before
+        if started or time.monotonic() < deadline - 1:
+            raise
+        status, stopped_at = "budget", None
+        detail = f"the kernel did not start within the notebook's whole {limits['notebook_budget']:g} s budget"
     return {
         "status": status,
         "detail": detail,

@@ -584,3 +584,34 @@ def test_a_deeply_nested_output_is_dropped_not_the_run():
     # a result nested too deep for json or nbformat is malformed: no result, not a crash of the grader
     deep = "[" * 100_000 + "]" * 100_000
     assert sandbox_run._read_result(f'{{"status": "ok", "notebook": {deep}}}'.encode()) is None
+
+
+def test_a_students_file_does_not_run_while_the_kernel_starts(tmp_path):
+    """A file beside the notebook named as the module that starts the kernel (``ipykernel_launcher.py``): does
+    the kernel still start and run the cells (the student's file never runs before them), while the notebook
+    can still import a module of the student's own from its folder?"""
+    isolation = require_sandbox()
+    hijack = tmp_path / "ipykernel_launcher.py"
+    hijack.write_text("raise SystemExit('a student file ran as the kernel started')\n")
+    helper = tmp_path / "my_helper.py"
+    helper.write_text("ANSWER = 42\n")
+    nb = new_notebook(cells=[new_code_cell("import my_helper\nprint('helper', my_helper.ANSWER)")], metadata=KERNEL)
+    run = sandbox.run_notebook(nb, [hijack, helper], SHORT, isolation)
+    assert run.status == "ok", (run.status, run.reason, run.log[-2000:])
+    assert "helper 42" in _printed(run)
+
+
+def test_a_kernel_that_does_not_start_within_the_budget_is_the_machines(monkeypatch):
+    """A kernel whose start takes longer than the whole notebook's budget (a loaded machine, here a start that
+    sleeps first): is the run ended at the budget, before any cell, and said to be the machine's?"""
+    from instructor.grading.machine_busy import busy_reason
+
+    isolation = require_sandbox()
+    slow_start = ["sh", "-c", 'sleep 20; exec "$@"', "sh", *sandbox_run.KERNEL_LAUNCH]
+    monkeypatch.setattr(sandbox_run, "KERNEL_LAUNCH", slow_start)
+    nb = new_notebook(cells=[new_code_cell("print('ran')")], metadata=KERNEL)
+    run = sandbox.run_notebook(nb, [], sandbox.Limits(cell_timeout=2, notebook_budget=3), isolation)
+    assert (run.status, run.stopped_at) == ("budget", None), (run.status, run.reason, run.log[-2000:])
+    assert "did not start" in run.reason
+    assert "ran" not in _printed(run)
+    assert "too busy" in busy_reason(run.status, run.stopped_at, run.timed_out, nb, None, 2)

@@ -171,7 +171,8 @@ def test_common_mistake_fails_a_visible_check(visible_runner, name):
     """Does this mistake fail a check the student sees, with a message that names it?"""
     mistake = _catalogued(name)
     assert mistake.expect, f"{name}: give it an `expect`, the visible check's message"
-    failed = visible_runner.run(mistake).failed_tests(mistake.task)
+    # only the mistake's task's checks are asserted: the cells after its last test cell can change none of them
+    failed = visible_runner.run(mistake, through=mistake.task).failed_tests(mistake.task)
     assert failed, f"{name}: {mistake.why} -- every visible check of {mistake.task!r} passes"
     first = failed[0].evalue
     assert mistake.expect in first, (

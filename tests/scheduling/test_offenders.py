@@ -19,8 +19,10 @@ from tests.hostile.cases import FORGED_RESULT
 from tests.system import require_sandbox
 
 A = "01_rnn"
+#: 40 processes spinning for 10 s of wall clock: beside the honest students for several of their runs, and
+#: 20 s short of the cell's limit (30 s) for starting them under the sandbox's CPU share on a loaded machine
 BUSY = (
-    "import multiprocessing as mp, time\ndef spin():\n    end = time.time() + 20\n    while time.time() < end: pass\n"
+    "import multiprocessing as mp, time\ndef spin():\n    end = time.time() + 10\n    while time.time() < end: pass\n"
     "procs = [mp.Process(target=spin) for _ in range(40)]\n[p.start() for p in procs]\n[p.join() for p in procs]"
 )
 FILL = (

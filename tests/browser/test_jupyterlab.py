@@ -310,12 +310,24 @@ def _run_all_and_find_explorer(nb):
     return explorer, _wait_new_picture(explorer, ""), explorer.locator(".course-explorer-text")
 
 
+def _text_with(text, *needles: str, timeout_s: float = 60) -> str:
+    """The explorer's text panel once it holds every one of ``needles`` (on a loaded machine the panel can
+    fill after the picture); its last text if it never does, for the caller's assertion to show."""
+    deadline = time.monotonic() + timeout_s
+    shown = text.inner_text()
+    while not all(n in shown for n in needles) and time.monotonic() < deadline:
+        time.sleep(0.2)
+        shown = text.inner_text()
+    return shown
+
+
 def test_sequence_explorer_of_03_renders_and_responds(open_notebook):
     """Does 03's explorer show a decoded sequence and its attention map, and redraw for a new length and a new
     sequence?"""
     nb = open_notebook("03_attention/03_attention.ipynb")
     explorer, first, text = _run_all_and_find_explorer(nb)
-    assert "source" in text.inner_text() and "output" in text.inner_text()
+    shown = _text_with(text, "source", "output")
+    assert "source" in shown and "output" in shown, shown
     assert len(text.inner_text().split("\n")[0].split()) == 1 + 13  # "source", 12 digits and <E>
     nb.shot("03_explorer", explorer)
 
@@ -340,14 +352,17 @@ def test_cipher_explorer_of_04_renders_and_responds(open_notebook):
     """Does 04's explorer encrypt and decrypt a typed message and redraw the attention of a chosen head?"""
     nb = open_notebook("04_transformer/04_transformer.ipynb")
     explorer, first, text = _run_all_and_find_explorer(nb)
-    assert "encrypted" in text.inner_text() and "decrypted" in text.inner_text()
+    shown = _text_with(text, "encrypted", "decrypted")
+    assert "encrypted" in shown and "decrypted" in shown, shown
     nb.shot("04_explorer", explorer)
 
     box = explorer.locator("input[type=text]").first
     box.fill("hello world")
     box.press("Enter")
     second = _wait_new_picture(explorer, first)
-    assert "jpl qkwctwd".replace(" ", "\u2423") in text.inner_text(), text.inner_text()  # cipher("hello world", "clap")
+    typed = "jpl qkwctwd".replace(" ", "\u2423")  # cipher("hello world", "clap")
+    shown = _text_with(text, typed)
+    assert typed in shown, shown
 
     explorer.locator("select").nth(2).select_option(label="1")  # head 1
     third = _wait_new_picture(explorer, second)

@@ -29,9 +29,8 @@ def _why(cd):
         return grade.manual_score, grade.needs_manual_grade
 
 
-def test_a_changed_answer_waits_for_a_grader_and_an_unchanged_one_keeps_its_grade(course_repo, tmp_path, run_course):
-    """Re-submitted with the written answer unchanged (code edited), is the hand grade kept; with the answer
-    rewritten, is it sent back to "needs grading", said so in the table and the CSV, and kept in the overrides file?"""
+def _graded_by_hand(course_repo, tmp_path, run_course):
+    """amy's 01_toy with a written answer, graded, then given 1 point by hand: (notebook, course dir, grade args)."""
     nb = tmp_path / "subs/amy/01_toy/01_toy.ipynb"
     nb.parent.mkdir(parents=True)
     shutil.copy(course_repo / "solutions/01_toy/01_toy.ipynb", nb)
@@ -40,6 +39,18 @@ def test_a_changed_answer_waits_for_a_grader_and_an_unchanged_one_keeps_its_grad
     grade = ["grade", tmp_path / "subs", "--course-dir", cd, "--root", course_repo, "--unsafe"]
     run_course(grade)
     _hand_grade(cd, 1.0)
+    return nb, cd, grade
+
+
+def _noted(cd):
+    """(cell, from, what) of each entry of overrides.json."""
+    return [(e["cell"], e["from"], e["what"]) for e in json.loads((cd / "overrides.json").read_text())]
+
+
+def test_a_changed_answer_waits_for_a_grader_and_an_unchanged_one_keeps_its_grade(course_repo, tmp_path, run_course):
+    """Re-submitted with the written answer unchanged (code edited), is the hand grade kept; with the answer
+    rewritten, is it sent back to "needs grading", said so in the table and the CSV, and kept in the overrides file?"""
+    nb, cd, grade = _graded_by_hand(course_repo, tmp_path, run_course)
 
     nbk = nbformat.read(str(nb), as_version=4)
     nbk.cells.append(nbformat.v4.new_code_cell("# a comment the student added"))
@@ -68,14 +79,7 @@ def test_a_changed_answer_waits_for_a_grader_and_an_unchanged_one_keeps_its_grad
 def test_a_kill_right_after_the_take_back_keeps_its_record(course_repo, tmp_path, run_course, monkeypatch):
     """Killed after the gradebook took a hand grade back but before the notebook was written: is the take-back
     in overrides.json already, is the submission graded again by the next run, and is it noted once?"""
-    nb = tmp_path / "subs/amy/01_toy/01_toy.ipynb"
-    nb.parent.mkdir(parents=True)
-    shutil.copy(course_repo / "solutions/01_toy/01_toy.ipynb", nb)
-    _set_cell(nb, "why", "Addition of numbers is commutative: a + b = b + a.")
-    cd = tmp_path / "cd"
-    grade = ["grade", tmp_path / "subs", "--course-dir", cd, "--root", course_repo, "--unsafe"]
-    run_course(grade)
-    _hand_grade(cd, 1.0)
+    nb, cd, grade = _graded_by_hand(course_repo, tmp_path, run_course)
     _set_cell(nb, "why", "I did not understand the question.")
 
     def killed(*_args, **_kwargs):
@@ -85,10 +89,9 @@ def test_a_kill_right_after_the_take_back_keeps_its_record(course_repo, tmp_path
         m.setattr("instructor.grading.record.grader_brief", killed)
         run_course(grade, retcode=130)  # the command's exit status after an interrupt
     assert _why(cd) == (None, True)
-    entries = lambda: [(e["cell"], e["from"], e["what"]) for e in json.loads((cd / "overrides.json").read_text())]  # noqa: E731
-    assert entries() == [("why", 1.0, "hand grade reset")]
+    assert _noted(cd) == [("why", 1.0, "hand grade reset")]
     assert not (cd / "results/amy/01_toy.json").exists()  # the next run grades it again
 
     out, _ = run_course(grade)
     assert next(ln for ln in out.splitlines() if ln.startswith("amy ")).endswith("waiting for a grader"), out
-    assert entries() == [("why", 1.0, "hand grade reset")]
+    assert _noted(cd) == [("why", 1.0, "hand grade reset")]

@@ -45,6 +45,7 @@ written on one line with each field named by its code (``{mask[:, 0]}``).
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -199,12 +200,18 @@ def _marked(source: str) -> dict[int, frozenset[str]]:
     return marked
 
 
-def checks(source: str) -> list[Check]:
-    """Every simple statement of a test cell's source, innermost first when they nest (a loop's assert)."""
+@functools.lru_cache(maxsize=1024)
+def checks(source: str) -> tuple[Check, ...]:
+    """Every simple statement of a test cell's source, innermost first when they nest (a loop's assert).
+
+    Cached: a class's pages and reports ask about the same few release test cells for every submission, and
+    each call parses the cell and cuts the code of each statement out of it (``ast.get_source_segment`` reads
+    the whole cell again each time). A ``Check`` is frozen, so every caller may share one.
+    """
     try:
         tree = parse(source)
     except SyntaxError:
-        return []
+        return ()
     hidden = hidden_line_numbers(source)
     first_hidden = min(hidden, default=None)
     marked = _marked(source)
@@ -228,7 +235,7 @@ def checks(source: str) -> list[Check]:
                     first_hidden is not None and first_hidden < node.lineno,
                 )
             )
-    return sorted(found, key=lambda c: c.last - c.first)
+    return tuple(sorted(found, key=lambda c: c.last - c.first))
 
 
 def failing_line(error: dict) -> int | None:

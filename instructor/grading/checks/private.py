@@ -19,6 +19,7 @@ and the import system; the static scan of student code flags both
 from __future__ import annotations
 
 import ast
+import functools
 import secrets
 
 from instructor.grading.syntax import parse
@@ -43,6 +44,14 @@ def private_name(name: str) -> str:
 def imports_line(setup: tuple[str, ...] | list[str]) -> tuple[str, dict[str, str]]:
     """One line binding the send function and every trusted import of ``setup`` under private names,
     and the map (notebook name -> private name) of what it binds."""
+    line, names = _imports_line(tuple(setup))
+    return line, dict(names)
+
+
+# Cached, as :func:`rewrite` is: each test cell of each submission asks again about the release's same set-up
+# cells and statements, and each answer is a pure function of its text (one parse per set-up cell per test cell).
+@functools.lru_cache(maxsize=256)
+def _imports_line(setup: tuple[str, ...]) -> tuple[str, tuple[tuple[str, str], ...]]:
     statements, names = [SEND_IMPORT + SEND_NAME], {}
     for source in setup:
         try:
@@ -70,7 +79,7 @@ def imports_line(setup: tuple[str, ...] | list[str]) -> tuple[str, dict[str, str
                     bound = alias.asname or alias.name
                     statements.append(f"from {node.module} import {alias.name} as {private_name(bound)}")
                     names[bound] = private_name(bound)
-    return "; ".join(statements), names
+    return "; ".join(statements), tuple(names.items())
 
 
 def rewrite(source: str, names: dict[str, str]) -> str:
@@ -79,6 +88,12 @@ def rewrite(source: str, names: dict[str, str]) -> str:
     A name the statement binds itself anywhere (an argument, a target, an
     import) is left alone in it. Lines keep their number; only the columns move.
     """
+    return _rewrite(source, tuple(sorted(names.items())))
+
+
+@functools.lru_cache(maxsize=4096)
+def _rewrite(source: str, pairs: tuple[tuple[str, str], ...]) -> str:
+    names = dict(pairs)
     tree = parse(source)
     own = set()
     for node in ast.walk(tree):

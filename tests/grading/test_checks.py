@@ -61,6 +61,25 @@ def test_what_a_hidden_check_expects_never_enters_the_kernel():
     assert len(origin) == len(code.splitlines())
 
 
+def test_the_cached_private_names_are_each_callers_own():
+    """imports_line and rewrite are cached (every test cell of every submission asks about the same set-up cells):
+    a caller that changes the map it got changes nothing the next caller gets, and the order of a map's names
+    changes nothing in a rewrite."""
+    from instructor.grading.checks.private import imports_line, private_name, rewrite
+
+    setup = ("import numpy as np\nimport mygrad as mg",)
+    line, names = imports_line(setup)
+    assert names == {"np": private_name("np"), "mg": private_name("mg")}, names
+    names["np"] = "stolen"
+    assert imports_line(list(setup)) == (line, {"np": private_name("np"), "mg": private_name("mg")})
+    forward = {"np": private_name("np"), "mg": private_name("mg")}
+    backward = dict(reversed(list(forward.items())))
+    statement = "y = mg.tanh(np.ones(3))"
+    assert rewrite(statement, forward) == rewrite(statement, backward)
+    assert rewrite(statement, forward) == f"y = {private_name('mg')}.tanh({private_name('np')}.ones(3))"
+    assert rewrite(statement, {"np": private_name("np")}) == f"y = mg.tanh({private_name('np')}.ones(3))"
+
+
 def test_values_travel_as_data_only():
     """Do arrays, tensors, numbers and containers come back equal, and anything else as an Opaque that refuses use?"""
     t = mg.tensor(np.ones((2, 3), np.float32))

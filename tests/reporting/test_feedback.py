@@ -5,6 +5,8 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
+import pytest
+
 from tests.factories import toy_submissions
 
 
@@ -532,3 +534,17 @@ def test_an_error_names_the_earlier_task_it_came_out_of():
     assert meta["model__in_mask"].raised["line"] == "return lengths[:, None]"
     assert meta["model__in_mask"].depends == [["mask", "mask"]]
     assert meta["model__own"].raised["line"] == "return x + m" and meta["model__own"].depends == []
+
+
+def test_the_cached_checks_of_a_cell_cannot_be_changed_by_a_caller():
+    """failures.checks is cached (a class's pages ask about the same release cells): what it gives is frozen."""
+    import dataclasses
+
+    from instructor.reporting.failures import checks
+
+    source = 'x = 1\nassert x == 2, f"x is {x}, not 2"\n'
+    found = checks(source)
+    assert isinstance(found, tuple) and found == checks(source)
+    assert [(c.first, c.words, c.parts) for c in found if c.judges] == [(2, "x is …, not 2", ("x is ", ", not 2"))]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        found[0].words = "changed"

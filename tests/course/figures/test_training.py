@@ -6,6 +6,8 @@ Run in a real kernel where it matters: what a frontend sees is the kernel's disp
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -111,11 +113,11 @@ def test_training_plot_keeps_noggins_curves():
 def test_training_plot_redraws_within_its_time_budget(monkeypatch):
     """With draws of 0.2 s and a budget of 10 %, are redraws at least 1.8 s apart, and the last batch drawn at the
     end?"""
-    from course.figures import training as plotting
+    from course.figures import create_plot, live_plot
 
     clock = {"now": 0.0}
-    monkeypatch.setattr(plotting.time, "perf_counter", lambda: clock["now"])
-    plotter, _, _ = plotting.create_plot(["loss"], max_fraction_spent_plotting=0.1)
+    monkeypatch.setattr(live_plot.time, "perf_counter", lambda: clock["now"])
+    plotter, _, _ = create_plot(["loss"], max_fraction_spent_plotting=0.1)
     plotter.live = True
     drawn_at = []
 
@@ -133,3 +135,17 @@ def test_training_plot_redraws_within_its_time_budget(monkeypatch):
     assert 5 <= len(drawn_at) <= 11  # about one draw per 2 s
     plotter.plot()
     assert drawn_at[-1] == clock["now"] - 0.2  # plot() draws the end, whatever the budget
+
+
+def test_the_setup_cell_imports_no_noggin_until_a_plot_is_made():
+    """Does the setup cell's import leave noggin (xarray, pandas: 0.4 s) for the training cell that plots?"""
+    code = (
+        "import sys\n"
+        "from course.figures import setup_backend, create_plot\n"
+        "before = sorted(m for m in ('noggin', 'xarray', 'pandas') if m in sys.modules)\n"
+        "plotter, fig, ax = create_plot(['loss'])\n"
+        "print(before, type(plotter).__mro__[1].__module__)"
+    )
+    env = {**os.environ, "MPLBACKEND": "Agg"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
+    assert out.stdout.split() == ["[]", "noggin.plotter"], out

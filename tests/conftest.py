@@ -2,21 +2,14 @@
 
 from __future__ import annotations
 
-import functools
 import os
 from pathlib import Path
 
-import nbgrader.api
 import pytest
 from hypothesis import HealthCheck, settings
 
 from instructor.cli import main
 from tests.factories import make_course
-
-# nbgrader stamps each new gradebook with the installed schema's version, asked of a fresh `alembic heads` process
-# (1-3 s, about as long as grading a toy submission); the answer is the same for every gradebook, so a test process
-# asks once. `course` run as its own process still asks (tests/cli/test_cli.py checks it finds alembic).
-nbgrader.api.get_alembic_version = functools.cache(nbgrader.api.get_alembic_version)
 
 # Property tests (hypothesis) never judge time (no deadline, no too-slow health check: a loaded machine is slow)
 # and keep no example database in the repository. Under CI=true each draws the same examples on every run

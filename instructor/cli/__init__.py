@@ -110,10 +110,11 @@ def _old_name(module):
 
 
 def _find_own_scripts() -> None:
-    """Put this environment's scripts folder on PATH: nbgrader runs ``alembic`` from PATH to make a gradebook.
+    """Put this environment's scripts folder on PATH, for what nbgrader runs by name (``alembic``, when it
+    upgrades a gradebook; a new gradebook's version is read in this process: :mod:`instructor.coursedir.gradebook`).
 
     Without it, ``/path/to/venv/bin/course`` run from a shell where the venv
-    is not activated fails at the first gradebook it creates.
+    is not activated would not find them.
     """
     scripts = sysconfig.get_path("scripts")
     path = os.environ.get("PATH", "")

@@ -30,8 +30,7 @@ def test_errors_are_one_sentence(run_course, args, message):
 
 
 def test_course_runs_from_an_environment_that_is_not_activated(tmp_path):
-    """Does `course` called by its full path, with the venv not on PATH, still make a gradebook (nbgrader runs
-    alembic from PATH)?"""
+    """Does `course` called by its full path, with the venv not on PATH, still make a gradebook?"""
     script = Path(sysconfig.get_path("scripts")) / "course"
     env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
     roster = tmp_path / "class.csv"

@@ -310,7 +310,7 @@ def test_busy_processes_leave_the_student_beside_them_their_share(tmp_path):
     def rates(lead: float) -> list[tuple[float, float]]:
         """(CPU seconds per second of the window, window) of the hog (``hogs`` processes) and of the student (1)."""
         t0 = time.time() + lead  # both sandboxes have started by then on an idle machine
-        cells = [SPINNERS.format(t0=t0, t1=t0 + 10, n=n) for n in (hogs, 1)]
+        cells = [SPINNERS.format(t0=t0, t1=t0 + 6, n=n) for n in (hogs, 1)]  # 6 s of spinning: 12 s of CPU on 2 CPUs
         with ThreadPoolExecutor(2) as pool:
             runs = list(pool.map(lambda cell: _run([cell], isolation, limits), cells))
         assert [run.status for run in runs] == ["ok", "ok"], [run.log for run in runs]

@@ -548,3 +548,36 @@ def test_the_cached_checks_of_a_cell_cannot_be_changed_by_a_caller():
     assert [(c.first, c.words, c.parts) for c in found if c.judges] == [(2, "x is …, not 2", ("x is ", ", not 2"))]
     with pytest.raises(dataclasses.FrozenInstanceError):
         found[0].words = "changed"
+
+
+def test_a_class_of_pages_compiles_each_template_once(graded_class, monkeypatch):
+    """nbgrader makes a new exporter for every page: does the course's exporter compile each template once
+    in a process, and write the same pages as nbconvert's own exporter?"""
+    import jinja2
+    from nbconvert.exporters import HTMLExporter
+
+    from instructor.coursedir.course_dir import CourseDir
+    from instructor.reporting.feedback import template
+    from instructor.reporting.feedback.pages import feedback
+
+    course, _ = graded_class
+    compiled = []
+    compile_ = jinja2.Environment.compile
+
+    def counted(self, source, name=None, filename=None, *args, **kwargs):
+        compiled.append(filename)
+        return compile_(self, source, name, filename, *args, **kwargs)
+
+    monkeypatch.setattr(jinja2.Environment, "compile", counted)
+    template.COMPILED._code.clear()  # as a new process starts
+    files, failures = feedback(CourseDir.at(course), log=lambda *_: None)
+    assert failures == [] and len(files) >= 10
+    by_file = [f for f in compiled if f is not None]
+    assert by_file and len(by_file) == len(set(by_file)), by_file  # each template file once, for all the pages
+    pages = {f: f.read_bytes() for f in files}
+
+    monkeypatch.setattr(template.FeedbackExporter, "environment", HTMLExporter.environment)  # nbconvert's own
+    compiled.clear()
+    again, _ = feedback(CourseDir.at(course), log=lambda *_: None)
+    assert len([f for f in compiled if f is not None]) >= len(files) * len(set(by_file))  # again for every page
+    assert {f: f.read_bytes() for f in again} == pages

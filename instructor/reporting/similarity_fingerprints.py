@@ -24,12 +24,17 @@ from __future__ import annotations
 import io
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
+from typing import TYPE_CHECKING
 
 import numpy as np
-from copydetect import CodeFingerprint
-from copydetect.utils import get_copied_slices, get_token_coverage, hashed_kgrams
 
 from instructor.reporting.similarity_documents import Document
+
+if TYPE_CHECKING:
+    from copydetect import CodeFingerprint
+
+# copydetect (0.3 s, matplotlib under it) is imported where it is used: every `course` command imports this module
+# with the command line's verbs, and only `course similarity` needs it
 
 #: copydetect's noise threshold (its default): a match is at least this many filtered characters
 NOISE = 25
@@ -40,6 +45,8 @@ LANGUAGE = "python"
 
 def _fingerprint(text: str, boilerplate=None, window: int = WINDOW) -> CodeFingerprint:
     """copydetect's fingerprint of a Python text (tokenised and filtered), ``boilerplate`` hashes removed."""
+    from copydetect import CodeFingerprint
+
     return CodeFingerprint(
         "answers.py", NOISE, window, boilerplate=boilerplate, filter=True, language=LANGUAGE, fp=io.StringIO(text)
     )
@@ -88,6 +95,8 @@ def to_filtered(raw_mask: np.ndarray, code: CodeFingerprint) -> np.ndarray:
 
 def boilerplate_characters(code: CodeFingerprint, boilerplate: np.ndarray) -> np.ndarray:
     """A mask over the filtered code: True where a released k-gram (copydetect's boilerplate) covers it."""
+    from copydetect.utils import hashed_kgrams
+
     starts = np.flatnonzero(np.isin(hashed_kgrams(code.filtered_code, NOISE), boilerplate))
     edges = np.zeros(len(code.filtered_code) + NOISE + 1, dtype=np.int64)
     np.add.at(edges, starts, 1)
@@ -104,6 +113,8 @@ def drop_released(code: CodeFingerprint, released: np.ndarray) -> CodeFingerprin
     and a student's first or last few tokens: two students who start alike
     (``n = np.random.randint(``) would match there, on every task.
     """
+    from copydetect.utils import get_token_coverage
+
     before = np.concatenate([[0], np.cumsum(released)])  # before[j]: released characters in [0, j)
     end = len(released)
     kept = {}
@@ -154,6 +165,8 @@ def overlap(mine: Fingerprints, theirs: Fingerprints) -> tuple[int, float]:
     The numbers of copydetect's ``compare_files`` (token overlap over token
     coverage), with a sorted-array membership test instead of its per-hash loop.
     """
+    from copydetect.utils import get_copied_slices
+
     matched = mine.positions[np.isin(mine.position_hashes, theirs.hashes)]
     if len(matched) == 0:
         return 0, 0.0

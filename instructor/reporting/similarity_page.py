@@ -16,7 +16,6 @@ from pathlib import Path
 
 import jinja2
 import numpy as np
-from copydetect.utils import highlight_overlap
 from markupsafe import Markup, escape
 
 from instructor.reporting.rendering import STATIC_PAGE_POLICY
@@ -34,6 +33,8 @@ def highlight(text: str, starts: np.ndarray, ends: np.ndarray) -> Markup:
     """``text`` escaped, with ``text[start:end]`` of each slice inside ``<mark>``; slices sorted, disjoint."""
     if not len(text) or not len(starts):
         return Markup(escape(text))  # copydetect returns the text as is when there is nothing to mark
+    from copydetect.utils import highlight_overlap  # where it is used (similarity_fingerprints says why)
+
     marked, _ = highlight_overlap(text, np.array([starts, ends]), "<mark>", "</mark>", escape_html=True)
     return Markup(marked)
 

@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 from itertools import combinations
 
 import numpy as np
-from copydetect import compare_files
 
 from instructor.reporting.similarity_documents import Document
 from instructor.reporting.similarity_fingerprints import Fingerprints, overlap
@@ -70,6 +69,8 @@ def score_all(prints: dict[str, Fingerprints]) -> list[Pair]:
 
 def locate(pair: Pair, docs: dict[str, Document], prints: dict[str, Fingerprints]) -> Pair:
     """``pair`` with the raw-text slices of its matching parts (copydetect's ``compare_files``) and their tasks."""
+    from copydetect import compare_files  # where it is used (similarity_fingerprints says why)
+
     _, _, (slices_a, slices_b) = compare_files(prints[pair.a].code, prints[pair.b].code)
     pair.slices = (np.asarray(slices_a).reshape(2, -1), np.asarray(slices_b).reshape(2, -1))
     in_a, in_b = docs[pair.a].tasks_in(pair.slices[0]), docs[pair.b].tasks_in(pair.slices[1])

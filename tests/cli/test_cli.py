@@ -55,3 +55,11 @@ def test_the_command_starts_without_building_iri_parsers():
     )
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=True)
     assert done.stdout.split() == ["broken", "refused", "no", "parsers"], done.stdout + done.stderr
+
+
+def test_the_command_imports_copydetect_only_for_similarity():
+    """Does ``course`` start without copydetect (and the matplotlib under it: 0.3 s of every command), which only
+    `course similarity` uses?"""
+    probe = "import sys, instructor.cli\nprint(sorted(m for m in ('copydetect', 'matplotlib') if m in sys.modules))"
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, check=True)
+    assert done.stdout.split() == ["[]"], done.stdout + done.stderr

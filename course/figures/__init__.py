@@ -6,7 +6,8 @@ A notebook imports them all from here::
 
 - :mod:`course.figures.training`: the training plot that redraws while a cell
   trains (:func:`create_plot`), and the notebook's backend (:func:`setup_backend`); the plot
-  itself is :mod:`course.figures.live_plot`'s, imported with noggin when a plot is made;
+  itself is :mod:`course.figures.live_plot`'s, imported with noggin when a plot is made; what they
+  share of the notebook's display (the shell, a figure as PNG) is :mod:`course.figures.display`'s;
 - :mod:`course.figures.attention`: the course's one attention heat map,
   weights of shape (T_out, T_in) or (heads, T_out, T_in) with a label per
   query and per key (:func:`show_attention`, :func:`draw_attention`);

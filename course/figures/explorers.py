@@ -31,7 +31,7 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from course.figures.attention import draw_attention, figure_size
-from course.figures.training import figure_png
+from course.figures.display import figure_png
 from course.runtime import is_headless
 
 __all__ = ["sequence_explorer", "cipher_explorer", "skip_reason"]

@@ -12,7 +12,7 @@ from collections import deque
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from noggin.plotter import LivePlot
 
-from course.figures.training import _has_frontend, _ipython, figure_png
+from course.figures.display import figure_png, has_frontend, ipython_shell
 from course.runtime import is_headless
 
 __all__ = ["TrainingPlot"]
@@ -54,7 +54,7 @@ class TrainingPlot(LivePlot):
         # budget is > 0, and would call pyplot.ion(): give it 0, keep our own.
         super().__init__(metrics, max_fraction_spent_plotting=0.0, **kwargs)
         self._liveplot = False  # noggin's live mode (nbAgg only) stays off
-        self.live = not is_headless() and _has_frontend()
+        self.live = not is_headless() and has_frontend()
         self.budget = float(max_fraction_spent_plotting)
         self._handle = None  # the display slot, once shown
         self._last_draw: float | None = None  # time.perf_counter() at the end of the last draw
@@ -106,7 +106,7 @@ class TrainingPlot(LivePlot):
             self._last_draw = time.perf_counter()
             return
         super().plot(plot_batches=plot_batches)
-        if _ipython() is not None and self._fig is not None:
+        if ipython_shell() is not None and self._fig is not None:
             from IPython.display import Image, display
 
             display(Image(data=figure_png(self._fig), format="png"))

@@ -30,25 +30,10 @@ In a notebook::
 
 from __future__ import annotations
 
-import io
-
+from course.figures.display import ipython_shell
 from course.tracebacks import wrap_error_messages
 
-__all__ = ["setup_backend", "create_plot", "figure_png"]
-
-
-def _ipython():
-    try:
-        from IPython import get_ipython
-    except ImportError:  # plain Python: nothing to set up
-        return None
-    return get_ipython()
-
-
-def _has_frontend() -> bool:
-    """True inside a Jupyter kernel (a frontend can show displays), False in plain Python or a terminal."""
-    shell = _ipython()
-    return shell is not None and getattr(shell, "kernel", None) is not None
+__all__ = ["setup_backend", "create_plot"]
 
 
 def setup_backend() -> None:
@@ -60,21 +45,11 @@ def setup_backend() -> None:
     shows it whole. Outside IPython nothing changes. Returns None, so the
     cell shows nothing.
     """
-    shell = _ipython()
+    shell = ipython_shell()
     if shell is None:
         return
     shell.run_line_magic("matplotlib", "inline")
     wrap_error_messages(shell)
-
-
-def figure_png(fig, dpi: int = 80, tight: bool = True) -> bytes:
-    """Render a matplotlib figure to PNG bytes with Agg, whatever the backend.
-
-    ``tight`` crops the picture to what is drawn, at the cost of drawing twice.
-    """
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=dpi, bbox_inches="tight" if tight else None)
-    return buffer.getvalue()
 
 
 def create_plot(metrics, max_fraction_spent_plotting: float = 0.1, **kwargs):

@@ -4,11 +4,12 @@ A busy kernel cannot keep an interactive figure alive in JupyterLab 4: ipympl
 shows a figure made during a cell only once the cell ends, and noggin's own
 live mode needs the ``nbAgg`` backend, which JupyterLab 4 no longer runs
 (noggin issue #50). What a browser does redraw during a busy cell is a
-display that the kernel replaces. So the plot (:class:`course.figures.live_plot.TrainingPlot`) keeps noggin's
-bookkeeping (per-batch curves, per-epoch means), draws the figure off screen
-with Agg, and swaps a PNG in one display slot (``display(..., display_id=True)``
-then ``handle.update(...)``), at most a few times a second and within a
-budget of the training time.
+display that the kernel replaces. So the plot
+(:class:`course.figures.live_plot.TrainingPlot`) keeps noggin's bookkeeping
+(per-batch curves, per-epoch means), draws the figure off screen with Agg,
+and swaps a PNG in one display slot (``display(..., display_id=True)`` then
+``handle.update(...)``), at most a few times a second and within a budget of
+the training time.
 
 Headless runs (quick mode outside JupyterLab, nbval, autograding, CI) get one
 static figure when its ``plot`` is called, and nothing on stderr:
@@ -60,7 +61,7 @@ def create_plot(metrics, max_fraction_spent_plotting: float = 0.1, **kwargs):
     Tuple[TrainingPlot, matplotlib.figure.Figure, numpy.ndarray]
         The plotter, its figure, and its array of axes.
     """
-    # noggin (with xarray and pandas under it: 0.4 s) is imported when a plot is made, not with the setup
+    # noggin (with xarray and pandas under it: 0.3 s) is imported when a plot is made, not with the setup
     # cell: a notebook run that stops before its training (a grader's, a test's) never needs it
     from course.figures.live_plot import TrainingPlot
 

@@ -17,7 +17,7 @@ is loaded from the folder the formgrader starts in), so this applies there.
 
 nbgrader makes a new exporter for every student's feedback page, and with it a
 new jinja environment that would compile the same templates again (about a
-sixth of a page's time): :class:`FeedbackExporter` keeps the compiled
+tenth of a page's time): :class:`FeedbackExporter` keeps the compiled
 templates for the process, in jinja's own bytecode cache.
 """
 

@@ -21,13 +21,9 @@ from typing import Any
 
 import numpy as np
 
-#: the output type of a check's values (a display_data output holding only them); the sandbox's executor
-#: imports it from here (the kernel's side cannot import the grader's)
-MIME = "application/vnd.course.values+json"
-#: what the grading sandbox's executor writes in a cell where it dropped values no check asked for, or cut
-#: them past their byte limit (the grader fails such a cell and flags the submission)
-DROPPED_NOTE = "\n[values dropped: no check of this cell asked for them]\n"
-CUT_NOTE = "\n[values cut: over the grader's byte limit]\n"
+# the channel's output type (defined where the sandbox's executor imports it without NumPy)
+from course.channel import MIME
+
 #: how deep a value may nest, and how many items the values of one check may hold in all
 MAX_DEPTH = 12
 MAX_ITEMS = 100_000

@@ -4,7 +4,7 @@
 
 A script, not a module of the grader: the sandbox binds this one file, and it
 imports nothing but nbclient, jupyter_client, nbformat and traitlets from the
-venv, and the value channel's names from the student package (:mod:`course.values`).
+venv, and the value channel's names from the student package (:mod:`course.channel`).
 
 ``JOB.json`` names the notebook (beside it, readable by the executor alone),
 the work folder, the command prefix that starts the kernel under a uid of its
@@ -19,12 +19,12 @@ kernel), then runs every code cell, with:
 - a budget for the whole notebook (the rest is not run);
 - caps on output bytes per cell and per notebook, text and figures each
   within a budget of their own (the rest is cut);
-- a check's values (``values.MIME``) kept only as the cell's code asks for
+- a check's values (``channel.MIME``) kept only as the cell's code asks for
   them: one output per send call of a split test cell (its cell and check),
   each within a budget of its own; values no call asked for (another cell's,
   a second copy, ones shown by student code anywhere) are dropped with
-  ``values.DROPPED_NOTE`` in their cell, values over their budget with
-  ``values.CUT_NOTE``: the grader fails such a cell and flags the submission;
+  ``channel.DROPPED_NOTE`` in their cell, values over their budget with
+  ``channel.CUT_NOTE``: the grader fails such a cell and flags the submission;
 - an output nested deeper than ``MAX_DEPTH`` (or one that does not become an
   output) replaced by a note, an error or stderr by its strings: it costs
   itself, never the run;
@@ -66,7 +66,7 @@ from nbformat.v4 import new_output, output_from_msg  # noqa: E402
 from traitlets import List, Unicode  # noqa: E402
 from traitlets.config import Config  # noqa: E402
 
-from course import values  # noqa: E402  (the one definition of the channel's MIME type and notes)
+from course import channel  # noqa: E402  (the one definition of the channel's MIME type and notes)
 
 PR_SET_DUMPABLE = 4
 #: written beside the job before any student code runs
@@ -233,7 +233,7 @@ def _stand_in(msg, note: str, chars: int) -> dict:
 def _budget(content: dict) -> str:
     """Which byte budget an output counts against: "values", "image" or "text"."""
     data = content.get("data") or {}
-    if isinstance(data, dict) and values.MIME in data:
+    if isinstance(data, dict) and channel.MIME in data:
         return "values"
     return "image" if any(str(kind).startswith("image/") for kind in data) else "text"
 
@@ -268,9 +268,9 @@ class CappedClient(NotebookClient):
     def _update_display_id(self, display_id, msg):
         # an update rewrites outputs already kept, in any cell: it never makes one of them a check's values
         data = msg.get("content", {}).get("data")
-        if isinstance(data, dict) and values.MIME in data:
+        if isinstance(data, dict) and channel.MIME in data:
             if 0 <= self.current < len(self.nb.cells):
-                self.note(self.nb.cells[self.current].setdefault("outputs", []), self.current, values.DROPPED_NOTE)
+                self.note(self.nb.cells[self.current].setdefault("outputs", []), self.current, channel.DROPPED_NOTE)
             return None
         return super()._update_display_id(display_id, msg)
 
@@ -356,7 +356,7 @@ class CappedClient(NotebookClient):
         """Keep a check's values only if the cell's code asked for them and has not had them yet, within their
         budget."""
         data = msg.get("content", {}).get("data", {})
-        sent = data.get(values.MIME) if list(data) == [values.MIME] else None
+        sent = data.get(channel.MIME) if list(data) == [channel.MIME] else None
         key = (sent.get("cell"), sent.get("check")) if isinstance(sent, dict) else None
         if (
             _kind(msg) != "display_data"
@@ -366,12 +366,12 @@ class CappedClient(NotebookClient):
             or key not in self.asked(cell_index)
             or (cell_index, *key) in self.received
         ):
-            self.note(outs, cell_index, values.DROPPED_NOTE)
+            self.note(outs, cell_index, channel.DROPPED_NOTE)
             return None
         self.received.add((cell_index, *key))
         per_check, per_notebook = self.caps["values"]
         if size > per_check or self.used_total["values"] + size > per_notebook:
-            self.note(outs, cell_index, values.CUT_NOTE)
+            self.note(outs, cell_index, channel.CUT_NOTE)
             return None
         self.used_total["values"] += size
         return super().output(outs, msg, display_id, cell_index)

@@ -15,7 +15,7 @@ class Limits:
     sizes of the two file systems it can write (RAM-backed, so they count
     towards its memory too). Output bytes have three budgets: text, figures
     (any ``image/*``), and the values checks send (a display output whose
-    only MIME type is :data:`course.values.MIME`).
+    only MIME type is :data:`course.channel.MIME`).
 
     One value travels whole from ``course grade`` to every reader: the
     sandbox (``SandboxedExecute.limits``, then the executor's job) and the

@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 from nbformat.v4 import new_code_cell, new_output
 
-from course.values import MAX_ELEMENTS, MIME, Opaque, decode, encode
+from course.channel import MIME
+from course.values import MAX_ELEMENTS, Opaque, decode, encode
 from instructor.cells import hidden_lines, is_graded_test, read
 from instructor.grading.checks import worker
 from instructor.grading.checks.influence import influenced
@@ -390,7 +391,7 @@ def test_the_channel_is_the_graders():
     """Values for another cell, for a check the cell has not, shown with other data, or marked by the
     executor as dropped or cut, fail the cell with a fault that flags the submission; values missing from a
     cell that ran to its end without an error fail it too."""
-    from course.values import CUT_NOTE, DROPPED_NOTE
+    from course.channel import CUT_NOTE, DROPPED_NOTE
     from instructor.grading.checks.judge import CHANNEL_FAULTS
 
     right = encode(_right())
@@ -420,21 +421,21 @@ def test_the_executor_and_the_grader_agree_on_the_channel():
     student package, as the grader does, and finds each send call of a split cell's code."""
     import importlib.util
 
-    import course.values
+    import course.channel
     from instructor.paths import REPO_ROOT
 
     spec = importlib.util.spec_from_file_location("executor", REPO_ROOT / "instructor" / "sandbox" / "executor.py")
     executor = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(executor)
-    assert executor.values is course.values
+    assert executor.channel is course.channel
     code, _ = plan("c", CELL, IMPORTED).kernel_code(("import numpy as np",))
     assert {(m.group(2), int(m.group(3))) for m in executor._SEND_CALL.finditer(code)} == {("c", 3), ("c", 5)}
 
 
 def test_the_channels_names_are_written_once():
     """Are the values' MIME type and the executor's two notes written in one module of the grader and the
-    student package, course/values.py, so the kernel, the executor and the judge cannot drift apart?"""
-    from course.values import CUT_NOTE, DROPPED_NOTE
+    student package, course/channel.py, so the kernel, the executor and the judge cannot drift apart?"""
+    from course.channel import CUT_NOTE, DROPPED_NOTE
     from instructor.paths import REPO_ROOT
 
     sources = {
@@ -442,7 +443,7 @@ def test_the_channels_names_are_written_once():
     }
     for literal in (MIME, DROPPED_NOTE.strip(), CUT_NOTE.strip()):
         assert [p.relative_to(REPO_ROOT).as_posix() for p, text in sources.items() if literal in text] == [
-            "course/values.py"
+            "course/channel.py"
         ], literal
 
 

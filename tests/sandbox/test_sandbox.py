@@ -507,7 +507,7 @@ def test_the_values_checks_send_have_a_budget_of_their_own():
     """Are the values its cell's code asked for kept past the text cap (64 kB a cell), within a budget of
     their own (per check, and for the notebook), and cut past it with a note; are values no call asked for
     (another check, or an output that merely includes that MIME type) dropped with a note, never kept?"""
-    from course.values import CUT_NOTE, DROPPED_NOTE
+    from course.channel import CUT_NOTE, DROPPED_NOTE
 
     isolation = require_sandbox()
     limits = sandbox.Limits(
@@ -615,3 +615,24 @@ def test_a_kernel_that_does_not_start_within_the_budget_is_the_machines(monkeypa
     assert "did not start" in run.reason
     assert "ran" not in _printed(run)
     assert "too busy" in busy_reason(run.status, run.stopped_at, run.timed_out, nb, None, 2)
+
+
+def test_the_executor_starts_without_numpy_or_iri_parsers():
+    """Does the executor, started as the sandbox starts it (``python -I executor.py``), load neither NumPy (0.13 s
+    of every sandbox: it needs only the value channel's names, :mod:`course.channel`) nor rfc3987_syntax's
+    parsers, and does it still read the channel's MIME type as the kernel's side writes it?"""
+    import subprocess
+    import sys
+
+    from course.channel import MIME
+
+    probe = (
+        "import runpy, sys\n"
+        f"names = runpy.run_path({str(command.EXECUTOR)!r}, run_name='probe')\n"
+        "print(names['channel'].MIME)\n"
+        "print(sorted(m for m in ('numpy', 'rfc3987_syntax') if sys.modules.get(m) is not None))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-I", "-c", probe], capture_output=True, text=True, timeout=120, check=True, cwd="/"
+    )
+    assert done.stdout.split() == [MIME, "[]"], done.stdout + done.stderr

@@ -2,10 +2,10 @@
 
 In place of each judged check, a split test cell's kernel code sends the
 values the check reads (:func:`course.values.send`): one ``display_data``
-output of type :data:`course.values.MIME` per check. The sandbox's executor
+output of type :data:`course.channel.MIME` per check. The sandbox's executor
 keeps only those the cell's code asked for, once each, and marks a cell
-where it dropped or cut some (:data:`course.values.DROPPED_NOTE`,
-:data:`course.values.CUT_NOTE`). Anything else on the channel is a
+where it dropped or cut some (:data:`course.channel.DROPPED_NOTE`,
+:data:`course.channel.CUT_NOTE`). Anything else on the channel is a
 :class:`~instructor.grading.checks.judge.Fault` of it: the cell fails and the
 submission is flagged.
 """
@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 from collections.abc import Container
 
-from course.values import CUT_NOTE, DROPPED_NOTE, MIME
+from course.channel import CUT_NOTE, DROPPED_NOTE, MIME
 from instructor.cells import grade_id, is_graded_test
 from instructor.grading.checks.judge import Fault
 

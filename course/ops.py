@@ -254,7 +254,10 @@ class LayerNorm(Operation):
         data = _float(x.data)
         d = data.shape[-1]
         inv_d = data.dtype.type(1.0 / d)
-        centred = data - _row_sum(data) * inv_d
+        # centred on the row's first value, then on the mean of what is left: the same x - mean(x), but a row of
+        # equal values is exactly 0 (its mean, rounded, is not always the value) and a row far from 0 loses less
+        centred = data - data[..., :1]
+        centred -= _row_sum(centred) * inv_d
         var = _row_dot(centred, centred) * inv_d
         self._rstd = 1 / np.sqrt(var + data.dtype.type(eps))
         centred *= self._rstd  # now x-hat: mean 0, variance 1 along the last axis

@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 import builtins
 
-from hypothesis import example, given, settings
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from instructor.grading.checks import split
@@ -20,7 +20,6 @@ from instructor.grading.checks.split import GIVEN, JUDGED, KERNEL_ASSERT, PROBE,
 STUDENT = ("f", "g")
 VARIABLES = ("a", "b")  # two, so that statements often share one
 IMPORTED = {"np"}
-EXAMPLES = settings(max_examples=50)
 
 
 def _expressions() -> st.SearchStrategy:
@@ -62,7 +61,6 @@ def statements(draw):
     return f"for i in range(2):\n    {v} = {e}", (reads | {"range"}) - {"i", v}, {"i", v}, False
 
 
-@EXAMPLES
 @given(statements())
 def test_a_statement_reads_and_binds_what_it_was_written_with(drawn):
     source, reads, binds, _ = drawn
@@ -76,7 +74,6 @@ def _cell(drawn) -> str:
     return "\n".join(source for source, *_ in drawn) + "\n"
 
 
-@EXAMPLES
 @given(cells)
 def test_a_cell_splits_statement_by_statement_in_order(drawn):
     """One plan statement per statement written, its text and first line; an assert is judged or runs in the
@@ -107,7 +104,6 @@ _TOUCHED = [
 ]
 
 
-@EXAMPLES
 @given(cells)
 @example(_REBOUND)
 @example(_TOUCHED)
@@ -139,7 +135,6 @@ def test_what_the_kernel_gets_holds_no_judged_statement(drawn):
             own -= s.binds | s.reads
 
 
-@EXAMPLES
 @given(cells)
 def test_a_plan_is_the_same_made_again(drawn):
     """Is the split a function of the cell (the cached plan equal to one made afresh)?"""

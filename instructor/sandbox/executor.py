@@ -410,6 +410,31 @@ def _answers(client, seconds: float = 10) -> bool:
         return False
 
 
+#: run silently in the kernel once it has started, before the first cell: the notebook's folder ('', the kernel's
+#: working directory) goes on sys.path where IPython puts it, after the standard library. The kernel starts with
+#: PYTHONSAFEPATH (no student file runs as it starts); IPython 9.7 and later honour it for good and leave the
+#: folder off, so a student's own module beside her notebook would not import.
+WORK_FOLDER_ON_PATH = (
+    "import sys as _s\n"
+    "if '' not in _s.path:\n"
+    "    _s.path.insert(next((i for i, p in enumerate(_s.path)\n"
+    "                         if p.rstrip('/').endswith(('site-packages', 'dist-packages'))), 0), '')\n"
+    "del _s\n"
+)
+
+
+def _work_folder_importable(client) -> None:
+    """Puts the notebook's folder on the kernel's sys.path (:data:`WORK_FOLDER_ON_PATH`), as a notebook server's
+    kernel has it; a failure is the executor's (nothing of the student's has run yet)."""
+    from jupyter_core.utils import run_sync
+
+    reply = run_sync(client.kc.execute_interactive)(
+        WORK_FOLDER_ON_PATH, silent=True, store_history=False, timeout=60, output_hook=lambda msg: None
+    )
+    if reply["content"]["status"] != "ok":
+        raise RuntimeError(f"the kernel could not put the notebook's folder on sys.path: {reply['content']}")
+
+
 def run(job: dict) -> dict:
     """Execute the job's notebook; returns its result (see module doc)."""
     path = job["notebook"]
@@ -470,6 +495,7 @@ def run(job: dict) -> dict:
                 if why:
                     print(f"executor: capabilities not dropped ({why})", file=sys.stderr, flush=True)
                 _undumpable()
+            _work_folder_importable(client)
             last: int | None = None  # the code cell that ran last: the budget ran out in it (None: before any ran)
             for index, cell in enumerate(nb.cells):
                 if cell.cell_type != "code":

@@ -15,7 +15,7 @@ from tests.factories import make_course
 # and keep no example database in the repository. Every run of the suite draws the same examples (derandomize),
 # on a newcomer's machine as in CI: a failure is one anyone can repeat, and it prints the blob that reproduces it.
 # Fresh draws, many more of them, are a maintainer's search (docs/testing.md):
-#     python -m pytest tests -k properties --hypothesis-profile=explore -p no:xdist
+#     python -m pytest tests -k properties --hypothesis-profile=explore -n0
 _PROPERTIES = {"deadline": None, "database": None, "print_blob": True, "suppress_health_check": [HealthCheck.too_slow]}
 settings.register_profile("repeatable", derandomize=True, max_examples=50, **_PROPERTIES)
 settings.register_profile("explore", max_examples=2000, **_PROPERTIES)

@@ -1,8 +1,9 @@
 """The course works from an installed package (issue 43, finding 3): the wheel, not the checkout.
 
 The wheel built from this checkout is installed into a fresh venv under the
-temporary folder (``--system-site-packages``, so the dependencies are the
-machine's and nothing is downloaded; the course's own packages come from the
+temporary folder (``--system-site-packages``, and the running venv's packages
+when the suite runs in one, so the dependencies are the machine's and nothing
+is downloaded; the course's own packages come from the
 wheel, which the test checks), and ``course`` runs there, outside the
 repository, as a hub's install would: init, release, grade, feedback,
 export. The package carries no solutions (every student's server can read
@@ -15,6 +16,7 @@ import os
 import shutil
 import subprocess
 import sys
+import sysconfig
 from pathlib import Path
 
 import pytest
@@ -43,6 +45,23 @@ def _tracked_copy(target: Path) -> Path:
     return target
 
 
+def _borrow_running_venv(venv: Path) -> None:
+    """When the suite itself runs in a venv (the README's way), ``--system-site-packages`` borrows the base
+    interpreter's packages, not that venv's: the new venv also gets the running venv's site folders, by a ``.pth``
+    file of plain paths (no import lines: the checkout's editable install stays out; the wheel's copy comes first).
+    """
+    if sys.prefix == sys.base_prefix:
+        return
+    running = dict.fromkeys(sysconfig.get_path(kind) for kind in ("purelib", "platlib"))
+    site = subprocess.run(
+        [str(venv / "bin/python"), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    (Path(site) / "borrowed-from-the-running-venv.pth").write_text("".join(f"{p}\n" for p in running))
+
+
 @pytest.fixture(scope="module")
 def venv(tmp_path_factory) -> Path:
     """A fresh venv holding the built wheel; returns its folder."""
@@ -66,6 +85,7 @@ def venv(tmp_path_factory) -> Path:
     )
     wheel = next((tmp / "wheels").glob("seqmodels_course-*.whl"))
     subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(tmp / "venv")], check=True)
+    _borrow_running_venv(tmp / "venv")
     # --ignore-installed: the machine's editable install of this checkout must not stand in for the wheel
     subprocess.run(
         [
@@ -89,7 +109,8 @@ def _env(tmp: Path, **more) -> dict:
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "COURSE_DIR", "VIRTUAL_ENV")}
     # the dependencies' data files (nbconvert's templates) are in the machine's share/jupyter, which a venv that
     # borrows their packages does not search; a venv that installed them has them in its own
-    data = os.pathsep.join(filter(None, [env.get("JUPYTER_PATH"), str(Path(sys.base_prefix) / "share/jupyter")]))
+    shares = dict.fromkeys(str(Path(prefix) / "share/jupyter") for prefix in (sys.prefix, sys.base_prefix))
+    data = os.pathsep.join(filter(None, [env.get("JUPYTER_PATH"), *shares]))
     return {**env, "HOME": str(tmp), "JUPYTER_PATH": data, **more}
 
 
@@ -153,3 +174,48 @@ def test_every_step_of_a_term_runs_from_the_installed_package(venv, tmp_path):
     assert "amy" in (cd / "grades.csv").read_text()
     _course(venv, tmp_path, "export", "--format", "canvas", **env)
     assert (cd / "canvas.csv").is_file()
+
+
+#: run by the installed venv's python: a notebook whose student imports her own module, graded in the sandbox
+_OWN_MODULE = """\
+import sys
+from pathlib import Path
+
+from nbformat.v4 import new_code_cell, new_notebook
+
+from instructor import sandbox
+
+work = Path(sys.argv[1])
+(work / "my_helper.py").write_text("ANSWER = 42\\n")
+(work / "ipykernel_launcher.py").write_text("raise SystemExit('a student file ran as the kernel started')\\n")
+nb = new_notebook(
+    cells=[new_code_cell("import my_helper\\nprint('helper', my_helper.ANSWER)")],
+    metadata={"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
+)
+run = sandbox.run_notebook(
+    nb,
+    [work / "my_helper.py", work / "ipykernel_launcher.py"],
+    sandbox.Limits(cell_timeout=20, notebook_budget=60),
+    sandbox.detect(),
+)
+print(run.status, "".join(o.get("text", "") for o in run.notebook.cells[0].outputs).strip())
+"""
+
+
+def test_grading_from_the_wheel_imports_a_students_own_module(venv, tmp_path):
+    """The sandbox, run by the installed package: does a notebook import the student's own module from its
+    folder (a student's helpers are hers to use), while her ``ipykernel_launcher.py`` does not run as the kernel
+    starts?"""
+    from tests.system import require_sandbox
+
+    require_sandbox()
+    (tmp_path / "work").mkdir()
+    done = subprocess.run(
+        [str(venv / "bin/python"), "-c", _OWN_MODULE, str(tmp_path / "work")],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=_env(tmp_path),
+        timeout=300,
+    )
+    assert done.stdout.split() == ["ok", "helper", "42"], done.stdout + done.stderr[-3000:]

@@ -78,8 +78,21 @@ def package_dir(name: str) -> Path:
 
 
 def readonly_roots() -> list[str]:
-    """Interpreter, venv and the student package, bound read-only."""
-    return sorted({sys.base_prefix, sys.prefix, str(package_dir(STUDENT_PACKAGE))})
+    """Interpreter, venv, the site folders on sys.path outside both and the student package, bound read-only.
+
+    A site folder outside the prefixes is one a ``.pth`` file of the venv names (a venv that borrows another's
+    packages): the kernel, the same interpreter, imports from it. Only folders named as site folders are bound,
+    never a checkout that an editable install puts on sys.path (it holds the solutions).
+    """
+    prefixes = {sys.base_prefix, sys.prefix}
+    sites = {
+        entry
+        for entry in sys.path
+        if Path(entry).name in ("site-packages", "dist-packages")
+        and Path(entry).is_dir()
+        and not any(Path(entry).is_relative_to(prefix) for prefix in prefixes)
+    }
+    return sorted(prefixes | sites | {str(package_dir(STUDENT_PACKAGE))})
 
 
 def hidden(roots: list[str]) -> list[str]:

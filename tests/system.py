@@ -7,11 +7,26 @@ import os
 import pytest
 
 
+def in_ci() -> bool:
+    """CI=true (or any value but the false ones): what the suite needs must be there."""
+    return os.environ.get("CI", "").strip().lower() not in {"", "0", "false", "no", "off"}
+
+
 def missing(what: str) -> None:
     """A system package is missing: CI must have it (scripts/install-system-packages.sh)."""
-    if os.environ.get("CI", "").strip().lower() not in {"", "0", "false", "no", "off"}:
+    if in_ci():
         pytest.fail(f"CI must have {what} (scripts/install-system-packages.sh)")
     pytest.skip(f"not on this machine: {what} (sudo bash scripts/install-system-packages.sh)")
+
+
+def require_root(why: str) -> None:
+    """The test acts as root (``why``: what for): CI runs as root and must run it; another user skips it, saying
+    so (the rest of the suite runs as any user)."""
+    if os.geteuid() == 0:
+        return
+    if in_ci():
+        pytest.fail(f"CI must run this test as root: {why}")
+    pytest.skip(f"needs root: {why} (run the suite as root to include it)")
 
 
 def require_sandbox():

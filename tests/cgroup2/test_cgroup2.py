@@ -21,7 +21,7 @@ import pytest
 
 from instructor.paths import REPO_ROOT
 from tests.cgroup2 import vm
-from tests.system import missing
+from tests.system import missing, require_root
 
 pytestmark = pytest.mark.cgroup2
 
@@ -61,8 +61,7 @@ def test_limits_hold_on_a_cgroup_v2_kernel(tmp_path):
     for tool in ("qemu-system-x86_64", "debootstrap", "mkfs.ext4"):
         if not shutil.which(tool):
             missing(f"{tool} for the cgroup v2 VM")
-    if os.geteuid() != 0:
-        missing("root, to build the VM's image (debootstrap)")
+    require_root("it builds the VM's image (debootstrap) and boots it")
     image, built = vm.build(log=lambda line: None)
     script = GUEST.format(
         ci=os.environ.get("CI", ""),

@@ -11,11 +11,11 @@ import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-import pytest
 from nbgrader.api import Gradebook
 
 from instructor.coursedir import directory
 from instructor.coursedir.arrivals import ARRIVALS, Arrivals, notebooks_hash
+from tests.system import require_root
 
 STAMP = "%Y-%m-%d %H:%M:%S.%f UTC"
 STUDENT = 4000  # a uid with no account: amy's, who owns her submission folder
@@ -101,8 +101,7 @@ def test_unchanged_bytes_keep_their_arrival_and_an_old_record_gets_its_hash(tmp_
 def test_a_submitted_folder_is_no_longer_the_students_to_write(course_repo, tmp_path, run_course):
     """amy's folder in the exchange is hers (nbgrader's submit leaves it so). After `course grade` as root reads it,
     can her account neither write her notebook nor add a file to the folder, while it still reads them?"""
-    if os.geteuid() != 0:
-        pytest.skip("sealing a folder needs root")
+    require_root("sealing a folder needs root")
     exchange = Path(tempfile.mkdtemp(prefix="course-exchange-"))  # pytest's own folder is root's 0700
     try:
         exchange.chmod(0o755)

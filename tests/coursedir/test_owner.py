@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 
-from tests.system import require_sandbox
+from tests.system import require_root, require_sandbox
 
 INSTRUCTOR = 4321  # a uid with no account: ownership is what is checked
 
@@ -34,8 +34,7 @@ def test_grading_as_root_hands_the_files_back(course_repo, tmp_path, run_course)
 
 def test_formgrader_as_root_is_refused_without_allow_root(tmp_path, run_course):
     """Is `course formgrader` run as root refused in one sentence unless --allow-root is passed on?"""
-    if os.geteuid() != 0:
-        return
+    require_root("the refusal is of root")
     run_course(["init", tmp_path / "cd"])
     _, err = run_course(["formgrader", "--course-dir", tmp_path / "cd"], retcode=1)
     assert "run it as the instructor who owns" in err and len(err.strip().splitlines()) == 1

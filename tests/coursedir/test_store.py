@@ -16,6 +16,7 @@ from instructor.coursedir import overrides, reviews
 from instructor.coursedir.atomic import write_atomic
 from instructor.coursedir.store import Unreadable
 from instructor.reporting.formgrader_pages import record_override
+from tests.system import require_root
 
 INSTRUCTOR = 4321  # a uid and gid with no account: the course directory's owner, as the hub makes it
 GRADER = 4322
@@ -54,8 +55,7 @@ def _change(cell: str, what: str = "override") -> overrides.Change:
 @pytest.fixture
 def open_tmp():
     """A folder every account can pass through (pytest's own is root's 0700), removed afterwards."""
-    if os.geteuid() != 0:
-        pytest.skip("switching accounts needs root")
+    require_root("the test switches accounts")
     folder = Path(tempfile.mkdtemp(prefix="course-store-"))
     folder.chmod(0o755)
     yield folder

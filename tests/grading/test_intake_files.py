@@ -16,6 +16,7 @@ import stat
 import pytest
 
 from tests.grading.test_exchange_trace import _collect, _submit
+from tests.system import require_root
 
 STAMP = "2026-01-01 10:00:00.000000 UTC"
 LOGINS = {4000: "amy", 4002: "carl"}
@@ -139,8 +140,8 @@ def _device(path):
 @pytest.mark.parametrize("make, words", [(_fifo, "a FIFO"), (_socket, "a socket"), (_device, "a character device")])
 def test_a_notebook_that_is_no_file_is_refused_by_its_kind(course_repo, tmp_path, run_course, make, words):
     """A FIFO, socket or device named 01_toy.ipynb in the exchange: refused, saying what it is, never opened."""
-    if make is _device and os.geteuid() != 0:
-        pytest.skip("making a device node needs root")
+    if make is _device:
+        require_root("making a device node needs root")
     cd, inbound = _course(course_repo, tmp_path, run_course)
     folder = _submit(inbound, "amy", STAMP, course_repo / "notebooks/01_toy/01_toy.ipynb")
     (folder / "01_toy.ipynb").unlink()

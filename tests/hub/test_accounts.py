@@ -24,7 +24,7 @@ import pytest
 from instructor.errors import CourseError
 from instructor.hub import accounts
 from tests.hub.harness import RUN, course, remove_accounts
-from tests.system import missing
+from tests.system import missing, require_root
 
 OLD = f"old{RUN}"  # an account that was there before the hub
 NEW = f"new{RUN}"  # one the hub makes
@@ -35,8 +35,7 @@ NAMES = (OLD, NEW, SERVICE)
 
 @pytest.fixture
 def scratch():
-    if os.geteuid() != 0:
-        missing("root (the test makes Unix accounts)")
+    require_root("the test makes Unix accounts")
     if not shutil.which("useradd"):
         missing("useradd")
     remove_accounts(NAMES, GROUP)

@@ -25,7 +25,7 @@ import pytest
 from instructor.hub.config import student_nbgrader_config
 from tests.hub.harness import STUDENTS, course, remove_accounts
 from tests.hub.namespace import wrap
-from tests.system import missing
+from tests.system import missing, require_root
 
 AMY, BOB = STUDENTS
 ASSIGNMENT = "01_rnn"
@@ -33,8 +33,7 @@ ASSIGNMENT = "01_rnn"
 
 @pytest.fixture(scope="module")
 def exchange():
-    if os.geteuid() != 0:
-        missing("root (the test makes Unix accounts)")
+    require_root("the test makes Unix accounts")
     for tool in ("unshare", "useradd", "runuser"):
         if not shutil.which(tool):
             missing(tool)

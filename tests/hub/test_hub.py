@@ -27,7 +27,7 @@ import pytest
 from instructor.paths import REPO_ROOT
 from tests.browser.test_jupyterlab import OPEN_TIMEOUT_MS, SCREENSHOTS, chromium  # noqa: F401  (fixture)
 from tests.hub.harness import GRADER, INSTRUCTOR, PEOPLE, STUDENTS, processes_of, running_hub
-from tests.system import missing, require_sandbox
+from tests.system import missing, require_root, require_sandbox
 
 pytestmark = [pytest.mark.browser]
 
@@ -39,8 +39,7 @@ VALIDATE_TIMEOUT_MS = 600_000
 
 @pytest.fixture(scope="module")
 def hub():
-    if os.geteuid() != 0:
-        missing("root (course hub makes Unix accounts and starts servers as their users)")
+    require_root("course hub makes Unix accounts and starts servers as their users")
     for tool in ("configurable-http-proxy", "unshare", "nsenter", "useradd"):
         if not shutil.which(tool):
             missing(tool)

@@ -25,7 +25,7 @@ from instructor.hub import accounts, privileged
 from instructor.paths import REPO_ROOT
 from tests.hub.harness import GRADER, STUDENTS, course, remove_accounts
 from tests.hub.namespace import wrap
-from tests.system import missing
+from tests.system import missing, require_root
 
 AMY = STUDENTS[0]
 GROUP = f"staffpriv{GRADER.removeprefix('grade')}"
@@ -33,8 +33,7 @@ GROUP = f"staffpriv{GRADER.removeprefix('grade')}"
 
 @pytest.fixture(scope="module")
 def hub():
-    if os.geteuid() != 0:
-        missing("root (the test makes Unix accounts)")
+    require_root("the test makes Unix accounts")
     for tool in ("sudo", "visudo", "unshare", "useradd", "runuser"):
         if not shutil.which(tool):
             missing(tool)

@@ -20,6 +20,7 @@ Importing the package tunes the process for MyGrad training
 instead of returning it to the system (no page faults at every step), and
 Python's garbage collector skips the imported libraries and runs less often.
 ``COURSE_NO_MALLOC_TUNING=1`` and ``COURSE_NO_GC_TUNING=1`` switch these off.
+NumPy's BLAS gets one thread (``COURSE_BLAS_THREADS`` sets another count).
 
 Students install this package from their bundle (``pip install ./helpers``);
 the grading sandbox binds it, and only it, into their kernel. The

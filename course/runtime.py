@@ -17,6 +17,7 @@ import ctypes
 import gc
 import os
 import platform
+import sys
 
 __all__ = ["is_grading", "is_headless", "is_quick", "is_watched", "pick", "tune_allocator", "tune_gc", "tune_process"]
 
@@ -166,7 +167,52 @@ def tune_gc() -> bool:
     return True
 
 
+#: How many threads the BLAS under NumPy may use (default 1); ``0`` leaves the library's own default (a thread a
+#: core). A variable the user set for the library itself (``OPENBLAS_NUM_THREADS`` and its kin) wins over both.
+BLAS_THREADS = "COURSE_BLAS_THREADS"
+#: the variables the BLAS libraries NumPy ships with, or is built against, read when they load
+_BLAS_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "BLIS_NUM_THREADS")
+
+
+def blas_threads() -> int:
+    """The BLAS thread count :func:`tune_blas` asks for: ``COURSE_BLAS_THREADS``, else 1 (0: the library's own)."""
+    value = os.environ.get(BLAS_THREADS, "").strip() or "1"
+    try:
+        threads = int(value)
+    except ValueError:
+        threads = -1
+    if threads < 0:
+        raise ValueError(f"{BLAS_THREADS} must be a whole number of threads, 0 for the library's own, not {value!r}")
+    return threads
+
+
+def tune_blas() -> int | None:
+    """Keep NumPy's matrix products on one thread (``COURSE_BLAS_THREADS`` threads).
+
+    The course's matrices are small (a batch of a few hundred rows by 100 at
+    most): a second BLAS thread gains little on an idle machine and loses much
+    on a busy one, where the threads wait for each other's cores (a student's
+    hub shares its cores with the class). Before NumPy is imported this sets
+    the BLAS libraries' own variables, which they read as they load; after, it
+    asks threadpoolctl to change the loaded library. Either way a variable the
+    user set for the library wins. Returns the count asked for, or None where
+    the library's own is kept (``0``, or the user's variable).
+    """
+    threads = blas_threads()
+    if threads == 0 or any(name in os.environ for name in _BLAS_VARIABLES):
+        return None
+    if "numpy" not in sys.modules:
+        for name in _BLAS_VARIABLES:
+            os.environ[name] = str(threads)
+        return threads
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(limits=threads, user_api="blas")
+    return threads
+
+
 def tune_process() -> None:
-    """Both settings above; :mod:`course` calls this once, when it is imported."""
+    """The settings above; :mod:`course` calls this once, when it is imported."""
     tune_allocator()
     tune_gc()
+    tune_blas()

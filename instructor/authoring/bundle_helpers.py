@@ -30,6 +30,7 @@ STUDENT_REQUIREMENTS = (
     "matplotlib",
     "ipywidgets",
     "nbgrader",  # the Validate button; the rest of its interface is switched off (JUPYTER_CONFIG)
+    "threadpoolctl",  # course.runtime.tune_blas: one BLAS thread where NumPy was imported before course
 )
 HELPERS_NAME = "seqmodels-course-helpers"
 

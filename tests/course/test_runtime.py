@@ -132,3 +132,46 @@ def test_importing_course_tunes_the_process(switched_off):
     assert int(young) == (700 if switched_off else runtime.GC_YOUNG_THRESHOLD)
     assert tuned == str(glibc and not switched_off)
     assert out.stderr == ""
+
+
+#: what a probe prints: the BLAS libraries' thread counts as threadpoolctl reads them
+_BLAS_PROBE = "import threadpoolctl; print(sorted({i['num_threads'] for i in threadpoolctl.threadpool_info()}))"
+
+
+def _blas_threads(first: str, **env: str) -> str:
+    """The BLAS thread counts of a fresh process that runs ``first`` (an import order) then the probe."""
+    clean = {k: v for k, v in os.environ.items() if k != runtime.BLAS_THREADS and k not in runtime._BLAS_VARIABLES}
+    done = subprocess.run(
+        [sys.executable, "-c", f"{first}; {_BLAS_PROBE}"], env={**clean, **env}, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
+@pytest.mark.parametrize("first", ["import course, numpy", "import numpy, course"])
+def test_importing_course_keeps_blas_to_one_thread(first):
+    """One BLAS thread by default, whether NumPy was imported before ``course`` (threadpoolctl) or after (the
+    library's own variable); the library's default is a thread per core, so on one core this shows nothing."""
+    assert _blas_threads(first) == "[1]"
+    if (os.cpu_count() or 1) > 1:
+        assert _blas_threads("import numpy") != "[1]"
+
+
+@pytest.mark.parametrize("first", ["import course, numpy", "import numpy, course"])
+def test_blas_threads_are_the_users_to_set(first):
+    """``COURSE_BLAS_THREADS=2`` gives two, ``0`` the library's own count, and a variable the user set for the
+    library (``OPENBLAS_NUM_THREADS``) wins over the course's default."""
+    if (os.cpu_count() or 1) < 2:
+        pytest.skip("one core: the library gives one thread whatever is asked")
+    own = _blas_threads("import numpy")
+    assert _blas_threads(first, COURSE_BLAS_THREADS="2") == "[2]"
+    assert _blas_threads(first, COURSE_BLAS_THREADS="0") == own
+    assert _blas_threads(first, OPENBLAS_NUM_THREADS="2") == "[2]"
+
+
+def test_a_wrong_blas_thread_count_is_named():
+    """``COURSE_BLAS_THREADS=two`` stops ``import course`` with one sentence that names the variable."""
+    env = {**os.environ, runtime.BLAS_THREADS: "two"}
+    done = subprocess.run([sys.executable, "-c", "import course"], env=env, capture_output=True, text=True)
+    assert done.returncode == 1
+    assert "COURSE_BLAS_THREADS must be a whole number of threads, 0 for the library's own, not 'two'" in done.stderr

@@ -19,6 +19,16 @@ from traitlets import Bool, Float, Integer, Set, Unicode
 
 from instructor.hub import cgroups
 
+#: what a staff member's server, and every kernel and terminal it starts, runs with besides the hub's variables.
+#: PYTHONSAFEPATH (Python 3.11's -P): ``python -m`` leaves the working folder off ``sys.path``, and IPython 9.7+
+#: then adds no '' either. The server runs in the course directory, a kernel in the folder of the notebook it
+#: opens: a student's file beside her notebook in submitted/ or autograded/ named as a module the kernel imports
+#: at start (``ipykernel_launcher.py``, ``zmq.py``), or a file of the course directory named as one the server
+#: imports, would otherwise run as the staff member who opens it (issue 58). Students keep the default: their
+#: own modules beside their own notebooks import in their own kernels, and the grading sandbox puts the
+#: notebook's folder on the path itself (instructor/sandbox/executor.py), for the student's code only.
+STAFF_ENV = {"PYTHONSAFEPATH": "1"}
+
 
 class CourseSpawner(LocalProcessSpawner):
     staff = Set(help="instructors and graders: they start in the course directory").tag(config=True)
@@ -40,6 +50,7 @@ class CourseSpawner(LocalProcessSpawner):
         env = super().get_env()
         env["JUPYTER_CONFIG_PATH"] = self.staff_config if self.is_staff else self.student_config
         if self.is_staff:  # every `course` command in their terminal finds the course, and root's steps
+            env.update(STAFF_ENV)
             env["COURSE_DIR"] = self.course_dir
             if self.privileged:
                 env["COURSE_PRIVILEGED"] = self.privileged

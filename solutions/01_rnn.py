@@ -844,7 +844,9 @@ for L, a in zip(lengths, accuracies):
 # in ten. A sequence of $L$ digits has $\lfloor L/2 \rfloor$ such positions, so even a perfect RNN gets the
 # whole sequence right with probability at most $10^{-\lfloor L/2 \rfloor}$: 1 for $L = 1$ (the digit is
 # read at the step that must write it), 0.1 for $L = 2, 3$, 0.01 for $L = 4, 5$, and so on. Our RNN does even
-# worse from $L = 3$ on, because it must also hold the digits it has seen in its state until they are due.
+# worse from $L = 3$ on (close to 0 where the bound is 0.1), because it is trained on every length from 1 to 20
+# and does not know the length until it reads the end marker, the last input: at step $t$ the digit due,
+# $d_{T-t}$, depends on $T$, so even a digit it has read may not be the one to write.
 #
 # More training or a larger $D$ cannot help: the state only carries information forward in time, and the
 # model is forced to answer before the information arrives. It has to read the whole input before writing
@@ -856,7 +858,8 @@ for L, a in zip(lengths, accuracies):
 #   has not read yet for the first half of the target, so there it can only guess (one time in ten).
 # - 1 point: this is a limit of the architecture, not of training: more steps or a larger $D$ cannot help; the
 #   model has to read the whole input before writing (an encoder, then a decoder). The bound
-#   $10^{-\lfloor L/2 \rfloor}$ is welcome but not required.
+#   $10^{-\lfloor L/2 \rfloor}$ is welcome but not required. So is the reason it falls below that bound from
+#   $L = 3$ on: which digit is due depends on the length, which it learns only at the end marker.
 # - No point for "vanishing gradients" or "too small a model" alone: they do not explain why one digit is always
 #   right and two almost never.
 #

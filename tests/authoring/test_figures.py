@@ -5,6 +5,7 @@ carried by the bundle and inlined in the feedback page."""
 from __future__ import annotations
 
 import base64
+import math
 import re
 import shutil
 
@@ -213,3 +214,22 @@ def test_the_formgraders_view_carries_the_course_figure_too(tmp_path):
         nb, resources={"assignment_id": "01_toy"}
     )
     assert f'src="data:image/svg+xml;base64,{base64.b64encode(b"<svg>t</svg>").decode()}"' in html
+
+
+def test_the_beam_search_figure_is_a_possible_beam():
+    """02's beam: each node's children have probabilities that add up to at most 1 (two children at -0.1 and
+    -1.1 made 1.24), each running sum is its parent's plus the token's log p, each step keeps its 2 best, and
+    the best line ends the beam."""
+    from instructor.authoring.figures.seq2seq import BEAM
+
+    totals = [0.0]
+    for step in BEAM:
+        for parent in range(len(totals)):
+            children = [logp for _, _, logp, _, _, of in step if (of or 0) == parent]
+            assert sum(math.exp(logp) for logp in children) <= 1, (parent, children)
+        for _, _, logp, total, _, parent in step:
+            assert total == pytest.approx(totals[parent or 0] + logp)
+        best = sorted(total for *_, total, _, _ in step)[-2:]
+        assert {total for _, _, _, total, keep, _ in step if keep} == set(best)
+        totals = [total if keep else -math.inf for _, _, _, total, keep, _ in step]
+    assert max(totals) == BEAM[-1][0][3]

@@ -93,6 +93,27 @@ def draw_encoder_decoder():
     return fig
 
 
+#: The beam of :func:`draw_beam_search`, step by step: (token, height, log p of the token, running sum, kept,
+#: index of the parent in the step before; None at step 1, whose parent is the start). Each node's children are
+#: some of the tokens that can follow it, so their probabilities add up to at most 1; at each step the two best
+#: running sums are kept (tests/authoring/test_figures.py checks both).
+BEAM: tuple[tuple[tuple[str, float, float, float, bool, int | None], ...], ...] = (
+    (("A", 8.0, -0.7, -0.7, True, None), ("B", 5.0, -0.9, -0.9, True, None), ("C", 2.0, -2.5, -2.5, False, None)),
+    (
+        ("A", 8.8, -1.4, -2.1, False, 0),
+        ("B", 7.2, -1.5, -2.2, False, 0),
+        ("C", 5.6, -0.5, -1.4, True, 1),
+        ("A", 4.0, -1.0, -1.9, True, 1),
+    ),
+    (
+        ("<E>", 6.6, -0.1, -1.5, True, 2),
+        ("A", 5.4, -2.4, -3.8, False, 2),
+        ("<E>", 4.2, -0.3, -2.2, True, 3),
+        ("C", 3.0, -1.9, -3.8, False, 3),
+    ),
+)
+
+
 def draw_beam_search():
     """A beam of width 2 over three steps: kept and pruned partial outputs with their summed log-probabilities."""
     fig, ax = _canvas(22, 11.2)
@@ -113,36 +134,16 @@ def draw_beam_search():
     start = (1.2, 5.0)
     _box(ax, *start, r"$\langle S\rangle$", w=1.2, h=0.75, size=10)
     ax.text(start[0] + 0.75, start[1], "0", ha="left", va="center", fontsize=8.5)
-    # step 1: candidates A (-0.7), B (-0.9), C (-2.3): keep A, B
-    s1 = {"A": (6.0, 8.0, -0.7, True), "B": (6.0, 5.0, -0.9, True), "C": (6.0, 2.0, -2.3, False)}
-    for tok, (x, y, tot, keep) in s1.items():
-        link((start[0] - 0.35, start[1]), (x, y), tot, keep)
-        node(x, y, tok, tot, keep)
-    # step 2: from A: A->A -1.4 (-2.1), A->C -1.4 (-2.1 tie shown as -2.1)...;
-    # from B: B->C -0.1 (-1.0), B->A -2.3 (-3.2)
-    s2 = [
-        ("A", 8.8, -1.4, -2.1, False),
-        ("B", 7.2, -1.5, -2.2, False),
-        ("C", 5.6, -0.1, -1.0, True),
-        ("A", 4.0, -1.1, -2.0, True),
-    ]
-    parents = [s1["A"], s1["A"], s1["B"], s1["B"]]
-    for (tok, y, logp, tot, keep), par in zip(s2, parents, strict=True):
-        link((par[0], par[1]), (11.0, y), logp, keep)
-        node(11.0, y, tok, tot, keep)
-    # step 3, from the two kept ones: B,C -> (E -0.1 => -1.1), (A -2.4 => -3.4);
-    # B,A -> (E -0.3 => -2.3), (C -1.9 => -3.9)
-    s3 = [
-        ("<E>", 6.6, -0.1, -1.1, True, 1),
-        ("A", 5.4, -2.4, -3.4, False, 1),
-        ("<E>", 4.2, -0.3, -2.3, True, 2),
-        ("C", 3.0, -1.9, -3.9, False, 2),
-    ]
-    for tok, y, logp, tot, keep, parent in s3:
-        py = s2[parent + 1][1]
-        link((11.0, py), (16.0, y), logp, keep)
-        node(16.0, y, tok.replace("<E>", r"$\langle E\rangle$"), tot, keep)
-    _box(ax, 19.9, 6.6, "best:  B C <E>\nlog p = -1.1", w=2.9, h=1.2, color="#e8f5e9", edge=kept, size=9)
+    heights: list[float] = [start[1]]  # the step before's nodes (at step 1: the start)
+    for step, x in enumerate((6.0, 11.0, 16.0)):
+        before = start[0] - 0.35 if step == 0 else x - 5.0
+        for token, y, logp, total, keep, parent in BEAM[step]:
+            link((before, heights[parent or 0]), (x, y), logp if step else total, keep)
+            node(x, y, token.replace("<E>", r"$\langle E\rangle$"), total, keep)
+        heights = [y for _, y, *_ in BEAM[step]]
+    _box(
+        ax, 19.9, 6.6, f"best:  B C <E>\nlog p = {BEAM[2][0][3]:.1f}", w=2.9, h=1.2, color="#e8f5e9", edge=kept, size=9
+    )
     _arrow(ax, (17.45, 6.6), (18.4, 6.6), color=kept)
     for x, step in [(6.0, 1), (11.0, 2), (16.0, 3)]:
         _note(ax, x, 0.6, f"step {step}: keep the 2 best", size=9)

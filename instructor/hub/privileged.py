@@ -12,7 +12,8 @@ and staff servers get ``$COURSE_PRIVILEGED`` (the script) and ``<hub dir>/bin``
 on ``PATH``. The script takes exactly these verbs, with names checked::
 
     release A [--force]              course release-to-exchange A
-    collect A                        nbgrader collect --update A (a re-submission replaces the older one)
+    collect A                        nbgrader collect --update A (a re-submission replaces the older one),
+                                     with the course's collect (:mod:`instructor.hub.collect`)
     grade [-a A] [-s S] [--force]    course grade (the sandbox)
     release-feedback A               nbgrader release_feedback A
 
@@ -46,6 +47,8 @@ SUDOERS = Path("/etc/sudoers.d")
 _ASSIGNMENT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$")
 #: the PATH root's steps run with (sudo's secure_path, the Python of the course first)
 _PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+#: nbgrader's collect as the hub needs it: only a student's own folder and files, within limits
+COLLECT = "--ExchangeFactory.collect=instructor.hub.collect.OwnedCollect"
 
 
 def script_text(course_dir: Path, group: str, code: Path, root: Path | None) -> str:
@@ -189,7 +192,7 @@ def main(course_dir: str, group: str, argv: list[str], root: str | None = None) 
             force = ["--force"] if args.force else []
             status = _python(course_path, "instructor", "release-to-exchange", args.assignment, *where, *force)
         elif args.verb == "collect":
-            status = _python(course_path, "nbgrader", "collect", "--update", args.assignment)
+            status = _python(course_path, "nbgrader", "collect", "--update", COLLECT, args.assignment)
         elif args.verb == "grade":
             passed = [f"--assignment={a}" for a in args.assignment] + [f"--student={s}" for s in args.student]
             status = _python(course_path, "instructor", "grade", *where, *passed, *(["--force"] * args.force))

@@ -1,7 +1,7 @@
 # %% [markdown] nbgrader={"grade": false, "grade_id": "intro", "locked": true, "schema_version": 3, "solution": false}
-# # Notebook 4: Transformers — breaking a Vigenère cipher
+# # Notebook 4: Transformers — decrypting a Vigenère cipher
 #
-# The recurrent models of the earlier notebooks read a sequence one step at a time, carrying a hidden state from each step to the next. A Transformer has no such state. Every position looks at every other position through attention, all positions at once, and the order of the inputs reaches the model through a positional encoding instead. In this notebook a small Transformer learns to decrypt text that was encrypted with a key it is never told — messages of any length, from one symbol to a paragraph.
+# The recurrent models of the earlier notebooks read a sequence one step at a time, carrying a hidden state from each step to the next. A Transformer has no such state. Every position looks at every other position through attention, all positions at once, and the order of the inputs reaches the model through a positional encoding instead. In this notebook a small Transformer learns, from examples alone, to decrypt text that was encrypted with one fixed Vigenère key: it is never shown the key, only pairs of encrypted and plain messages, so what it learns is that one key. It decrypts messages from one symbol to a paragraph: those longer than 24 symbols are cut into pieces first, each starting at the first symbol of the key, as the training messages do.
 #
 # In this notebook, we
 #
@@ -2975,7 +2975,7 @@ plotter.plot()
 # %% [markdown] nbgrader={"grade": false, "grade_id": "evaluate_text", "locked": true, "schema_version": 3, "solution": false}
 # ## How well does it decrypt new text?
 #
-# The real test: greedy decoding — no plain text given — of held-out messages, cut from texts the model has never seen, in four bands of lengths. The longest band is longer than any training message, so `decrypt_many` cuts those messages into pieces. We report the share of characters the model gets right and the share of messages it gets entirely right; a message of 100 symbols is entirely right only if the model makes no mistake at all, so the last column asks for the rule itself, not a good guess.
+# The real test: greedy decoding — no plain text given — of held-out messages, cut from texts the model has never seen, in four bands of lengths. `decrypt_many` cuts every message longer than `PIECE` = 24 symbols into pieces, so the two longer bands are decrypted piece by piece (the longest band is longer than any training message). We report the share of characters the model gets right and the share of messages it gets entirely right; a message of 100 symbols is entirely right only if the model makes no mistake at all, so the last column asks for the rule itself, not a good guess.
 #
 # After the full 2000 steps, expect at least 99.5 % of the characters and 95 % of the whole messages right in every band, the promise of the training section; recent runs of the reference solution gave 99.97–100 % of the characters and 98–100 % of the whole messages (the cell prints yours). The far positions of a long message are the ones a model learns last, which is why `decrypt_many` cuts messages longer than 24 symbols. Quick mode, which grading uses, trains for 2 steps only and gets none of this.
 

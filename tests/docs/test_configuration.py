@@ -121,3 +121,15 @@ def test_the_hub_options_exist():
 
     named = {_code(r[3]) for r in _rows("fields of instructor.hub.config.HubSettings")}
     assert {o for o in named if o.startswith("--")} - verbs()["hub"] == set()
+
+
+def test_the_hub_collects_limits():
+    """Is every setting of the hub's collect (a trait of OwnedCollect itself) a row with its type and default?"""
+    from instructor.hub.collect import OwnedCollect
+
+    own = {name: trait for name, trait in OwnedCollect.class_own_traits().items() if trait.metadata.get("config")}
+    rows = {_code(r[0]): r for r in _rows("traits of instructor.hub.collect.OwnedCollect")}
+    assert set(rows) == set(own), f"in the code only {set(own) - set(rows)}, on the page only {set(rows) - set(own)}"
+    for name, trait in own.items():
+        assert _code(rows[name][1]) == type(trait).__name__, name
+        assert rows[name][2] == f"`{trait.default_value!r}`", name

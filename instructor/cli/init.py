@@ -16,7 +16,10 @@ HELP = (
 EXAMPLES = f"""\
 what it writes (<dir> = DIR, else ${directory.ENV}, else {directory.DEFAULT}; never inside the repository):
   <dir>/nbgrader_config.py   course id {COURSE_ID!r}, Exchange.root, CourseDirectory.db_url, the late
-                             rule, due dates, and the course's feedback settings (no hidden tests)
+                             rule, and the course's feedback settings (no hidden tests); written only
+                             when it changes (on the hub it is root's: root runs it)
+  <dir>/due.json             the due dates, data the settings read: on the hub the staff move a date
+                             without root (docs/hub.md)
   <exchange>/                as root: laid out as the course's (every folder root's, only inbound open
                              to students, 1733; docs/trust.md); otherwise made 0755 if it does not exist
   the course repository      --root: the checkout whose solutions/ `course release-to-exchange` and

@@ -4,6 +4,7 @@ Everything a term produces lives here, never in the repository::
 
     <dir>/nbgrader_config.py      the settings, read by `course` AND by nbgrader's own tools,
                                   and where the course's sources are (a checkout holding solutions/)
+    <dir>/due.json                the due dates, data the settings read (instructor.coursedir.due)
     <dir>/roster.csv              the class list (`course roster import`)
     <dir>/source/, release/       what `course grade` / `course release-to-exchange` generate
     <dir>/submitted/<s>/<a>/      what `nbgrader collect` copies from the exchange
@@ -23,6 +24,7 @@ from pathlib import Path
 from traitlets.config import Config
 from traitlets.config.loader import PyFileConfigLoader
 
+from instructor.coursedir import due as course_due
 from instructor.coursedir import exchange as course_exchange
 from instructor.errors import CourseError
 from instructor.paths import COURSE_ID, REPO_ROOT
@@ -84,6 +86,8 @@ def load_config(course_path: Path) -> Config:
         )
     try:
         return PyFileConfigLoader(CONFIG_NAME, path=str(course_path)).load_config()
+    except CourseError:  # due.json refused: its own sentence
+        raise
     except Exception as err:  # a syntax or name error in a hand-edited file
         raise CourseError(f"{path} cannot be read ({type(err).__name__}: {err}).") from None
 
@@ -135,6 +139,7 @@ settings. Edit the values below, or run `course init` again with new options.
 
 from pathlib import Path
 
+from instructor.coursedir.due import read_due
 from instructor.settings import configure
 
 c = get_config()  # noqa: F821  (provided by traitlets when this file is loaded)
@@ -148,8 +153,10 @@ c.CourseDirectory.db_url = {db_url!r}
 # late work: this percent of the notebook's autograded points per day (or part of a day) late
 c.AssignLatePenalties.plugin_class = "instructor.coursedir.late.PercentPerDay"
 c.PercentPerDay.percent_per_day = {late_penalty!r}
-# due dates (UTC); `course grade` and `course release-to-exchange` copy them into the gradebook
-c.DueDates.dates = {due!r}
+# due dates (UTC): data in due.json beside this file, which `course init --due` writes (on the hub the staff
+# may, while this file, which root runs, stays root's); `course grade` and `course release-to-exchange` copy them
+# into the gradebook
+c.DueDates.dates = read_due(Path(__file__).resolve().parent)
 # the course repository (a checkout holding solutions/) that `course release-to-exchange` and `course grade`
 # release and grade: never inside the installed package, which every student's server can read
 c.CourseRepository.root = {root!r}
@@ -171,7 +178,8 @@ def _update_names(course_path: Path) -> None:
         text = path.read_text()
         for old, new in _MOVED.items():
             text = text.replace(old, new)
-        path.write_text(text)
+        if text != path.read_text():  # an up-to-date file is not written: on the hub it is root's
+            path.write_text(text)
 
 
 def init(
@@ -218,17 +226,26 @@ def init(
                 f"folder as root (sudo mkdir -p {settings.exchange.parent}), then run `course init` again as "
                 "root, which lays the exchange out as the course's (root's; students write only into inbound)."
             ) from None
+    config = course_path / CONFIG_NAME
+    text = CONFIG_TEMPLATE.format(
+        exchange=str(settings.exchange),
+        db_url=settings.db_url,
+        late_penalty=settings.late_penalty,
+        root=str(settings.root) if settings.root else None,
+    )
     try:
         course_path.mkdir(parents=True, exist_ok=True)
-        (course_path / CONFIG_NAME).write_text(
-            CONFIG_TEMPLATE.format(
-                exchange=str(settings.exchange),
-                db_url=settings.db_url,
-                late_penalty=settings.late_penalty,
-                due=settings.due,
-                root=str(settings.root) if settings.root else None,
-            )
-        )
+        # the dates first: should the settings file then be refused, an older one holding dates still wins
+        course_due.write_due(course_path, settings.due)
+        # written only when it changes: on the hub it is root's (root runs it), and moving a due date leaves it be
+        if not config.is_file() or config.read_text() != text:
+            if config.is_file() and not os.access(config, os.W_OK):
+                raise CourseError(
+                    f"{config} is root's (root runs it as code on the hub): run `course init` as root to change "
+                    "the exchange, gradebook, late rule or repository, or once to bring an older file up to date; "
+                    "due dates alone (`--due`) need no root."
+                )
+            config.write_text(text)
     except OSError as err:
         raise CourseError(f"cannot write the course directory {course_path} ({err.strerror or err}).") from None
     return settings

@@ -1,22 +1,47 @@
-"""Due dates: written in the course directory's settings, copied into the gradebook."""
+"""Due dates: data in the course directory's ``due.json``, read into its settings, copied into the gradebook.
+
+Why data beside ``nbgrader_config.py`` and not a line of it: on the hub root
+runs ``nbgrader_config.py`` as Python in the staff's privileged path, so that
+file stays root's alone (docs/hub.md, *Staff*) and an instructor could not
+move a due date (``course init --due`` failed on it with PermissionError). A
+privileged verb that rewrote the file for her would have root write, and then
+run, Python built from what staff typed. Here root runs only its own file,
+which reads ``due.json`` as JSON: a staff member who writes it can change the
+dates and nothing else. It is read on the open file (no link, a regular file
+with one name, at most :data:`DUE_LIMIT` bytes), and every entry must be an
+assignment name and a date, or the settings are refused in one sentence.
+"""
 
 from __future__ import annotations
+
+import json
+import os
+import re
+import stat
+from pathlib import Path
 
 from nbgrader.api import Gradebook
 from nbgrader.utils import parse_utc
 from traitlets import Dict
 from traitlets.config import Configurable
 
-from instructor.coursedir import gradebook
+from instructor.coursedir import atomic, gradebook
 from instructor.errors import CourseError
+
+#: the due dates' file in the course directory: {assignment: "YYYY-MM-DD HH:MM:SS UTC"}
+DUE_NAME = "due.json"
+#: a larger due.json is refused unread (a class's dates take a few hundred bytes)
+DUE_LIMIT = 64 * 1024
+#: an assignment's name as a due date names it (no path)
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
 
 
 class DueDates(Configurable):
-    """Due dates by assignment, kept in the course directory's configuration.
+    """Due dates by assignment, as the course directory's configuration gives them (from ``due.json``).
 
     nbgrader reads a due date from the gradebook only; ``course`` copies these
-    into it whenever it prepares an assignment, so the config file stays the
-    one place where they are written.
+    into it whenever it prepares an assignment, so ``due.json`` stays the one
+    place where they are written.
     """
 
     dates = Dict({}, help="assignment -> due date, e.g. {'01_rnn': '2026-10-05 17:00:00 UTC'}").tag(config=True)
@@ -29,6 +54,8 @@ def parse_due(items: list[str]) -> dict[str, str]:
         name, sep, when = item.partition("=")
         if not sep or not name.strip() or not when.strip():
             raise CourseError(f"--due takes ASSIGNMENT=DATE (e.g. 01_rnn='2026-10-05 17:00 UTC'), not {item!r}.")
+        if not _NAME.match(name.strip()):
+            raise CourseError(f"--due: {name.strip()!r} is not an assignment name (letters, digits, '.', '_', '-').")
         try:
             found[name.strip()] = parse_utc(when.strip()).strftime("%Y-%m-%d %H:%M:%S UTC")
         except Exception:  # dateutil raises several types
@@ -59,3 +86,54 @@ def apply_to_recorded(dates: dict[str, str], db_url: str) -> list[str]:
         recorded = [a.name for a in gb.assignments if a.name in dates]
     apply_due_dates(dates, db_url, recorded)
     return recorded
+
+
+def read_due(course_path: Path) -> dict[str, str]:
+    """The due dates of ``<course_path>/due.json`` ({} when there is none), checked on the open file.
+
+    Root reads it (``nbgrader_config.py`` calls this) while staff may write
+    it: a link, anything but a regular file with one name, more than
+    :data:`DUE_LIMIT` bytes, or an entry that is not an assignment and a date
+    is refused, never followed or parsed as anything but JSON.
+    """
+    path = Path(course_path) / DUE_NAME
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return {}
+    except OSError as err:  # ELOOP: a link
+        raise CourseError(
+            f"{path} is not a file the course reads ({err.strerror}): write it with `course init --due`."
+        ) from None
+    with os.fdopen(fd, "rb") as f:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_nlink != 1 or info.st_size > DUE_LIMIT:
+            raise CourseError(
+                f"{path} is not a file the course reads (a regular file with one name, at most {DUE_LIMIT} "
+                "bytes): write it with `course init --due`."
+            )
+        data = f.read(DUE_LIMIT + 1)
+    try:
+        dates = json.loads(data)
+    except ValueError:
+        raise CourseError(f"{path} is not JSON: write it with `course init --due`.") from None
+    good = isinstance(dates, dict) and all(
+        isinstance(k, str) and _NAME.match(k) and isinstance(v, str) and len(v) < 100 for k, v in dates.items()
+    )
+    if not good or len(data) > DUE_LIMIT:
+        raise CourseError(f"{path} must map assignment names to dates: write it with `course init --due`.")
+    for when in dates.values():
+        try:
+            parse_utc(when)
+        except Exception:  # dateutil raises several types
+            raise CourseError(f"{path}: {when!r} is not a date: write it with `course init --due`.") from None
+    return dict(dates)
+
+
+def write_due(course_path: Path, dates: dict[str, str]) -> bool:
+    """Write ``dates`` to ``<course_path>/due.json`` (whole, in place) unless it holds them; True if written."""
+    if dates == read_due(course_path):
+        return False
+    text = json.dumps(dict(sorted(dates.items())), indent=1) + "\n"
+    atomic.write_atomic(Path(course_path) / DUE_NAME, text)
+    return True

@@ -28,8 +28,13 @@ Values in feedback (:func:`tell_student_parts`). The failing error's message
 check's own f-string: each ``{...}`` field's text is taken from it, and shown
 when it may be:
 
-* a visible check's fields (its inputs are in the student's notebook), if it
-  comes before any hidden line of its cell;
+* a visible check's fields (its inputs are in the student's notebook), if no
+  hidden code had run before it (no hidden line before it in its cell, no
+  cell with hidden checks before its cell); after hidden code, only a field
+  whose text the student's own run of the cell (the notebook they handed in)
+  held in the same place of the same message: the kernel that runs a check
+  after hidden code may have kept what hidden checks passed it, and could
+  return it as a value or raise it (36 hidden inputs reached a page so);
 * a hidden check's fields whose names the author marked with a comment line
   ``# feedback shows: name1, name2`` in the hidden block (for the checks after
   it in that cell); every other field of a hidden check stays ``…``;
@@ -45,6 +50,8 @@ written on one line with each field named by its code (``{mask[:, 0]}``).
 from __future__ import annotations
 
 import ast
+import builtins
+import dataclasses
 import functools
 import re
 from collections.abc import Callable
@@ -253,6 +260,31 @@ def exception_name(error: dict) -> str:
     return name if _EXCEPTION_NAME.fullmatch(name) else "an exception"
 
 
+#: the exception names a kernel that ran hidden code may still have shown: Python's own and NumPy's (fixed words;
+#: a class the student's code makes can be named with anything it holds)
+KNOWN_EXCEPTIONS = frozenset(
+    name for name, value in vars(builtins).items() if isinstance(value, type) and issubclass(value, BaseException)
+) | {"AxisError", "LinAlgError"}
+
+
+def last_error(outputs) -> dict | None:
+    """The last error output of ``outputs`` (None without one)."""
+    errors = [o for o in outputs or () if isinstance(o, dict) and o.get("output_type") == "error"]
+    return errors[-1] if errors else None
+
+
+def _evalue(error: dict | None) -> str | None:
+    return None if error is None else _ANSI.sub("", str(error.get("evalue", ""))).strip()
+
+
+def _vouched_exception(name: str, own_error: dict | None) -> str:
+    """After hidden code: ``name`` if it is Python's or NumPy's, or the one the student's own run raised in this
+    cell (``own_error``), else ``an exception``."""
+    if name in KNOWN_EXCEPTIONS or (own_error is not None and exception_name(own_error) == name):
+        return name
+    return "an exception"
+
+
 def failed_check(source: str, outputs: list[dict]) -> Failure | None:
     """Where the test cell whose trusted ``source`` gave ``outputs`` stopped; None without an error output."""
     errors = [o for o in outputs if o.get("output_type") == "error"]
@@ -274,7 +306,10 @@ def name_failure(source: str, outputs: list[dict]) -> str:
     words; any other error is said as such ("IndexError at: <statement>"):
     the answer failed while the check ran, before the check could judge it.
     """
-    failure = failed_check(source, outputs)
+    return _named(failed_check(source, outputs), outputs)
+
+
+def _named(failure: Failure | None, outputs: list[dict]) -> str:
     if failure is None:
         return WROTE_STDERR if _wrote_stderr(outputs) else UNNAMED
     if failure.exception in _SAID:
@@ -331,26 +366,50 @@ def _field_texts(parts: tuple[str, ...], message: str) -> list[str] | None:
     return texts
 
 
-def _with_values(check: Check, source: str, outputs: list[dict]) -> list[tuple[str, bool]] | None:
-    """The check's message as (text, is a value) pieces, with the values it may show; None to keep ``…``."""
-    errors = [o for o in outputs if o.get("output_type") == "error"]
-    if not check.fields or not errors:
+def _with_values(
+    check: Check, source: str, outputs: list[dict], tainted: bool, own: list[dict]
+) -> list[tuple[str, bool]] | None:
+    """The check's message as (text, is a value) pieces, with the values it may show; None to keep ``…``.
+
+    ``tainted``: hidden code had run in the kernel before the check (its values may carry what hidden checks
+    passed); then a visible check's value shows only where the student's own run of the cell (``own``, its
+    outputs in the notebook they handed in) failed with the same text in that place.
+    """
+    error = last_error(outputs)
+    if not check.fields or error is None:
         return None
-    texts = _field_texts(check.parts, str(errors[-1].get("evalue", "")))
+    texts = _field_texts(check.parts, str(error.get("evalue", "")))
     if texts is None:
         return None
-    visible = not check.hidden and not check.after_hidden
+    vouched: list[str] | None = None
+    if tainted and not check.hidden:
+        own_message = _evalue(last_error(own))
+        vouched = _field_texts(check.parts, own_message) if own_message is not None else None
     known = frozenset(_WORD.findall(visible_source(source)))
     pieces = [(check.parts[0], False)]
-    for (_, names), text, after in zip(check.fields, texts, check.parts[1:], strict=True):
-        shown = (visible or (names and names <= check.shows)) and is_value_text(text, known)
+    for index, ((_, names), text, after) in enumerate(zip(check.fields, texts, check.parts[1:], strict=True)):
+        if check.hidden:
+            may = bool(names and names <= check.shows)
+        else:
+            may = not tainted or (vouched is not None and vouched[index] == text)
+        shown = may and is_value_text(text, known)
         pieces += [(text, True) if shown else ("…", False), (after, False)]
     return [p for p in pieces if p[0]]
 
 
-def tell_student_parts(source: str, outputs: list[dict]) -> list[tuple[str, bool]]:
-    """:func:`tell_student` as (text, is a value) pieces: the page sets values apart from the author's words."""
+def tell_student_parts(
+    source: str, outputs: list[dict], hidden_ran_before: bool = False, own: list[dict] | tuple = ()
+) -> list[tuple[str, bool]]:
+    """:func:`tell_student` as (text, is a value) pieces: the page sets values apart from the author's words.
+
+    ``hidden_ran_before``: a cell with hidden checks ran before this one; ``own``: this cell's outputs in the
+    student's own run (the notebook they handed in). Once hidden code has run, the kernel's words (an exception's
+    name, a visible check's values) show only as :func:`_with_values` and :func:`_vouched_exception` allow.
+    """
     failure = failed_check(source, outputs)
+    tainted = failure is not None and failure.check is not None and _tainted(failure.check, hidden_ran_before)
+    if tainted and failure is not None:
+        failure = dataclasses.replace(failure, exception=_vouched_exception(failure.exception, last_error(own)))
     if (
         failure is not None
         and failure.check is not None
@@ -358,21 +417,28 @@ def tell_student_parts(source: str, outputs: list[dict]) -> list[tuple[str, bool
         and failure.check.judges
         and failure.check.literal
     ):
-        pieces = _with_values(failure.check, source, outputs)
+        pieces = _with_values(failure.check, source, outputs, tainted, list(own))
         if pieces is not None:
             return pieces
-    return [(_tell_student(source, outputs, failure), False)]
+    return [(_tell_student(outputs, failure), False)]
 
 
-def tell_student(source: str, outputs: list[dict]) -> str:
+def _tainted(check: Check, hidden_ran_before: bool) -> bool:
+    """Had hidden code run in the kernel by the time ``check`` ran?"""
+    return hidden_ran_before or check.hidden or check.after_hidden
+
+
+def tell_student(
+    source: str, outputs: list[dict], hidden_ran_before: bool = False, own: list[dict] | tuple = ()
+) -> str:
     """The failed check for the student's feedback: a hidden check only by the message its author wrote,
     with the values it may show (see the module doc)."""
-    return "".join(text for text, _ in tell_student_parts(source, outputs))
+    return "".join(text for text, _ in tell_student_parts(source, outputs, hidden_ran_before, own))
 
 
-def _tell_student(source: str, outputs: list[dict], failure: Failure | None) -> str:
+def _tell_student(outputs: list[dict], failure: Failure | None) -> str:
     if failure is None or failure.check is None or not failure.check.hidden:
-        return name_failure(source, outputs)
+        return _named(failure, outputs)
     if failure.exception in _SAID:
         return _SAID[failure.exception]
     check = failure.check
@@ -395,12 +461,16 @@ class Raised:
     quote its inputs (a broadcast error names their shapes). So the message
     shows whole where no hidden code had run before it (a visible statement
     in a cell before the notebook's first hidden check); after hidden code it
-    shows at a visible check only if it reads as a library's error
-    (:func:`is_library_message`: NumPy's, MyGrad's or Python's words, numbers,
-    the cell's visible words), as a visible check's values do; during a
-    hidden check, never. ``line`` is the student's
-    own line the exception came out of (the deepest frame in one of their
-    cells), read from their cell, never from the traceback's text.
+    shows at a visible check only if the student's own run of the same cell
+    (the notebook they handed in, made from the release, which holds no
+    hidden test) failed with the very same message, which therefore holds
+    nothing of the grader's run (words that read as NumPy's, with numbers,
+    carried 36 hidden inputs); during a hidden check, never. ``exception``
+    after hidden code is the exception's name only if it is Python's or
+    NumPy's or the one the student's own run raised (a class made at run time
+    can be named with anything), else ``an exception``. ``line`` is the
+    student's own line the exception came out of (the deepest frame in one of
+    their cells), read from their cell, never from the traceback's text.
     """
 
     exception: str
@@ -408,35 +478,6 @@ class Raised:
     line: str | None
     hidden: bool  # raised during a hidden check
     after_hidden: bool  # hidden code had run in the kernel before it (the message is withheld)
-
-
-#: the words of the errors NumPy, MyGrad and Python raise on the slips of an answer (shapes that do not
-#: broadcast, a list indexed as an array, a missing attribute, ...): an exception's message made only of
-#: these, numbers and the cell's visible words reads as such an error, not as text the code chose
-LIBRARY_WORDS = frozenset(
-    """
-    a all an and any are argument arguments array arrays at attribute axes axis base be between bounds broadcast but by
-    callable can cannot cast casting contains converted core could dimension dimensions different division
-    does doesn don dtype einstein einsum element elements expected for from function given got gufunc has have
-    in index indices inhomogeneous input inputs instances int integer integers into invalid is it its iterable k label
-    labels length list literal m many match matmul mismatch missing more must multiply n ndarray no not numpy object
-    of one only operand operands operation or out output part positional rank received repeated requested
-    required reshape result s same scalar scalars sequence setting shape shapes signature size sizes slices
-    subscript subscripted subscripts sum supported t takes than the to together too tuple type types ufunc
-    unpack unsupported use value values was were which with zero
-    """.split()
-)
-#: the characters of such a message
-_MESSAGE_CHARS = re.compile(r"[A-Za-z0-9_ \n\t\[\](),.+\-:;='\"<>/*?!%&|^~@#{}]*")
-
-
-def is_library_message(text: str, known: frozenset[str] = frozenset()) -> bool:
-    """Does ``text`` read as a library's error (its words, numbers and the ``known`` words of the cell's
-    visible code), short enough to show?"""
-    if len(text) > MAX_VALUE_CHARS or not _MESSAGE_CHARS.fullmatch(text):
-        return False
-    words = _WORD.findall(_NUMBER.sub("0", text))
-    return all(w.lower() in LIBRARY_WORDS or w in _VALUE_WORDS or w in known for w in words)
 
 
 def cell_frames(error: dict) -> list[tuple[int, int]]:
@@ -469,6 +510,7 @@ def raised_in_answer(
     student_line: Callable[[int, int], str | None],
     hidden_ran_before: bool,
     secret_lines: tuple[str, ...] | list[str] = (),
+    own: list[dict] | tuple = (),
 ) -> Raised | None:
     """The exception the student's code raised while the test cell whose trusted ``source`` gave ``outputs``
     ran it; None when the cell failed otherwise (a check said no, a task not attempted, no error).
@@ -476,7 +518,8 @@ def raised_in_answer(
     ``student_line(count, line)`` is the text of line ``line`` of the student's own cell that ran as
     ``In[count]`` (None for any other cell: a test cell holds hidden lines); ``hidden_ran_before`` says
     that a cell with hidden checks ran before this one; a message quoting one of ``secret_lines`` (the
-    notebook's hidden lines) is withheld wherever it came from.
+    notebook's hidden lines) is withheld wherever it came from; ``own`` is this cell's outputs in the
+    student's own run (the notebook they handed in), which alone can vouch for words after hidden code.
     """
     failure = failed_check(source, outputs)
     if failure is None or failure.check is None or failure.exception in _SAID:
@@ -484,18 +527,20 @@ def raised_in_answer(
     check = failure.check
     if failure.exception == "AssertionError" and check.judges:
         return None
-    error = [o for o in outputs if o.get("output_type") == "error"][-1]
+    error = last_error(outputs) or {}
     line = next((text for count, number in reversed(cell_frames(error)) if (text := student_line(count, number))), None)
-    after_hidden = hidden_ran_before or check.hidden or check.after_hidden
-    message: str | None = _ANSI.sub("", str(error.get("evalue", ""))).strip()
+    after_hidden = _tainted(check, hidden_ran_before)
+    own_error = last_error(own)
+    exception = _vouched_exception(failure.exception, own_error) if after_hidden else failure.exception
+    message = _evalue(error)
     if check.hidden:
         message = None  # a hidden check's inputs are the kernel's: its error may quote them (shapes, values)
-    elif after_hidden and not is_library_message(message or "", frozenset(_WORD.findall(visible_source(source)))):
-        message = None  # the kernel may hold what hidden checks passed it: only a library's words pass
+    elif after_hidden and (message != _evalue(own_error) or exception_name(own_error or {}) != failure.exception):
+        message = None  # the kernel may hold what hidden checks passed it: only the student's own run vouches
     elif message and len(message) > MAX_VALUE_CHARS:
         message = message[:MAX_VALUE_CHARS] + " …"
     if message and quotes(message, list(secret_lines)):
         message = None
     if line is not None and len(line) > MAX_LINE_CHARS:
         line = line[:MAX_LINE_CHARS] + " …"
-    return Raised(failure.exception, message or None, line, check.hidden, after_hidden)
+    return Raised(exception, message or None, line, check.hidden, after_hidden)

@@ -319,7 +319,7 @@ def _failed_test_cell(name: str, count: int, source: str, outputs: list[dict]):
 def test_an_error_of_the_students_code_keeps_its_type_line_and_message():
     """Does a failed cell whose check ran the student's code into an exception say its type, the student's own
     line (from their cell, not the traceback's text) and its message: whole before any hidden code ran, after
-    hidden code only when it reads as a library's error, during a hidden check never?"""
+    hidden code only when the student's own run of the cell showed the same, during a hidden check never?"""
     import nbformat
     from nbformat.v4 import new_code_cell
 
@@ -356,7 +356,9 @@ def test_an_error_of_the_students_code_keeps_its_type_line_and_message():
             ),
         ]
     )
-    nb, _ = ExplainVerdicts(enabled=True).preprocess(nb, {})
+    # the student's own run (the notebook they handed in) failed the "library" cell with the same error
+    own = {"own_outputs": {nb.cells[3].id: list(nb.cells[3].outputs)}}
+    nb, _ = ExplainVerdicts(enabled=True).preprocess(nb, own)
     raised = {c.metadata.nbgrader.grade_id: c.metadata.nbgrader.get("raised") for c in nb.cells[1:]}
     line = "centred = x - x.mean(axis=-1)"
     # before any hidden code: the message whole, the student's own words included
@@ -375,13 +377,92 @@ def test_an_error_of_the_students_code_keeps_its_type_line_and_message():
         "hidden": True,
         "after_hidden": True,
     }
-    # after hidden code: a library's message shows, text the code chose does not
+    # after hidden code: a message the student's own run showed too shows, text only the grader's run holds does not
     assert raised["library"]["message"] == broadcast and raised["library"]["line"] == line
     assert raised["smuggled"]["message"] is None and raised["smuggled"]["line"] == line
     # a traceback pointing into a test cell (which holds hidden lines) quotes no line
     assert raised["forged"]["line"] is None
     assert raised["quoting"]["message"] is None
     assert "secret_input" not in str(raised)
+
+
+#: hidden inputs, as the kernel that kept them writes them back: as shapes
+KEPT = "(342,13597,12247) (5103,2980)"
+#: a visible check that catches the answer's ValueError and shows its text
+CAUGHT = (
+    "# Check norm\ntry:\n    out = norm(x)\n    error = None\nexcept ValueError as err:\n    error = str(err)\n"
+    'assert error is None, f"norm raised ValueError({error!r}) on x of shape (2, 3)"\n'
+)
+#: the words of NumPy's broadcast error, with the kept values
+BROADCAST_KEPT = "operands could not be broadcast together with shapes " + KEPT
+
+
+def _after_hidden_code(own_run: str) -> dict:
+    """The page's explanations of three visible test cells that failed after a hidden check had run: an uncaught
+    ValueError whose text holds :data:`KEPT` ("library"), one whose class is named with it ("named"), one that
+    :data:`CAUGHT` shows ("caught"). ``own_run``: what the student's own run of those cells holds (the notebook
+    they handed in): "none", "other" (a different failure) or "same" (the same errors)."""
+    import nbformat
+    from nbformat.v4 import new_code_cell
+
+    from instructor.reporting.feedback.preprocessors.explain_verdicts import ExplainVerdicts
+
+    calls = "# Check norm\nout = norm(x)\nassert out.shape == (2, 3), 'shape'\n"
+    hidden = calls + "### BEGIN HIDDEN TESTS\nsecret_out = norm(secret_input_of_this_check)\n### END HIDDEN TESTS\n"
+    judged = _judged_error(7, f"norm raised ValueError({KEPT!r}) on x of shape (2, 3)")
+    tests = [
+        _failed_test_cell("hidden", 2, hidden, []),
+        _failed_test_cell("library", 3, calls, _raised_error("ValueError", BROADCAST_KEPT, [(3, 2), (1, 2)])),
+        _failed_test_cell("named", 4, calls, _raised_error("L342_13597_12247", KEPT, [(4, 2), (1, 2)])),
+        _failed_test_cell("caught", 5, CAUGHT, judged),
+    ]
+    for cell in tests:
+        cell.id = cell.metadata.nbgrader.grade_id
+    other = _raised_error("ValueError", "my own run: another message", [(9, 2)])
+    own = {
+        "none": {},
+        "other": {c.id: other for c in tests[1:]},
+        "same": {c.id: list(c.outputs) for c in tests[1:]},
+    }[own_run]
+    nbgrader = {"grade": False, "solution": True, "locked": False, "grade_id": "norm"}
+    answer = new_code_cell(ANSWER, execution_count=1, metadata={"nbgrader": nbgrader})
+    nb = nbformat.v4.new_notebook(cells=[answer, *tests])
+    nb, _ = ExplainVerdicts(enabled=True).preprocess(nb, {"own_outputs": own})
+    return {c.id: c.metadata.nbgrader for c in nb.cells[2:]}
+
+
+@pytest.mark.parametrize("own_run", ["none", "other"])
+def test_after_hidden_code_an_exceptions_text_shows_only_as_the_students_own_run_showed_it(own_run):
+    """Code in the kernel can keep what a hidden check passed it and raise it later in words that read as
+    NumPy's (36 hidden inputs reached a page so): after hidden code, is an exception's text withheld unless
+    the student's own run of the cell (the notebook they handed in) failed with the same text, its type and
+    line kept; and shown whole when it did?"""
+    meta = _after_hidden_code(own_run)["library"]
+    assert meta.raised["message"] is None and meta.raised["exception"] == "ValueError"
+    assert meta.raised["line"] == "centred = x - x.mean(axis=-1)"
+    assert _after_hidden_code("same")["library"].raised["message"] == BROADCAST_KEPT
+
+
+@pytest.mark.parametrize("own_run", ["none", "other"])
+def test_after_hidden_code_a_visible_checks_values_show_only_as_the_students_own_run_showed_them(own_run):
+    """A visible check after hidden code shows values the kernel made (here an exception's text it caught): are
+    they "…" unless the student's own run of the cell failed that check with the same values, and shown then?"""
+    meta = _after_hidden_code(own_run)["caught"]
+    assert meta.why == "norm raised ValueError(…) on x of shape (2, 3)" and "342" not in str(meta.why_parts)
+    meta = _after_hidden_code("same")["caught"]
+    assert meta.why == f"norm raised ValueError({KEPT!r}) on x of shape (2, 3)"
+    assert [text for text, value in meta.why_parts if value] == [repr(KEPT)]
+
+
+@pytest.mark.parametrize("own_run", ["none", "other"])
+def test_after_hidden_code_an_exceptions_name_shows_only_if_it_is_pythons_or_the_students_own_runs(own_run):
+    """A class made at run time can be named with what the kernel kept: after hidden code, is an exception's name
+    shown only if it is Python's or NumPy's, or the one the student's own run of the cell raised?"""
+    meta = _after_hidden_code(own_run)["named"]
+    assert meta.raised["exception"] == "an exception" and meta.raised["message"] is None
+    assert meta.why == "an exception at: `out = norm(x)`" and "13597" not in str(meta)
+    meta = _after_hidden_code("same")["named"]
+    assert meta.raised["exception"] == "L342_13597_12247" and meta.raised["message"] == KEPT
 
 
 def test_the_page_shows_the_raised_error_as_inert_text(tmp_path):

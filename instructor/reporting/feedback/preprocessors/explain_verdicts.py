@@ -18,8 +18,9 @@ the check that failed. It writes into ``metadata.nbgrader``:
 * ``raised``: for an exception the student's code raised while a check
   ran it (:func:`instructor.reporting.failures.raised_in_answer`): its type,
   the student's own line it came from, and its message where no hidden code
-  had run before it (``message`` None: withheld, ``hidden``: during a hidden
-  check);
+  had run before it, after hidden code only as the student's own run of the
+  cell (the notebook they handed in) vouches for it (``message`` None:
+  withheld, ``hidden``: during a hidden check);
 * ``depends``: ``[name, task]`` pairs (when the student's code raised an
   error, the task whose answer cell the error came out of, if that is an
   earlier failed one; none if it came out of this task's own answer): a function or class of an earlier
@@ -40,6 +41,7 @@ from traitlets import Bool
 from instructor.cells import grade_id, hidden_lines, is_graded_test, task_of, visible_source
 from instructor.grading.syntax import parse
 from instructor.reporting.failures import failed_check, raised_in_answer, tell_student_parts
+from instructor.reporting.feedback.preprocessors.hide_hidden_test_outputs import own_outputs
 
 
 def _names(source: str, top_level_definitions: bool = False) -> set[str]:
@@ -118,13 +120,17 @@ class ExplainVerdicts(Preprocessor):
         with_hidden = [i for i, c in enumerate(nb.cells) if c.cell_type == "code" and hidden_lines(c.source)]
         first_hidden = with_hidden[0] if with_hidden else None
         secrets = [line for i in with_hidden for line in hidden_lines(nb.cells[i].source)]
+        own = own_outputs(self.config, resources) if with_hidden else {}  # the student's own run vouches
         for index, cell in tests:
             meta = cell.metadata.nbgrader
             if meta["verdict"] != "failed":
                 continue
             hidden_ran_before = first_hidden is not None and first_hidden < index
             origin[0] = None
-            raised = raised_in_answer(cell.source, cell.get("outputs", []), student_line, hidden_ran_before, secrets)
+            mine = own.get(cell.get("id"), [])  # this cell's outputs in the student's own run
+            raised = raised_in_answer(
+                cell.source, cell.get("outputs", []), student_line, hidden_ran_before, secrets, mine
+            )
             if raised is not None:
                 meta["raised"] = {
                     "exception": raised.exception,
@@ -133,7 +139,7 @@ class ExplainVerdicts(Preprocessor):
                     "hidden": raised.hidden,
                     "after_hidden": raised.after_hidden,
                 }
-            parts = tell_student_parts(cell.source, cell.get("outputs", []))
+            parts = tell_student_parts(cell.source, cell.get("outputs", []), hidden_ran_before, mine)
             meta["why"] = "".join(text for text, _ in parts)
             meta["why_parts"] = [[text, value] for text, value in parts]
             failure = failed_check(cell.source, cell.get("outputs", []))

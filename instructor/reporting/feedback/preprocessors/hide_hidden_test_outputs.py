@@ -30,6 +30,38 @@ def withheld(resources: dict) -> Withheld:
     return resources.setdefault("withheld", Withheld())
 
 
+def own_outputs(config, resources: dict) -> dict[str, list]:
+    """The outputs of each code cell of the notebook the student handed in, by cell id ({} if not found).
+
+    ``submitted/<student>/<assignment>/<notebook>.ipynb`` (nbgrader's layout), made on the student's machine
+    from the release, which holds no hidden test: nothing in it is a function of what a hidden check passed.
+    Read once per page (kept in ``resources["own_outputs"]``): :class:`ExplainVerdicts` and this step both use it.
+    """
+    if "own_outputs" not in resources:
+        resources["own_outputs"] = _read_own_outputs(config, resources)
+    return resources["own_outputs"]
+
+
+def _read_own_outputs(config, resources: dict) -> dict[str, list]:
+    try:
+        from nbgrader.coursedir import CourseDirectory
+
+        info = resources["nbgrader"]
+        coursedir = CourseDirectory(config=config)
+        folder = Path(coursedir.format_path(coursedir.submitted_directory, info["student"], info["assignment"]))
+        if folder.is_symlink() or folder.parent.is_symlink():
+            return {}
+        raw = read_regular(folder / f"{info['notebook']}.ipynb")
+        nb = nbformat.reads(raw.decode("utf-8"), as_version=4)
+    except (KeyError, OSError, ValueError, RecursionError, UnicodeDecodeError, json.JSONDecodeError):
+        return {}
+    return {
+        cell.id: list(cell.get("outputs", []))
+        for cell in nb.cells
+        if cell.cell_type == "code" and isinstance(cell.get("id"), str)
+    }
+
+
 class HideHiddenTestOutputs(Preprocessor):
     """Replace the outputs of cells with hidden tests, and of every code cell after the first of them.
 
@@ -62,26 +94,6 @@ class HideHiddenTestOutputs(Preprocessor):
     ).tag(config=True)
     own_note = Unicode("From your own run (the notebook you handed in):").tag(config=True)
 
-    def _own_outputs(self, resources) -> dict[str, list]:
-        """The outputs of each code cell of the student's submitted notebook, by cell id ({} if not found)."""
-        try:
-            from nbgrader.coursedir import CourseDirectory
-
-            info = resources["nbgrader"]
-            coursedir = CourseDirectory(config=self.config)
-            folder = Path(coursedir.format_path(coursedir.submitted_directory, info["student"], info["assignment"]))
-            if folder.is_symlink() or folder.parent.is_symlink():
-                return {}
-            raw = read_regular(folder / f"{info['notebook']}.ipynb")
-            nb = nbformat.reads(raw.decode("utf-8"), as_version=4)
-        except (KeyError, OSError, ValueError, RecursionError, UnicodeDecodeError, json.JSONDecodeError):
-            return {}
-        return {
-            cell.id: list(cell.get("outputs", []))
-            for cell in nb.cells
-            if cell.cell_type == "code" and isinstance(cell.get("id"), str)
-        }
-
     def preprocess(self, nb, resources):
         found = withheld(resources).hidden_lines
         after_hidden = False
@@ -97,7 +109,7 @@ class HideHiddenTestOutputs(Preprocessor):
                 cell.outputs = [new_output("stream", name="stdout", text=self.note + "\n")] if failed_hidden else []
             elif after_hidden:
                 if own is None:
-                    own = self._own_outputs(resources)
+                    own = own_outputs(self.config, resources)
                 mine = [] if is_graded_test(cell) else own.get(cell.get("id"), [])
                 note = [new_output("stream", name="stdout", text=self.own_note + "\n")] if mine else []
                 cell.outputs = note + [nbformat.from_dict(o) for o in mine]

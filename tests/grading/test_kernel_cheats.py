@@ -28,6 +28,7 @@ from instructor.paths import (
     SOLUTIONS,
     notebook_path,
 )
+from tests.hostile import kernel_cheats
 from tests.hostile.cases import FULL, A
 from tests.hostile.grading import part, scores_over_the_release
 
@@ -184,3 +185,18 @@ def test_feedback_shows_no_drawn_history(corpus):
     pages = [p for p in corpus["feedback"] if "leak_png" in str(p)]
     for page in pages:
         assert "data:image/png" not in page.read_text(errors="replace"), page
+
+
+def test_feedback_shows_no_value_a_hidden_check_passed(corpus):
+    """A model keeps the batch a hidden check passed it (36 numbers) and gives it back in later cells: in the text
+    of a ValueError a visible check catches and shows, of one no check catches, in the name of its class, printed,
+    warned, in a figure's title, in a later cell's error. Is none of it on the page, in any of these forms?"""
+    source = nbformat.read(str(notebook_path(A, SOLUTIONS)), as_version=4)
+    hidden = "\n".join(line for c in source.cells for line in hidden_lines(c.source))
+    assert "np.random.default_rng(11).normal(size=(4, 3, 3))" in hidden  # the batch the case keeps
+    pages = [p for p in corpus["feedback"] if "keep_hidden_batch" in str(p)]
+    assert len(pages) == 1
+    text = html.unescape(pages[0].read_text(errors="replace"))
+    assert "Why it failed" in text and "Your code raised" in text  # the cells that raised it are explained
+    shown = [t for t in kernel_cheats.kept_batch_texts() if t in text]
+    assert not shown, f"{len(shown)} of the kept batch's values on the page: {shown[:6]}"

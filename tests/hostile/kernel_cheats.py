@@ -650,6 +650,70 @@ plt.show()
 )
 
 
+# A model that keeps the batch a hidden check passes it (rnn__shapes_and_parameters' x_other: 36 numbers) and gives
+# it back later: in the text of a ValueError (one a visible check catches and shows in its message, one it does not),
+# in the name of the ValueError's class, printed, warned, in a figure's title and in a later cell's error.
+KEEP_RNN = """import numpy as _np
+_kept = []
+
+
+def _text(values):
+    return " ".join(f"{v:.4f}" for v in _np.ravel(values))
+
+
+def _hidden():  # the batch of the hidden check: the one shape no visible check passes
+    return next(b for b in _kept if b.shape == (4, 3, 3))
+
+
+class RNN:  # keeps every batch it is given; its outputs are zeros, its parameters none
+    def __init__(self, C, D, K):
+        self.D, self.K = D, K
+
+    @property
+    def parameters(self):
+        return ()
+
+    def __call__(self, x, h=None):
+        x = _np.asarray(x)
+        _kept.append(x.copy())
+        T, N = x.shape[:2]
+        return _np.zeros((T, N, self.K), _np.float32), _np.zeros((T, N, self.D), _np.float32)
+"""
+KEEP_LOSS = """def loss_and_accuracy(scores, target):
+    # a ValueError whose class is named with six of the kept values, and whose text holds all 36
+    name = "L" + "_".join(f"{abs(v) * 10000:.0f}" for v in _hidden().ravel()[:6])
+    raise type(name, (ValueError,), {})(_text(_hidden()))
+"""
+KEEP_LATER = """import warnings
+import matplotlib.pyplot as plt
+
+print(_text(_hidden()))
+warnings.warn(_text(_hidden()))
+fig, ax = plt.subplots()
+ax.set_title(_text(_hidden())[:60])
+plt.show()
+raise RuntimeError(_text(_hidden()))
+"""
+
+
+def kept_batch():
+    """The batch rnn__shapes_and_parameters' hidden part passes the student's RNN (its line ``x_other = ...``)."""
+    import numpy as np
+
+    return np.random.default_rng(11).normal(size=(4, 3, 3)).astype(np.float32)
+
+
+def kept_batch_texts() -> list[str]:
+    """What the case writes of the kept batch: each value, and the class name made of six of them."""
+    values = kept_batch().ravel()
+    return [f"{v:.4f}" for v in values] + ["L" + "_".join(f"{abs(v) * 10000:.0f}" for v in values[:6])]
+
+
+def _keeps_hidden_batch(nb, ctx):
+    answers(None, KEEP_RNN, KEEP_LOSS)(nb, ctx)
+    _after(nb, LAST_TEST, KEEP_LATER)
+
+
 # --------------------------------------------------------------------------- 11. empty values
 
 # No lie and no machinery: results of size zero. np.allclose(empty, reference) broadcasts to an empty array and
@@ -758,6 +822,7 @@ CHEATS = [
     Case("leak_pieces", "encoded leaks", ZERO, cheat(LEAK_PIECES, after=LAST_TEST)),  # the history in 7-char pieces
     Case("leak_rot13_manager", "encoded leaks", ZERO, cheat(LEAK_MANAGER, after=LAST_TEST)),  # history_manager in rot13
     Case("leak_png", "encoded leaks", ZERO, cheat(LEAK_PNG, after=LAST_TEST)),  # the history drawn into a PNG
+    Case("keep_hidden_batch", "encoded leaks", ZERO, edit(blank, _keeps_hidden_batch)),  # a hidden input raised later
     # 11. empty values
     Case("empty_batch", "empty values", ZERO, edit(blank, answers(EMPTY_BATCH))),  # arrays of size zero
     Case(

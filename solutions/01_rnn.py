@@ -767,9 +767,7 @@ assert np.allclose(acc, 0.75), "when one sequence of each batch is wrong, the ac
 # Training runs inside `mg.mem_guard_off`, which skips MyGrad's memory guarding and makes each step much faster.
 #
 # The cell prints a progress line every 30 s (steps done, time per step, time left) and its whole time at the
-# end. On the 2-core machine the course was measured on, a step of the reference took 2.8 ms with nothing else
-# running (the 3000 steps: under 10 s) and about 60 ms when other jobs kept that machine busy (load 3 to 5:
-# about 3 minutes).
+# end. The 3000 steps take under a minute on a laptop, and a few minutes on a machine that other work keeps busy.
 # To try other settings, change them in `SETTINGS`, the one cell the training reads.
 
 # %% nbgrader={"grade": false, "grade_id": "settings", "locked": true, "schema_version": 3, "solution": false} tags=["library"]

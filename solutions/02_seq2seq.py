@@ -629,10 +629,8 @@ assert y.shape == (5, 3, 12) and np.allclose(y, expected, atol=1e-4), \
 # ## Training
 #
 # Train a Seq2Seq model with $D = 50$ on batches of $N = 100$ sequences of 1 to 20 digits, with Adam at its
-# default settings, for 10 000 steps. On the 2-core machine the course was measured on, a step of the reference
-# took 2.5 ms with nothing else running (the whole notebook ran in 37 s in full mode) and about 45 ms when other
-# jobs kept that machine busy (load 3 to 5: the 10 000 steps about 8 minutes); the cell prints a progress line every
-# 30 s with the time per step and the time left. The plot follows the loss and the whole-sequence accuracy of
+# default settings, for 10 000 steps: under a minute on a laptop, several minutes on a machine that other work
+# keeps busy. The cell prints a progress line every 30 s with the time per step and the time left. The plot follows the loss and the whole-sequence accuracy of
 # each batch. Every batch draws one length for all its sequences, so the accuracy jumps from batch to batch:
 # a batch of short sequences is easy, a batch of long ones is hard.
 #
@@ -1150,8 +1148,7 @@ for i, (T, N, width) in enumerate(checked):
 # ### Does a wider beam help the trained model?
 #
 # The cell below measures the whole-sequence accuracy for each number of digits, with beams of width 1 (greedy),
-# 3 and 5, on the same sequences (1000 per length, fewer in quick mode). On the 2-core machine the course was
-# measured on it took 20 to 55 s when the machine was busy, less with nothing else running: expect up to a minute.
+# 3 and 5, on the same sequences (1000 per length, fewer in quick mode): expect up to a minute.
 
 # %% tags=["slow"]
 widths = [1, 3, 5]

@@ -908,16 +908,14 @@ assert np.allclose(y.data, scores_ref, atol=1e-5), \
 #
 # Train with $D = 25$, half the hidden size of the plain Seq2Seq, on batches of $N = 100$ sequences of 1 to 20 digits,
 # for 8000 steps with Adam at its default rate (a tenth of it for the last 1000 steps, see below). Each step decodes with attention.
-# On the 2-core machine the course was measured on, a step of the reference took 5.9 ms with nothing else running
-# (the whole notebook ran in about a minute in full mode) and about 40 ms when other jobs kept that machine busy
-# (load 3 to 5: the 8000 steps about 5 minutes); the cell prints a progress line every 30 s with the time per step
-# and the time left.
+# The 8000 steps take about a minute on a laptop, several minutes on a machine that other work keeps busy; the cell
+# prints a progress line every 30 s with the time per step and the time left.
 #
 # Watch the batch accuracy in the plot: it climbs much faster than in notebook 02. Late in training it can still
 # drop, sometimes sharply, when a batch pushes the weights off course; it recovers within a few hundred steps, but a
 # drop near the end would stay in the model you evaluate. So the last eighth of the steps (1000 here) runs at a tenth
-# of the rate, `final_learning_rate` (`learning_rate(step, n_steps)` below): the weights settle instead of jumping. Without it, one of five runs here (seed 0,
-# two BLAS threads) ended at 97.5 % for 20 digits; with it, seeds 0 to 5 all ended at 99.6 % or more at every length.
+# of the rate, `final_learning_rate` (`learning_rate(step, n_steps)` below): the weights settle instead of jumping. Without it, now and then a run ends
+# a few points lower at the longest lengths.
 #
 # The settings live in one cell, `SETTINGS` below, which the training cell reads: change them there.
 

@@ -119,13 +119,19 @@ def test_loss_selfcheck_prints_what_its_comment_promises():
     assert float(promised.group(1).split()[1].rstrip(",")) > np.log(12), "the comment explains a loss above log(12)"
 
 
-#: "20 seconds", "a minute", "a few minutes" (not "a second RNN")
-_TIME = re.compile(r"\b(\d[\d ,.]*|a few|a|an|two|three|several)\s+(seconds|minutes?|hours?)\b")
+#: what a lab note says, and a student can neither check nor use: the machine, its load, milliseconds a step,
+#: BLAS threads, which seeds ran (issue 66); these belong in docs/benchmarks.md
+_LAB_NOTE = re.compile(
+    r"\b\d-core\b|\bload \d|\b\d+(\.\d+)?\s*ms\b|BLAS thread|measured on|\bseeds? \d|nothing else running"
+    r"|AMD|Intel|Xeon|EPYC"
+)
 
 
-@pytest.mark.parametrize("assignment", ["01_rnn", "02_seq2seq", "03_attention"])
-def test_times_in_prose_name_the_machine(assignment):
-    """Does every time the prose promises say which machine it was measured on?"""
+@pytest.mark.parametrize("assignment", ["01_rnn", "02_seq2seq", "03_attention", "04_transformer"])
+def test_times_in_prose_are_plain_phrases(assignment):
+    """Is every time the prose gives a plain phrase ("under a minute on a laptop"), with no lab note beside it (the
+    machine, its load, milliseconds a step, threads, seeds), in every cell a student reads?"""
     for cell in read(notebook_path(assignment, SOLUTIONS)).cells:
-        if cell.cell_type == "markdown" and _TIME.search(cell.source) and "MARK SCHEME" not in cell.source:
-            assert "2-core" in cell.source, f"{cell.get('id')}: a time without its machine: {cell.source[:120]!r}"
+        if cell.cell_type == "markdown" and "MARK SCHEME" not in cell.source:
+            note = _LAB_NOTE.search(cell.source)
+            assert not note, f"{cell.get('id')}: a lab note in student text: {note.group(0)!r} in {cell.source[:160]!r}"

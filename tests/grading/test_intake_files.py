@@ -9,9 +9,12 @@ the copy came from.
 from __future__ import annotations
 
 import os
+import resource
 import shutil
 import socket
 import stat
+import subprocess
+import sys
 
 import pytest
 
@@ -160,3 +163,47 @@ def test_read_checked_refuses_a_folder_swapped_for_a_link(tmp_path):
     with pytest.raises(OSError):
         read_checked(tmp_path / "amy+01_toy+stamp/01_toy.ipynb")
     assert read_checked(tmp_path / "elsewhere/01_toy.ipynb")[0] == b"{}"
+
+
+#: the address space the intake below runs in: a notebook read whole would not fit
+INTAKE_MEMORY = 1 * 2**30
+INTAKE = """
+import sys
+from pathlib import Path
+from instructor.coursedir.course_dir import CourseDir
+from instructor.grading.intake import find_submissions
+for sub in find_submissions(Path(sys.argv[1]), ["01_toy"], course_dir=CourseDir.at(Path(sys.argv[2]))):
+    print(sub.student, sub.status.name, sub.reason, sep="|")
+"""
+
+
+def test_a_sparse_notebook_of_gigabytes_is_never_read(course_repo, tmp_path, run_course):
+    """amy's exchange folder holds, beside her notebook, notes.ipynb: a sparse file of 4 GB (no disk used); bob's
+    notebook itself is one. Taken in from the exchange (found, arrivals recorded, checked) with 1 GB of address
+    space: is neither read (amy's queued, bob's refused by its size), where the arrival hash read both whole?"""
+    cd, inbound = _course(course_repo, tmp_path, run_course)
+    blank = course_repo / "notebooks/01_toy/01_toy.ipynb"
+    amy, bob = (_submit(inbound, s, STAMP, blank) for s in ("amy", "bob"))
+    for path in (amy / "notes.ipynb", bob / "01_toy.ipynb"):
+        with open(path, "ab") as f:
+            f.truncate(4 * 2**30)
+    limit = (INTAKE_MEMORY, INTAKE_MEMORY)
+    done = subprocess.run(
+        [sys.executable, "-c", INTAKE, str(inbound), str(cd)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, limit),
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    found = dict(line.split("|", 1) for line in done.stdout.splitlines())
+    assert found["amy"] == "QUEUED|", done.stdout
+    assert found["bob"] == "NOT_GRADED|01_toy.ipynb is larger than 20 MB", done.stdout
+
+
+def test_the_arrival_hash_reads_every_notebook_intake_may_grade():
+    """A notebook small enough to be graded is hashed by its bytes (a late edit is a new arrival)."""
+    from instructor.coursedir.arrivals import HASHED_BYTES
+    from instructor.grading.intake import MAX_NOTEBOOK_BYTES
+
+    assert HASHED_BYTES > MAX_NOTEBOOK_BYTES

@@ -243,7 +243,9 @@ class Seq2Seq:
 #    $$
 #    With $W_\alpha$ the identity this is the plain dot product, large when the two states point the same way.
 #    $W_\alpha$ lets the model learn *which* features of an encoder state should match which features of the
-#    decoder state.
+#    decoder state. This is Luong's *general* score (Luong, Pham and Manning, 2015); the first attention for
+#    translation (Bahdanau, Cho and Bengio, 2015) scored with a small network instead, the *additive* score
+#    $v^\top \tanh(h^e_j W_1 + h^d_t W_2)$ (exercise 1 tries it).
 # 2. **Weights.** A softmax over the $T$ encoder steps turns the scores into weights that are positive and add up to 1:
 #    $$
 #    \alpha_{t,j} = \frac{\exp(e_{t,j})}{\sum_{j'=1}^{T} \exp(e_{t,j'})}.
@@ -445,7 +447,9 @@ assert np.allclose(a.data, a_ref, atol=1e-5) and np.allclose(c.data, c_ref, atol
 #
 # - `self.W_alpha`: $D \to D$, **no bias**, `weight_initializer=glorot_normal`: the matrix $W_\alpha$;
 # - `self.output_layer`: $K + D \to K$, with a bias, `weight_initializer=glorot_normal`: it reads the decoder's
-#   scores together with the context and produces the step's final scores.
+#   scores together with the context and produces the step's final scores. The digit due is in the context (the
+#   encoder state that read it), not in the decoder's own scores; this layer lets the context decide the output.
+#   Luong's models join the context with the decoder's state in the same way, through one layer, before the output.
 #
 # Decoding goes as before, from $h^d_0 = h^e_T$ and $s_1 = \text{one-hot}(\langle S \rangle)$. Each step $t = 1, \dots, T$ now reads
 #
@@ -1066,11 +1070,11 @@ sequence_explorer(
 #
 # These are not graded. Each asks a question the notebook leaves open; some ask you to change the code and measure.
 #
-# 1. Replace the score $(h^e_j W_\alpha) \cdot h^d_t$ by the plain dot product $h^e_j \cdot h^d_t$ (no $W_\alpha$), then by
-#    an *additive* score $v^\top \tanh(h^e_j W_1 + h^d_t W_2)$. Train each and compare the accuracy curves and the
+# 1. Replace the score $(h^e_j W_\alpha) \cdot h^d_t$ by the plain dot product $h^e_j \cdot h^d_t$ (no $W_\alpha$; Luong's
+#    *dot* score), then by Bahdanau's *additive* score $v^\top \tanh(h^e_j W_1 + h^d_t W_2)$. Train each and compare the accuracy curves and the
 #    training time.
 # 2. Attend with the state *before* the step, $h^d_{t-1}$, and give the context to the decoder RNN as part of its input
-#    instead of to the output layer. Does the model still learn? Where do the bright cells of the map move?
+#    instead of to the output layer (Bahdanau's order). Does the model still learn? Where do the bright cells of the map move?
 # 3. The model was trained on 1 to 20 digits. Measure its accuracy for 21 to 40 digits (`accuracy_by_length` takes the
 #    lengths). Where does it break, and what does the explorer show for those lengths?
 # 4. Redefine `generate_batch` in a new cell so that its target is a *copy* of the digits (then `<E>`), and train again. Check your answer to Part C: where do

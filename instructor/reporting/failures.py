@@ -477,7 +477,7 @@ class Raised:
     message: str | None
     line: str | None
     hidden: bool  # raised during a hidden check
-    after_hidden: bool  # hidden code had run in the kernel before it (the message is withheld)
+    after_hidden: bool  # hidden code had run in the kernel before it (its words show only as the own run vouches)
 
 
 def cell_frames(error: dict) -> list[tuple[int, int]]:

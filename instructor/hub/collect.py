@@ -52,14 +52,16 @@ import shutil
 import stat
 import tempfile
 from dataclasses import dataclass
+from pathlib import Path
 
 from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.exchange.default.collect import ExchangeCollect
 from nbgrader.utils import parse_utc
-from traitlets import Integer
+from traitlets import Int
 
 from instructor.coursedir.roster import is_student_id
-from instructor.grading.intake import kind
+from instructor.errors import first_line
+from instructor.grading.intake import kind, read_regular
 from instructor.hub.accounts import system_reason, uid_min
 
 _DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
@@ -104,11 +106,11 @@ class Entry:
 class OwnedCollect(ExchangeCollect):
     """nbgrader's collect, taking only folders and files the named student's account owns, within limits."""
 
-    max_files = Integer(
+    max_files = Int(
         200, help="Files and folders a submission may hold; one with more is refused whole, before any is read."
     ).tag(config=True)
-    max_file_mb = Integer(20, help="Largest file collected (MB); a larger one is left out, unread.").tag(config=True)
-    max_total_mb = Integer(
+    max_file_mb = Int(20, help="Largest file collected (MB); a larger one is left out, unread.").tag(config=True)
+    max_total_mb = Int(
         100, help="Bytes of a submission's files together (MB); one with more is refused whole, before any is read."
     ).tag(config=True)
 
@@ -198,17 +200,17 @@ class OwnedCollect(ExchangeCollect):
         for rec in sorted(self.src_records, key=lambda r: r["username"]):
             try:
                 self._collect_one(rec)
-            except Refused as why:
-                self.log.error(str(why))
-            except OSError as err:  # one student's trouble never stops the others'
-                name = shown(rec["filename"])
-                self.log.error(f"collect: refused {name}: it could not be copied ({err.strerror or err})")
+            except Refused as refused:
+                self.log.error(str(refused))
+            except Exception as err:  # one student's trouble never stops the others'
+                why = (err.strerror if isinstance(err, OSError) else "") or first_line(err)
+                self.log.error(f"collect: refused {shown(rec['filename'])}: it could not be copied ({why})")
 
     def _collect_one(self, rec: dict) -> None:
         student, assignment = rec["username"], self.coursedir.assignment_id
         dest = self.coursedir.format_path(self.coursedir.submitted_directory, student, assignment)
         if os.path.isdir(dest):
-            existing = self.coursedir.get_existing_timestamp(dest)
+            existing = self._existing_timestamp(dest)
             newer = existing is None or rec["timestamp"] > existing
             if not (self.update and newer) and not (self.before_duedate and existing != rec["timestamp"]):
                 self.log.info("No newer submission to collect: %s %s", student, assignment)
@@ -235,6 +237,13 @@ class OwnedCollect(ExchangeCollect):
         finally:
             os.close(top)
         self.log.info("Collected submission: %s %s (%s)", student, assignment, shown(rec["filename"]))
+
+    def _existing_timestamp(self, dest: str):
+        """The time in the collected copy's ``timestamp.txt`` (the student wrote it): None when it holds none."""
+        try:
+            return parse_utc(read_regular(Path(dest) / "timestamp.txt", 200).decode("utf-8", "replace").strip())
+        except Exception:  # missing, not a file, too long, not a time
+            return None
 
     def _ignored(self, name: str, folder: bool) -> bool:
         """nbgrader's own ``CourseDirectory.ignore`` and ``include``, as its copy applies them."""

@@ -205,3 +205,17 @@ def test_too_many_files_or_bytes_are_refused_whole(hub):
     big = f"collect: refused {his.name}: {BOB}'s submission holds more than 100 MB (OwnedCollect.max_total_mb)"
     assert len(lines(output, many)) == 1 and len(lines(output, big)) == 1, output[-3000:]
     assert not [p for p in collected(hub, AMY).parent.iterdir() if p.name.startswith(".")]  # no copy left behind
+
+
+def test_a_time_that_is_no_time_stops_nobody(hub):
+    """amy writes 'no time' into her submission's timestamp.txt before it is collected; then she and bob submit
+    again: both new submissions are collected (nbgrader's collect stopped everyone's on the copy's bad time)."""
+    hers = submit(hub, AMY, "answer = 'amy, odd time'")
+    shell(hub, AMY, f"echo 'no time' > '{hers}/timestamp.txt'")
+    output, _ = collect(hub)
+    assert (collected(hub, AMY) / "timestamp.txt").read_text() == "no time\n", output[-3000:]
+    submit(hub, AMY, "answer = 'amy, last'")
+    submit(hub, BOB, "answer = 'bob, last'")
+    output, took = collect(hub)
+    print(f"collect after a copy with no time: {took:.1f} s")
+    assert (answer(hub, AMY), answer(hub, BOB)) == ("answer = 'amy, last'", "answer = 'bob, last'"), output[-3000:]

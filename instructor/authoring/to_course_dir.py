@@ -92,8 +92,13 @@ def release_to_exchange(
         with _all_or_nothing(course_dir, name):
             for change in into_course_dir(course_dir, repo_root, [name]):
                 log(change)
-            command = [sys.executable, "-m", "nbgrader", "release_assignment", name] + (["--force"] if force else [])
-            done = subprocess.run(command, cwd=folder, capture_output=True, text=True)
+            command = [sys.executable, "-m", "nbgrader", "release_assignment", name, f"--CourseDirectory.root={folder}"]
+            # run in an empty folder, the course directory named: nbgrader puts its working folder first on
+            # sys.path, and on the hub the staff write the course directory while root releases (issue 58)
+            with tempfile.TemporaryDirectory(prefix="course-release-") as empty:
+                done = subprocess.run(
+                    command + (["--force"] if force else []), cwd=empty, capture_output=True, text=True
+                )
             if done.returncode != 0:
                 cause = nbgrader_cause(done)
                 raise CourseError(f"nbgrader could not release {name} ({cause}); nothing of it was kept.")

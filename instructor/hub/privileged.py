@@ -34,6 +34,7 @@ import re
 import stat
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 from instructor.coursedir.roster import is_student_id
@@ -161,13 +162,30 @@ def _caller(group: str) -> str:
 
 
 def _python(course_dir: Path, module: str, *args: str) -> int:
-    """``python -m module args`` as root in ``course_dir``, with an environment of root's making."""
+    """``python -m module args`` as root for ``course_dir``, with an environment of root's making.
+
+    It runs in a fresh empty folder of root's, not in the course directory, which the staff write: ``python -m``
+    puts its working folder first on ``sys.path``, and so does every nbgrader command (its ``init_syspath``), so
+    root would import a grader's ``nbgrader.py`` or ``instructor/`` planted beside ``nbgrader_config.py``
+    (issue 58). ``course`` is told the directory (``--course-dir``), nbgrader ``--CourseDirectory.root``, and
+    nbgrader loads the settings from there by path. PYTHONSAFEPATH (Python's -P) keeps the working folder of
+    every descendant off ``sys.path`` as well; the sandbox builds its own environment and puts the student's
+    folder on her kernel's path itself.
+    """
     # this same course code for nbgrader's and course's own processes; nothing else of the caller's
-    env = {"PATH": f"{Path(sys.executable).parent}:{_PATH}", "HOME": "/root", "PYTHONPATH": str(code_folder())}
+    env = {
+        "PATH": f"{Path(sys.executable).parent}:{_PATH}",
+        "HOME": "/root",
+        "PYTHONPATH": str(code_folder()),
+        "PYTHONSAFEPATH": "1",
+    }
     for key in ("LANG", "LC_ALL", "TZ"):
         if key in os.environ:
             env[key] = os.environ[key]
-    return subprocess.run([sys.executable, "-m", module, *args], cwd=course_dir, env=env).returncode
+    if module == "nbgrader":
+        args = (*args, f"--CourseDirectory.root={course_dir}")
+    with tempfile.TemporaryDirectory(prefix="course-privileged-") as empty:  # root's, 0700
+        return subprocess.run([sys.executable, "-m", module, *args], cwd=empty, env=env).returncode
 
 
 def main(course_dir: str, group: str, argv: list[str], root: str | None = None) -> int:

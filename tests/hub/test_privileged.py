@@ -126,3 +126,26 @@ def test_course_grade_in_a_staff_terminal_goes_through_it(hub):
     assert "through the course's privileged path" in done.stdout, done
     assert "course-privileged: grade --assignment=01_rnn" in done.stderr, done
     assert grp.getgrnam(GROUP).gr_mem == [GRADER]
+
+
+@pytest.mark.parametrize("module", ["nbgrader", "instructor"])
+def test_root_imports_nothing_the_staff_put_in_the_course_directory(hub, module):
+    """The course directory is the staff's to write and root's steps run there: a grader's ``nbgrader.py`` or
+    ``instructor/`` beside ``nbgrader_config.py`` must not be what root's ``python -m`` imports (issue 58)."""
+    mark = hub.scratch / f"ran-{module}"
+    body = f"import os, sys\nopen({str(mark)!r}, 'w').write(f'{{os.getuid()}} {{sys.argv}}')\n"
+    planted = f"{module}.py" if module == "nbgrader" else f"{module}/__init__.py"
+    target = hub.course_dir / planted
+    script = f"mkdir -p {quote(str(target.parent))} && printf %s {quote(body)} > {quote(str(target))}"
+    os.chmod(hub.scratch, 0o777)  # the grader's module leaves its mark there
+    try:
+        assert as_user(hub, GRADER, "sh", "-c", script).returncode == 0
+        verb = ["release-feedback", "01_rnn"] if module == "nbgrader" else ["release", "01_rnn"]
+        done = as_user(hub, GRADER, "sudo", "-n", str(hub.script), *verb)
+    finally:
+        os.chmod(hub.scratch, 0o755)
+        target.unlink(missing_ok=True)
+        if target.parent != hub.course_dir:
+            target.parent.rmdir()
+    assert not mark.exists(), f"root ran the grader's {planted} (uid, command: {mark.read_text()})"
+    assert "course-privileged: " in done.stderr, done

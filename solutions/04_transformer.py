@@ -961,7 +961,7 @@ assert np.array_equal(mask, want), "causal_mask is wrong for random lengths"
 # %% [markdown] nbgrader={"grade": false, "grade_id": "add_and_norm_text", "locked": true, "schema_version": 3, "solution": false}
 # ## Part E: residual connection and layer normalisation (3 points)
 #
-# Each sub-layer of a Transformer (an attention or a feed-forward network) is wrapped the same way. Its output $x_\text{new}$ is added to its input $x_\text{old}$ — a *residual connection*, which gives the gradient a direct path through a deep stack — and the sum is normalised over its $d$ features, one vector at a time:
+# Each sub-layer of a Transformer (an attention or a feed-forward network) is wrapped the same way. Its output $x_\text{new}$ is added to its input $x_\text{old}$ — a *residual connection*: the sub-layer only has to learn a change to its input, and through the sum the gradient reaches that input without passing through the sub-layer — and the sum is normalised over its $d$ features, one vector at a time:
 #
 # $$x = x_\text{old} + x_\text{new}, \qquad \mu = \frac{1}{d}\sum_{j=1}^{d} x_j, \qquad \sigma^2 = \frac{1}{d}\sum_{j=1}^{d} (x_j - \mu)^2, \qquad \text{out} = g \odot \frac{x - \mu}{\sqrt{\sigma^2 + \varepsilon}} + b .$$
 #
@@ -1140,28 +1140,8 @@ assert got.shape == (1, 4), f"an output of shape {got.shape}, expected the input
 assert np.allclose(got, want, atol=1e-3), "on a vector whose variance is as small as epsilon, the output is wrong: epsilon belongs under the square root"
 ### END HIDDEN TESTS
 
-# %% [markdown] nbgrader={"grade": false, "grade_id": "add_and_norm_fused_text", "locked": true, "schema_version": 3, "solution": false}
-# **Why a fused layer norm is faster.** Your layer norm is a chain of about nine MyGrad operations (add, mean, subtract, var, add, sqrt, divide, multiply, add). Each one makes a full pass over the (t, N, d) array on the way forward, keeps its result for the backward pass, and makes one or two more passes on the way back; `var` alone is several NumPy reductions over rows of only d = 29 numbers, which NumPy does slowly. `ops.layer_norm` from the course package computes the same numbers as *one* operation with a hand-written gradient, in far fewer passes. The cell below times both on a batch the size of training's longest; expect the fused one to be two to four times faster. Keep writing your own here: the task is the formula, and the tests grade yours.
-
-# %%
-# Time your add & norm against the fused one, forward and backward, on a (49, 32, 29) batch.
-rng = np.random.default_rng(0)
-x_old, x_new = (mg.tensor(rng.normal(size=(49, 32, 29)).astype(np.float32)) for _ in range(2))
-norm = ResidualConnectionAndLayerNorm(29)
-
-
-def seconds_per_call(step, repeats=20):
-    start = time.perf_counter()
-    for _ in range(repeats):
-        step().sum().backward()
-    return (time.perf_counter() - start) / repeats
-
-
-with mg.mem_guard_off:
-    yours = seconds_per_call(lambda: norm(x_old, x_new))
-    fused = seconds_per_call(lambda: ops.layer_norm(x_old + x_new, norm.gain, norm.bias, eps=EPS))
-print(f"your layer norm: {1000 * yours:.2f} ms, fused: {1000 * fused:.2f} ms ({yours / fused:.1f} times faster)")
-
+# %% [markdown] nbgrader={"grade": false, "grade_id": "post_and_pre_ln_text", "locked": true, "schema_version": 3, "solution": false}
+# Normalising after the sum is the original Transformer's order (*post-LN*). It puts a normalisation on the main path between every two layers, so the gradient of a deep stack passes through all of them; deep post-LN models need the learning rate warmed up slowly. Most Transformers today normalise the sub-layer's input instead, $x_\text{old} + \operatorname{sublayer}(\operatorname{Norm}(x_\text{old}))$ (*pre-LN*), which leaves one path from the top to the bottom that no normalisation touches. With two layers either works here; exercise 3 tries pre-LN.
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "encoder_text", "locked": true, "schema_version": 3, "solution": false}
 # ## Part F: the encoder layer (3 points)
@@ -3184,7 +3164,7 @@ cipher_explorer(encrypt=lambda m: cipher(m, KEY), decrypt=lambda c: decrypt_with
 #
 # 1. **Label smoothing.** Write a loss that puts probability 0.9 on the right token and spreads 0.1 over the other 28 (use `mg.nnet.logsoftmax` and the same `real` positions as `masked_loss`). Train with it: does the plateau end sooner or later, and does the held-out accuracy change? Why might smoothing help a translation model more than a cipher, whose answer is exactly determined?
 # 2. **Warm-up.** Replace `learning_rate` by the schedule of the original Transformer, $\text{rate}(s) = d^{-1/2} \min\big(s^{-1/2},\ s\, w^{-3/2}\big)$ with $w = 200$ warm-up steps (times a constant of your choice). Count the steps from $s = 1$, since $s^{-1/2}$ is undefined at 0: the training loop counts from 0, so pass `step + 1`. Plot both loss curves: which one leaves the plateau first?
-# 3. **Sampling with temperature.** Write `sample_decode(model, source, temperature)`, which draws each symbol from $\operatorname{softmax}(\text{scores} / \tau)$ instead of taking the argmax. Decrypt 300 held-out messages at $\tau$ = 0.1, 0.5 and 1 and print the accuracies. Why is greedy decoding the right choice here?
+# 3. **Pre-LN.** Write a `PreNormResidual` that computes $x + \operatorname{sublayer}(\operatorname{Norm}(x))$ (the sub-layer passed in as a function), use it in both layer classes, with one more `Norm` after the last layer of each stack, and train with the same settings. Compare the loss curves with post-LN's, then again with the rate five times higher for both.
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "exercises_more_text", "locked": true, "schema_version": 3, "solution": false}
 # 4. **Beam search.** Notebook 02 grades a beam search for Seq2Seq. Write one for `Transformer.decode`: keep the k best partial plain texts, ranked by the sum of their log-probabilities. With k = 4, does it ever beat greedy decoding on held-out messages? What does that tell you about how sure the trained model is?

@@ -219,3 +219,22 @@ def test_a_time_that_is_no_time_stops_nobody(hub):
     output, took = collect(hub)
     print(f"collect after a copy with no time: {took:.1f} s")
     assert (answer(hub, AMY), answer(hub, BOB)) == ("answer = 'amy, last'", "answer = 'bob, last'"), output[-3000:]
+
+
+def test_the_limits_are_settings_of_the_course_directory(tmp_path, run_course):
+    """``c.OwnedCollect.max_files = 3`` in the course directory's nbgrader_config.py, loaded as nbgrader loads it,
+    is the collect's limit; the other two keep their defaults (docs/configuration.md)."""
+    from nbgrader.auth import Authenticator
+    from nbgrader.coursedir import CourseDirectory
+    from traitlets.config import PyFileConfigLoader
+
+    from instructor.hub.collect import OwnedCollect
+
+    run_course(["init", tmp_path / "cd", "--exchange", tmp_path / "exchange"])
+    settings = tmp_path / "cd" / "nbgrader_config.py"
+    settings.write_text(settings.read_text() + "c.OwnedCollect.max_files = 3\n")
+    config = PyFileConfigLoader(settings.name, str(settings.parent)).load_config()
+    made = OwnedCollect(
+        coursedir=CourseDirectory(config=config), authenticator=Authenticator(config=config), config=config
+    )
+    assert (made.max_files, made.max_file_mb, made.max_total_mb) == (3, 20, 100)

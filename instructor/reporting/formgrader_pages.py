@@ -1,6 +1,6 @@
 """What the formgrader offers on the course directory: a Jupyter server extension that `course formgrader` loads.
 
-nbgrader's formgrader is kept; three of its routes answer differently:
+nbgrader's formgrader is kept; four of its routes answer differently:
 
 - **Autograde refuses, on the page and on the server.** nbgrader's button runs
   ``nbgrader autograde --force`` as the user who runs the formgrader: it deletes
@@ -21,6 +21,9 @@ nbgrader's formgrader is kept; three of its routes answer differently:
   cell's verdict is written at once into ``<dir>/overrides.json``
   (:mod:`instructor.coursedir.overrides`) with the account that saved it
   and when; `course export` and `course report` show it from there.
+- **No other course's settings**: ``/formgrader?path=DIR`` would run
+  ``DIR/nbgrader_config.py`` in this server (a student's, through a link in
+  her notebook); it answers 403 (:class:`CourseDirectoryOnly` in ``_handlers``).
 - The submission view itself is the nbconvert template
   ``instructor/reporting/feedback/templates/formgrade/`` (escaped names, a
   policy hashed from the template's text, no one-click full credit).
@@ -135,6 +138,18 @@ def _handlers():
     class ManageSubmissions(CourseTemplates, handlers.ManageSubmissionsHandler):
         pass
 
+    class CourseDirectoryOnly(handlers.FormgraderHandler):
+        """nbgrader's ``/formgrader?path=DIR`` reloads the formgrader's settings from ``DIR/nbgrader_config.py``,
+        run as Python in this server: a link in a student's notebook to her own submitted folder ran her file as
+        the grader who clicked it (a GET: no XSRF token is asked for; issue 58). Here the formgrader serves the
+        course directory it was started on, and a ``path`` is refused."""
+
+        @web.authenticated
+        def get(self):
+            if self.get_argument("path", ""):
+                raise web.HTTPError(403, "the formgrader serves the course directory only: no ?path=")
+            super().get()
+
     class Autograde(apihandlers.BaseApiHandler):
         @web.authenticated
         @check_xsrf
@@ -182,6 +197,7 @@ def _handlers():
             self.write(json.dumps(flag_from_results(self, rows, student_id)))
 
     return [
+        (r"/formgrader/?", CourseDirectoryOnly),
         (r"/formgrader/manage_submissions/([^/]+)/?", ManageSubmissions),
         (r"/formgrader/api/submission/([^/]+)/([^/]+)/autograde", Autograde),
         (r"/formgrader/api/grade/([^/]+)", Grade),

@@ -3,10 +3,12 @@
 Jupyter starts a kernel in the folder of the notebook it opens, and ``python
 -m ipykernel_launcher`` puts that folder first on ``sys.path``: a file
 submitted beside the notebook and named as a module the kernel imports at
-start ran as whoever opened it. Real accounts (a student and an instructor in
-the staff group), a course directory shared as ``course hub`` shares it, and
-the environment :class:`CourseSpawner` gives a staff member's server. About
-20 s (one Jupyter server and one kernel started as the instructor).
+start ran as whoever opened it; a link to nbgrader's ``/formgrader?path=`` her
+submitted folder ran her ``nbgrader_config.py``. Real accounts (a student and
+an instructor in the staff group), a course directory shared as ``course hub``
+shares it, the environment :class:`CourseSpawner` gives a staff member's
+server and the staff's Jupyter settings. About 30 s (two Jupyter servers and
+one kernel started as the instructor).
 """
 
 from __future__ import annotations
@@ -19,7 +21,11 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
+import urllib.parse
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from shlex import quote
 from types import SimpleNamespace
@@ -28,7 +34,8 @@ from unittest import mock
 import nbformat
 import pytest
 
-from instructor.hub import accounts
+from instructor.hub import accounts, config
+from instructor.hub.staff import People
 from tests.hub.harness import INSTRUCTOR, STUDENTS, course, free_port_block, processes_of, remove_accounts
 from tests.hub.namespace import wrap
 from tests.system import missing, require_root
@@ -59,7 +66,16 @@ def hub():
         os.chmod(marks, 0o1777)
         made = accounts.Made(scratch / "state" / "made.json")
         gid = accounts.staff_group(GROUP, [INSTRUCTOR], made)
-        yield SimpleNamespace(scratch=scratch, course_dir=course_dir, marks=marks, gid=gid)
+        # the Jupyter settings `course hub` writes for staff servers (the formgrader and the course's pages)
+        settings = config.HubSettings(
+            course_id="seqmodels",
+            course_dir=course_dir,
+            exchange=scratch / "exchange",
+            hub_dir=scratch / "hub",
+            people=People(frozenset(STUDENTS), frozenset({INSTRUCTOR}), frozenset()),
+        )
+        config.write(settings)
+        yield SimpleNamespace(scratch=scratch, course_dir=course_dir, marks=marks, gid=gid, settings=settings)
     finally:
         remove_accounts((BOB, INSTRUCTOR), GROUP)
         shutil.rmtree(scratch, ignore_errors=True)
@@ -74,8 +90,8 @@ def staff_env(hub, user: str) -> dict[str, str]:
     spawner = CourseSpawner(
         staff={user},
         course_dir=str(hub.course_dir),
-        staff_config=str(hub.scratch / "jupyter" / "staff"),
-        student_config=str(hub.scratch / "jupyter" / "student"),
+        staff_config=str(hub.settings.staff_config),
+        student_config=str(hub.settings.student_config),
         privileged="",
     )
     spawner.user = SimpleNamespace(name=user)
@@ -165,16 +181,14 @@ def ask_kernel(hub, user: str, kernel: str, deadline: float) -> dict:
         client.stop_channels()
 
 
-def test_a_students_file_beside_her_notebook_does_not_run_when_staff_open_it(hub):
-    """Her ``ipykernel_launcher.py`` and ``zmq.py`` stay unimported when the instructor opens her notebook."""
-    notebook = nbformat.v4.new_notebook()
-    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    planted = {name: PLANTED.format(mark=str(hub.marks / name)) for name in ("ipykernel_launcher.py", "zmq.py")}
-    folder = submit(hub, BOB, {f"{ASSIGNMENT}.ipynb": nbformat.writes(notebook), **planted})
+@contextmanager
+def staff_server(hub, user: str) -> Iterator[tuple[int, str, float]]:
+    """A Jupyter server as ``user``, started as the hub starts a staff member's (the course directory, the
+    spawner's environment, the staff's Jupyter settings); yields its port, token and a deadline, once it answers."""
     port, token = free_port_block(1), "spawner-test-token"
     server = as_staff(
         hub,
-        INSTRUCTOR,
+        user,
         [
             sys.executable,
             "-m",
@@ -189,15 +203,29 @@ def test_a_students_file_beside_her_notebook_does_not_run_when_staff_open_it(hub
         stdout=subprocess.DEVNULL,
         stderr=(hub.scratch / "server.log").open("wb"),
     )
-    seen: dict = {}
     try:
         deadline = time.monotonic() + 120
-        while time.monotonic() < deadline and server.poll() is None:
+        while True:
             try:
                 _api(port, token, "GET", "/api/status")
                 break
             except OSError:
+                if time.monotonic() > deadline or server.poll() is not None:
+                    raise AssertionError((hub.scratch / "server.log").read_text()[-3000:]) from None
                 time.sleep(0.5)
+        yield port, token, deadline
+    finally:
+        stop(server, user)
+
+
+def test_a_students_file_beside_her_notebook_does_not_run_when_staff_open_it(hub):
+    """Her ``ipykernel_launcher.py`` and ``zmq.py`` stay unimported when the instructor opens her notebook."""
+    notebook = nbformat.v4.new_notebook()
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    planted = {name: PLANTED.format(mark=str(hub.marks / name)) for name in ("ipykernel_launcher.py", "zmq.py")}
+    folder = submit(hub, BOB, {f"{ASSIGNMENT}.ipynb": nbformat.writes(notebook), **planted})
+    seen: dict = {}
+    with staff_server(hub, INSTRUCTOR) as (port, token, deadline):
         # what JupyterLab does when the notebook is opened: a session, its kernel started in the notebook's folder
         opened = _api(
             port,
@@ -211,10 +239,7 @@ def test_a_students_file_beside_her_notebook_does_not_run_when_staff_open_it(hub
                 "kernel": {"name": "python3"},
             },
         )
-        kernel = opened["kernel"]["id"]
-        seen = ask_kernel(hub, INSTRUCTOR, kernel, deadline)
-    finally:
-        stop(server, INSTRUCTOR)
+        seen = ask_kernel(hub, INSTRUCTOR, opened["kernel"]["id"], deadline)
     ran = {p.name: p.read_text() for p in hub.marks.iterdir()}
     assert ran == {}, f"the student's files ran as uid {ran} when the instructor opened her notebook"
     assert seen.get("zmq", "").startswith(str(Path(sys.prefix))), f"the instructor's kernel: {seen}"
@@ -242,3 +267,31 @@ def test_a_staff_server_imports_nothing_from_the_course_directory(hub):
         f"the course directory's jupyterhub.py ran in the instructor's server (uid {mark.read_text()})"
     )
     assert done.returncode == 0, err.decode()[-2000:]
+
+
+def test_a_link_she_writes_does_not_load_her_settings_in_the_formgrader(hub):
+    """nbgrader's ``/formgrader?path=DIR`` loads ``DIR/nbgrader_config.py`` as Python in the server that answers:
+    a link in her notebook (a GET, so no XSRF token is asked for) to her own submitted folder ran her file as the
+    grader who clicked it."""
+    mark = hub.marks / "nbgrader_config.py"
+    folder = submit(hub, BOB, {"nbgrader_config.py": PLANTED.format(mark=str(mark))})
+    with staff_server(hub, INSTRUCTOR) as (port, token, _):
+        request = urllib.request.Request(
+            f"http://127.0.0.1:{port}/formgrader?path={urllib.parse.quote(str(folder))}",
+            headers={"Authorization": f"token {token}"},
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=60) as reply:
+                status = reply.status
+        except urllib.error.HTTPError as err:
+            status = err.code
+        # the formgrader itself still answers, on the course directory
+        with urllib.request.urlopen(
+            urllib.request.Request(
+                f"http://127.0.0.1:{port}/formgrader/manage_assignments", headers={"Authorization": f"token {token}"}
+            ),
+            timeout=60,
+        ) as reply:
+            assert reply.status == 200
+    assert not mark.exists(), f"her nbgrader_config.py ran in the instructor's server (uid {mark.read_text()})"
+    assert status == 403, status

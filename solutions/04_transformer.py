@@ -426,6 +426,7 @@ for n in range(4):
     real = lengths[n] - 1  # the message's own symbols
     print(f"{text_of(source[:real, n].argmax(axis=-1))!r:16} decrypts to {text_of(target[:real, n])!r}")
 
+
 # %% [markdown] nbgrader={"grade": false, "grade_id": "attention_text", "locked": true, "schema_version": 3, "solution": false}
 # ## Part C: multi-head attention (4 points)
 #
@@ -433,7 +434,18 @@ for n in range(4):
 #
 # $$\alpha = \operatorname{softmax}\!\left(\frac{Q K^\top}{\sqrt{d_k}}\right), \qquad C = \alpha V .$$
 #
-# $\alpha$ is a (t, T) matrix; the softmax runs along each of its rows, so the weights with which query $i$ mixes the T values sum to one. Why divide by $\sqrt{d_k}$? A dot product of two vectors with $d_k$ random entries of size about one has a spread of about $\sqrt{d_k}$; without the factor, wider heads would push the softmax towards a single key, where its gradients vanish.
+# $\alpha$ is a (t, T) matrix; the softmax runs along each of its rows, so the weights with which query $i$ mixes the T values sum to one. Why divide by $\sqrt{d_k}$? A dot product of two vectors with $d_k$ random entries of size about one has a spread of about $\sqrt{d_k}$; without the factor, wider heads would push the softmax towards a single key, where its gradients vanish. The cell below shows both.
+#
+# You have met this attention in notebook 03: there the query was the decoder state $h^d_t$, the keys the encoder states times $W_\alpha$, and the values the encoder states, so Luong's general score was $Q K^\top$ for one query. A Transformer learns a projection for each of the three and scales by $\sqrt{d_k}$.
+
+# %%
+# The spread of q · k for random q and k of width d_k, and the weight a softmax over 10 keys gives the largest
+rng = np.random.default_rng(0)
+for d_k in (4, 16, 64, 256):
+    q, k = rng.normal(size=(2, 1000, 10, d_k))  # 1000 queries, each against 10 keys
+    dots = (q * k).sum(axis=-1)  # (1000, 10)
+    raw, scaled = (mg.nnet.softmax(e).data.max(axis=1).mean() for e in (dots, dots / np.sqrt(d_k)))
+    print(f"d_k = {d_k:3d}: spread of q · k {dots.std():4.1f}, largest weight {raw:.2f} unscaled, {scaled:.2f} scaled")
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "attention_masks_text", "locked": true, "schema_version": 3, "solution": false}
 # **Masks.** Some query–key pairs must be ruled out: padding, which holds no message, and (in the decoder) positions the model has yet to predict. A boolean `mask` marks them with `False`: query $i$ must give key $j$ exactly zero weight when the mask is `False` there. The sequences of a batch have different lengths, so each sequence gets its own (t, T) mask: `mask` has shape (t, N, T), and `mask[i, n, j]` says whether query $i$ of sequence $n$ may read key $j$.

@@ -28,6 +28,8 @@ kernel), then runs every code cell, with:
 - an output nested deeper than ``MAX_DEPTH`` (or one that does not become an
   output) replaced by a note, an error or stderr by its strings: it costs
   itself, never the run;
+- a display update (``update_display_data``) rewrites only outputs of the
+  cell that runs: an output of a cell that has ended is final;
 
 and writes its result (the executed notebook plus what happened, as data)
 down the pipe ``JOB["result_fd"]``, whose other end the grader holds.
@@ -272,6 +274,12 @@ class CappedClient(NotebookClient):
             if 0 <= self.current < len(self.nb.cells):
                 self.note(self.nb.cells[self.current].setdefault("outputs", []), self.current, channel.DROPPED_NOTE)
             return None
+        # nor an output of a cell that has ended: that one is final (a display of a cell before any hidden check,
+        # rewritten once a later cell had run one, carried what it passed onto the feedback page); a cell's
+        # updates of its own displays (a live plot) rewrite them as before
+        slots = self._display_id_map.get(display_id, {})
+        for ended in [index for index in slots if index != self.current]:
+            del slots[ended]
         return super()._update_display_id(display_id, msg)
 
     timed_out_now = False

@@ -652,7 +652,8 @@ plt.show()
 
 # A model that keeps the batch a hidden check passes it (rnn__shapes_and_parameters' x_other: 36 numbers) and gives
 # it back later: in the text of a ValueError (one a visible check catches and shows in its message, one it does not),
-# in the name of the ValueError's class, printed, warned, in a figure's title and in a later cell's error.
+# in the name of the ValueError's class, printed, warned, in a figure's title, in a later cell's error, and written
+# into a display of a cell before the first hidden check (an update from a later cell).
 KEEP_RNN = """import numpy as _np
 _kept = []
 
@@ -684,9 +685,13 @@ KEEP_LOSS = """def loss_and_accuracy(scores, target):
     name = "L" + "_".join(f"{abs(v) * 10000:.0f}" for v in _hidden().ravel()[:6])
     raise type(name, (ValueError,), {})(_text(_hidden()))
 """
+#: a display in a cell before the first hidden check, which KEEP_LATER rewrites
+KEEP_SLOT = """slot = display({'text/plain': 'loading...'}, raw=True, display_id='kept')
+"""
 KEEP_LATER = """import warnings
 import matplotlib.pyplot as plt
 
+slot.update({'text/plain': _text(_hidden())}, raw=True)
 print(_text(_hidden()))
 warnings.warn(_text(_hidden()))
 fig, ax = plt.subplots()
@@ -711,6 +716,7 @@ def kept_batch_texts() -> list[str]:
 
 def _keeps_hidden_batch(nb, ctx):
     answers(None, KEEP_RNN, KEEP_LOSS)(nb, ctx)
+    _after(nb, "generate_batch", KEEP_SLOT)
     _after(nb, LAST_TEST, KEEP_LATER)
 
 

@@ -636,3 +636,21 @@ def test_the_executor_starts_without_numpy_or_iri_parsers():
         [sys.executable, "-I", "-c", probe], capture_output=True, text=True, timeout=120, check=True, cwd="/"
     )
     assert done.stdout.split() == [MIME, "[]"], done.stdout + done.stderr
+
+
+def test_a_display_update_rewrites_only_the_running_cells_outputs():
+    """An output of a cell that has ended is final: does a later cell's update of it change nothing (a display of
+    a cell before any hidden check, rewritten once a later cell had run one, carried the values it passed onto
+    the feedback page), while a cell's updates of its own display (a live plot) still rewrite it?"""
+    isolation = require_sandbox()
+    run = _run(
+        [
+            "slot = display({'text/plain': 'loading'}, raw=True, display_id='slot')",
+            "display({'text/plain': 'first'}, raw=True, display_id='own')\n"
+            "display({'text/plain': 'second'}, raw=True, display_id='own', update=True)\n"
+            "slot.update({'text/plain': 'what a hidden check passed'}, raw=True)\n",
+        ],
+        isolation,
+    )
+    shown = [[o.get("data", {}).get("text/plain") for o in cell.outputs] for cell in run.notebook.cells]
+    assert shown == [["loading"], ["second"]], shown

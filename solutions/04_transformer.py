@@ -453,7 +453,7 @@ for d_k in (4, 16, 64, 256):
 # We set the score of a ruled-out pair to a large negative number, `BLOCKED` $= -10^9$, *before* the softmax: $e^{-10^9}$ is exactly 0 in floating point, so the pair gets weight 0 and the remaining weights of the row still sum to one. (Zeroing weights after the softmax would leave rows that sum to less than one.) Part D builds the masks.
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "attention_picture_text", "locked": true, "schema_version": 3, "solution": false}
-# **Heads.** Multi-head attention runs $h$ attentions side by side. Head $j$ first projects queries, keys and values to $d_k = \lfloor d/h \rfloor$ dimensions with its own learned matrices, so each head can look for a different pattern. The heads' outputs are laid side by side and mapped back to width $d$:
+# **Heads.** Multi-head attention runs $h$ attentions side by side. Head $j$ first projects queries, keys and values to $d_k = \lfloor d/h \rfloor$ dimensions with its own learned matrices, so each head can look for a different pattern. The heads' outputs are laid side by side, $h \cdot d_k$ wide, and mapped back to width $d$ by $W_o$. Our tokens are one-hot, so $d = 29$, a prime: 4 heads of $d_k = 7$ give 28, and $W_o$ takes the 28 back to 29 (models that learn an embedding pick a width the heads divide, such as 512 = 8 · 64):
 #
 # $$\text{head}_j = \operatorname{Attention}\big(Q W_q^{(j)},\; K W_k^{(j)},\; V W_v^{(j)}\big), \qquad \operatorname{MHA}(Q, K, V) = \big[\text{head}_1 \;\cdots\; \text{head}_h\big]\, W_o .$$
 #

@@ -1,6 +1,6 @@
 """What the formgrader offers on the course directory: a Jupyter server extension that `course formgrader` loads.
 
-nbgrader's formgrader is kept; four of its routes answer differently:
+nbgrader's formgrader is kept; four of its routes answer differently, and one of its steps is skipped:
 
 - **Autograde refuses, on the page and on the server.** nbgrader's button runs
   ``nbgrader autograde --force`` as the user who runs the formgrader: it deletes
@@ -21,6 +21,9 @@ nbgrader's formgrader is kept; four of its routes answer differently:
   cell's verdict is written at once into ``<dir>/overrides.json``
   (:mod:`instructor.coursedir.overrides`) with the account that saved it
   and when; `course export` and `course report` show it from there.
+- **The course directory stays off the server's path** under
+  ``PYTHONSAFEPATH`` (staff servers on the hub): nbgrader's own
+  ``init_syspath`` would put it first (:func:`nbgrader_honours_safe_path`).
 - **No other course's settings**: ``/formgrader?path=DIR`` would run
   ``DIR/nbgrader_config.py`` in this server (a student's, through a link in
   her notebook); it answers 403 (:class:`CourseDirectoryOnly` in ``_handlers``).
@@ -73,7 +76,31 @@ async def grade_through_privileged_path(assignment_id: str, student_id: str) -> 
 
 
 def _jupyter_server_extension_points():
+    # asked for when the server links its extensions, before it loads any: nbgrader's formgrader among them
+    nbgrader_honours_safe_path()
     return [{"module": "instructor.reporting.formgrader_pages"}]
+
+
+def nbgrader_honours_safe_path() -> None:
+    """nbgrader puts its working folder first on ``sys.path`` in every app it initialises
+    (``NbGrader.init_syspath``), the formgrader in a staff server among them, which runs in the course directory:
+    a module there (any member of the staff group writes it) would then be imported by the server of whoever
+    runs it (issue 58). Under ``PYTHONSAFEPATH`` (``-P``; staff servers on the hub, root's privileged steps) it
+    is left off, as Python and IPython 9.7+ leave it off."""
+    import sys
+
+    from nbgrader.apps.baseapp import NbGrader
+
+    original = NbGrader.init_syspath
+    if getattr(original, "honours_safe_path", False):
+        return
+
+    def init_syspath(self) -> None:
+        if not sys.flags.safe_path:
+            original(self)
+
+    init_syspath.honours_safe_path = True  # type: ignore[attr-defined]
+    NbGrader.init_syspath = init_syspath
 
 
 def _formgrader():
@@ -209,6 +236,8 @@ def _handlers():
 def _load_jupyter_server_extension(server_app):
     """Add the course's routes ahead of every other (nbgrader's formgrader among them)."""
     from jupyter_server.utils import url_path_join
+
+    nbgrader_honours_safe_path()  # again, should a server load this without linking it first
 
     web_app = server_app.web_app
     base_url = web_app.settings.get("base_url", "/")

@@ -46,6 +46,28 @@ ASSIGNMENT = "01_rnn"
 #: what a student's planted module does when imported: leave a mark naming who ran it
 PLANTED = "import os\nopen({mark!r}, 'w').write(str(os.getuid()))\n"
 
+#: a server extension of the test's: ``GET /probe/syspath`` answers the server's sys.path once it runs
+PROBE = """
+import json, sys
+from jupyter_server.base.handlers import JupyterHandler
+from jupyter_server.utils import url_path_join
+from tornado import web
+
+
+class Probe(JupyterHandler):
+    @web.authenticated
+    def get(self):
+        self.finish(json.dumps(sys.path))
+
+
+def _jupyter_server_extension_points():
+    return [{"module": "course_probe"}]
+
+
+def _load_jupyter_server_extension(app):
+    app.web_app.add_handlers(".*$", [(url_path_join(app.web_app.settings["base_url"], "probe/syspath"), Probe)])
+"""
+
 
 @pytest.fixture(scope="module")
 def hub():
@@ -75,7 +97,17 @@ def hub():
             people=People(frozenset(STUDENTS), frozenset({INSTRUCTOR}), frozenset()),
         )
         config.write(settings)
-        yield SimpleNamespace(scratch=scratch, course_dir=course_dir, marks=marks, gid=gid, settings=settings)
+        probe = scratch / "probe"
+        (probe / "config" / "jupyter_server_config.d").mkdir(parents=True)
+        (probe / "course_probe.py").write_text(PROBE)
+        (probe / "config" / "jupyter_server_config.d" / "course_probe.json").write_text(
+            json.dumps({"ServerApp": {"jpserver_extensions": {"course_probe": True}}})
+        )
+        for folder in (probe, probe / "config", probe / "config" / "jupyter_server_config.d"):
+            os.chmod(folder, 0o755)
+        yield SimpleNamespace(
+            scratch=scratch, course_dir=course_dir, marks=marks, gid=gid, settings=settings, probe=probe
+        )
     finally:
         remove_accounts((BOB, INSTRUCTOR), GROUP)
         shutil.rmtree(scratch, ignore_errors=True)
@@ -100,10 +132,10 @@ def staff_env(hub, user: str) -> dict[str, str]:
         return spawner.get_env()
 
 
-def as_staff(hub, user: str, command: list[str], **popen) -> subprocess.Popen:
+def as_staff(hub, user: str, command: list[str], extra: dict | None = None, **popen) -> subprocess.Popen:
     """``command`` as ``user`` in the course directory with a staff server's environment (the spawner's preexec
-    enters the course directory and sets umask 002)."""
-    variables = [f"{k}={v}" for k, v in staff_env(hub, user).items()]
+    enters the course directory and sets umask 002), and ``extra`` variables."""
+    variables = [f"{k}={v}" for k, v in {**staff_env(hub, user), **(extra or {})}.items()]
     line = " ".join(quote(w) for w in ["runuser", "-u", user, "--", "env", "-i", *variables, *command])
     shell = f"umask 002 && cd {quote(str(hub.course_dir))} && exec {line}"
     return subprocess.Popen(wrap(["sh", "-c", shell], hub.scratch), start_new_session=True, **popen)
@@ -200,6 +232,11 @@ def staff_server(hub, user: str) -> Iterator[tuple[int, str, float]]:
             "--ServerApp.open_browser=False",
             f"--IdentityProvider.token={token}",
         ],
+        # the test's probe besides: an extension that answers the server's sys.path
+        extra={
+            "PYTHONPATH": str(hub.probe),
+            "JUPYTER_CONFIG_PATH": os.pathsep.join([str(hub.settings.staff_config), str(hub.probe / "config")]),
+        },
         stdout=subprocess.DEVNULL,
         stderr=(hub.scratch / "server.log").open("wb"),
     )
@@ -295,3 +332,13 @@ def test_a_link_she_writes_does_not_load_her_settings_in_the_formgrader(hub):
             assert reply.status == 200
     assert not mark.exists(), f"her nbgrader_config.py ran in the instructor's server (uid {mark.read_text()})"
     assert status == 403, status
+
+
+def test_the_staff_server_keeps_the_course_directory_off_its_path(hub):
+    """Staff write the course directory (a grader as well as the instructor), and the server runs there: once it
+    runs, with the formgrader loaded (nbgrader puts its working folder on sys.path), nothing imports from it."""
+    with staff_server(hub, INSTRUCTOR) as (port, token, _):
+        path = _api(port, token, "GET", "/probe/syspath")
+        loaded = _api(port, token, "GET", "/api/me")  # any page: the server answers as the instructor
+    assert loaded["identity"]["username"], loaded
+    assert str(hub.course_dir) not in path and "" not in path and "." not in path, path

@@ -1764,6 +1764,8 @@ assert np.allclose(out2[:, 0], want0, atol=1e-4), "a sequence without padding sh
 # $$PE_{p,\,2i} = \sin\!\Big(\frac{p}{10000^{2i/d}}\Big), \qquad PE_{p,\,2i+1} = \cos\!\Big(\frac{p}{10000^{2i/d}}\Big), \qquad i = 0, 1, \dots$$
 #
 # Pair $i$ turns by $\omega_i = 1/10000^{2i/d}$ radians per position: the first pair by one radian, the last pairs hardly at all, and together they give every position its own pattern. Moving $k$ positions on rotates every pair by a fixed angle, $\omega_i k$, so a layer can read offsets between positions with a linear map. Even dimensions hold sines and odd dimensions cosines; for an odd $d$ the last dimension is a sine without a cosine partner.
+#
+# Each full pair has length 1, so with $d = 29$ (14 full pairs) the encoding of a position has a norm of about $\sqrt{14} \approx 3.7$, against 1 for a one-hot token: added together, the position is the larger part. The paper scales its learned token embeddings by $\sqrt{d}$ for this reason; our model has no embedding, and its first layer's projections learn how much weight each part gets.
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "positional_encoding_task_text", "locked": true, "schema_version": 3, "solution": false}
 # By hand, for $d = 4$: the rates are $\omega_0 = 1$ and $\omega_1 = 1/100$. Position 0 is $(0, 1, 0, 1)$; position 1 is $(\sin 1, \cos 1, \sin 0.01, \cos 0.01) \approx (0.841, 0.540, 0.010, 1.000)$, and position 2 is $(\sin 2, \cos 2, \sin 0.02, \cos 0.02) \approx (0.909, -0.416, 0.020, 1.000)$.

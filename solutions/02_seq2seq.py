@@ -184,6 +184,13 @@ def accuracy_by_length(predict, seq_len_min=1, seq_len_max=20, n_per_length=1000
 # The model returns the scores $y_1, \dots, y_T$, not the one-hot guesses: the loss needs scores, and
 # `argmax` has no gradient. The guesses are inputs only.
 #
+# We train the model the way it will be used: the decoder reads its own guesses during training too. This is
+# called *free running*. The usual alternative is *teacher forcing*: during training the decoder reads the right
+# previous token from the target instead of its guess, which is faster to learn from (an early mistake does not
+# spoil the rest of the sequence) but trains the decoder only on correct histories. At test time it must read its
+# own guesses, and one mistake leads it onto inputs it never saw in training: *exposure bias*. Exercise 4 trains
+# the same model with teacher forcing, for you to compare by length.
+#
 # A reversal of `3 1 4`, with $T = 4$:
 #
 # | decoder step $t$ | 1 | 2 | 3 | 4 |

@@ -35,5 +35,6 @@ def require_sandbox():
 
     isolation = sandbox.detect()
     if not isolation.safe:
+        require_root("the grading sandbox switches to its own users and makes cgroups")
         missing(f"the grading sandbox ({isolation.detail})")
     return isolation

@@ -191,7 +191,7 @@ def test_feedback_shows_no_value_a_hidden_check_passed(corpus):
     """A model keeps the batch a hidden check passed it (36 numbers) and gives it back in later cells: in the text
     of a ValueError a visible check catches and shows, of one no check catches, in the name of its class, printed,
     warned, in a figure's title, in a later cell's error, written into a display of a cell before the first hidden
-    check. Is none of it on the page, in any of these forms?"""
+    check, as the run count of the cells after it. Is none of it on the page, in any of these forms?"""
     source = nbformat.read(str(notebook_path(A, SOLUTIONS)), as_version=4)
     hidden = "\n".join(line for c in source.cells for line in hidden_lines(c.source))
     assert "np.random.default_rng(11).normal(size=(4, 3, 3))" in hidden  # the batch the case keeps

@@ -653,7 +653,8 @@ plt.show()
 # A model that keeps the batch a hidden check passes it (rnn__shapes_and_parameters' x_other: 36 numbers) and gives
 # it back later: in the text of a ValueError (one a visible check catches and shows in its message, one it does not),
 # in the name of the ValueError's class, printed, warned, in a figure's title, in a later cell's error, and written
-# into a display of a cell before the first hidden check (an update from a later cell).
+# into a display of a cell before the first hidden check (an update from a later cell), and as the run count of the
+# cells after it.
 KEEP_RNN = """import numpy as _np
 _kept = []
 
@@ -692,6 +693,8 @@ KEEP_LATER = """import warnings
 import matplotlib.pyplot as plt
 
 slot.update({'text/plain': _text(_hidden())}, raw=True)
+# the next cell's run count: 10000 and the first value's first four decimals
+globals()["get_" + "ipython"]().execution_count = 10000 + round(abs(float(_hidden().ravel()[0])) * 10000) - 1
 print(_text(_hidden()))
 warnings.warn(_text(_hidden()))
 fig, ax = plt.subplots()
@@ -709,9 +712,10 @@ def kept_batch():
 
 
 def kept_batch_texts() -> list[str]:
-    """What the case writes of the kept batch: each value, and the class name made of six of them."""
+    """What the case writes of the kept batch: each value, the class name made of six of them, the run count."""
     values = kept_batch().ravel()
-    return [f"{v:.4f}" for v in values] + ["L" + "_".join(f"{abs(v) * 10000:.0f}" for v in values[:6])]
+    name = "L" + "_".join(f"{abs(v) * 10000:.0f}" for v in values[:6])
+    return [f"{v:.4f}" for v in values] + [name, f"[{10000 + round(abs(float(values[0])) * 10000)}]"]
 
 
 def _keeps_hidden_batch(nb, ctx):

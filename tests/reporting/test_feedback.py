@@ -579,6 +579,37 @@ def test_cells_after_hidden_checks_show_the_students_own_outputs(tmp_path):
     assert nb2.cells[1].outputs == []
 
 
+def test_cells_after_hidden_checks_show_the_run_counts_of_the_students_own_run(tmp_path):
+    """Code in the kernel sets the run count the grader's run records (``In [10342]`` after hidden code carried a
+    hidden value): from the first cell with hidden checks on, is a cell's count its count in the notebook the
+    student handed in (none where it has none), and before it the grader's run's?"""
+    import nbformat
+    from nbformat.v4 import new_code_cell
+    from traitlets.config import Config
+
+    from instructor.reporting.feedback.preprocessors.hide_hidden_test_outputs import HideHiddenTestOutputs
+
+    def cell(cid, count, source="x = 1"):
+        made = new_code_cell(source, execution_count=count)
+        made.id = cid
+        return made
+
+    hidden = "assert True\n### BEGIN HIDDEN TESTS\nassert add(-40, 2) == -38, 'secret'\n### END HIDDEN TESTS\n"
+    graded = {"grade": True, "solution": False, "locked": True, "points": 1, "grade_id": "t"}
+    test = cell("hidden", 2, hidden)
+    test.metadata["nbgrader"] = graded
+    nb = nbformat.v4.new_notebook(cells=[cell("before", 1), test, cell("mine", 10342), cell("new", 10343)])
+    folder = tmp_path / "submitted" / "eve" / "a"
+    folder.mkdir(parents=True)
+    handed_in = nbformat.v4.new_notebook(cells=[cell("before", 4), cell("hidden", 5), cell("mine", 6)])
+    nbformat.write(handed_in, str(folder / "a.ipynb"))
+    config = Config()
+    config.CourseDirectory.root = str(tmp_path)
+    resources = {"nbgrader": {"student": "eve", "assignment": "a", "notebook": "a"}}
+    nb, _ = HideHiddenTestOutputs(config=config).preprocess(nb, resources)
+    assert {c.id: c.execution_count for c in nb.cells} == {"before": 1, "hidden": 5, "mine": 6, "new": None}
+
+
 def test_an_error_names_the_earlier_task_it_came_out_of():
     """When the student's code raised while a later task's check ran it, does "fix that first" name the task
     whose answer the error came out of (only that one), and nothing when it came out of the task's own answer?"""

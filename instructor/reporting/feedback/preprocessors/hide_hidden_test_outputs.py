@@ -37,12 +37,24 @@ def own_outputs(config, resources: dict) -> dict[str, list]:
     from the release, which holds no hidden test: nothing in it is a function of what a hidden check passed.
     Read once per page (kept in ``resources["own_outputs"]``): :class:`ExplainVerdicts` and this step both use it.
     """
-    if "own_outputs" not in resources:
-        resources["own_outputs"] = _read_own_outputs(config, resources)
+    _read_once(config, resources)
     return resources["own_outputs"]
 
 
-def _read_own_outputs(config, resources: dict) -> dict[str, list]:
+def own_counts(config, resources: dict) -> dict[str, int]:
+    """The run count (``In [n]``) of each code cell the student ran in the notebook they handed in, by cell id."""
+    _read_once(config, resources)
+    return resources["own_counts"]
+
+
+def _read_once(config, resources: dict) -> None:
+    if "own_outputs" not in resources or "own_counts" not in resources:
+        outputs, counts = _read_own(config, resources)
+        resources.setdefault("own_outputs", outputs)
+        resources.setdefault("own_counts", counts)
+
+
+def _read_own(config, resources: dict) -> tuple[dict[str, list], dict[str, int]]:
     try:
         from nbgrader.coursedir import CourseDirectory
 
@@ -50,16 +62,18 @@ def _read_own_outputs(config, resources: dict) -> dict[str, list]:
         coursedir = CourseDirectory(config=config)
         folder = Path(coursedir.format_path(coursedir.submitted_directory, info["student"], info["assignment"]))
         if folder.is_symlink() or folder.parent.is_symlink():
-            return {}
+            return {}, {}
         raw = read_regular(folder / f"{info['notebook']}.ipynb")
         nb = nbformat.reads(raw.decode("utf-8"), as_version=4)
     except (KeyError, OSError, ValueError, RecursionError, UnicodeDecodeError, json.JSONDecodeError):
-        return {}
-    return {
-        cell.id: list(cell.get("outputs", []))
-        for cell in nb.cells
-        if cell.cell_type == "code" and isinstance(cell.get("id"), str)
+        return {}, {}
+    cells = [cell for cell in nb.cells if cell.cell_type == "code" and isinstance(cell.get("id"), str)]
+    counts = {
+        cell.id: count
+        for cell in cells
+        if isinstance(count := cell.get("execution_count"), int) and not isinstance(count, bool)
     }
+    return {cell.id: list(cell.get("outputs", [])) for cell in cells}, counts
 
 
 class HideHiddenTestOutputs(Preprocessor):
@@ -81,7 +95,10 @@ class HideHiddenTestOutputs(Preprocessor):
     layout), made on their machine, which never held a hidden test. Later
     steps escape, cap and check them as any output. Where that notebook is
     not in the course directory (submissions graded from another folder), the
-    cell shows no output, and no note: the page's heading says why once.
+    cell shows no output, and no note: the page's heading says why once. Its
+    run count (``In [n]``), and that of the cells that ran hidden tests, is
+    the student's own run's too (none without it): code in the kernel sets
+    the count the grader's run recorded.
 
     The note on a cell that ran hidden tests stands only where a hidden check
     ran and failed (``hidden_failed``, set by :class:`ExplainVerdicts`); a
@@ -102,6 +119,9 @@ class HideHiddenTestOutputs(Preprocessor):
             if cell.cell_type != "code":
                 continue
             lines = hidden_lines(cell.source)
+            if lines or after_hidden:
+                # the run count too: code in the kernel sets it (``In [10342]`` carried a hidden value)
+                cell.execution_count = own_counts(self.config, resources).get(cell.get("id"))
             if lines:
                 found.extend(lines)
                 after_hidden = True

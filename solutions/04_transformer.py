@@ -3145,7 +3145,7 @@ def attention_of(secret):
 cipher_explorer(encrypt=lambda m: cipher(m, KEY), decrypt=lambda c: decrypt_with_model(c, model), attention=attention_of)
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "questions_text", "locked": true, "schema_version": 3, "solution": false}
-# ## Questions (1 point)
+# ## Questions (4 points)
 #
 # Answer in the cell below, in a few sentences each.
 #
@@ -3162,13 +3162,15 @@ cipher_explorer(encrypt=lambda m: cipher(m, KEY), decrypt=lambda c: decrypt_with
 # 2. From the positional encoding: it is added to every input vector, and its fastest pair (quarter turn) repeats every 4 positions, so $i \bmod 4$ (which key symbol applies) can be read off each position's vector. Attention alone could not tell positions apart.
 # 3. It would lean on the language: it would "correct" rare words, names and typos towards frequent English spellings, and fail on messages that are not English prose (random letters, codes, abbreviations), more so on short messages, where there is little context and the start and end look unlike training text.
 #
-# *Rubric (1 point).*
-# - 1/3 point each for: the same position $i$ with the reason (one cipher symbol and one key symbol decide each output); the positional encoding supplying $i \bmod 4$; a concrete failure of a language-trained model on non-prose or unusual text.
-# - Round to the nearest half point; answers that cite their own attention picture correctly get the credit even when it shows a different but explained pattern.
+# *Rubric (4 points).*
+# - Question 1 (2 points): 1 point for the same position $i$ (a bright diagonal in the picture); 1 point for the reason, one cipher symbol and one key symbol decide each output symbol, so attention can read the answer at that one key wherever it sits, without carrying it through a state.
+# - Question 2 (1 point): the positional encoding supplies $i \bmod 4$ (its fastest pair repeats every 4 positions); no point for "attention" alone, which cannot tell positions apart.
+# - Question 3 (1 point): a concrete failure of a language-trained model on non-prose or unusual text, and where it shows.
+# - Half points where an answer has the idea but not its reason; answers that cite their own attention picture correctly get the credit even when it shows a different but explained pattern.
 #
 # ### END MARK SCHEME
 
-# %% [markdown] nbgrader={"grade": true, "grade_id": "questions", "locked": false, "points": 1, "schema_version": 3, "solution": true}
+# %% [markdown] nbgrader={"grade": true, "grade_id": "questions", "locked": false, "points": 4, "schema_version": 3, "solution": true}
 # The model answer and the rubric are in the mark scheme of the question above.
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "exercises_text", "locked": true, "schema_version": 3, "solution": false}

@@ -135,3 +135,16 @@ def test_times_in_prose_are_plain_phrases(assignment):
         if cell.cell_type == "markdown" and "MARK SCHEME" not in cell.source:
             note = _LAB_NOTE.search(cell.source)
             assert not note, f"{cell.get('id')}: a lab note in student text: {note.group(0)!r} in {cell.source[:160]!r}"
+
+
+@pytest.mark.parametrize("assignment", ["01_rnn", "02_seq2seq", "03_attention", "04_transformer"])
+def test_written_answers_carry_a_tenth_of_the_points(assignment):
+    """Do written answers (graded markdown) carry at least a tenth of the notebook's points, each with a mark
+    scheme in the question just above it (issue 66: 04 gave 1 of 33)?"""
+    cells = read(notebook_path(assignment, SOLUTIONS)).cells
+    graded = [(i, c) for i, c in enumerate(cells) if c.metadata.get("nbgrader", {}).get("grade")]
+    total = sum(c.metadata["nbgrader"].get("points", 0) for _, c in graded)
+    written = [(i, c) for i, c in graded if c.cell_type == "markdown"]
+    assert 10 * sum(c.metadata["nbgrader"]["points"] for _, c in written) >= total, (assignment, total)
+    for i, c in written:
+        assert "BEGIN MARK SCHEME" in cells[i - 1].source, f"{c.metadata['nbgrader']['grade_id']}: no mark scheme above"

@@ -12,7 +12,15 @@ from instructor.coursedir.course_dir import CourseDir
 from instructor.errors import CourseError
 from instructor.hub import accounts, cgroups, config, elsewhere, privileged
 from instructor.hub import run as hub_run
-from instructor.hub.staff import STAFF_NAME, is_login, people
+from instructor.hub.staff import (
+    STAFF_NAME,
+    Untrusted,
+    is_login,
+    people,
+    read_trusted,
+    record_instructors,
+    recorded_instructors,
+)
 from instructor.settings import COURSE_ID
 
 NAME = "hub"
@@ -23,11 +31,14 @@ HELP = (
 EXAMPLES = f"""\
 what it needs (run as root: it makes Unix accounts and starts servers as their users):
   <dir>/roster.csv          the students (`course roster import class.csv`)
-  <dir>/{STAFF_NAME}           instructors and graders: `id,role` (role instructor or grader)
+  <dir>/{STAFF_NAME}           instructors and graders: `id,role` (role instructor or grader); root's, or
+                            an instructor's, and writable by its owner alone (docs/hub.md: how she edits it)
   an exchange outside <dir> (`course init <dir> --exchange /srv/nbgrader/exchange`)
   configurable-http-proxy   (scripts/install-system-packages.sh)
 
 what it does (and changes nothing it did not make: see <hub-dir>/state/made.json):
+  refuses <dir>/nbgrader_config.py unless root's alone and staff.csv unless root's or an instructor's
+  (the staff write <dir>: a grader could put his own file there);
   refuses system accounts (uid below UID_MIN of /etc/login.defs, or no login shell) as ids;
   makes a Unix account (home 0700, a random password in <hub-dir>/state/initial-passwords.csv)
   for each person who has none; an account that exists keeps its home as it is;
@@ -107,13 +118,27 @@ def add_arguments(p):
 
 
 def settings(args) -> config.HubSettings:
-    course_dir = CourseDir.at(directory.resolve(args.course_dir))
+    where = directory.resolve(args.course_dir)
+    # root runs it as Python (here, and in the privileged path): refused before it is read if the staff could
+    # have written it (the course directory is theirs: a grader may replace it; issue 58)
+    settings_file = where / directory.CONFIG_NAME
+    try:
+        read_trusted(settings_file, {0, os.geteuid()})
+    except FileNotFoundError:
+        pass  # not a course directory: CourseDir.at says so
+    except Untrusted as err:
+        raise CourseError(
+            f"{settings_file} could have been written by someone other than root ({err}): root runs it as Python; "
+            f"read it, then `chown root: {settings_file}` and `chmod 644` it."
+        ) from None
+    course_dir = CourseDir.at(where)
+    hub_dir = (args.hub_dir or Path("/srv/course-hub") / COURSE_ID).resolve()
     return config.HubSettings(
         course_id=COURSE_ID,
         course_dir=course_dir.path,
         exchange=course_dir.exchange,
-        hub_dir=(args.hub_dir or Path("/srv/course-hub") / COURSE_ID).resolve(),
-        people=people(course_dir.path),
+        hub_dir=hub_dir,
+        people=people(course_dir.path, recorded_instructors(hub_dir / "state")),
         ip=args.ip,
         port=args.port,
         memory_mb=args.memory,
@@ -154,6 +179,7 @@ def run(args) -> int:
     for home in accounts.open_homes(s.people.everyone):
         print(f"  left as it was: others can read the home of {home}; `chmod 700` it if it holds course work")
     gid = accounts.staff_group(s.unix_group, s.people.staff, made)
+    record_instructors(s.state, s.people.instructors)  # who may own staff.csv at the next start
     if accounts.share_course_dir(s.course_dir, gid):
         print(f"  {s.course_dir}: root's and {s.unix_group}'s (setgid folders, group-writable files, not others')")
     accounts.check_reachable(min(s.people.students))

@@ -178,9 +178,10 @@ def share_course_dir(course_path: Path, gid: int) -> int:
     Folders become ``2770`` (setgid: what anyone of the group makes there
     keeps the group), files ``g+rw`` with nothing for others, all of group
     ``gid``; :data:`ROOT_ONLY` files are root's ``0640`` (root runs
-    ``nbgrader_config.py`` as code in the privileged path). Links are not
-    followed; a file with a second hard link is left alone (it may be
-    somebody else's file).
+    ``nbgrader_config.py`` as code in the privileged path) when root's, and
+    left as they are when not (never made root's: see ``course hub``'s
+    checks). Links are not followed; a file with a second hard link is left
+    alone (it may be somebody else's file).
     """
     changed = 0
     top = str(course_path.resolve())
@@ -191,6 +192,10 @@ def share_course_dir(course_path: Path, gid: int) -> int:
             if stat.S_ISLNK(info.st_mode) or (stat.S_ISREG(info.st_mode) and info.st_nlink > 1):
                 continue
             root_only = folder == top and name in ROOT_ONLY
+            if root_only and info.st_uid != 0:
+                # never adopt one: a grader's own staff.csv or nbgrader_config.py made root's here would pass as
+                # root's (issue 58); `course hub` refuses it, and an instructor's staff.csv stays hers
+                continue
             if stat.S_ISDIR(info.st_mode):
                 mode = (stat.S_IMODE(info.st_mode) | 0o2770) & ~0o007
             elif root_only:

@@ -3,12 +3,26 @@
 ``staff.csv`` has two columns, ``id,role``; the role is ``instructor`` (hub
 admin, the formgrader) or ``grader`` (the formgrader). Ids follow the roster's
 rule and must also be valid Unix login names, since each person gets an account.
+
+The file says who is admin, and the course directory it lives in is the
+whole staff group's to write (issue 58): a grader could remove it and write
+his own naming himself instructor. So it is read on the open file (no link,
+a regular file with one name, at most 64 kB, writable by its owner alone)
+and only when its owner is root, the account reading it, or an instructor of
+the last accepted start (:func:`recorded_instructors`, in the hub's state,
+root's alone); anyone else's file is refused in one sentence.
 """
 
 from __future__ import annotations
 
 import csv
+import errno
+import io
+import json
+import os
+import pwd
 import re
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -19,6 +33,10 @@ STAFF_NAME = "staff.csv"
 ROLES = ("instructor", "grader")
 #: what Debian's useradd accepts without --badname (and JupyterHub keeps as is: lower case)
 _LOGIN = re.compile(r"^[a-z_][a-z0-9_-]{0,31}$")
+#: the largest staff.csv read
+MAX_BYTES = 64 * 1024
+#: in the hub's state folder: the instructors of the last start, who may own staff.csv
+INSTRUCTORS_NAME = "instructors.json"
 
 
 def is_login(name: str) -> bool:
@@ -44,10 +62,79 @@ class People:
         return self.students | self.staff
 
 
-def read_staff(path: Path) -> dict[str, str]:
-    """``{id: role}`` from a staff CSV, checked."""
-    with path.open(newline="", encoding="utf-8-sig") as f:
-        rows = list(csv.DictReader(f))
+def _owner(uid: int) -> str:
+    try:
+        return pwd.getpwuid(uid).pw_name
+    except KeyError:
+        return f"uid {uid}"
+
+
+class Untrusted(Exception):
+    """A file someone other than its trusted owners could have written; the text says what is wrong with it."""
+
+
+def read_trusted(path: Path, owners: set[int]) -> str:
+    """The text of ``path``, read on the open file; :class:`Untrusted` unless it is a regular file with one name,
+    at most :data:`MAX_BYTES`, owned by one of ``owners`` and writable by nobody else (``FileNotFoundError`` if
+    there is none)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except FileNotFoundError:
+        raise
+    except OSError as err:  # ELOOP: a link
+        raise Untrusted("a symbolic link" if err.errno == errno.ELOOP else err.strerror) from None
+    with os.fdopen(fd, "rb") as f:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_nlink != 1:
+            raise Untrusted("not a regular file with one name")
+        if info.st_uid not in owners or info.st_mode & 0o022:
+            raise Untrusted(f"owner {_owner(info.st_uid)}, mode {stat.S_IMODE(info.st_mode):04o}")
+        data = f.read(MAX_BYTES + 1)
+    if len(data) > MAX_BYTES:
+        raise Untrusted(f"more than {MAX_BYTES // 1024} kB")
+    return data.decode("utf-8-sig", errors="replace")
+
+
+def recorded_instructors(state: Path) -> frozenset[str]:
+    """The instructors ``course hub`` accepted at its last start (``state/instructors.json``, root's)."""
+    try:
+        names = json.loads(read_trusted(state / INSTRUCTORS_NAME, {0, os.geteuid()}))
+    except (OSError, ValueError, Untrusted):
+        return frozenset()
+    return frozenset(n for n in names if isinstance(n, str) and is_login(n)) if isinstance(names, list) else frozenset()
+
+
+def record_instructors(state: Path, names) -> None:
+    """Remember ``names`` as the instructors who may own staff.csv at the next start."""
+    state.mkdir(parents=True, exist_ok=True)
+    os.chmod(state, 0o700)
+    draft = state / f".{INSTRUCTORS_NAME}.draft"
+    draft.write_text(json.dumps(sorted(names)) + "\n")
+    os.chmod(draft, 0o600)
+    os.replace(draft, state / INSTRUCTORS_NAME)
+
+
+def owners(instructors=()) -> set[int]:
+    """Who may own staff.csv: root, the account reading it, and the accounts of ``instructors``."""
+    found = {0, os.geteuid()}
+    for name in instructors:
+        try:
+            found.add(pwd.getpwnam(name).pw_uid)
+        except KeyError:
+            pass
+    return found
+
+
+def read_staff(path: Path, instructors=()) -> dict[str, str]:
+    """``{id: role}`` from a staff CSV, checked; the file must be root's or one of ``instructors``' (see above)."""
+    try:
+        text = read_trusted(path, owners(instructors))
+    except Untrusted as err:
+        raise CourseError(
+            f"{path} could have been written by someone other than root or an instructor ({err}): it says who is "
+            "instructor, so `course hub` takes it only from root or an instructor of its last start (docs/hub.md)."
+        ) from None
+    rows = list(csv.DictReader(io.StringIO(text, newline="")))
     found: dict[str, str] = {}
     for line, row in enumerate(rows, start=2):
         name, role = (row.get("id") or "").strip(), (row.get("role") or "").strip().lower()
@@ -59,15 +146,19 @@ def read_staff(path: Path) -> dict[str, str]:
     return found
 
 
-def people(course_path: Path) -> People:
-    """Students and staff of the course directory ``course_path``; a one-sentence error if either is missing."""
+def people(course_path: Path, instructors=()) -> People:
+    """Students and staff of the course directory ``course_path``; a one-sentence error if either is missing.
+
+    ``instructors``: those of the last accepted start, who may own staff.csv besides root.
+    """
     path = course_path / STAFF_NAME
-    if not path.is_file():
+    try:
+        staff = read_staff(path, instructors)
+    except FileNotFoundError:
         raise CourseError(
             f"{path} does not exist: name the instructors and graders there "
             f"(two columns, `id,role`, role instructor or grader)."
-        )
-    staff = read_staff(path)
+        ) from None
     if "instructor" not in staff.values():
         raise CourseError(f"{path} names no instructor.")
     students = roster.roster(course_path)

@@ -110,7 +110,7 @@ def install(
     folder.mkdir(parents=True, exist_ok=True)
     os.chmod(folder, 0o755)
     script = folder / NAME
-    script.write_text(script_text(course_dir, group, code, root.resolve() if root else None))
+    script.write_text(script_text(course_dir.resolve(), group, code, root.resolve() if root else None))
     os.chmod(script, 0o755)
     rule = sudoers / f"course-{group}"
     draft = sudoers / f".course-{group}.draft"  # sudo skips names with a dot
@@ -185,7 +185,8 @@ def _python(course_dir: Path, module: str, *args: str) -> int:
     if module == "nbgrader":
         args = (*args, f"--CourseDirectory.root={course_dir}")
     with tempfile.TemporaryDirectory(prefix="course-privileged-") as empty:  # root's, 0700
-        return subprocess.run([sys.executable, "-m", module, *args], cwd=empty, env=env).returncode
+        # -P as well as PYTHONSAFEPATH: neither the working folder nor a script's folder comes first on sys.path
+        return subprocess.run([sys.executable, "-P", "-m", module, *args], cwd=empty, env=env).returncode
 
 
 def main(course_dir: str, group: str, argv: list[str], root: str | None = None) -> int:
@@ -196,6 +197,8 @@ def main(course_dir: str, group: str, argv: list[str], root: str | None = None) 
         args = parser().parse_args(argv)
         who = _caller(group)
         course_path = Path(course_dir)
+        if not course_path.is_absolute():
+            raise CourseError(f"{course_dir} is not an absolute path: run `course hub` again.")
         settings = course_path / "nbgrader_config.py"
         info = os.lstat(settings)
         if not stat.S_ISREG(info.st_mode) or info.st_uid != 0 or info.st_mode & 0o022:
@@ -203,7 +206,7 @@ def main(course_dir: str, group: str, argv: list[str], root: str | None = None) 
         from instructor.hub.accounts import share_course_dir  # after the checks: a refused call costs no import
 
         os.umask(0o002)  # group-writable with the folders' setgid group; others keep read (the sandbox reads as 65534)
-        os.chdir(course_path)
+        os.chdir("/")  # root's, not the course directory the staff write (the caller's folder was sudo's choice)
         where = ["--course-dir", course_dir, *(["--root", root] if root else [])]
         print(f"{NAME}: {' '.join(argv)} (for {who})", file=sys.stderr, flush=True)
         if args.verb == "release":

@@ -12,6 +12,7 @@ from instructor.coursedir.course_dir import CourseDir
 from instructor.errors import CourseError
 from instructor.hub import accounts, cgroups, config, elsewhere, privileged
 from instructor.hub import run as hub_run
+from instructor.hub.pinned import pinned
 from instructor.hub.staff import (
     STAFF_NAME,
     Untrusted,
@@ -122,16 +123,17 @@ def settings(args) -> config.HubSettings:
     # root runs it as Python (here, and in the privileged path): refused before it is read if the staff could
     # have written it (the course directory is theirs: a grader may replace it; issue 58)
     settings_file = where / directory.CONFIG_NAME
-    try:
-        read_trusted(settings_file, {0, os.geteuid()})
-    except FileNotFoundError:
-        pass  # not a course directory: CourseDir.at says so
-    except Untrusted as err:
-        raise CourseError(
-            f"{settings_file} could have been written by someone other than root ({err}): root runs it as Python; "
-            f"read it, then `chown root: {settings_file}` and `chmod 644` it."
-        ) from None
-    course_dir = CourseDir.at(where)
+    with pinned(where):  # the file checked is the file read (instructor.hub.pinned)
+        try:
+            read_trusted(settings_file, {0, os.geteuid()})
+        except FileNotFoundError:
+            pass  # not a course directory: CourseDir.at says so
+        except Untrusted as err:
+            raise CourseError(
+                f"{settings_file} could have been written by someone other than root ({err}): root runs it as "
+                f"Python; read it, then `chown root: {settings_file}` and `chmod 644` it."
+            ) from None
+        course_dir = CourseDir.at(where)
     hub_dir = (args.hub_dir or Path("/srv/course-hub") / COURSE_ID).resolve()
     return config.HubSettings(
         course_id=COURSE_ID,

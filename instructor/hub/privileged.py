@@ -39,6 +39,8 @@ from pathlib import Path
 
 from instructor.coursedir.roster import is_student_id
 from instructor.errors import CourseError
+from instructor.hub.pinned import pinned
+from instructor.hub.staff import Untrusted, read_trusted
 
 #: what staff servers find the script under
 ENV = "COURSE_PRIVILEGED"
@@ -200,26 +202,34 @@ def main(course_dir: str, group: str, argv: list[str], root: str | None = None) 
         if not course_path.is_absolute():
             raise CourseError(f"{course_dir} is not an absolute path: run `course hub` again.")
         settings = course_path / "nbgrader_config.py"
-        info = os.lstat(settings)
-        if not stat.S_ISREG(info.st_mode) or info.st_uid != 0 or info.st_mode & 0o022:
-            raise CourseError(f"{settings} is not root's alone: root runs it, so `course hub` must share it again.")
-        from instructor.hub.accounts import share_course_dir  # after the checks: a refused call costs no import
-
         os.umask(0o002)  # group-writable with the folders' setgid group; others keep read (the sandbox reads as 65534)
         os.chdir("/")  # root's, not the course directory the staff write (the caller's folder was sudo's choice)
-        where = ["--course-dir", course_dir, *(["--root", root] if root else [])]
-        print(f"{NAME}: {' '.join(argv)} (for {who})", file=sys.stderr, flush=True)
-        if args.verb == "release":
-            force = ["--force"] if args.force else []
-            status = _python(course_path, "instructor", "release-to-exchange", args.assignment, *where, *force)
-        elif args.verb == "collect":
-            status = _python(course_path, "nbgrader", "collect", "--update", COLLECT, args.assignment)
-        elif args.verb == "grade":
-            passed = [f"--assignment={a}" for a in args.assignment] + [f"--student={s}" for s in args.student]
-            status = _python(course_path, "instructor", "grade", *where, *passed, *(["--force"] * args.force))
-        else:
-            status = _python(course_path, "nbgrader", "release_feedback", args.assignment)
-        share_course_dir(course_path, grp.getgrnam(group).gr_gid)
+        # the top folder sticky from the check to the end of the step: the settings root checked are the ones
+        # nbgrader and `course` load by name (a grader may otherwise swap them in between; issue 58)
+        with pinned(course_path):
+            try:
+                read_trusted(settings, {0})
+            except (Untrusted, OSError) as err:
+                why = err if isinstance(err, Untrusted) else err.strerror
+                raise CourseError(
+                    f"{settings} is not root's alone ({why}): root runs it as Python, so root must look at it and "
+                    "make it root's again (`course hub` says how)."
+                ) from None
+            from instructor.hub.accounts import share_course_dir  # after the checks: a refused call costs no import
+
+            where = ["--course-dir", course_dir, *(["--root", root] if root else [])]
+            print(f"{NAME}: {' '.join(argv)} (for {who})", file=sys.stderr, flush=True)
+            if args.verb == "release":
+                force = ["--force"] if args.force else []
+                status = _python(course_path, "instructor", "release-to-exchange", args.assignment, *where, *force)
+            elif args.verb == "collect":
+                status = _python(course_path, "nbgrader", "collect", "--update", COLLECT, args.assignment)
+            elif args.verb == "grade":
+                passed = [f"--assignment={a}" for a in args.assignment] + [f"--student={s}" for s in args.student]
+                status = _python(course_path, "instructor", "grade", *where, *passed, *(["--force"] * args.force))
+            else:
+                status = _python(course_path, "nbgrader", "release_feedback", args.assignment)
+            share_course_dir(course_path, grp.getgrnam(group).gr_gid)
         return status
     except CourseError as err:
         print(f"{NAME}: {err}", file=sys.stderr)

@@ -21,7 +21,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from instructor.hub import accounts, privileged
+from instructor.hub import accounts, pinned, privileged
 from instructor.paths import REPO_ROOT
 from tests.hub.harness import GRADER, STUDENTS, course, remove_accounts
 from tests.hub.namespace import wrap
@@ -53,6 +53,7 @@ def hub():
         yield SimpleNamespace(
             scratch=scratch, course_dir=course_dir, exchange=exchange, script=script, rule=rule, gid=gid
         )
+        pinned.lock_path(course_dir.resolve()).unlink(missing_ok=True)  # root's steps' lock, in /run
     finally:
         remove_accounts((AMY, GRADER), GROUP)
         shutil.rmtree(scratch, ignore_errors=True)
@@ -149,3 +150,34 @@ def test_root_imports_nothing_the_staff_put_in_the_course_directory(hub, module)
             target.parent.rmdir()
     assert not mark.exists(), f"root ran the grader's {planted} (uid, command: {mark.read_text()})"
     assert "course-privileged: " in done.stderr, done
+
+
+def test_settings_swapped_after_the_check_never_run_as_root(hub):
+    """Root checks ``nbgrader_config.py`` and then nbgrader loads it by name, a second later, from the staff's
+    folder: a grader who swaps it once the step has begun must not have his file run (issue 58)."""
+    settings = hub.course_dir / "nbgrader_config.py"
+    kept = settings.read_bytes()
+    mark = hub.scratch / "ran-swapped"
+    body = f"\nimport os\nopen({str(mark)!r}, 'w').write(str(os.getuid()))\n"
+    swap = (
+        f"cd {quote(str(hub.course_dir))} && log=$(mktemp) && cp nbgrader_config.py mine.py && "
+        f"printf %s {quote(body)} >> mine.py && "
+        f"(sudo -n {quote(str(hub.script))} release-feedback 01_rnn 2>$log & "
+        # the helper prints its line once it has checked the settings, before nbgrader starts
+        "until grep -q 'course-privileged: release-feedback' $log; do sleep 0.05; done; "
+        "mv -f mine.py nbgrader_config.py; echo swapped=$?; wait; cat $log >&2)"
+    )
+    os.chmod(hub.scratch, 0o777)  # the grader's file leaves its mark there
+    try:
+        done = as_user(hub, GRADER, "sh", "-c", swap)
+    finally:
+        os.chmod(hub.scratch, 0o755)
+        (hub.course_dir / "mine.py").unlink(missing_ok=True)
+        if os.lstat(settings).st_uid != 0:
+            settings.unlink()
+            settings.write_bytes(kept)
+            os.chown(settings, 0, hub.gid)
+            os.chmod(settings, 0o640)
+    assert not mark.exists(), f"root ran the grader's settings (uid {mark.read_text()}): {done.stdout}"
+    assert "swapped=1" in done.stdout and "Operation not permitted" in done.stderr, done
+    assert not os.stat(hub.course_dir).st_mode & stat.S_ISVTX  # the folder is the group's again after the step

@@ -25,7 +25,7 @@ import pytest
 
 from instructor.cli import hub as hub_cli
 from instructor.errors import CourseError
-from instructor.hub import accounts, staff
+from instructor.hub import accounts, pinned, staff
 from tests.hub.harness import GRADER, INSTRUCTOR, course, remove_accounts
 from tests.system import missing, require_root
 
@@ -51,6 +51,7 @@ def shared():
         accounts.share_course_dir(course_dir, gid)
         staff.record_instructors(scratch / "hub" / "state", [INSTRUCTOR])  # as the last `course hub` did
         yield SimpleNamespace(scratch=scratch, course_dir=course_dir, gid=gid)
+        pinned.lock_path(course_dir.resolve()).unlink(missing_ok=True)  # root's steps' lock, in /run
     finally:
         remove_accounts((INSTRUCTOR, GRADER), GROUP)
         shutil.rmtree(scratch, ignore_errors=True)

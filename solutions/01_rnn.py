@@ -844,7 +844,9 @@ for L, a in zip(lengths, accuracies):
 # read at the step that must write it), 0.1 for $L = 2, 3$, 0.01 for $L = 4, 5$, and so on. Our RNN does even
 # worse from $L = 3$ on (close to 0 where the bound is 0.1), because it is trained on every length from 1 to 20
 # and does not know the length until it reads the end marker, the last input: at step $t$ the digit due,
-# $d_{T-t}$, depends on $T$, so even a digit it has read may not be the one to write.
+# $d_{T-t}$, depends on $T$, so even a digit it has read may not be the one to write. (The ambiguity starts at
+# $L = 2$, where step 2 may owe $d_1$ or $d_2$; the trained net favours the shorter length, so $L = 2$ still
+# reaches about 0.1.)
 #
 # More training or a larger $D$ cannot help: the state only carries information forward in time, and the
 # model is forced to answer before the information arrives. It has to read the whole input before writing

@@ -40,7 +40,7 @@ setup_backend()
 # The class `RNN` is imported in the first cell, from `course.recurrent`. It is notebook 01's reference `RNN`
 # (the same layers, weights, call and `parameters`) with one change: its loop over the $T$ steps is a single MyGrad
 # operation, `course.ops.tanh_recurrence`, whose backward pass (backpropagation through time) is written by
-# hand. It computes the same states as your loop, and training here takes about a third less time
+# hand. It computes the same states as your loop, and training here takes about a quarter less time
 # (`RNN??` shows its code).
 #
 # Two facts about `RNN` matter here. A call `rnn(x, h)` with `x` of shape $(T, N, C)$ and a start state `h`
@@ -731,8 +731,8 @@ for length in (5, 17, 17):
 # %% [markdown] nbgrader={"grade": false, "grade_id": "beam_search_picture_text", "locked": true, "schema_version": 3, "solution": false}
 # ![A beam of width 2 over three steps: at each step the two partial outputs with the largest summed log-probability are kept, the others pruned](figures/beam_search.svg)
 #
-# *Figure: beam search with $B = 2$; each number beside a box is the running sum $\sum_t \log p(s_t \mid \dots)$, and each step keeps the two largest of all candidates, so after two steps the beam's `B C` (−1.0) is ahead of greedy's `A A` (−2.1), although greedy's first pick `A` (−0.7)
-# looked better, and `B C <E>` (−1.1) wins.*
+# *Figure: beam search with $B = 2$; each number beside a box is the running sum $\sum_t \log p(s_t \mid \dots)$, and each step keeps the two largest of all candidates, so after two steps the beam's `B C` (−1.4) is ahead of greedy's `A A` (−2.1), although greedy's first pick `A` (−0.7)
+# looked better, and `B C <E>` (−1.5) wins.*
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "beam_search_batch_text", "locked": true, "schema_version": 3, "solution": false}
 # ### On a batch

@@ -245,7 +245,7 @@ class Seq2Seq:
 #    $W_\alpha$ lets the model learn *which* features of an encoder state should match which features of the
 #    decoder state. This is Luong's *general* score (Luong, Pham and Manning, 2015); the first attention for
 #    translation (Bahdanau, Cho and Bengio, 2015) scored with a small network instead, the *additive* score
-#    $v^\top \tanh(h^e_j W_1 + h^d_t W_2)$ (exercise 1 tries it).
+#    $v^\top \tanh(h^e_j W_1 + h^d_{t-1} W_2)$, made with the decoder state before the step (exercises 1 and 2).
 # 2. **Weights.** A softmax over the $T$ encoder steps turns the scores into weights that are positive and add up to 1:
 #    $$
 #    \alpha_{t,j} = \frac{\exp(e_{t,j})}{\sum_{j'=1}^{T} \exp(e_{t,j'})}.
@@ -447,9 +447,10 @@ assert np.allclose(a.data, a_ref, atol=1e-5) and np.allclose(c.data, c_ref, atol
 #
 # - `self.W_alpha`: $D \to D$, **no bias**, `weight_initializer=glorot_normal`: the matrix $W_\alpha$;
 # - `self.output_layer`: $K + D \to K$, with a bias, `weight_initializer=glorot_normal`: it reads the decoder's
-#   scores together with the context and produces the step's final scores. The digit due is in the context (the
-#   encoder state that read it), not in the decoder's own scores; this layer lets the context decide the output.
-#   Luong's models join the context with the decoder's state in the same way, through one layer, before the output.
+#   scores together with the context and produces the step's final scores. The digit due is in the context (an
+#   encoder state that has already read it), not in the decoder's own scores; this layer lets the context decide the
+#   output. Luong's models do something similar, but join the context with the decoder's state rather than its
+#   scores, $\tilde h_t = \tanh([h^d_t, c_t] W_c)$, and read the scores from $\tilde h_t$.
 #
 # Decoding goes as before, from $h^d_0 = h^e_T$ and $s_1 = \text{one-hot}(\langle S \rangle)$. Each step $t = 1, \dots, T$ now reads
 #

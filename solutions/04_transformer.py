@@ -206,7 +206,7 @@ examples = [
     ("nq tropzhwsakxoautwecxao", "k", "x jcayzirfbkugykdcfomgky"),
     ("nq tropzhwsakxoautwecxao", "a key", "npjxoooilts ualatc bcwks"),
 ]
-wanted, keys, secrets = ([example[i] for example in examples] for i in range(3))  # the grader's own copies
+wanted, keys, secrets = ([example[i] for example in examples] for i in range(3))  # the expected messages, keys and cipher texts
 backs = [decipher(secret, key) for message, key, secret in examples]
 for i, back in enumerate(backs):
     assert back == wanted[i], f"decipher({secrets[i]!r}, {keys[i]!r}) gave {back!r}, expected {wanted[i]!r}"
@@ -1764,8 +1764,9 @@ assert np.allclose(out2[:, 0], want0, atol=1e-4), "a sequence without padding sh
 # $$PE_{p,\,2i} = \sin\!\Big(\frac{p}{10000^{2i/d}}\Big), \qquad PE_{p,\,2i+1} = \cos\!\Big(\frac{p}{10000^{2i/d}}\Big), \qquad i = 0, 1, \dots$$
 #
 # Pair $i$ turns by $\omega_i = 1/10000^{2i/d}$ radians per position: the first pair by one radian, the last pairs hardly at all, and together they give every position its own pattern. Moving $k$ positions on rotates every pair by a fixed angle, $\omega_i k$, so a layer can read offsets between positions with a linear map. Even dimensions hold sines and odd dimensions cosines; for an odd $d$ the last dimension is a sine without a cosine partner.
-#
-# Each full pair has length 1, so with $d = 29$ (14 full pairs) the encoding of a position has a norm of about $\sqrt{14} \approx 3.7$, against 1 for a one-hot token: added together, the position is the larger part. The paper scales its learned token embeddings by $\sqrt{d}$ for this reason; our model has no embedding, and its first layer's projections learn how much weight each part gets.
+
+# %% [markdown] nbgrader={"grade": false, "grade_id": "positional_encoding_size_text", "locked": true, "schema_version": 3, "solution": false}
+# Each full pair has length 1, so with $d = 29$ (14 full pairs) the encoding of a position has a norm of about $\sqrt{14} \approx 3.7$, against 1 for a one-hot token: added together, the position is the larger part. The paper multiplies its learned token embeddings by $\sqrt{d}$ (it gives no reason; a common reading is that this keeps the tokens from being drowned by the encoding). Our model has no embedding: inside attention the learned projections can weigh the two parts, but the residual path carries src + PE as they are.
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "positional_encoding_task_text", "locked": true, "schema_version": 3, "solution": false}
 # By hand, for $d = 4$: the rates are $\omega_0 = 1$ and $\omega_1 = 1/100$. Position 0 is $(0, 1, 0, 1)$; position 1 is $(\sin 1, \cos 1, \sin 0.01, \cos 0.01) \approx (0.841, 0.540, 0.010, 1.000)$, and position 2 is $(\sin 2, \cos 2, \sin 0.02, \cos 0.02) \approx (0.909, -0.416, 0.020, 1.000)$.
@@ -2444,7 +2445,7 @@ loss = masked_loss(model(source, decoder_input, lengths, lengths), target, lengt
 print(f"untrained loss {loss.item():.2f}; correct code gives about 3.5 to 4.4 here, above log(29) = {np.log(29):.2f}")
 # log(29) would be the loss of uniform scores. An untrained model's 29 scores spread by about 1 around their
 # mean, and scores that spread add about half their variance to the loss: 3.37 + 0.5 = 3.87 on average.
-# (Measured over 200 random initialisations of a correct model: 3.50 to 4.41, 90 % of them within 3.62-4.11.)
+# (Most correct models start between 3.6 and 4.1.)
 
 # %% course={"task": "loss"} nbgrader={"grade": true, "grade_id": "loss__by_hand", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 # Check the masked loss on a small batch worked out by hand.
@@ -2883,7 +2884,7 @@ assert long_message == "h" * 130, "a message longer than MAX_LENGTH should be de
 #
 # The settings live in one cell, `SETTINGS` below. The model has 2 encoder and 2 decoder layers, 4 heads of $d_k = 7$ dimensions, and 64 hidden units in every feed-forward network, and it adds the quarter-turn encoding of Part H (`"positional_encoding"`; "Standard or quarter turn?" below compares the two). Each step draws a fresh batch of 32 messages (half corpus, half random symbols, lengths 1–48), pads it and takes one Adam step on `masked_loss`. Adam starts at rate 3·10⁻³ and drops to 5·10⁻⁴ for the last 40 % of the steps, which steadies the model. Besides the loss we plot two accuracies under teacher forcing (the decoder reads the true plain text): per real character, and per message (every real position right).
 #
-# Expect a plateau. The loss first falls to the level of guessing each symbol from letter frequencies and stays there for several hundred steps; then it drops steeply, and the accuracy climbs towards 100 %. What the model has learned by then shows in its attention weights, which the end of the notebook draws.
+# Expect a plateau. The loss first falls to about what can be guessed without the key (letter frequencies, and in English text the letters before it) and stays there for several hundred steps; then it drops steeply, and the accuracy climbs towards 100 %. What the model has learned by then shows in its attention weights, which the end of the notebook draws.
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "training_promise_text", "locked": true, "schema_version": 3, "solution": false}
 # **What full mode promises.** Trained in full mode (2000 steps), the reference solution decrypts held-out messages, in every band of lengths of the next section (1–12, 13–24, 25–48 and 49–100 symbols), with at least 99.5 % of the characters and at least 95 % of the whole messages right, and a correct notebook of yours should do the same. The 2000 steps take about a minute on a laptop, and several minutes on a machine that other work keeps busy; a step of yours can be slower (a Python float or `np.sqrt` of one turns float32 into float64). The training cell prints a progress line every 30 s with the time per step and the time left, and its whole time at the end. Your run takes its own path (a correct answer written another way draws its weights in another order), so its plateau and its figures will differ a little.
@@ -2891,7 +2892,7 @@ assert long_message == "h" * 130, "a message longer than MAX_LENGTH should be de
 # After the notebook works, try other sizes, heads, batch sizes or rates, or train on corpus text alone (`"random_share": 0`), and see how they change the plateau, the accuracy by length and the pictures at the end. The exercises at the end suggest more.
 
 # %% nbgrader={"grade": false, "grade_id": "settings", "locked": true, "schema_version": 3, "solution": false} tags=["library"]
-# The training settings, in one place: the training cell below reads them (so does the course's benchmark of this model).
+# The training settings, in one place: the training cell below reads them.
 SETTINGS = {
     "ff_units": 64,  # hidden units of every feed-forward network
     "n_enc": 2,  # encoder layers
@@ -2971,7 +2972,7 @@ plotter.plot()
 #
 # The real test: greedy decoding — no plain text given — of held-out messages, cut from texts the model has never seen, in four bands of lengths. `decrypt_many` cuts every message longer than `PIECE` = 24 symbols into pieces, so the two longer bands are decrypted piece by piece (the longest band is longer than any training message). We report the share of characters the model gets right and the share of messages it gets entirely right; a message of 100 symbols is entirely right only if the model makes no mistake at all, so the last column asks for the rule itself, not a good guess.
 #
-# After the full 2000 steps, expect at least 99.5 % of the characters and 95 % of the whole messages right in every band, the promise of the training section; recent runs of the reference solution gave 99.97–100 % of the characters and 98–100 % of the whole messages (the cell prints yours). The far positions of a long message are the ones a model learns last, which is why `decrypt_many` cuts messages longer than 24 symbols. Quick mode, which grading uses, trains for 2 steps only and gets none of this.
+# After the full 2000 steps, expect at least 99.5 % of the characters and 95 % of the whole messages right in every band, the promise of the training section; a correct model usually does better than that (the cell prints yours). The far positions of a long message are the ones a model learns last, which is why `decrypt_many` cuts messages longer than 24 symbols. Quick mode, which grading uses, trains for 2 steps only and gets none of this.
 
 # %% nbgrader={"grade": false, "grade_id": "evaluation", "locked": true, "schema_version": 3, "solution": false} tags=["library"]
 BANDS = ((1, 12), (13, 24), (25, 48), (49, 100))  # message lengths, shortest to longest
@@ -3158,13 +3159,13 @@ cipher_explorer(encrypt=lambda m: cipher(m, KEY), decrypt=lambda c: decrypt_with
 # **For the grader** (this part is removed from the student version and from the feedback).
 #
 # *Model answer.*
-# 1. Mostly cipher position $i$, the same position: the $i$-th plain symbol is the $i$-th cipher symbol shifted back by key symbol $i \bmod 4$, so everything the output needs sits at that one key. In the picture of the trained model this shows as a bright diagonal in at least one head; other heads may spread their weight, and the padded keys get none.
-# 2. From the positional encoding: it is added to every input vector, and its fastest pair (quarter turn) repeats every 4 positions, so $i \bmod 4$ (which key symbol applies) can be read off each position's vector. Attention alone could not tell positions apart.
+# 1. Mostly cipher position $i$, the same position: the $i$-th plain symbol is the $i$-th cipher symbol shifted back by key symbol $i \bmod 4$, so the cipher symbol the output needs sits at that one source position; which key symbol to subtract follows from the position, and the key itself is in the weights. In the picture of the trained model this shows as a bright diagonal in at least one head; other heads may spread their weight, and the padded keys get none.
+# 2. From the positional encoding: it is added to every input vector, and its fastest pair (quarter turn) repeats every 4 positions, so $i \bmod 4$ (which key symbol applies) can be read off each position's vector. The encoder's self-attention, which sees its inputs as a set, could not tell positions apart without it; the decoder's causal mask gives only a weak count (exercise 6).
 # 3. It would lean on the language: it would "correct" rare words, names and typos towards frequent English spellings, and fail on messages that are not English prose (random letters, codes, abbreviations), more so on short messages, where there is little context and the start and end look unlike training text.
 #
 # *Rubric (4 points).*
-# - Question 1 (2 points): 1 point for the same position $i$ (a bright diagonal in the picture); 1 point for the reason, one cipher symbol and one key symbol decide each output symbol, so attention can read the answer at that one key wherever it sits, without carrying it through a state.
-# - Question 2 (1 point): the positional encoding supplies $i \bmod 4$ (its fastest pair repeats every 4 positions); no point for "attention" alone, which cannot tell positions apart.
+# - Question 1 (2 points): 1 point for the same position $i$ (a bright diagonal in the picture); 1 point for the reason: one cipher symbol and one key symbol decide each output symbol, so attention can read that cipher symbol at its own source position, wherever it sits, without carrying it through a state.
+# - Question 2 (1 point): the positional encoding supplies $i \bmod 4$ (the quarter turn's fastest pair repeats every 4 positions; with the standard encoding, accept any account of how a layer can work $i \bmod 4$ out of its features); no point for "attention" alone.
 # - Question 3 (1 point): a concrete failure of a language-trained model on non-prose or unusual text, and where it shows.
 # - Half points where an answer has the idea but not its reason; answers that cite their own attention picture correctly get the credit even when it shows a different but explained pattern.
 #

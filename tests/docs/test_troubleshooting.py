@@ -17,8 +17,8 @@ import re
 from instructor.paths import REPO_ROOT
 
 PAGE = REPO_ROOT / "docs" / "troubleshooting.md"
-#: what the command or the grade table puts before the sentence
-PREFIX = re.compile(r"^(course [a-z-]+|not graded|flagged for review): ")
+#: what the command (or the staff's privileged path, `course-privileged`) or the grade table puts before the sentence
+PREFIX = re.compile(r"^(course [a-z-]+|course-privileged|not graded|flagged for review): ")
 GAP = "\x00"
 
 

@@ -139,13 +139,18 @@ def test_a_grader_cannot_make_himself_instructor(hub, how):
 
 
 def test_the_instructor_edits_staff_csv_and_a_grader_cannot(hub):
-    edited = f"id,role\n{INSTRUCTOR},instructor\n{GRADER},instructor\n"
-    done = as_user(INSTRUCTOR, f"rm staff.csv && printf %s {quote(edited)} > staff.csv", hub.course_dir)
+    # docs/hub.md's commands, in a staff terminal (umask 002), sed for her editor
+    edit = (
+        "umask 002 && cp staff.csv ~/staff.csv && sed -i 's/,grader$/,instructor/' ~/staff.csv && "
+        "rm -f staff.csv && (umask 022 && cp ~/staff.csv staff.csv)"
+    )
+    done = as_user(INSTRUCTOR, edit, hub.course_dir)
     assert done.returncode == 0, done
     s = read_as_course_hub(hub)
     assert s.people.instructors == {INSTRUCTOR, GRADER}
     info = os.lstat(hub.course_dir / "staff.csv")
-    assert info.st_uid != 0 and stat.S_IMODE(info.st_mode) == 0o644  # hers still, as she wrote it
+    assert info.st_uid != 0 and not stat.S_IMODE(info.st_mode) & 0o022  # hers still, as she wrote it
+    assert as_user(INSTRUCTOR, "chmod 644 staff.csv", hub.course_dir).returncode == 0
     appended = as_user(GRADER, "printf 'x,instructor\\n' >> staff.csv", hub.course_dir)
     assert appended.returncode != 0 and "Permission denied" in appended.stderr, appended
     # group-writable (a staff server's umask is 002): any grader could change it, so it is refused

@@ -30,6 +30,7 @@ from instructor.grading.intake import find_submissions
 from instructor.grading.submission import Status
 from instructor.paths import REPO_ROOT, notebook_path
 from instructor.reporting.table import format_table, grades
+from instructor.sandbox import cgroup
 from instructor.scheduling.loop import grade_class
 
 #: what a demo writes into its scratch folder (an earlier demo's are replaced)
@@ -110,8 +111,16 @@ def demo(names: list[str], scratch: Path) -> None:
             "so it runs them without one. `course grade` refuses student work in that case.",
             flush=True,
         )
+    if not isolation.limited:
+        print(
+            f"no memory and process limits here ({cgroup.layout().why}); the demo's notebooks are the course's own, "
+            "so it runs them without. `course grade` refuses student work in that case, unless given --no-limits.",
+            flush=True,
+        )
+    # the course's own notebooks: limits where the machine has them, never a refusal where it has none
+    limits = sandbox.Limits(required=False)
     start = time.perf_counter()
-    run = grade_class(course_dir, subs, unsafe=True, progress=False, isolation=isolation)
+    run = grade_class(course_dir, subs, limits=limits, unsafe=True, progress=False, isolation=isolation)
     seconds = time.perf_counter() - start
     rows = grades(course_dir)
     print(format_table(rows, isolation.detail))

@@ -13,7 +13,9 @@ account) fails until the step ends.
 
 Root's steps may overlap (two graders, or ``course hub`` starting): each
 holds a shared lock on a file of root's in ``/run`` and the last to end
-takes the bit off.
+takes the bit off. A step killed outright leaves the bit on (safe, and
+inconvenient for the writes above) until the next of root's steps or
+``course hub`` ends.
 """
 
 from __future__ import annotations

@@ -102,7 +102,8 @@ def install(
     checkout); it may be root's alone, out of the staff's and the students' sight.
     """
     code = code_folder()
-    for path in (code / "instructor", Path(sys.executable).resolve()):
+    # the code, the interpreter, and the folder first on root's steps' PATH (bwrap, mount, ... are looked up there)
+    for path in (code / "instructor", Path(sys.executable).resolve(), Path(sys.executable).parent):
         if not _root_only(path):
             raise CourseError(
                 f"{path} can be changed by someone other than root, and root would run it for the "

@@ -301,6 +301,7 @@ REFUSAL = (
 def test_course_grade_refuses_where_no_limit_can_be_set(monkeypatch, run_course, tmp_path):
     """Where no memory and process limit can be set, does `course grade` refuse in one sentence, and go on
     with --no-limits (before: it graded, the isolation line saying "processes unlimited")?"""
+    require_root("as another user the suite grades as if given --no-limits (tests/conftest.py)")
     from instructor.term import grade_course
 
     monkeypatch.setattr(cgroup, "layout", lambda: NO_CGROUPS)
@@ -318,6 +319,7 @@ def test_course_grade_refuses_where_no_limit_can_be_set(monkeypatch, run_course,
 def test_the_sandbox_refuses_a_submission_where_no_limit_can_be_set(toy_submission, monkeypatch):
     """nbgrader's own autograde (the formgrader's button) reaches the sandbox without `course grade`: is the
     submission refused there too, with the same sentence?"""
+    require_root("as another user the suite grades as if given --no-limits (tests/conftest.py)")
     from instructor.grading.pipeline import grade
 
     monkeypatch.setattr(cgroup, "layout", lambda: NO_CGROUPS)

@@ -45,6 +45,9 @@ LONGEST = {
     "tests/scheduling/test_offenders.py": 55,
     "tests/grading/test_autograde.py": 55,
     "tests/test_installed.py": 45,
+    # issue 58's hub tests, as their helpers measured them at load 7-9 (7 December 2026): accounts and nbgrader runs
+    "tests/hub/test_collect.py": 90,
+    "tests/hub/test_privileged.py": 60,
 }
 #: modules that share a session-scoped fixture: one worker runs them all, so the fixture is built once
 #: (tests/reporting/conftest.py's graded class: 38 s; tests/grading/conftest.py's graded corpus)

@@ -99,7 +99,7 @@ def pytest_xdist_make_scheduler(config, log):
 
 
 #: what a grading says where the sandbox cannot run (instructor.term.grade_course, the sandboxed preprocessor)
-_NO_SANDBOX = ("no sandbox to grade student work in", "no sandbox to run student code in")
+_NO_SANDBOX = ("no sandbox to grade", "no sandbox to run")  # (pytest cuts a long repr: the start is enough)
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -110,7 +110,8 @@ def pytest_runtest_makereport(item, call):
     report = outcome.get_result()
     if os.geteuid() == 0 or in_ci() or not report.failed or call.excinfo is None:
         return
-    if any(words in str(report.longrepr) for words in _NO_SANDBOX):
+    said = str(report.longrepr) + "".join(content for _, content in report.sections)  # what failed, what it printed
+    if any(words in said for words in _NO_SANDBOX):
         report.outcome = "skipped"
         report.longrepr = (str(item.path), item.location[1] or 0, "Skipped: needs root: it grades in the sandbox")
 

@@ -6,6 +6,7 @@ import pwd
 
 from instructor.coursedir import directory
 from tests.factories import assert_one_sentence_error
+from tests.system import require_root
 
 
 def test_an_exchange_that_cannot_be_made_is_one_sentence(tmp_path, run_course):
@@ -54,6 +55,7 @@ def test_a_quoted_comma_is_taken(tmp_path, run_course):
 
 def test_under_sudo_the_default_is_the_invoking_users(monkeypatch):
     """sudo drops $COURSE_DIR and makes ~ root's: is the default course directory the invoking user's?"""
+    require_root("under sudo the command is root's; as another user SUDO_USER means nothing")
     monkeypatch.delenv(directory.ENV, raising=False)
     monkeypatch.setenv("SUDO_USER", "nobody")
     expected = (__import__("pathlib").Path(pwd.getpwnam("nobody").pw_dir) / "seqmodels-grading").resolve()

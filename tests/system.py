@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 
 import pytest
 
@@ -27,6 +28,13 @@ def require_root(why: str) -> None:
     if in_ci():
         pytest.fail(f"CI must run this test as root: {why}")
     pytest.skip(f"needs root: {why} (run the suite as root to include it)")
+
+
+def require_tools(*tools: str) -> None:
+    """Each command of ``tools`` on the PATH, or fail/skip as :func:`missing` says."""
+    for tool in tools:
+        if not shutil.which(tool):
+            missing(tool)
 
 
 def require_sandbox():

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import shlex
+import subprocess
 import sys
 from pathlib import Path
 
@@ -61,3 +62,11 @@ def wrap(command: list[str], scratch: Path) -> list[str]:
 def enter(pid: int, command: list[str]) -> list[str]:
     """``command`` run in the mount namespace of process ``pid`` (the hub's): to act as a user there."""
     return ["nsenter", f"--target={pid}", "--mount", *command]
+
+
+def as_student(scratch: Path, settings: Path, user: str, script: str) -> subprocess.CompletedProcess:
+    """``script`` run by ``sh`` as ``user`` in their home, with the hub's student settings ``settings`` (as their
+    JupyterLab terminal would), in the mount view of :func:`wrap`."""
+    env = [f"HOME=/home/{user}", f"JUPYTER_CONFIG_PATH={settings}", f"PATH={Path(sys.executable).parent}:/usr/bin:/bin"]
+    command = ["runuser", "-u", user, "--", "env", *env, "sh", "-c", f"cd && {script}"]
+    return subprocess.run(wrap(command, scratch), capture_output=True, text=True, timeout=300)

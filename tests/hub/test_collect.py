@@ -35,8 +35,8 @@ import pytest
 from instructor.hub.config import student_nbgrader_config
 from instructor.paths import REPO_ROOT
 from tests.hub.harness import RUN, course, remove_accounts
-from tests.hub.namespace import wrap
-from tests.system import missing, require_root
+from tests.hub.namespace import as_student
+from tests.system import require_root, require_tools
 
 AMY, BOB = f"amyc{RUN}", f"bobc{RUN}"
 ASSIGNMENT = "01_rnn"
@@ -47,9 +47,7 @@ WRITE_LIMIT = 300 * 2**20
 @pytest.fixture(scope="module")
 def hub():
     require_root("the test makes Unix accounts and collects as root")
-    for tool in ("unshare", "useradd", "runuser", "mkfifo", "truncate"):
-        if not shutil.which(tool):
-            missing(tool)
+    require_tools("unshare", "useradd", "runuser", "mkfifo", "truncate")
     remove_accounts((AMY, BOB), group=f"none{RUN}")
     scratch = Path(tempfile.mkdtemp(prefix="course-collect-test-", dir="/tmp"))
     os.chmod(scratch, 0o755)
@@ -76,14 +74,8 @@ def hub():
 
 
 def shell(x, user: str, script: str) -> subprocess.CompletedProcess:
-    """``script`` run by ``sh`` as ``user`` in their home, with the hub's student settings (as their terminal)."""
-    env = [
-        f"HOME=/home/{user}",
-        f"JUPYTER_CONFIG_PATH={x.settings}",
-        f"PATH={Path(sys.executable).parent}:/usr/bin:/bin",
-    ]
-    command = ["runuser", "-u", user, "--", "env", *env, "sh", "-c", f"cd && {script}"]
-    done = subprocess.run(wrap(command, x.scratch), capture_output=True, text=True, timeout=300)
+    """``script`` run as ``user`` in her terminal (:func:`as_student`); it must succeed."""
+    done = as_student(x.scratch, x.settings, user, script)
     assert done.returncode == 0, (script, done.stdout[-2000:], done.stderr[-2000:])
     return done
 

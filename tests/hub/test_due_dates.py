@@ -30,7 +30,7 @@ from instructor.errors import CourseError
 from instructor.hub import accounts
 from tests.hub.harness import INSTRUCTOR, course, remove_accounts
 from tests.hub.namespace import wrap
-from tests.system import missing, require_root
+from tests.system import require_root, require_tools
 
 GROUP = f"staffdue{INSTRUCTOR.removeprefix('teach')}"
 
@@ -38,9 +38,7 @@ GROUP = f"staffdue{INSTRUCTOR.removeprefix('teach')}"
 @pytest.fixture(scope="module")
 def hub():
     require_root("the test makes Unix accounts")
-    for tool in ("unshare", "useradd", "runuser"):
-        if not shutil.which(tool):
-            missing(tool)
+    require_tools("unshare", "useradd", "runuser")
     remove_accounts((INSTRUCTOR,), GROUP)
     scratch = Path(tempfile.mkdtemp(prefix="course-due-test-", dir="/tmp"))
     os.chmod(scratch, 0o755)

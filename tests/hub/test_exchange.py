@@ -14,7 +14,6 @@ import os
 import shutil
 import stat
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
 from shlex import quote
@@ -24,8 +23,8 @@ import pytest
 
 from instructor.hub.config import student_nbgrader_config
 from tests.hub.harness import STUDENTS, course, remove_accounts
-from tests.hub.namespace import wrap
-from tests.system import missing, require_root
+from tests.hub.namespace import as_student
+from tests.system import require_root, require_tools
 
 AMY, BOB = STUDENTS
 ASSIGNMENT = "01_rnn"
@@ -34,9 +33,7 @@ ASSIGNMENT = "01_rnn"
 @pytest.fixture(scope="module")
 def exchange():
     require_root("the test makes Unix accounts")
-    for tool in ("unshare", "useradd", "runuser"):
-        if not shutil.which(tool):
-            missing(tool)
+    require_tools("unshare", "useradd", "runuser")
     from instructor.cli import main
 
     remove_accounts(STUDENTS)
@@ -61,14 +58,8 @@ def exchange():
 
 
 def shell(x, user: str, script: str) -> subprocess.CompletedProcess:
-    """``script`` run by ``sh`` as ``user`` in their home, with the hub's student settings (as their terminal)."""
-    env = [
-        f"HOME=/home/{user}",
-        f"JUPYTER_CONFIG_PATH={x.settings}",
-        f"PATH={Path(sys.executable).parent}:/usr/bin:/bin",
-    ]
-    command = ["runuser", "-u", user, "--", "env", *env, "sh", "-c", f"cd && {script}"]
-    return subprocess.run(wrap(command, x.scratch), capture_output=True, text=True, timeout=300)
+    """``script`` run as ``user`` in her terminal (:func:`as_student`)."""
+    return as_student(x.scratch, x.settings, user, script)
 
 
 def refused(done: subprocess.CompletedProcess) -> bool:

@@ -19,7 +19,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import time
 
 import pytest
@@ -27,7 +26,7 @@ import pytest
 from instructor.paths import REPO_ROOT
 from tests.browser.test_jupyterlab import OPEN_TIMEOUT_MS, SCREENSHOTS, chromium  # noqa: F401  (fixture)
 from tests.hub.harness import GRADER, INSTRUCTOR, PEOPLE, STUDENTS, processes_of, running_hub
-from tests.system import missing, require_root, require_sandbox
+from tests.system import require_root, require_sandbox, require_tools
 
 pytestmark = [pytest.mark.browser]
 
@@ -40,9 +39,7 @@ VALIDATE_TIMEOUT_MS = 600_000
 @pytest.fixture(scope="module")
 def hub():
     require_root("course hub makes Unix accounts and starts servers as their users")
-    for tool in ("configurable-http-proxy", "unshare", "nsenter", "useradd"):
-        if not shutil.which(tool):
-            missing(tool)
+    require_tools("configurable-http-proxy", "unshare", "nsenter", "useradd")
     with running_hub() as h:
         yield h
 

@@ -25,7 +25,7 @@ from instructor.hub import accounts, pinned, privileged
 from instructor.paths import REPO_ROOT
 from tests.hub.harness import GRADER, STUDENTS, course, remove_accounts
 from tests.hub.namespace import wrap
-from tests.system import missing, require_root
+from tests.system import require_root, require_tools
 
 AMY = STUDENTS[0]
 GROUP = f"staffpriv{GRADER.removeprefix('grade')}"
@@ -34,9 +34,7 @@ GROUP = f"staffpriv{GRADER.removeprefix('grade')}"
 @pytest.fixture(scope="module")
 def hub():
     require_root("the test makes Unix accounts")
-    for tool in ("sudo", "visudo", "unshare", "useradd", "runuser"):
-        if not shutil.which(tool):
-            missing(tool)
+    require_tools("sudo", "visudo", "unshare", "useradd", "runuser")
     remove_accounts((AMY, GRADER), GROUP)
     scratch = Path(tempfile.mkdtemp(prefix="course-privileged-test-", dir="/tmp"))
     os.chmod(scratch, 0o755)

@@ -27,7 +27,7 @@ from instructor.cli import hub as hub_cli
 from instructor.errors import CourseError
 from instructor.hub import accounts, pinned, staff
 from tests.hub.harness import GRADER, INSTRUCTOR, course, remove_accounts
-from tests.system import missing, require_root
+from tests.system import require_root, require_tools
 
 GROUP = f"staffroot{GRADER.removeprefix('grade')}"
 STAFF = f"id,role\n{INSTRUCTOR},instructor\n{GRADER},grader\n"
@@ -36,9 +36,7 @@ STAFF = f"id,role\n{INSTRUCTOR},instructor\n{GRADER},grader\n"
 @pytest.fixture(scope="module")
 def shared():
     require_root("the test makes Unix accounts")
-    for tool in ("useradd", "runuser"):
-        if not shutil.which(tool):
-            missing(tool)
+    require_tools("useradd", "runuser")
     remove_accounts((INSTRUCTOR, GRADER), GROUP)
     scratch = Path(tempfile.mkdtemp(prefix="course-root-files-test-", dir="/tmp"))
     os.chmod(scratch, 0o755)

@@ -38,7 +38,7 @@ from instructor.hub import accounts, config
 from instructor.hub.staff import People
 from tests.hub.harness import INSTRUCTOR, STUDENTS, course, free_port_block, processes_of, remove_accounts
 from tests.hub.namespace import wrap
-from tests.system import missing, require_root
+from tests.system import require_root, require_tools
 
 BOB = STUDENTS[1]
 GROUP = f"staffspawn{INSTRUCTOR.removeprefix('teach')}"
@@ -72,9 +72,7 @@ def _load_jupyter_server_extension(app):
 @pytest.fixture(scope="module")
 def hub():
     require_root("the test makes Unix accounts")
-    for tool in ("unshare", "useradd", "runuser"):
-        if not shutil.which(tool):
-            missing(tool)
+    require_tools("unshare", "useradd", "runuser")
     remove_accounts((BOB, INSTRUCTOR), GROUP)
     scratch = Path(tempfile.mkdtemp(prefix="course-spawner-test-", dir="/tmp"))
     os.chmod(scratch, 0o755)

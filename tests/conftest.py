@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, settings
 
 from instructor.cli import main
 from tests.factories import make_course
-from tests.system import in_ci, require_sandbox
+from tests.system import require_sandbox
 
 # Property tests (hypothesis) never judge time (no deadline, no too-slow health check: a loaded machine is slow)
 # and keep no example database in the repository. Every run of the suite draws the same examples (derandomize),
@@ -98,35 +98,39 @@ def pytest_xdist_make_scheduler(config, log):
     return ByModule(config, log)
 
 
-#: what a grading says where the sandbox cannot run (instructor.term.grade_course, the sandboxed preprocessor)
-_NO_SANDBOX = ("no sandbox to grade", "no sandbox to run")  # (pytest cuts a long repr: the start is enough)
-
-
-@pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_makereport(item, call):
-    """As a user who is not root (outside CI), a test whose grading was refused for want of the sandbox, in the
-    test or in a fixture it shares, is reported skipped: it needs root, and says so. Under CI=true it fails."""
-    outcome = yield
-    report = outcome.get_result()
-    if os.geteuid() == 0 or in_ci() or not report.failed or call.excinfo is None:
-        return
-    said = str(report.longrepr) + "".join(content for _, content in report.sections)  # what failed, what it printed
-    if any(words in said for words in _NO_SANDBOX):
-        report.outcome = "skipped"
-        report.longrepr = (str(item.path), item.location[1] or 0, "Skipped: needs root: it grades in the sandbox")
-
-
 @pytest.fixture(autouse=True, scope="session")
-def _no_limits_for_a_user():
-    """As a user who is not root no cgroup can be written, and `course grade` refuses student work unless given
-    --no-limits: the suite's gradings run as if given it (the refusal's own tests need root: test_limits.py)."""
+def _as_a_user_who_is_not_root():
+    """As a user who is not root there is no sandbox and no cgroup to write. A grading that needs the sandbox
+    (no --unsafe), in a test or in a fixture tests share, skips them: they need root, and say so (under CI=true
+    they fail instead). The other gradings run as if given --no-limits, as docs/trust.md tells such a user (the
+    refusal's own tests need root: test_limits.py)."""
     if os.geteuid() == 0:
         yield
         return
     from instructor import sandbox
+    from instructor.grading.preprocessors.sandboxed_execute import SandboxedExecute
+    from instructor.grading.submission import NotGraded
+    from instructor.term import grade_course
+
+    check_isolation, preprocess = grade_course.check_isolation, SandboxedExecute.preprocess
+
+    def needs_the_sandbox(unsafe, limits=None):
+        if not unsafe:
+            require_sandbox()
+        return check_isolation(unsafe, limits)
+
+    def in_the_sandbox(self, nb, resources):
+        try:
+            return preprocess(self, nb, resources)
+        except NotGraded as refused:
+            if str(refused).startswith("no sandbox"):
+                require_sandbox()
+            raise
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(sandbox, "refuse_without_limits", lambda isolation, limits: "")
+        patch.setattr(grade_course, "check_isolation", needs_the_sandbox)
+        patch.setattr(SandboxedExecute, "preprocess", in_the_sandbox)
         yield
 
 

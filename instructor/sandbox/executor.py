@@ -43,7 +43,9 @@ import ctypes
 import json
 import os
 import re
+import shutil
 import sys
+import tempfile
 import time
 import warnings
 from collections.abc import Iterable
@@ -457,9 +459,11 @@ def run(job: dict) -> dict:
     if prefix:  # the kernel is another uid: its ipc socket files would be its own (mode 0755), so loopback
         cfg.KernelManager.transport = "tcp"  # TCP, in the sandbox's own network namespace
         cfg.KernelManager.ip = "127.0.0.1"
-    else:
+    else:  # no sandbox (--unsafe): ipc sockets in a folder of this run's own, removed at the end (executors
+        # running side by side in the host's /tmp picked the same socket names: a kernel that could not bind hung
+        # until the budget ran out, "the grading machine was too busy")
         cfg.KernelManager.transport = "ipc"
-        cfg.KernelManager.ip = "/tmp/kernel-ipc"
+        cfg.KernelManager.ip = os.path.join(tempfile.mkdtemp(prefix="kernel-ipc-"), "kernel")
     timeout_msg = f"the cell ran longer than the {limits['cell_timeout']:g} s limit and was interrupted"
     client = CappedClient(
         nb,
@@ -539,6 +543,8 @@ def run(job: dict) -> dict:
             raise
         status, stopped_at = "budget", None
         detail = f"the kernel did not start within the notebook's whole {limits['notebook_budget']:g} s budget"
+    if not prefix:
+        shutil.rmtree(os.path.dirname(cfg.KernelManager.ip), ignore_errors=True)
     return {
         "status": status,
         "detail": detail,

@@ -14,7 +14,7 @@ import uuid
 import pytest
 
 from instructor.hub import cgroups
-from tests.system import missing
+from tests.system import missing, require_root
 
 ALLOCATE = "import sys; b = bytearray(int(sys.argv[1]) * 2**20); b[::4096] = b'x' * len(b[::4096]); print('ok')"
 
@@ -22,6 +22,7 @@ ALLOCATE = "import sys; b = bytearray(int(sys.argv[1]) * 2**20); b[::4096] = b'x
 @pytest.fixture
 def course():
     """A course name of this test's own, its cgroups removed after it."""
+    require_root("the test writes cgroups")
     if not cgroups.available():
         missing(f"cgroups to write ({cgroups.why()})")
     name = f"test-{uuid.uuid4().hex[:8]}"

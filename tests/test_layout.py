@@ -12,7 +12,7 @@ from instructor.paths import REPO_ROOT
 FLOORS = [
     ["__main__"],
     ["cli"],
-    ["demo", "bench", "hub"],
+    ["demo", "hub"],
     ["term"],
     ["scheduling", "settings"],
     ["reporting"],
@@ -66,11 +66,24 @@ def test_imports_point_down():
 
 
 def test_the_benchmark_does_not_import_the_tests():
-    """Is the benchmark handed its mistake catalogue by path rather than importing tests/?"""
+    """Is the benchmark handed its mistake catalogue by path rather than importing tests/ (and the package too)?"""
     offenders = [
         str(p.relative_to(REPO_ROOT))
-        for p in sorted((REPO_ROOT / "instructor").rglob("*.py"))
+        for folder in ("instructor", "benchmarks")
+        for p in sorted((REPO_ROOT / folder).rglob("*.py"))
         if any(n == "tests" or n.startswith("tests.") for n in _imports(p))
+    ]
+    assert offenders == []
+
+
+def test_the_package_does_not_import_the_benchmarks():
+    """Does nothing in instructor/ import benchmarks/ (a checkout's folder, not in the wheel)? `course bench`
+    loads it by path, from a checkout only."""
+    offenders = [
+        f"{p.relative_to(REPO_ROOT)} imports {n}"
+        for p in sorted((REPO_ROOT / "instructor").rglob("*.py"))
+        for n in _imports(p)
+        if n == "benchmarks" or n.startswith("benchmarks.")
     ]
     assert offenders == []
 

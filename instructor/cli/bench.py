@@ -1,80 +1,60 @@
-"""course bench: measure every promise of speed and accuracy."""
+"""course bench: the checkout's benchmarks (benchmarks/, ``python -m benchmarks``), when `course` runs from one.
+
+The benchmarks are a maintainer's tool outside the installed package. Run from a checkout, this verb reads
+their options from benchmarks/command.py and runs them; installed from a wheel, it says in one line where
+they are.
+"""
 
 from __future__ import annotations
 
-from pathlib import Path
+import importlib
+import importlib.util
+import sys
+from types import ModuleType
+
+from instructor.errors import CourseError
+from instructor.paths import REPO_ROOT
 
 NAME = "bench"
-HELP = (
-    "Measure ms per training step, steps to the promised accuracy, notebook and autograde times; "
-    "or (--against torch) each model's step against a PyTorch twin."
+HELP = "Run the checkout's benchmarks (`python -m benchmarks`): speed and accuracy, or each model against PyTorch."
+EXAMPLES = ""
+#: what `course bench` says when it runs from an installed package
+CHECKOUT_ONLY = (
+    "the benchmarks are a tool of the course repository's checkout, not of the installed package: "
+    "in a checkout, run `python -m benchmarks --help`."
 )
-EXAMPLES = """\
-parts: rnn, seq2seq, attention, transformer, notebooks, autograde, class, class-tools
 
-examples:
-  course bench                    # every part, quick-mode notebook timings
-  course bench --only rnn --json bench.json
-  course bench --only class --class-size 400 --modes serial,jobs --json class.json
-  course bench --only class-tools --class-size 400   # report, similarity, extend, export on 400 graded
-  course bench --against torch    # each model's step against its PyTorch twin (pip install -e ".[torch]")
-  course bench --against torch --only attention --rounds 5 --json torch.json
-"""
+
+def checkout_benchmarks() -> ModuleType | None:
+    """benchmarks/command.py of the checkout `course` runs from, or None when it runs from a wheel.
+
+    Loaded by path (the checkout need not be on ``sys.path``); its package file imports nothing.
+    """
+    folder = REPO_ROOT / "benchmarks"
+    if not ((REPO_ROOT / "pyproject.toml").is_file() and (folder / "command.py").is_file()):
+        return None
+    if "benchmarks" not in sys.modules:
+        spec = importlib.util.spec_from_file_location(
+            "benchmarks", folder / "__init__.py", submodule_search_locations=[str(folder)]
+        )
+        assert spec is not None and spec.loader is not None
+        package = importlib.util.module_from_spec(spec)
+        sys.modules["benchmarks"] = package
+        spec.loader.exec_module(package)
+    return importlib.import_module("benchmarks.command")
 
 
 def add_arguments(p):
-    p.add_argument("--only", help="run one part")
-    p.add_argument("--json", type=Path, help="also write the figures to this JSON file")
-    p.add_argument("--full", action="store_true", help="also time each notebook in full mode")
-    p.add_argument("--jobs", type=int, default=2, help="parallel autograde jobs to time")
-    p.add_argument(
-        "--class-size",
-        type=int,
-        default=200,
-        help="submissions in the synthetic class of parts `class` and `class-tools` (default: 200)",
-    )
-    p.add_argument(
-        "--modes", default="serial,jobs,scheduler", help="modes of part `class`, comma-separated (default: %(default)s)"
-    )
-    p.add_argument(
-        "--against",
-        choices=["torch"],
-        help="time each model's training step interleaved with its PyTorch twin's (same weights, "
-        "batches and losses; one thread) instead of the parts; --only names one model",
-    )
-    p.add_argument("--rounds", type=int, default=3, help="rounds of --against (default: %(default)s)")
-    p.add_argument(
-        "--steps",
-        type=int,
-        default=50,
-        help="timed steps of each side per model per round of --against (default: %(default)s)",
-    )
-    p.add_argument(
-        "--mistakes",
-        type=Path,
-        metavar="DIR",
-        help="catalogue of deliberate mistakes (<DIR>/<assignment>.py) the class part writes into "
-        "its submissions (default: the repository's tests/mistakes)",
-    )
+    command = checkout_benchmarks()
+    if command is None:
+        p.description = CHECKOUT_ONLY
+        return
+    p.description, p.epilog = command.HELP, command.EXAMPLES
+    command.add_arguments(p)
 
 
 def run(args) -> int:
-    # the bench loads MyGrad and the models: only when asked, so that `course --help` stays quick
-    from instructor import bench
-
-    modes = tuple(m.strip() for m in args.modes.split(",") if m.strip())
-    bench.run(
-        bench.BenchRequest(
-            only=args.only,
-            json=args.json,
-            full=args.full,
-            jobs=args.jobs,
-            class_size=args.class_size,
-            modes=modes,
-            mistakes=args.mistakes or bench.MISTAKES,
-            against=args.against,
-            rounds=args.rounds,
-            steps=args.steps,
-        )
-    )
-    return 0
+    command = checkout_benchmarks()
+    if command is None:
+        raise CourseError(CHECKOUT_ONLY)
+    return command.run(args)

@@ -15,9 +15,9 @@ import tomllib
 
 import pytest
 
-from instructor.bench import against_torch
-from instructor.bench.breakdown import CATEGORIES
-from instructor.bench.models import MODELS
+from benchmarks import against_torch
+from benchmarks.breakdown import CATEGORIES
+from benchmarks.models import MODELS
 from instructor.errors import CourseError
 from instructor.paths import REPO_ROOT
 
@@ -55,7 +55,7 @@ def test_without_torch_one_sentence_says_how_to_install(run_course, monkeypatch)
 
 def test_a_twin_of_another_size_is_refused(torch):
     """A twin with other sizes than the project's model: refused, saying the counts?"""
-    from instructor.bench.twins import TwinRNN, copy_weights
+    from benchmarks.twins import TwinRNN, copy_weights
 
     lib = MODELS[0].library
     project = lib.RNN(12, 8, 12)
@@ -65,7 +65,7 @@ def test_a_twin_of_another_size_is_refused(torch):
 
 def test_losses_that_differ_stop_the_bench(torch):
     """Losses that differ beyond the tolerance: a clear error before anything is timed?"""
-    from instructor.bench.pairs import Pair
+    from benchmarks.pairs import Pair
 
     pair = Pair("rnn", "RNN", lambda i: 2.5, lambda i: 2.5 + 1e-3, 3, 1, 1, 1, 1)
     with pytest.raises(CourseError, match="not the same model"):

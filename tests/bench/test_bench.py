@@ -7,8 +7,8 @@ import re
 import mygrad as mg
 import pytest
 
+from benchmarks import models as bench
 from instructor.authoring.library import load_library
-from instructor.bench import models as bench
 from instructor.cells import read, tags
 from instructor.paths import SOLUTIONS, notebook_path
 

@@ -8,8 +8,8 @@ import mygrad as mg
 import numpy as np
 import pytest
 
+from benchmarks import breakdown
 from course import ops
-from instructor.bench import breakdown
 
 
 @pytest.mark.parametrize(

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from benchmarks.class_tools import bench_class_tools, table
+from benchmarks.parts import MISTAKES
 from instructor.authoring.mistakes import load
-from instructor.bench import MISTAKES
-from instructor.bench.class_tools import bench_class_tools, table
 from instructor.paths import SOLUTIONS, existing_assignments
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from instructor.bench import machine
+from benchmarks import machine
 
 #: the first lines of /proc/cpuinfo on a 2-core KVM guest, where the name alone says little
 CPUINFO = """processor\t: 0

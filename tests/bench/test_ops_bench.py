@@ -1,4 +1,4 @@
-"""python -m instructor.bench.ops: each fused operation timed against the MyGrad composition it replaces."""
+"""python -m benchmarks.ops: each fused operation timed against the MyGrad composition it replaces."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import mygrad as mg
 import numpy as np
 import pytest
 
+from benchmarks import ops as ops_bench
 from course import ops
-from instructor.bench import ops as ops_bench
 
 CASES = ops_bench.cases()
 

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from instructor.bench import against_torch
-from instructor.bench.models import MODELS
+from benchmarks import against_torch
+from benchmarks.models import MODELS
 from instructor.errors import CourseError
 
 torch = pytest.importorskip("torch")
 
-from instructor.bench import pairs  # noqa: E402  (imports torch)
-from instructor.bench.twins import transformer_sdpa  # noqa: E402
+from benchmarks import pairs  # noqa: E402  (imports torch)
+from benchmarks.twins import transformer_sdpa  # noqa: E402
 
 TRANSFORMER = next(m for m in MODELS if m.key == "transformer")
 

@@ -20,8 +20,8 @@ from course_data.vigenere import (
     to_text,
 )
 
+from benchmarks.models import SENTENCE_BANDS, SENTENCES
 from course.cipher_data import load_cipher_data
-from instructor.bench.models import SENTENCE_BANDS, SENTENCES
 
 PROSE = (
     "The quick brown fox jumps over the lazy dog while the small cat sleeps.\n"

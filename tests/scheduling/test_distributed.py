@@ -6,7 +6,7 @@ import io
 
 import pytest
 
-from instructor.bench.cluster import Cluster
+from benchmarks.cluster import Cluster
 from instructor.errors import CourseError
 from instructor.scheduling import dispatch, workers
 from instructor.scheduling.progress import Progress

@@ -2,7 +2,7 @@
 
 A :class:`Pair` holds the project's model (built by the solution notebook's
 library cells, with its ``SETTINGS`` and the bench's seed, as in
-:mod:`instructor.bench.models`), its twin (:mod:`instructor.bench.twins`)
+:mod:`benchmarks.models`), its twin (:mod:`benchmarks.twins`)
 with the project's initial weights copied in, an Adam optimiser for each
 with the notebook's rate, and a pool of batches drawn once by the notebook's
 own batch code. ``project_step(i)`` and ``twin_step(i)`` each train on batch
@@ -25,8 +25,8 @@ import numpy as np
 import torch
 from torch.nn import functional as F
 
-from instructor.bench.models import SEED, ModelPart
-from instructor.bench.twins import (
+from benchmarks.models import SEED, ModelPart
+from benchmarks.twins import (
     TwinAttentionSeq2Seq,
     TwinRNN,
     TwinSeq2Seq,
@@ -34,7 +34,7 @@ from instructor.bench.twins import (
     copy_weights,
     count_parameters,
 )
-from instructor.bench.twins.transformer import masked_loss as twin_masked_loss
+from benchmarks.twins.transformer import masked_loss as twin_masked_loss
 from instructor.paths import SOLUTIONS
 
 
@@ -114,7 +114,7 @@ def transformer_pair(part: ModelPart, lib, pool: int, twin_class=TwinTransformer
     """04: ``lib.new_model()`` and its twin; batches of ``SETTINGS["batch_size"]`` messages.
 
     ``twin_class`` and ``twin_loss``: another twin of the same parameters and its masked loss
-    (the second, independently written twin of :mod:`instructor.bench.twins.transformer_sdpa`).
+    (the second, independently written twin of :mod:`benchmarks.twins.transformer_sdpa`).
 
     Batches: ``lib.make_batch(lib.sample_messages(...))`` from the training texts
     of ``cipher_data.npz``: source and decoder input (T, N, 29) float32,

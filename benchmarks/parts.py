@@ -1,17 +1,4 @@
-"""`course bench`: every promise of speed and accuracy, measured by one command.
-
-Parts::
-
-    rnn, seq2seq, attention, transformer   models.py: ms per step, steps to the notebook's promise
-    notebooks                              notebooks.py: each solution notebook in quick (and full) mode
-    autograde                              autograde.py: seconds per submission, sandbox overhead, --jobs
-    class                                  classroom.py: a synthetic class, serial / --jobs / --scheduler
-    class-tools                            class_tools.py: report, similarity, extend, export on a graded class
-    --against torch                        against_torch.py: each model's step against its PyTorch twin
-                                           (twins/, pairs.py), interleaved, one thread
-
-machine.py says what it ran on; report.py prints the table.
-"""
+"""What ``python -m benchmarks`` (and ``course bench`` in a checkout) was asked, run part by part."""
 
 from __future__ import annotations
 
@@ -20,15 +7,15 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from benchmarks.against_torch import bench_against_torch
+from benchmarks.autograde import bench_autograde
+from benchmarks.class_tools import bench_class_tools
+from benchmarks.classroom import MODES, bench_class
+from benchmarks.machine import machine_info
+from benchmarks.models import MODELS, bench_model
+from benchmarks.notebooks import bench_notebooks
+from benchmarks.report import table
 from instructor.authoring import mistakes
-from instructor.bench.against_torch import bench_against_torch
-from instructor.bench.autograde import bench_autograde
-from instructor.bench.class_tools import bench_class_tools
-from instructor.bench.classroom import MODES, bench_class
-from instructor.bench.machine import machine_info
-from instructor.bench.models import MODELS, bench_model
-from instructor.bench.notebooks import bench_notebooks
-from instructor.bench.report import table
 from instructor.errors import CourseError
 from instructor.paths import REPO_ROOT, SOLUTIONS, existing_assignments
 
@@ -39,7 +26,7 @@ MISTAKES = REPO_ROOT / "tests" / "mistakes"
 
 @dataclass(frozen=True)
 class BenchRequest:
-    """What `course bench` was asked to measure."""
+    """What ``python -m benchmarks`` was asked to measure."""
 
     only: str | None = None  # one part, or all
     json: Path | None = None  # also write the figures here
@@ -92,7 +79,7 @@ def run(req: BenchRequest) -> dict:
 
 
 def _run_against(req: BenchRequest) -> dict:
-    """`course bench --against torch`: the four models' steps against their PyTorch twins."""
+    """``--against torch``: the four models' steps against their PyTorch twins."""
     if req.against != "torch":
         raise CourseError(f"--against takes torch, not {req.against!r}.")
     figures = bench_against_torch(req.only, rounds=req.rounds, steps=req.steps, quiet=not sys.stderr.isatty())

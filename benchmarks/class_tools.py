@@ -1,6 +1,6 @@
 """`course bench --only class-tools`: what an instructor runs after grading, timed on a graded class.
 
-The class is the class part's (:func:`instructor.bench.classroom.build_class`:
+The class is the class part's (:func:`benchmarks.classroom.build_class`:
 references, blanks and deliberate mistakes over the four assignments), graded
 once with local Dask workers into a course directory whose due dates lie
 two days before every submission (so every grade carries a late penalty). Then each
@@ -22,11 +22,11 @@ import tempfile
 import time
 from pathlib import Path
 
+from benchmarks.classroom import KINDS, build_class
+from benchmarks.cluster import WORKERS
 from instructor import sandbox
 from instructor.authoring.mistakes import Mistake
 from instructor.authoring.to_course_dir import into_course_dir
-from instructor.bench.classroom import KINDS, build_class
-from instructor.bench.cluster import WORKERS
 from instructor.coursedir import directory
 from instructor.coursedir.course_dir import CourseDir
 from instructor.errors import CourseError

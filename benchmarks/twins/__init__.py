@@ -14,9 +14,9 @@ Modules::
     weights.py       parameter counts, and the project's weights copied into a twin
 """
 
-from instructor.bench.twins.recurrent import TwinAttentionSeq2Seq, TwinRNN, TwinSeq2Seq
-from instructor.bench.twins.transformer import TwinTransformer
-from instructor.bench.twins.weights import copy_weights, count_parameters
+from benchmarks.twins.recurrent import TwinAttentionSeq2Seq, TwinRNN, TwinSeq2Seq
+from benchmarks.twins.transformer import TwinTransformer
+from benchmarks.twins.weights import copy_weights, count_parameters
 
 __all__ = [
     "TwinAttentionSeq2Seq",

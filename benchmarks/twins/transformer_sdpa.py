@@ -1,6 +1,6 @@
 """A second PyTorch twin of 04's Transformer, written apart from the first, to check the bench's yardstick.
 
-:mod:`instructor.bench.twins.transformer` follows the notebook's code (time
+:mod:`benchmarks.twins.transformer` follows the notebook's code (time
 first, ``einsum`` with named axes, ``masked_fill``, ``nn.LayerNorm``). This
 one takes another road to the same numbers, the way a PyTorch user would
 write it: batch first, ``torch.matmul`` projections, the fused

@@ -1,6 +1,6 @@
 """Each fused operation of :mod:`course.ops` against the MyGrad composition it replaces, forward and backward.
 
-``python -m instructor.bench.ops [--repeats N] [--json FILE]``
+``python -m benchmarks.ops [--repeats N] [--json FILE]``
 
 A whole training step's time moves with the machine's load; one operation
 timed many times in a row on one thread, its median taken, moves much less,
@@ -27,8 +27,8 @@ import numpy as np
 from mygrad.nnet import softmax, softmax_crossentropy
 from threadpoolctl import threadpool_limits
 
+from benchmarks.machine import blas_summary, machine_info
 from course import ops
-from instructor.bench.machine import blas_summary, machine_info
 
 
 @dataclass
@@ -177,7 +177,7 @@ def table(figures: dict) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m instructor.bench.ops", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.ops", description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=200, help="timed calls of each side (default: %(default)s)")
     parser.add_argument("--json", type=Path, help="also write the figures to this JSON file")
     args = parser.parse_args(argv)

@@ -1,6 +1,6 @@
 """`course bench --against torch`: each of the four models timed interleaved with its PyTorch twin.
 
-For each model (:mod:`instructor.bench.pairs`): the twin gets the project
+For each model (:mod:`benchmarks.pairs`): the twin gets the project
 model's initial weights, both train on the same batches, and their losses
 over the first ``check_steps`` steps must agree within :data:`LOSS_TOLERANCE`
 before anything is timed. Then, after ``warmup`` steps of each, ``rounds``
@@ -12,7 +12,7 @@ models in turn, so a change of load falls on every model. One thread:
 ``torch.set_num_threads(1)`` and one BLAS thread (threadpoolctl) for NumPy.
 
 Last, ``breakdown_steps`` further steps of each side run under a profiler
-(:mod:`instructor.bench.breakdown`): where each side's median step goes, in
+(:mod:`benchmarks.breakdown`): where each side's median step goes, in
 ms per category (matmul, elementwise, softmax, shape, optimizer,
 bookkeeping), so that the next gap is visible without a profiler.
 
@@ -30,9 +30,9 @@ import mygrad as mg
 from threadpoolctl import threadpool_limits
 from tqdm import tqdm
 
-from instructor.bench import breakdown
-from instructor.bench.machine import load_average
-from instructor.bench.models import MODELS
+from benchmarks import breakdown
+from benchmarks.machine import load_average
+from benchmarks.models import MODELS
 from instructor.errors import CourseError
 
 TORCH_PIN = "torch==2.13.0"
@@ -158,7 +158,7 @@ def bench_against_torch(
     ``breakdown_steps`` profiled steps per side give where the time goes (0: no breakdown).
     """
     torch = require_torch()
-    from instructor.bench.pairs import BUILDERS  # imports torch
+    from benchmarks.pairs import BUILDERS  # imports torch
 
     if rounds < 1 or steps < 1 or warmup < 0 or check_steps < 1 or breakdown_steps < 0:
         raise CourseError("--rounds and --steps take whole numbers of at least 1.")

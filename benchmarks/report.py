@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from instructor.bench.against_torch import table as against_torch_table
-from instructor.bench.class_tools import table as class_tools_table
-from instructor.bench.classroom import table as class_table
-from instructor.bench.machine import blas_summary
+from benchmarks.against_torch import table as against_torch_table
+from benchmarks.class_tools import table as class_tools_table
+from benchmarks.classroom import table as class_table
+from benchmarks.machine import blas_summary
 
 
 def table(results: dict) -> str:

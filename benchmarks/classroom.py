@@ -37,10 +37,10 @@ from pathlib import Path
 
 import nbformat
 
+from benchmarks.cluster import WORKERS, Cluster
 from instructor import sandbox
 from instructor.authoring.mistakes import Mistake, apply_mistake
 from instructor.authoring.to_course_dir import into_course_dir
-from instructor.bench.cluster import WORKERS, Cluster
 from instructor.coursedir import directory
 from instructor.coursedir.course_dir import CourseDir
 from instructor.errors import CourseError

@@ -17,10 +17,12 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+import zipfile
 from pathlib import Path
 
 import pytest
 
+from instructor.cli import bench as course_bench
 from instructor.paths import REPO_ROOT
 from tests.factories import make_course
 
@@ -145,6 +147,17 @@ def test_the_packages_come_from_the_wheel(venv, tmp_path):
     *files, solutions = done.stdout.split()
     assert all(Path(f).is_relative_to(venv) for f in files), files
     assert solutions == "False"
+
+
+def test_the_wheel_holds_no_benchmark(venv, tmp_path):
+    """Does the wheel leave out benchmarks/ (a tool of the checkout), and does `course bench` from it say in one
+    line where the benchmarks are?"""
+    wheel = next((venv.parent / "wheels").glob("seqmodels_course-*.whl"))
+    with zipfile.ZipFile(wheel) as archive:
+        tops = {name.split("/")[0] for name in archive.namelist()}
+    assert "benchmarks" not in tops and not any("bench" in t for t in tops), sorted(tops)
+    out = _course(venv, tmp_path, "bench", code=1)
+    assert out.strip() == "course bench: " + course_bench.CHECKOUT_ONLY, out
 
 
 def test_every_step_of_a_term_runs_from_the_installed_package(venv, tmp_path):

@@ -57,3 +57,14 @@ def test_every_package_is_listed():
         assert {"conf.json", "index.html.j2"} <= found, pattern
     templates = {p.parent.name for p in (REPO_ROOT / "instructor/reporting/feedback/templates").glob("*/index.html.j2")}
     assert templates == {"feedback", "formgrade"}
+
+
+def test_no_benchmark_is_packaged():
+    """Is benchmarks/ (the checkout's tool, `python -m benchmarks`) left out of the wheel: no package of it listed,
+    and the packages a list, not found by a search that could pick it up? (tests/test_installed.py reads the
+    built wheel.)"""
+    tool = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    assert isinstance(tool["packages"], list)
+    assert not [p for p in tool["packages"] if p.split(".")[0] == "benchmarks" or "bench" in p.split(".")]
+    assert not [p for p in tool.get("package-data", {}) if "bench" in p]
+    assert (REPO_ROOT / "benchmarks" / "__main__.py").is_file()

@@ -10,7 +10,6 @@
     reporting/    the grade table, the CSV export, the feedback pages
     term/         the use cases of a term that span the rooms (`course grade`)
     hub/          `course hub`: one JupyterHub for the class
-    bench/        speed and accuracy, measured
     cli/          one file per `course` verb: parse, call one function, print
 
 The notebooks never import this package: what they import is :mod:`course`.

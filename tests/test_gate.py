@@ -26,13 +26,13 @@ def test_ruff(command):
 
 
 def test_mypy():
-    """Does mypy find no type error in the packages (course, course_data, instructor)?"""
+    """Does mypy find no type error in the packages (course, course_data, instructor) and the benchmarks?"""
     run = _run("mypy", "--no-incremental")
     assert run.returncode == 0, run.stdout + run.stderr
 
 
 #: what codespell reads, besides the solutions' text forms (solutions/*.py); its settings: [tool.codespell]
-SPELLED = ["instructor", "course", "data", "docs", "README.md", "AUTHORING.md"]
+SPELLED = ["instructor", "course", "data", "benchmarks", "docs", "README.md", "AUTHORING.md"]
 
 
 def test_codespell(tmp_path):

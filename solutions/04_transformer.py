@@ -428,15 +428,15 @@ for n in range(4):
 
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "attention_text", "locked": true, "schema_version": 3, "solution": false}
-# ## Part C: multi-head attention (4 points)
+# ## Part C: attention, one head then many (6 points)
 #
 # Attention lets each *query* vector collect information from a set of *key*–*value* pairs. Take queries $Q$ (t rows), keys $K$ and values $V$ (T rows each), all $d_k$ wide. Scaled dot-product attention scores every query against every key, turns each query's scores into weights with a softmax, and mixes the values with those weights:
 #
 # $$\alpha = \operatorname{softmax}\!\left(\frac{Q K^\top}{\sqrt{d_k}}\right), \qquad C = \alpha V .$$
 #
-# $\alpha$ is a (t, T) matrix; the softmax runs along each of its rows, so the weights with which query $i$ mixes the T values sum to one. Why divide by $\sqrt{d_k}$? A dot product of two vectors with $d_k$ random entries of size about one has a spread of about $\sqrt{d_k}$; without the factor, wider heads would push the softmax towards a single key, where its gradients vanish. The cell below shows both.
+# $\alpha$ is a (t, T) matrix; the softmax runs along each of its rows, so the weights with which query $i$ mixes the T values sum to one. You have met this in notebook 03: the query was the decoder state, the keys the encoder states times $W_\alpha$, the values the encoder states, and Luong's general score was $Q K^\top$ for one query. A Transformer learns a projection for each of the three and divides by $\sqrt{d_k}$.
 #
-# You have met this attention in notebook 03: there the query was the decoder state $h^d_t$, the keys the encoder states times $W_\alpha$, and the values the encoder states, so Luong's general score was $Q K^\top$ for one query. A Transformer learns a projection for each of the three and scales by $\sqrt{d_k}$.
+# Why? A dot product of two vectors with $d_k$ random entries of size about one spreads by about $\sqrt{d_k}$; unscaled, wider heads push the softmax towards a single key, where its gradients vanish. The cell below shows both.
 
 # %%
 # The spread of q · k for random q and k of width d_k, and the weight a softmax over 10 keys gives the largest
@@ -448,41 +448,197 @@ for d_k in (4, 16, 64, 256):
     print(f"d_k = {d_k:3d}: spread of q · k {dots.std():4.1f}, largest weight {raw:.2f} unscaled, {scaled:.2f} scaled")
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "attention_masks_text", "locked": true, "schema_version": 3, "solution": false}
-# **Masks.** Some query–key pairs must be ruled out: padding, which holds no message, and (in the decoder) positions the model has yet to predict. A boolean `mask` marks them with `False`: query $i$ must give key $j$ exactly zero weight when the mask is `False` there. The sequences of a batch have different lengths, so each sequence gets its own (t, T) mask: `mask` has shape (t, N, T), and `mask[i, n, j]` says whether query $i$ of sequence $n$ may read key $j$.
+# **Masks.** Some query–key pairs must be ruled out: padding, which holds no message, and (in the decoder) positions the model has yet to predict. A boolean `mask` marks them with `False`. The sequences of a batch have different lengths, so each gets its own (t, T) mask: `mask` has shape (t, N, T), and `mask[i, n, j]` says whether query $i$ of sequence $n$ may read key $j$.
 #
-# We set the score of a ruled-out pair to a large negative number, `BLOCKED` $= -10^9$, *before* the softmax: $e^{-10^9}$ is exactly 0 in floating point, so the pair gets weight 0 and the remaining weights of the row still sum to one. (Zeroing weights after the softmax would leave rows that sum to less than one.) Part D builds the masks.
+# We set the score of a ruled-out pair to `BLOCKED` $= -10^9$ *before* the softmax: $e^{-10^9}$ is exactly 0 in floating point, so the pair gets weight 0 and the other weights of the row still sum to one. (Zeroing weights after the softmax would leave rows that sum to less than one.) Part D builds the masks.
+
+# %% [markdown] nbgrader={"grade": false, "grade_id": "attention_head_text", "locked": true, "schema_version": 3, "solution": false}
+# **One head, on a batch.** Time comes first, then the batch, so `einsum` names the axes (it tells `t` and `T` apart):
+#
+# | step | shapes | `mg.einsum` |
+# |---|---|---|
+# | score | (t, N, d_k) with (T, N, d_k) → (t, N, T) | `"tNk,TNk->tNT"`, then divide by $\sqrt{d_k}$ |
+# | mask and weigh | softmax over the last axis (T), masked pairs blocked | `ops.softmax(scores, axis=-1, mask=mask)` |
+# | mix | (t, N, T) with (T, N, d_v) → (t, N, d_v) | `"tNT,TNk->tNk"` |
+#
+# `ops.softmax` (from the course package) gives the weights of `mg.nnet.softmax(mg.where(mask, scores, BLOCKED), axis=-1)` in one operation, a few times faster; either is correct. Keep everything float32: divide by `np.sqrt(np.float32(d_k))`, since a float64 number turns a float32 tensor into float64.
+#
+# Write `scaled_dot_product_attention`, returning the mixed values and the weights.
+
+# %% nbgrader={"grade": false, "grade_id": "attention", "locked": false, "schema_version": 3, "solution": true} tags=["library"]
+BLOCKED = np.float32(-1e9)  # the score of a masked pair: its softmax weight is exactly 0
+
+
+def scaled_dot_product_attention(q, k, v, mask=None):
+    """One head of attention: every query mixes the values of the keys of its own sequence.
+
+    Parameters
+    ----------
+    q : array_like, shape=(t, N, d_k)
+        The queries.
+    k : array_like, shape=(T, N, d_k)
+        The keys.
+    v : array_like, shape=(T, N, d_v)
+        The values.
+    mask : Optional[numpy.ndarray], shape=(t, N, T), dtype=bool
+        Where ``mask[i, n, j]`` is False, query i of sequence n gives key j weight 0.
+
+    Returns
+    -------
+    out : mygrad.Tensor, shape=(t, N, d_v)
+        The mixed values, ``weights`` times ``v`` for every sequence.
+    weights : mygrad.Tensor, shape=(t, N, T)
+        softmax(q k^T / sqrt(d_k)) over the keys, masked pairs 0; each query's weights sum to one.
+    """
+    ### BEGIN SOLUTION
+    d_k = q.shape[-1]
+    scores = mg.einsum("tNk,TNk->tNT", q, k) / np.sqrt(np.float32(d_k))
+    weights = ops.softmax(scores, axis=-1, mask=mask)  # a masked key gets weight exactly 0
+    return mg.einsum("tNT,TNk->tNk", weights, v), weights
+    ### END SOLUTION
+
+
+# %%
+rng = np.random.default_rng(0)
+q, k, v = (rng.normal(size=shape).astype(np.float32) for shape in [(2, 3, 4), (5, 3, 4), (5, 3, 6)])
+mask = np.ones((2, 3, 5), dtype=bool)
+mask[:, 0, 3:] = False  # sequence 0 has 3 real keys
+out, weights = scaled_dot_product_attention(q, k, v, mask)
+print("output", out.shape, out.dtype, " weights", weights.shape)  # (2, 3, 6) float32  (2, 3, 5)
+print("sequence 0's weights:\n", np.round(np.asarray(weights)[:, 0], 3))  # zeros in the last two columns
+if not np.allclose(np.asarray(weights).sum(axis=-1), 1, atol=1e-5):
+    print("warning: each query's weights should sum to one: mask the scores, then take the softmax over the keys")
+
+# %% course={"task": "attention"} nbgrader={"grade": true, "grade_id": "attention__by_hand", "locked": true, "points": 1, "schema_version": 3, "solution": false}
+# Check one head of attention on a case worked out by hand (no mask), and that the gradient reaches q, k and v.
+# N = 2 sequences, t = 2 queries, T = 3 keys, d_k = 4 (so sqrt(d_k) = 2), d_v = 2
+q = np.array([[[1, 1, 1, 1], [0, 2, 0, 0]], [[0, 0, 0, 0], [2, 0, 0, 2]]], dtype=np.float32)  # (t, N, d_k)
+k = np.array([[[2, 0, 0, 0], [1, 0, 0, 0]], [[0, 0, 0, 0], [0, 1, 0, 0]], [[1, 1, 1, 1], [0, 0, 0, 1]]], dtype=np.float32)
+v = np.array([[[1, 0], [2, 0]], [[0, 1], [0, 2]], [[1, 1], [4, 4]]], dtype=np.float32)  # (T, N, d_v)
+# sequence 0, query 0: q . k = (2, 0, 4), divided by sqrt(4) = 2: scores (1, 0, 2)
+by_hand = np.exp([1, 0, 2]) / np.exp([1, 0, 2]).sum()
+scores = np.einsum("tNk,TNk->tNT", q, k)
+want = np.exp(scores / 2) / np.exp(scores / 2).sum(axis=-1, keepdims=True)  # (t, N, T)
+unscaled = np.exp(scores) / np.exp(scores).sum(axis=-1, keepdims=True)
+by_d_k = np.exp(scores / 4) / np.exp(scores / 4).sum(axis=-1, keepdims=True)
+q_tensor, k_tensor, v_tensor = mg.tensor(q), mg.tensor(k), mg.tensor(v)
+out, weights = scaled_dot_product_attention(q_tensor, k_tensor, v_tensor)
+a = np.asarray(weights)
+assert out.shape == (2, 2, 2), f"output shape {out.shape}, expected (t, N, d_v) = (2, 2, 2)"
+assert out.dtype == np.float32, f"output dtype {out.dtype}: a float64 constant crept in; divide by np.sqrt(np.float32(d_k))"
+assert a.shape == (2, 2, 3), f"weights of shape {a.shape}, expected (t, N, T) = (2, 2, 3)"
+assert np.allclose(a.sum(axis=-1), 1, atol=1e-5), (
+    "each query's weights over the T keys should sum to one: take the softmax over the keys, the last axis"
+)
+assert not np.allclose(a, unscaled, atol=1e-5), "the scores are not divided by sqrt(d_k): scale them"
+assert not np.allclose(a, by_d_k, atol=1e-5), "the scores are divided by d_k = 4; divide by its square root, sqrt(d_k) = 2"
+assert np.allclose(a[0, 0], by_hand, atol=1e-5), (
+    f"sequence 0, query 0: weights {np.round(a[0, 0], 4)}, expected softmax(1, 0, 2) = {np.round(by_hand, 4)}"
+)
+assert np.allclose(a, want, atol=1e-5), f"the weights are\n{np.round(a, 4)}\nexpected\n{np.round(want, 4)}"
+assert np.allclose(out.data, np.einsum("tNT,TNk->tNk", want, v), atol=1e-5), (
+    "the weights are right, the output is not: mix each sequence's values, weights (t, N, T) times v (T, N, d_v)"
+)
+out.sum().backward()  # training needs a gradient for q, k and v
+grads = [q_tensor.grad, k_tensor.grad, v_tensor.grad]
+assert grads[0] is not None and np.abs(grads[0]).sum() > 0, "q got no gradient: compute with MyGrad operations (no .data)"
+assert grads[1] is not None and np.abs(grads[1]).sum() > 0, "k got no gradient: compute with MyGrad operations (no .data)"
+assert grads[2] is not None and np.abs(grads[2]).sum() > 0, "v got no gradient: compute with MyGrad operations (no .data)"
+### BEGIN HIDDEN TESTS
+rng = np.random.default_rng(21)
+q, k, v = (rng.normal(size=shape).astype(np.float32) for shape in [(3, 4, 6), (5, 4, 6), (5, 4, 3)])
+scores = np.einsum("tNk,TNk->tNT", q, k) / np.sqrt(6)
+want = np.exp(scores - scores.max(axis=-1, keepdims=True))
+want = want / want.sum(axis=-1, keepdims=True)
+out, weights = scaled_dot_product_attention(mg.tensor(q), mg.tensor(k), mg.tensor(v))
+assert np.shape(weights) == (3, 4, 5) and np.shape(out) == (3, 4, 3), (
+    f"other sizes: weights {np.shape(weights)} and output {np.shape(out)}, expected (t, N, T) and (t, N, d_v)"
+)
+assert np.allclose(np.asarray(weights), want, atol=1e-5), (
+    "other sizes: the weights differ from softmax(q k^T / sqrt(d_k)) over the keys, sequence by sequence"
+)
+assert np.allclose(np.asarray(out), np.einsum("tNT,TNk->tNk", want, v), atol=1e-4), (
+    "other sizes: the output differs from the weights times the values, sequence by sequence"
+)
+### END HIDDEN TESTS
+
+# %% course={"task": "attention"} jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "attention__mask", "locked": true, "points": 1, "schema_version": 3, "solution": false}
+# Check that masked pairs get exactly zero weight, sequence by sequence, and the other weights of a row sum to one.
+rng = np.random.default_rng(22)
+q, k, v = (rng.normal(size=shape).astype(np.float32) for shape in [(3, 2, 4), (3, 2, 4), (3, 2, 2)])
+mask = np.array([
+    [[True, False, False], [True, True, True]],  # query 0: sequence 0 reads key 0 only, sequence 1 every key
+    [[True, True, False], [True, True, True]],
+    [[False, True, True], [True, True, False]],
+])  # (t, N, T) = (3, 2, 3)
+hidden = ~mask  # the pairs the mask hides
+scores = np.where(mask, np.einsum("tNk,TNk->tNT", q, k) / 2, -np.inf)
+want = np.exp(scores - scores.max(axis=-1, keepdims=True))
+want = want / want.sum(axis=-1, keepdims=True)
+out, weights = scaled_dot_product_attention(mg.tensor(q), mg.tensor(k), mg.tensor(v), mask.copy())
+a = np.asarray(weights)
+assert a.shape == (3, 2, 3), f"weights of shape {a.shape}, expected (t, N, T) = (3, 2, 3)"
+assert not np.array_equal(a[:, 1] == 0, hidden[:, 0]), (
+    "sequence 1's weights follow sequence 0's mask: sequence n has its own mask[:, n, :]"
+)
+assert not np.array_equal(a == 0, hidden.transpose(2, 1, 0)), (
+    "the mask is read transposed: mask[i, n, j] is about query i (axis 0) and key j (the last axis)"
+)
+assert np.all(a[hidden] == 0), (
+    "a pair the mask hides got a non-zero weight: block it before the softmax; mask[i, n, j] is about query i "
+    "(axis 0) and key j (the last axis)"
+)
+assert np.allclose(a.sum(axis=-1), 1, atol=1e-5), (
+    "with a mask, a query's weights sum to less than one: mask the scores before the softmax, not the weights after it"
+)
+assert np.all(a[mask] > 0), "a pair the mask allows got zero weight: sequence n has its own mask[:, n, :]"
+assert np.allclose(a, want, atol=1e-5), f"with the mask, the weights are\n{np.round(a, 4)}\nexpected\n{np.round(want, 4)}"
+assert np.allclose(out.data, np.einsum("tNT,TNk->tNk", want, v), atol=1e-5), "with a mask, the output differs"
+### BEGIN HIDDEN TESTS
+rng = np.random.default_rng(23)
+q, k, v = (rng.normal(size=shape).astype(np.float32) for shape in [(4, 3, 5), (6, 3, 5), (6, 3, 2)])
+rect = rng.random((4, 3, 6)) < 0.6
+rect[:, :, 2] = True  # every query keeps a key
+scores = np.where(rect, np.einsum("tNk,TNk->tNT", q, k) / np.sqrt(5), -np.inf)
+want = np.exp(scores - scores.max(axis=-1, keepdims=True))
+want = want / want.sum(axis=-1, keepdims=True)
+out, weights = scaled_dot_product_attention(mg.tensor(q), mg.tensor(k), mg.tensor(v), rect.copy())
+open_mask = scaled_dot_product_attention(mg.tensor(q), mg.tensor(k), mg.tensor(v), np.ones((4, 3, 6), dtype=bool))[1]
+open_scores = np.einsum("tNk,TNk->tNT", q, k) / np.sqrt(5)
+want_open = np.exp(open_scores - open_scores.max(axis=-1, keepdims=True))
+want_open = want_open / want_open.sum(axis=-1, keepdims=True)
+assert np.shape(weights) == (4, 3, 6), f"fewer queries than keys: weights of shape {np.shape(weights)}, expected (t, N, T)"
+assert np.allclose(np.asarray(weights), want, atol=1e-5), "fewer queries than keys, with a mask: the weights differ"
+assert np.allclose(np.asarray(out), np.einsum("tNT,TNk->tNk", want, v), atol=1e-4), (
+    "fewer queries than keys, with a mask: the output differs"
+)
+assert np.allclose(np.asarray(open_mask), want_open, atol=1e-5), "a mask that allows every pair should change nothing"
+### END HIDDEN TESTS
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "attention_picture_text", "locked": true, "schema_version": 3, "solution": false}
-# **Heads.** Multi-head attention runs $h$ attentions side by side. Head $j$ first projects queries, keys and values to $d_k = \lfloor d/h \rfloor$ dimensions with its own learned matrices, so each head can look for a different pattern. The heads' outputs are laid side by side, $h \cdot d_k$ wide, and mapped back to width $d$ by $W_o$. Our tokens are one-hot, so $d = 29$, a prime: 4 heads of $d_k = 7$ give 28, and $W_o$ takes the 28 back to 29 (models that learn an embedding pick a width the heads divide, such as 512 = 8 · 64):
+# **Many heads.** Multi-head attention runs $h$ heads side by side. Head $j$ first projects queries, keys and values to $d_k = \lfloor d/h \rfloor$ dimensions with its own learned matrices, so each head can look for a different pattern. The heads' outputs are laid side by side, $h \cdot d_k$ wide, and mapped back to width $d$ by $W_o$. Our tokens are one-hot, so $d = 29$, a prime: 4 heads of $d_k = 7$ give 28, and $W_o$ takes the 28 back to 29 (models that learn an embedding pick a width the heads divide, such as 512 = 8 · 64):
 #
 # $$\text{head}_j = \operatorname{Attention}\big(Q W_q^{(j)},\; K W_k^{(j)},\; V W_v^{(j)}\big), \qquad \operatorname{MHA}(Q, K, V) = \big[\text{head}_1 \;\cdots\; \text{head}_h\big]\, W_o .$$
 #
 # ![Left: one head scores its queries against its keys, divides by the square root of d_k, blocks masked pairs, takes a softmax over the keys and mixes the values. Right: h heads, each with its own projections, run side by side; their outputs are joined and mapped back to width d by W_o](figures/multihead_attention.svg)
 #
-# *Figure: left, one $\text{head}_j$ of the formula above ($\alpha = \operatorname{softmax}(q k^\top / \sqrt{d_k})$, then $\alpha v$); right, the $h$ heads side by side, joined by $W_o$, with the shapes on a batch.*
+# *Figure: left, one $\text{head}_j$ of the formula above, your `scaled_dot_product_attention`; right, the $h$ heads side by side, joined by $W_o$, with the shapes on a batch.*
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "attention_batch_text", "locked": true, "schema_version": 3, "solution": false}
-# **On a batch.** We stack the heads' matrices into tensors `Wq`, `Wk`, `Wv` of shape (h, d, d_k), and let `einsum` name the axes (it tells `t` and `T` apart):
+# **On a batch.** Stack the heads' matrices into tensors `Wq`, `Wk`, `Wv` of shape (h, d, d_k). The heads never mix, so one call of your `scaled_dot_product_attention` serves them all if each head of each sequence counts as a sequence of its own:
 #
-# | step | shapes | `mg.einsum` |
+# | step | shapes | how |
 # |---|---|---|
-# | project | (t, N, d) with (h, d, d_k) → (t, N, h, d_k) | `"tNd,hdk->tNhk"` (keys and values: `T` for `t`) |
-# | score | (t, N, h, d_k) with (T, N, h, d_k) → (t, N, h, T) | `"tNhk,TNhk->tNhT"`, then divide by $\sqrt{d_k}$ |
-# | mask and weigh | a (t, N, T) mask lines up with the scores as `mask[:, :, None, :]` (the same for every head); softmax over the last axis (T) → `a_ij`, (t, N, h, T) | `ops.softmax(scores, axis=-1, mask=...)` |
-# | mix | (t, N, h, T) with (T, N, h, d_k) → (t, N, h, d_k) | `"tNhT,TNhk->tNhk"` |
-# | join | reshape to (t, N, h·d_k) — head 0's $d_k$ numbers first — then the dense layer $W_o$ → (t, N, d) | `reshape`, `self.Wo` |
-#
-# `ops.softmax` (from the course package) gives the same weights as `mg.nnet.softmax(mg.where(mask, scores, BLOCKED), axis=-1)`, in one operation with a hand-written gradient, a few times faster; either is correct.
-#
-# Keep everything float32: divide by `np.sqrt(np.float32(d_k))`, because a Python or NumPy float64 number turns a float32 tensor into float64 (and halves the speed).
+# | project | (t, N, d) with (h, d, d_k) → (t, N, h, d_k) | `mg.einsum("tNd,hdk->tNhk", Q, Wq)` (keys and values alike) |
+# | fold the heads into the batch | (t, N, h, d_k) → (t, N·h, d_k) | `reshape`: head j of sequence n becomes sequence n·h + j |
+# | one mask per head | (t, N, T) → (t, N·h, T) | `np.repeat(mask, h, axis=1)`: sequence n's mask, h times |
+# | attend | → outputs (t, N·h, d_k), weights (t, N·h, T) | `scaled_dot_product_attention` |
+# | unfold and join | weights → `a_ij` (t, N, h, T); outputs → (t, N, h·d_k), head 0's $d_k$ numbers first, then $W_o$ → (t, N, d) | `reshape`, `self.Wo` |
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "attention_task_text", "locked": true, "schema_version": 3, "solution": false}
-# Complete `MultiheadAttention`: in `__init__`, create `Wq`, `Wk`, `Wv` with `glorot_normal(h, d, d_k)`, and `Wo` as a MyNN `dense` layer from $h \cdot d_k$ to $d$ with `weight_initializer=glorot_normal` and `bias=False`; in `__call__`, compute attention as in the table, keeping the weights in `self.a_ij` for the pictures at the end. The tests give `Wq`, `Wk`, `Wv` and `Wo.weight` weights of their own, so `__call__` must read them from those attributes, and training needs their gradients: compute with MyGrad operations all the way (no `.data`, `np.asarray` or `astype` on the way).
+# Complete `MultiheadAttention`: in `__init__`, create `Wq`, `Wk`, `Wv` with `glorot_normal(h, d, d_k)`, and `Wo` as a MyNN `dense` layer from $h \cdot d_k$ to $d$ with `weight_initializer=glorot_normal` and `bias=False`; in `__call__`, compute attention as in the table, keeping the weights in `self.a_ij` for the pictures at the end. The tests give `Wq`, `Wk`, `Wv` and `Wo.weight` weights of their own, so `__call__` must read them from those attributes, and training needs their gradients: compute with MyGrad operations all the way (no `.data`, `np.asarray` or `astype`).
 
 # %% nbgrader={"grade": false, "grade_id": "multihead_attention", "locked": false, "schema_version": 3, "solution": true} tags=["library"]
-BLOCKED = np.float32(-1e9)  # the score of a masked pair: its softmax weight is exactly 0
-
-
 class MultiheadAttention:
     """Multi-head scaled dot-product attention.
 
@@ -535,16 +691,16 @@ class MultiheadAttention:
         mygrad.Tensor, shape=(t, N, d)
         """
         ### BEGIN SOLUTION
-        d_k = self.Wq.shape[-1]
-        q = mg.einsum("tNd,hdk->tNhk", Q, self.Wq)
-        k = mg.einsum("TNd,hdk->TNhk", K, self.Wk)
-        v = mg.einsum("TNd,hdk->TNhk", V, self.Wv)
-        scores = mg.einsum("tNhk,TNhk->tNhT", q, k) / np.sqrt(np.float32(d_k))
+        h, _, d_k = self.Wq.shape
+        (t, N), T = Q.shape[:2], K.shape[0]
+        q = mg.einsum("tNd,hdk->tNhk", Q, self.Wq).reshape(t, N * h, d_k)  # head j of sequence n: column n*h + j
+        k = mg.einsum("TNd,hdk->TNhk", K, self.Wk).reshape(T, N * h, d_k)
+        v = mg.einsum("TNd,hdk->TNhk", V, self.Wv).reshape(T, N * h, d_k)
         if mask is not None:
-            mask = mask[:, :, None, :]  # (t, N, 1, T): the same mask in every head
-        self.a_ij = ops.softmax(scores, axis=-1, mask=mask)  # a masked key gets weight exactly 0
-        mixed = mg.einsum("tNhT,TNhk->tNhk", self.a_ij, v)
-        return self.Wo(mixed.reshape(mixed.shape[0], mixed.shape[1], -1))
+            mask = np.repeat(mask, h, axis=1)  # (t, N*h, T): sequence n's mask for each of its heads
+        mixed, weights = scaled_dot_product_attention(q, k, v, mask)
+        self.a_ij = weights.reshape(t, N, h, T)
+        return self.Wo(mixed.reshape(t, N, h * d_k))
         ### END SOLUTION
 
     @property
@@ -564,6 +720,21 @@ print("each query's weights sum to one:", np.allclose(weights.sum(axis=-1), 1))
 
 # %% course={"task": "multihead_attention"} nbgrader={"grade": true, "grade_id": "multihead_attention__shapes", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 # Check that the weights, the output and a_ij have the documented shapes and dtype, and the output on weights the test sets.
+# MultiheadAttention builds on your scaled_dot_product_attention: first, is it right on a small masked case?
+rng = np.random.default_rng(30)
+small_q, small_k, small_v = (rng.normal(size=shape).astype(np.float32) for shape in [(2, 2, 4), (3, 2, 4), (3, 2, 2)])
+small_mask = np.array([[[1, 1, 0], [1, 0, 1]], [[0, 1, 1], [1, 1, 1]]], dtype=bool)  # (t, N, T)
+small_scores = np.where(small_mask, np.einsum("tNk,TNk->tNT", small_q, small_k) / 2, -np.inf)
+small_weights = np.exp(small_scores - small_scores.max(axis=-1, keepdims=True))
+small_weights = small_weights / small_weights.sum(axis=-1, keepdims=True)
+small_out = np.einsum("tNT,TNk->tNk", small_weights, small_v)
+own_out, own_weights = scaled_dot_product_attention(
+    mg.tensor(small_q), mg.tensor(small_k), mg.tensor(small_v), small_mask.copy()
+)
+assert np.allclose(np.asarray(own_weights), small_weights, atol=1e-5) and np.allclose(np.asarray(own_out), small_out, atol=1e-5), (
+    "MultiheadAttention calls your scaled_dot_product_attention, which fails on a small masked case: "
+    "fix scaled_dot_product_attention (Part C's first task) first"
+)
 mha = MultiheadAttention(dim=12, n_head=3)
 weights = {"Wq": mha.Wq, "Wk": mha.Wk, "Wv": mha.Wv}
 wo_weight, wo_bias = mha.Wo.weight, mha.Wo.bias
@@ -662,6 +833,21 @@ assert np.allclose(out7.data[:, 1], want7, atol=2e-4), (
 # %% course={"task": "multihead_attention"} jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "multihead_attention__by_hand", "locked": true, "points": 2, "schema_version": 3, "solution": false}
 # Check that attention with identity projections matches a computation by hand.
 # d = 4 and h = 2: head 0 sees dimensions 0-1 and head 1 dimensions 2-3; W_o is the identity.
+# MultiheadAttention builds on your scaled_dot_product_attention: first, is it right on a small masked case?
+rng = np.random.default_rng(30)
+small_q, small_k, small_v = (rng.normal(size=shape).astype(np.float32) for shape in [(2, 2, 4), (3, 2, 4), (3, 2, 2)])
+small_mask = np.array([[[1, 1, 0], [1, 0, 1]], [[0, 1, 1], [1, 1, 1]]], dtype=bool)  # (t, N, T)
+small_scores = np.where(small_mask, np.einsum("tNk,TNk->tNT", small_q, small_k) / 2, -np.inf)
+small_weights = np.exp(small_scores - small_scores.max(axis=-1, keepdims=True))
+small_weights = small_weights / small_weights.sum(axis=-1, keepdims=True)
+small_out = np.einsum("tNT,TNk->tNk", small_weights, small_v)
+own_out, own_weights = scaled_dot_product_attention(
+    mg.tensor(small_q), mg.tensor(small_k), mg.tensor(small_v), small_mask.copy()
+)
+assert np.allclose(np.asarray(own_weights), small_weights, atol=1e-5) and np.allclose(np.asarray(own_out), small_out, atol=1e-5), (
+    "MultiheadAttention calls your scaled_dot_product_attention, which fails on a small masked case: "
+    "fix scaled_dot_product_attention (Part C's first task) first"
+)
 mha = MultiheadAttention(dim=4, n_head=2)
 eye4 = np.eye(4, dtype=np.float32)
 halves = np.stack([eye4[:, :2], eye4[:, 2:]])  # shape (h, d, d_k) = (2, 4, 2)
@@ -720,6 +906,21 @@ assert np.allclose(got, want, atol=1e-4), "the output differs from a loop over s
 
 # %% course={"task": "multihead_attention"} jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "multihead_attention__mask", "locked": true, "points": 1, "schema_version": 3, "solution": false}
 # Check that masked pairs get exactly zero weight, sequence by sequence, on weights the test sets.
+# MultiheadAttention builds on your scaled_dot_product_attention: first, is it right on a small masked case?
+rng = np.random.default_rng(30)
+small_q, small_k, small_v = (rng.normal(size=shape).astype(np.float32) for shape in [(2, 2, 4), (3, 2, 4), (3, 2, 2)])
+small_mask = np.array([[[1, 1, 0], [1, 0, 1]], [[0, 1, 1], [1, 1, 1]]], dtype=bool)  # (t, N, T)
+small_scores = np.where(small_mask, np.einsum("tNk,TNk->tNT", small_q, small_k) / 2, -np.inf)
+small_weights = np.exp(small_scores - small_scores.max(axis=-1, keepdims=True))
+small_weights = small_weights / small_weights.sum(axis=-1, keepdims=True)
+small_out = np.einsum("tNT,TNk->tNk", small_weights, small_v)
+own_out, own_weights = scaled_dot_product_attention(
+    mg.tensor(small_q), mg.tensor(small_k), mg.tensor(small_v), small_mask.copy()
+)
+assert np.allclose(np.asarray(own_weights), small_weights, atol=1e-5) and np.allclose(np.asarray(own_out), small_out, atol=1e-5), (
+    "MultiheadAttention calls your scaled_dot_product_attention, which fails on a small masked case: "
+    "fix scaled_dot_product_attention (Part C's first task) first"
+)
 rng = np.random.default_rng(2)
 mha = MultiheadAttention(dim=6, n_head=3)
 Wq, Wk, Wv = (0.6 * rng.normal(size=(3, 3, 6, 2))).astype(np.float32)  # each (h, d, d_k)
@@ -738,6 +939,11 @@ assert a.shape == (3, 2, 3, 3), f"a_ij has shape {a.shape}, expected (t, N, h, T
 by_pair = a.transpose(0, 1, 3, 2)  # (t, N, T, h): pick pairs with the (t, N, T) mask
 assert not np.array_equal(a[:, 1, 0] == 0, hidden[:, 0]), (
     "a_ij: sequence 1's weights follow sequence 0's mask: sequence n has its own mask[:, n, :], the same in every head"
+)
+tiled = np.tile(hidden, (1, 3, 1)).reshape(3, 2, 3, 3)  # (t, N, h, T): the heads folded with np.tile's masks
+assert not np.array_equal(a == 0, tiled), (
+    "a_ij: the heads of one sequence follow different masks: every head of sequence n uses mask[:, n, :]; "
+    "fold the mask as the heads are folded, sequence n's mask h times in a row"
 )
 assert np.all(by_pair[hidden] == 0), (
     "a_ij: a pair the mask hides got a non-zero weight: mask[i, n, j] is about query i (axis 0) and key j (the last axis)"

@@ -27,19 +27,46 @@ SEEN_BEFORE_SUBMITTING = tuple(m.name for m in load_mistakes(ASSIGNMENT))
 #: correct answers written another way than the reference: no graded test may fail on them
 CORRECT_VARIANTS = [
     Mistake(
-        task="multihead_attention",
+        task="attention",
         name="scores_by_matmul",
-        why="Scores with matmul over (N, h, t, d_k) @ (N, h, d_k, T) instead of einsum.",
-        replace='scores = mg.einsum("tNhk,TNhk->tNhT", q, k) / np.sqrt(np.float32(d_k))',
-        by="scores = mg.matmul(q.transpose(1, 2, 0, 3), k.transpose(1, 2, 3, 0)).transpose(2, 0, 1, 3)"
+        why="Scores with matmul over (N, t, d_k) @ (N, d_k, T) instead of einsum.",
+        replace='scores = mg.einsum("tNk,TNk->tNT", q, k) / np.sqrt(np.float32(d_k))',
+        by="scores = mg.matmul(q.transpose(1, 0, 2), k.transpose(1, 2, 0)).transpose(1, 0, 2)"
         " / mg.sqrt(np.float32(d_k))",
     ),
     Mistake(
-        task="multihead_attention",
+        task="attention",
         name="queries_scaled_first",
         why="Divides the queries by sqrt(d_k) before the dot products.",
-        replace='scores = mg.einsum("tNhk,TNhk->tNhT", q, k) / np.sqrt(np.float32(d_k))',
-        by='scores = mg.einsum("tNhk,TNhk->tNhT", q / np.sqrt(np.float32(d_k)), k)',
+        replace='scores = mg.einsum("tNk,TNk->tNT", q, k) / np.sqrt(np.float32(d_k))',
+        by='scores = mg.einsum("tNk,TNk->tNT", q / np.sqrt(np.float32(d_k)), k)',
+    ),
+    Mistake(
+        task="multihead_attention",
+        name="heads_on_an_axis_of_their_own",
+        why="Attends with every head on an axis of its own (four-axis einsums), without the single-head function.",
+        replace=(
+            '        q = mg.einsum("tNd,hdk->tNhk", Q, self.Wq).reshape(t, N * h, d_k)'
+            "  # head j of sequence n: column n*h + j\n"
+            '        k = mg.einsum("TNd,hdk->TNhk", K, self.Wk).reshape(T, N * h, d_k)\n'
+            '        v = mg.einsum("TNd,hdk->TNhk", V, self.Wv).reshape(T, N * h, d_k)\n'
+            "        if mask is not None:\n"
+            "            mask = np.repeat(mask, h, axis=1)  # (t, N*h, T): sequence n's mask for each of its heads\n"
+            "        mixed, weights = scaled_dot_product_attention(q, k, v, mask)\n"
+            "        self.a_ij = weights.reshape(t, N, h, T)\n"
+            "        return self.Wo(mixed.reshape(t, N, h * d_k))\n"
+        ),
+        by=(
+            '        q = mg.einsum("tNd,hdk->tNhk", Q, self.Wq)\n'
+            '        k = mg.einsum("TNd,hdk->TNhk", K, self.Wk)\n'
+            '        v = mg.einsum("TNd,hdk->TNhk", V, self.Wv)\n'
+            '        scores = mg.einsum("tNhk,TNhk->tNhT", q, k) / np.sqrt(np.float32(d_k))\n'
+            "        if mask is not None:\n"
+            "            scores = mg.where(mask[:, :, None, :], scores, BLOCKED)\n"
+            "        self.a_ij = mg.nnet.softmax(scores, axis=-1)\n"
+            '        mixed = mg.einsum("tNhT,TNhk->tNhk", self.a_ij, v)\n'
+            "        return self.Wo(mixed.reshape(t, N, h * d_k))\n"
+        ),
     ),
     Mistake(
         task="add_and_norm",

@@ -28,12 +28,14 @@ from instructor.paths import NOTEBOOKS, SOLUTIONS, notebook_path
 A = "04_transformer"
 
 #: the solution cells every case keeps as the reference has them (honest answers)
-HONEST = ("cipher", "decipher", "one_hot", "masks", "causal_mask", "loss")
+HONEST = ("cipher", "decipher", "one_hot", "attention", "masks", "causal_mask", "loss")
 #: the graded cells those honest answers may pass: their checks use no other task of the case
 HONEST_CHECKS = (
     "cipher__by_hand",
     "cipher__round_trip",
     "one_hot__tokens",
+    "attention__by_hand",
+    "attention__mask",
     "masks__causal",
     "loss__by_hand",
     "loss__padding",

@@ -2,20 +2,19 @@
 
 from instructor.authoring.mistakes import Mistake
 
-REFERENCE_WEIGHING = (
-    "        if mask is not None:\n"
-    "            mask = mask[:, :, None, :]  # (t, N, 1, T): the same mask in every head\n"
-    "        self.a_ij = ops.softmax(scores, axis=-1, mask=mask)  # a masked key gets weight exactly 0\n"
-)
+REFERENCE_WEIGHING = "    weights = ops.softmax(scores, axis=-1, mask=mask)  # a masked key gets weight exactly 0\n"
 
 
 def _weighing(axis):
     """The masking and softmax as students write them with MyGrad alone, over ``axis``."""
     return (
-        "        if mask is not None:\n"
-        "            scores = mg.where(mask[:, :, None, :], scores, BLOCKED)\n"
-        f"        self.a_ij = mg.nnet.softmax(scores, axis={axis})\n"
+        "    if mask is not None:\n"
+        "        scores = mg.where(mask, scores, BLOCKED)\n"
+        f"    weights = mg.nnet.softmax(scores, axis={axis})\n"
     )
+
+
+REFERENCE_SCORES = 'scores = mg.einsum("tNk,TNk->tNT", q, k) / np.sqrt(np.float32(d_k))'
 
 
 #: The reference's layer norm after the residual sum (each mean over the last axis as a matrix product) ...
@@ -125,25 +124,25 @@ MISTAKES = [
         by="tokens = [ALPHABET.index(c) for c in text]",
         expect="should name 'H' and '!'",
     ),
-    # --- Part C: multi-head attention ----------------------------------------
+    # --- Part C: scaled dot-product attention (one head) -----------------------
     Mistake(
-        task="multihead_attention",
+        task="attention",
         name="missing_scale",
         why="Forgets to divide the scores by sqrt(d_k).",
-        replace='scores = mg.einsum("tNhk,TNhk->tNhT", q, k) / np.sqrt(np.float32(d_k))',
-        by='scores = mg.einsum("tNhk,TNhk->tNhT", q, k)',
+        replace=REFERENCE_SCORES,
+        by='scores = mg.einsum("tNk,TNk->tNT", q, k)',
         expect="not divided by sqrt(d_k)",
     ),
     Mistake(
-        task="multihead_attention",
-        name="scaled_by_model_width",
-        why="Divides the scores by sqrt(d), the root of the model width, instead of sqrt(d_k), that of one head.",
-        replace='scores = mg.einsum("tNhk,TNhk->tNhT", q, k) / np.sqrt(np.float32(d_k))',
-        by='scores = mg.einsum("tNhk,TNhk->tNhT", q, k) / np.sqrt(np.float32(Q.shape[-1]))',
-        expect="sqrt(d), the root of the model width",
+        task="attention",
+        name="scaled_by_d_k",
+        why="Divides the scores by d_k instead of its square root.",
+        replace=REFERENCE_SCORES,
+        by='scores = mg.einsum("tNk,TNk->tNT", q, k) / np.float32(d_k)',
+        expect="divide by its square root",
     ),
     Mistake(
-        task="multihead_attention",
+        task="attention",
         name="float64_scale",
         why="Divides by np.sqrt(d_k), a float64, which turns the whole model into float64.",
         replace="np.sqrt(np.float32(d_k))",
@@ -151,7 +150,7 @@ MISTAKES = [
         expect="a float64 constant crept in",
     ),
     Mistake(
-        task="multihead_attention",
+        task="attention",
         name="softmax_over_queries",
         why="Takes the softmax over the query axis instead of the key axis.",
         replace=REFERENCE_WEIGHING,
@@ -159,47 +158,80 @@ MISTAKES = [
         expect="take the softmax over the keys",
     ),
     Mistake(
-        task="multihead_attention",
-        name="softmax_over_heads",
-        why="Takes the softmax over the head axis instead of the key axis.",
+        task="attention",
+        name="softmax_over_batch",
+        why="Takes the softmax over the batch axis instead of the key axis.",
         replace=REFERENCE_WEIGHING,
-        by=_weighing(2),
+        by=_weighing(1),
         expect="take the softmax over the keys",
     ),
     Mistake(
-        task="multihead_attention",
+        task="attention",
         name="mask_after_softmax",
         why="Zeroes the masked weights after the softmax, so the rows no longer sum to one.",
         replace=REFERENCE_WEIGHING,
         by=(
-            "        self.a_ij = mg.nnet.softmax(scores, axis=-1)\n"
-            "        if mask is not None:\n"
-            "            self.a_ij = mg.where(mask[:, :, None, :], self.a_ij, np.float32(0))\n"
+            "    weights = mg.nnet.softmax(scores, axis=-1)\n"
+            "    if mask is not None:\n"
+            "        weights = mg.where(mask, weights, np.float32(0))\n"
         ),
         expect="mask the scores before the softmax",
     ),
     Mistake(
-        task="multihead_attention",
+        task="attention",
         name="mask_transposed",
         why="Swaps the mask's query and key axes, so query i is masked by key i's column.",
-        replace="mask[:, :, None, :]",
-        by="mask.transpose(2, 1, 0)[:, :, None, :]",
+        replace="mask=mask)",
+        by="mask=None if mask is None else mask.transpose(2, 1, 0))",
         expect="mask[i, n, j] is about query i",
     ),
     Mistake(
-        task="multihead_attention",
+        task="attention",
+        name="mask_ignored",
+        why="Never uses the mask, so padding and future positions get weight.",
+        replace="mask=mask)",
+        by="mask=None)",
+        expect="a pair the mask hides got a non-zero weight",
+    ),
+    Mistake(
+        task="attention",
         name="first_sequence_mask_for_all",
         why="Applies the first sequence's mask to every sequence of the batch.",
-        replace="mask[:, :, None, :]",
-        by="mask[:, :1, None, :]",
+        replace="mask=mask)",
+        by="mask=None if mask is None else mask[:, :1])",
         expect="sequence n has its own mask[:, n, :]",
+    ),
+    Mistake(
+        task="attention",
+        name="query_detached",
+        why="Scores with q.data, a NumPy array, which cuts the queries (and Wq behind them) out of the graph.",
+        replace=REFERENCE_SCORES,
+        by='scores = mg.einsum("tNk,TNk->tNT", mg.asarray(q), k) / np.sqrt(np.float32(d_k))',
+        expect="q got no gradient",
+    ),
+    # --- Part C: multi-head attention ----------------------------------------
+    Mistake(
+        task="multihead_attention",
+        name="mask_tiled_across_heads",
+        why="Folds the mask with np.tile, so the heads of one sequence get the masks of other sequences.",
+        replace="mask = np.repeat(mask, h, axis=1)",
+        by="mask = np.tile(mask, (1, h, 1))",
+        expect="every head of sequence n uses mask[:, n, :]",
+    ),
+    Mistake(
+        task="multihead_attention",
+        name="mask_not_passed_on",
+        why="Folds the mask but calls the single head without it, so no pair is ever masked.",
+        replace="mixed, weights = scaled_dot_product_attention(q, k, v, mask)",
+        by="mixed, weights = scaled_dot_product_attention(q, k, v)",
+        expect="a pair the mask hides got a non-zero weight",
     ),
     Mistake(
         task="multihead_attention",
         name="heads_joined_in_wrong_order",
         why="Moves the head axis last before flattening, interleaving the heads' numbers.",
-        replace="mixed.reshape(mixed.shape[0], mixed.shape[1], -1)",
-        by="mixed.transpose(0, 1, 3, 2).reshape(mixed.shape[0], mixed.shape[1], -1)",
+        replace="return self.Wo(mixed.reshape(t, N, h * d_k))",
+        by="return self.Wo(mixed.reshape(t, N, h, d_k).transpose(0, 1, 3, 2).reshape(t, N, h * d_k))",
         expect="head 0's d_k numbers first",
     ),
     Mistake(
@@ -209,6 +241,14 @@ MISTAKES = [
         replace='q = mg.einsum("tNd,hdk->tNhk", Q, self.Wq)',
         by='q = mg.einsum("tNd,hdk->tNhk", Q, self.Wq.data)',
         expect="Wq got no gradient",
+    ),
+    Mistake(
+        task="multihead_attention",
+        name="weights_kept_folded",
+        why="Keeps the folded weights (t, N*h, T) as a_ij instead of unfolding them to (t, N, h, T).",
+        replace="self.a_ij = weights.reshape(t, N, h, T)",
+        by="self.a_ij = weights",
+        expect="a_ij has shape",
     ),
     # --- Part E: residual connection and layer norm --------------------------
     Mistake(

@@ -3088,9 +3088,12 @@ assert long_message == "h" * 130, "a message longer than MAX_LENGTH should be de
 # %% [markdown] nbgrader={"grade": false, "grade_id": "training_text", "locked": true, "schema_version": 3, "solution": false}
 # ## Training
 #
-# The settings live in one cell, `SETTINGS` below. The model has 2 encoder and 2 decoder layers, 4 heads of $d_k = 7$ dimensions, and 64 hidden units in every feed-forward network, and it adds the quarter-turn encoding of Part H (`"positional_encoding"`; "Standard or quarter turn?" below compares the two). Each step draws a fresh batch of 32 messages (half corpus, half random symbols, lengths 1–48), pads it and takes one Adam step on `masked_loss`. Adam starts at rate 3·10⁻³ and drops to 5·10⁻⁴ for the last 40 % of the steps, which steadies the model. Besides the loss we plot two accuracies under teacher forcing (the decoder reads the true plain text): per real character, and per message (every real position right).
+# The settings live in one cell, `SETTINGS` below: 2 encoder and 2 decoder layers, 4 heads of $d_k = 7$ dimensions, 64 hidden units in every feed-forward network, and the quarter-turn encoding of Part H ("Standard or quarter turn?" below compares the two). Each step draws a fresh batch of 32 messages (half corpus, half random symbols, lengths 1–48), pads it and takes one Adam step on `masked_loss`. The rate starts at 3·10⁻³ and drops to 5·10⁻⁴ for the last 40 % of the steps, which steadies the model.
 #
-# Expect a plateau. The loss first falls to about what can be guessed without the key (letter frequencies, and in English text the letters before it) and stays there for several hundred steps; then it drops steeply, and the accuracy climbs towards 100 %. What the model has learned by then shows in its attention weights, which the end of the notebook draws.
+# Expect a plateau. The loss first falls to about what can be guessed without the key (letter frequencies, and in English text the letters before it) and stays there for several hundred steps; then it drops steeply, and the accuracy climbs towards 100 %.
+
+# %% [markdown] nbgrader={"grade": false, "grade_id": "teacher_forcing_text", "locked": true, "schema_version": 3, "solution": false}
+# **Teacher forcing.** Notebook 02's decoder ran free while it trained: it read its own guesses. This one reads the true plain text, *teacher forcing*, and the causal mask makes that both sound and parallel. Sound, because position $i$ reads the true symbols before it and never the one it must predict, which is what it will read when decrypting if its earlier guesses are right. Parallel, because the mask gives each position its own view of one and the same input, so one pass trains all $t$ predictions of a message, where an RNN takes $t$ steps. The price is 02's *exposure bias*: when decrypting, the model reads its own guesses, and after a mistake it sees inputs no training step showed it. The two accuracies plotted beside the loss are teacher-forced too: per real character, and per message (every real position right).
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "training_promise_text", "locked": true, "schema_version": 3, "solution": false}
 # **What full mode promises.** Trained in full mode (2000 steps), the reference solution decrypts held-out messages, in every band of lengths of the next section (1–12, 13–24, 25–48 and 49–100 symbols), with at least 99.5 % of the characters and at least 95 % of the whole messages right, and a correct notebook of yours should do the same. The 2000 steps take about a minute on a laptop, and several minutes on a machine that other work keeps busy; a step of yours can be slower (a Python float or `np.sqrt` of one turns float32 into float64). The training cell prints a progress line every 30 s with the time per step and the time left, and its whole time at the end. Your run takes its own path (a correct answer written another way draws its weights in another order), so its plateau and its figures will differ a little.
@@ -3244,6 +3247,31 @@ print(f"message   {message!r}")
 print(f"encrypted {secret!r}")
 print(f"decrypted {decrypt_with_model(secret, model)!r}")
 
+# %% [markdown] nbgrader={"grade": false, "grade_id": "learned_text", "locked": true, "schema_version": 3, "solution": false}
+# ## What did it learn?
+#
+# The model saw pairs of cipher and plain text, never the key; every training message started at the key's first symbol and had at most 48 symbols. Has it learned to decrypt Vigenère ciphers, or this one key? Messages unlike the training ones tell. The cell below decrypts
+#
+# - held-out messages encrypted with the key started one symbol later, `"lapc"`, as a message cut from the middle of a longer one would be;
+# - held-out messages of 49–100 symbols, once cut into pieces as `decrypt_many` does, and once whole (`piece=100`).
+#
+# Expect close to none of the characters right with the key started one symbol later. The model subtracts, at position $i$, the key symbol it learned for position $i \bmod 4$; now every one of them is the wrong one (no two neighbouring symbols of `"clap"` are equal, so no shift is right by accident). It did not learn to find a key: it learned one key, aligned with the start of the message. Expect the long messages decrypted whole to lose many characters and nearly every whole message, where in pieces they do as well as the short bands: positions past 48 are ones the model never trained on. Exercise 6 is the way on to a model that does more.
+
+# %% tags=["slow"]
+messages = held_out_messages(held_out_texts, 1, MAX_LENGTH, pick(full=200, quick=2), seed=3)
+long_messages = held_out_messages(held_out_texts, 49, 100, pick(full=200, quick=2), seed=3)
+one_later = KEY[1:] + KEY[0]  # "lapc": the key started one symbol later
+tests = {
+    "1-48, the key in step": ([cipher(m, KEY) for m in messages], messages, PIECE),
+    "1-48, the key one symbol later": ([cipher(m, one_later) for m in messages], messages, PIECE),
+    "49-100, in pieces": ([cipher(m, KEY) for m in long_messages], long_messages, PIECE),
+    "49-100, whole": ([cipher(m, KEY) for m in long_messages], long_messages, 100),
+}
+print("held-out messages                per character   whole messages")
+for name, (secrets, plain, piece) in tests.items():
+    per_character, whole = score(decrypt_many(secrets, model, piece=piece), plain)
+    print(f"{name:32} {per_character:13.2%}   {whole:14.1%}")
+
 # %% [markdown] nbgrader={"grade": false, "grade_id": "encodings_text", "locked": true, "schema_version": 3, "solution": false}
 # ## Standard or quarter turn?
 #
@@ -3380,6 +3408,23 @@ cipher_explorer(encrypt=lambda m: cipher(m, KEY), decrypt=lambda c: decrypt_with
 # %% [markdown] nbgrader={"grade": true, "grade_id": "questions", "locked": false, "points": 4, "schema_version": 3, "solution": true}
 # The model answer and the rubric are in the mark scheme of the question above.
 
+# %% [markdown] nbgrader={"grade": false, "grade_id": "attention_suits_text", "locked": true, "schema_version": 3, "solution": false}
+# ## Why attention suits this cipher
+#
+# Plain symbol $i$ depends on two things only: cipher symbol $i$, and which key symbol applies at position $i$. Attention fetches cipher symbol $i$ from wherever it sits, in one step and for every position at once; a recurrent model has to carry it in its state from the step that read it. The cell below checks your answer to question 1: over held-out messages, the share of each encoder–decoder head's weight that falls on the query's own position, the diagonal of the maps above. Expect at least one head close to 1.
+
+# %%
+# the share of each encoder-decoder head's weight on the query's own position, averaged over held-out messages
+messages = held_out_messages(held_out_texts, 1, MAX_LENGTH, pick(full=50, quick=2), seed=4)
+on_own = np.zeros((SETTINGS["n_dec"], SETTINGS["n_head"]))
+for message in messages:
+    cross = attention_maps(model, cipher(message, KEY))["cross"]  # (n_dec, h, t, T)
+    L = len(message)  # queries 0 .. L-1 write plain symbols 0 .. L-1; keys 0 .. L-1 are the cipher symbols
+    on_own += np.einsum("lhii->lh", cross[:, :, :L, :L]) / L / len(messages)
+for layer, shares in enumerate(on_own):
+    print(f"decoder layer {layer}: " + ", ".join(f"head {j} {share:.2f}" for j, share in enumerate(shares)))
+print(f"the most: {on_own.max():.2f} of a head's weight on cipher symbol i")
+
 # %% [markdown] nbgrader={"grade": false, "grade_id": "exercises_text", "locked": true, "schema_version": 3, "solution": false}
 # ## Exercises
 #
@@ -3392,7 +3437,7 @@ cipher_explorer(encrypt=lambda m: cipher(m, KEY), decrypt=lambda c: decrypt_with
 # %% [markdown] nbgrader={"grade": false, "grade_id": "exercises_more_text", "locked": true, "schema_version": 3, "solution": false}
 # 4. **Beam search.** Notebook 02 grades a beam search for Seq2Seq. Write one for `Transformer.decode`: keep the k best partial plain texts, ranked by the sum of their log-probabilities. With k = 4, does it ever beat greedy decoding on held-out messages? What does that tell you about how sure the trained model is?
 # 5. **More heads or wider heads?** With d = 29 fixed, train with `n_head` = 1, 2, 4 and 7 ($d_k$ = 29, 14, 7, 4) and compare the plateau and the accuracy. Then make the model wider than the vocabulary, d = 32 and d = 64, by padding every one-hot vector with zero columns: use d in place of `N_SYMBOLS` where the one-hot arrays are made (`one_hot_encode`, `make_batch`, `greedy_decode`, `decrypt_many`) and where `new_model` builds the `Transformer` and its positional encoding. `out_dense` then gives d scores; the targets stay below 29 and `greedy_decode` reads only the first 27. Try 4 heads again. Which helps more, and how do the attention pictures change?
-# 6. **No position at all.** Make an encoder whose `__call__` returns zeros and train with it (`ENCODERS["none"] = ...`, `"positional_encoding": "none"`). What does the model get right, and why can the decoder's causal mask still tell a few positions apart? Then give each message a random key of 3 to 6 symbols instead of `KEY`: which encoding copes, and what would one with several short periods look like?
+# 6. **Any key.** Give each message its own random key of 3 to 6 symbols, and give the model the key too: put it at the front of the source, behind a separator token of its own (a 30th token). The model now has to learn decryption rather than one key. Does the quarter turn still help when the key's period varies, and what would an encoding with several short periods look like? Then train with no position at all, an encoder whose `__call__` returns zeros: what does the model get right, and why can the decoder's causal mask still tell a few positions apart?
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "recap", "locked": true, "schema_version": 3, "solution": false}
 # ## Recap

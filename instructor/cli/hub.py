@@ -6,11 +6,11 @@ import os
 import shutil
 from pathlib import Path
 
-from instructor.cli.options import add_course_dir, add_root
+from instructor.cli.options import add_course_dir, add_old_spelling, add_root
 from instructor.coursedir import directory
 from instructor.coursedir.course_dir import CourseDir
 from instructor.errors import CourseError
-from instructor.hub import accounts, cgroups, config, elsewhere, privileged
+from instructor.hub import accounts, cgroups, config, privileged
 from instructor.hub import run as hub_run
 from instructor.hub.pinned import pinned
 from instructor.hub.staff import (
@@ -97,11 +97,8 @@ def add_arguments(p):
         metavar="SECONDS",
         help="stop servers idle this long (default: %(default)s)",
     )
-    p.add_argument(
-        "--image",
-        default="seqmodels-course:latest",
-        help="the image with the course installed, for the Kubernetes and Docker files (default: %(default)s)",
-    )
+    # the Kubernetes and Docker files it wrote, unused here, are documented examples now (docs/hub.md)
+    add_old_spelling(p, "--image", new="the examples in docs/elsewhere/ (docs/hub.md, Past one machine)", dest="image")
     p.add_argument(
         "--no-limits",
         action="store_true",
@@ -192,8 +189,6 @@ def run(args) -> int:
     print(f"configuration: {config.write(s)}")
     script, rule = privileged.install(s.hub_dir, s.course_dir, s.unix_group, root=args.root)
     print(f"  the staff's privileged path: {script} (sudo rule {rule})")
-    for path in elsewhere.write(s, args.image):
-        print(f"  past one machine (not used here): {path}")
     if args.write_only:
         return 0
     print(f"JupyterHub on http://{s.ip}:{s.port}/ (Ctrl-C stops it and every server)", flush=True)

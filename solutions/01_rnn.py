@@ -6,7 +6,8 @@
 # - build batches for a toy task: read a sequence of digits and write it back in reverse order;
 # - write a simple-cell recurrent neural network (RNN) with MyGrad and MyNN, vectorised over the batch;
 # - train it with a whole-sequence accuracy as our yardstick, and measure that accuracy for every length;
-# - find out why it fails beyond one or two digits, which is the reason for the encoder–decoder model of the next notebook.
+# - find out why it fails beyond one or two digits, which is the reason for the encoder–decoder model of the next notebook,
+#   and follow its gradient back through time: the vanishing gradient, and the gated cell that answers it.
 #
 # Shapes use one vocabulary throughout the course: `T` time steps, `N` sequences in a batch,
 # `C` entries in an input one-hot vector, `D` entries in the hidden state, `K` output classes.
@@ -868,6 +869,114 @@ for L, a in zip(lengths, accuracies):
 # %% [markdown] nbgrader={"grade": true, "grade_id": "why_rnn_fails", "locked": false, "points": 2, "schema_version": 3, "solution": true}
 # The model answer and the rubric are in the mark scheme of the question above.
 
+# %% [markdown] nbgrader={"grade": false, "grade_id": "bptt_text", "locked": true, "schema_version": 3, "solution": false}
+# ## Backpropagation through time
+#
+# `loss.backward()` in the training loop runs the chain rule backwards through the unrolled RNN of Part B's
+# figure, from the last step to the first: *backpropagation through time* (BPTT). Take the loss
+# $\mathcal{L}_s$ of a single step $s$ and write $g_t = \partial \mathcal{L}_s / \partial h_t$, a row like $h_t$.
+# For $t < s$ the loss depends on $h_t$ only through $h_{t+1} = \tanh(x_{t+1} W_{xh} + h_t W_{hh} + b)$, so
+#
+# $$
+# g_t = g_{t+1}\, \frac{\partial h_{t+1}}{\partial h_t} = \big(g_{t+1} \odot (1 - h_{t+1}^2)\big)\, W_{hh}^{\top},
+# \qquad t = s - 1, \dots, 1.
+# $$
+#
+# Each step back multiplies the gradient by one step's Jacobian: tanh's slope $1 - h_{t+1}^2$, at most 1, then
+# the same $W_{hh}^{\top}$ every time. What reaches $h_1$ is a product of $s - 1$ such factors. If they shrink
+# the vector, it shrinks roughly geometrically with the distance: a *vanishing gradient*. If they stretch it, it
+# grows the same way: an *exploding gradient*. The weights get their gradients as sums over the steps, each term
+# scaled by $g_t$, so where the gradient has vanished, the early inputs add almost nothing to what they learn from
+# $\mathcal{L}_s$.
+
+# %% [markdown] nbgrader={"grade": false, "grade_id": "bptt_measure_text", "locked": true, "schema_version": 3, "solution": false}
+# Measure it on your own RNN. The last step writes `<E>`, which it reads at that same step; the step before,
+# $s = T - 1$, writes $d_1$, the first digit read, the longest reach in the task. The cell below runs an RNN one
+# step at a time on 100 sequences of 20 digits (your `RNN` goes on from the state you pass it), keeps each state
+# $h_t$ as a tensor of its own, backpropagates $\mathcal{L}_{T-1}$ alone and plots the norm of every `h.grad`,
+# on a log scale, for a new, untrained RNN and for your trained `model`.
+
+# %% tags=["slow"]
+# The gradient of the last digit's loss (step T - 1, which writes d_1) with respect to every earlier state h_t
+def state_gradient_norms(rnn, x, target):
+    state, states = None, []
+    for t in range(x.shape[0] - 1):  # steps 1..T-1, one call each, so that each h_t is a tensor of its own
+        scores_t, state = rnn(x[t : t + 1], state)
+        states.append(state)
+    loss = softmax_crossentropy(scores_t[0], target[-2])  # step T - 1's scores against d_1
+    loss.backward()
+    return np.array([np.linalg.norm(h.grad) for h in states])  # |g_t| for t = 1..T-1
+
+
+np.random.seed(1)
+x, target, _ = generate_batch(20, 20, 100)
+untrained = RNN(dim_input=12, dim_recurrent=SETTINGS["dim_recurrent"], dim_output=12)
+norms = {
+    "untrained RNN": state_gradient_norms(untrained, x, target),
+    "your trained RNN": state_gradient_norms(model, x, target),
+}
+
+steps = np.arange(1, x.shape[0])  # t = 1..T-1
+fig, ax = plt.subplots(figsize=(6, 3.5), layout="constrained")
+for label, g in norms.items():
+    ax.semilogy(steps, g, marker="o", label=label)
+ax.set_xlabel("step $t$ of the state $h_t$ (20 digits)")
+ax.set_ylabel(r"$\|\partial \mathcal{L}_{T-1} / \partial h_t\|$")
+ax.set_title("How far back the last digit's loss reaches")
+ax.set_xticks(steps)
+ax.grid(alpha=0.3, which="both")
+ax.legend()
+plt.show()
+
+for label, g in norms.items():
+    print(f"{label}: |g_1| / |g_(T-1)| = {g[0] / g[-1]:.2f}, smallest at t = {g.argmin() + 1}")
+
+# %% [markdown] nbgrader={"grade": false, "grade_id": "bptt_reading_text", "locked": true, "schema_version": 3, "solution": false}
+# The untrained RNN's line falls at every step back, from right to left, close to a straight line on the log scale:
+# a vanishing gradient, shrinking by a similar factor at each step. At the start of training, then, the
+# last digit's loss gives the first digit's state a gradient several times weaker than the last digit's state, and
+# the near past gets the stronger push.
+#
+# Your trained RNN's line does not fade like that: it dips in the middle and climbs again towards $t = 1$. Training
+# has changed $W_{hh}$: near the start, where the states are still small and tanh's slope is close to 1, the factors
+# now stretch the gradient (the exploding side); further on, with larger states and a smaller slope, they shrink it.
+# So over 20 steps a vanishing gradient is not what holds this RNN back: the reason is the one you gave in Part E. In
+# general, though, a product of many factors seldom stays near 1: over long spans the gradient vanishes or
+# explodes, which is what makes long dependencies hard for a plain RNN to learn (Bengio, Simard and Frasconi, 1994).
+
+# %% [markdown] nbgrader={"grade": false, "grade_id": "bptt_remedies_text", "locked": true, "schema_version": 3, "solution": false}
+# Two remedies have names. Against exploding gradients, *gradient clipping*: whenever the norm of all the gradients
+# together exceeds a threshold, scale them down to it before the optimizer's step. Against vanishing ones,
+# *gating*: the LSTM (Hochreiter and Schmidhuber, 1997) and the GRU (Cho et al., 2014) let a learned gate copy the
+# state forward, and along that copy the gradient is multiplied by the gate's value, close to 1 when the gate keeps
+# the state, instead of by tanh's slope and $W_{hh}^{\top}$. The GRU (gated recurrent unit), with $\sigma$ the
+# logistic sigmoid and $\odot$ the entrywise product:
+#
+# $$
+# \begin{aligned}
+# r_t &= \sigma\big(x_t W_{xr} + h_{t-1} W_{hr} + b_r\big) && \text{reset gate,} \\
+# z_t &= \sigma\big(x_t W_{xz} + h_{t-1} W_{hz} + b_z\big) && \text{update gate,} \\
+# \tilde h_t &= \tanh\big(x_t W_{xh} + (r_t \odot h_{t-1}) W_{hh} + b\big) && \text{candidate state,} \\
+# h_t &= z_t \odot h_{t-1} + (1 - z_t) \odot \tilde h_t .
+# \end{aligned}
+# $$
+#
+# Where $z_t$ is close to 1, the old state passes on unchanged; where $r_t$ is close to 0, the candidate ignores it.
+# With $z_t = 0$ and $r_t = 1$ it is Part B's cell.
+
+# %% [markdown] nbgrader={"grade": false, "grade_id": "gru_try_it_text", "locked": true, "schema_version": 3, "solution": false}
+# **Try it (not graded): a GRU.** In a copy of the `RNN` cell, write a class `GRU` with the same interface:
+#
+# - in `__init__`, add for each gate an input layer (with its bias) and a recurrent one (`bias=False`), all with
+#   `weight_initializer=glorot_normal`;
+# - in `__call__`, apply the three input layers to all $T$ steps at once before the loop, as before, and compute
+#   $r_t$, $z_t$, $\tilde h_t$ and $h_t$ inside it (`sigmoid` is in `mygrad.nnet`);
+# - list all eleven tensors in `parameters`.
+#
+# Train it with a copy of the training cell (`model = GRU(...)`; slower, since each time step multiplies by three
+# matrices where the RNN multiplies by one), then run the gradient cell and `accuracy_by_length` on it. Which
+# changes: the gradient's line in the figure, or the accuracy beyond two digits? Why (think of Part E)?
+
 # %% [markdown] nbgrader={"grade": false, "grade_id": "exercises_text", "locked": true, "schema_version": 3, "solution": false}
 # ## Exercises
 #
@@ -884,8 +993,9 @@ for L, a in zip(lengths, accuracies):
 # 5. Give the network time to read: feed the digits, then as many extra `<E>` steps as there are digits, and
 #    ask for the reversal only on those extra steps. Could a plain RNN solve the task now, in principle?
 #    Try it, and compare the accuracy by length with the plot above.
-# 6. Replace `mg.tanh` with `relu` (from `mygrad.nnet`) in the cell and train again. What happens to the loss curve, and to the
-#    size of the states (print `abs(h).max()` for a batch)?
+# 6. Replace `mg.tanh` with `relu` (from `mygrad.nnet`) in the cell and train again. What happens to the loss curve, to the
+#    size of the states (print `abs(h).max()` for a batch) and to the gradient's line in the figure of
+#    backpropagation through time?
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "recap_text", "locked": true, "schema_version": 3, "solution": false}
 # ## Recap
@@ -895,6 +1005,8 @@ for L, a in zip(lengths, accuracies):
 #   and reads scores $y_t = h_t W_{hy} + b_y$ from all states at once.
 # - `loss_and_accuracy` and `accuracy_by_length` measure success the strict way: a sequence counts only if all of it is right.
 # - A plain RNN reverses one digit but almost never more, however long it trains; Part E asks why.
+# - Backpropagation through time multiplies the gradient by one Jacobian per step back, so it vanishes or explodes
+#   over long spans; clipping tames the explosion, and gated cells such as the GRU keep a path where it survives.
 #
 # The next notebook builds **Seq2Seq**: an *encoder* RNN first reads the whole sequence into its
 # final state, and a *decoder* RNN, started from that state and a `<S>` token, then writes the reversal.

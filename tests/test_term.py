@@ -444,13 +444,11 @@ def _edit_cell(path: Path, grade_id: str, change) -> None:
 
 
 def _hand_grade(course_dir: Path, grade_id: str, student: str, points: float) -> None:
-    """What a grader's score box in the formgrader does: a hand grade, done."""
-    from nbgrader.api import Gradebook
+    """What a grader's score box in the formgrader does: a hand grade, done, in the grader's journal."""
+    from instructor.coursedir import overrides
+    from instructor.coursedir.course_dir import CourseDir
 
-    with Gradebook(f"sqlite:///{course_dir / 'gradebook.db'}") as gb:
-        grade = gb.find_grade(grade_id, "01_toy", "01_toy", student)
-        grade.manual_score, grade.needs_manual_grade = points, False
-        gb.db.commit()
+    overrides.give(CourseDir.at(course_dir), "01_toy", student, grade_id, points)
 
 
 def test_changed_test_cell_is_regraded_and_reported(tmp_path, course_repo, run_course):

@@ -166,15 +166,16 @@ def due_dates(db_url: str) -> dict[str, datetime | None]:
         return {a.name: a.duedate for a in gb.assignments}
 
 
-def forget(db_url: str, student: str, assignment: str) -> None:
-    """Remove a student's submission of an assignment, if the gradebook has one."""
+def forget(db_url: str, student: str, assignment: str) -> bool:
+    """Remove a student's submission of an assignment, if the gradebook has one; True if it had one."""
     if not exists(db_url):  # nothing was ever recorded: nothing to forget
-        return
+        return False
     with Gradebook(db_url) as gb:
         try:
             gb.remove_submission(assignment, student)
         except MissingEntry:
-            pass
+            return False
+        return True
 
 
 def has_assignment(db_url: str, assignment: str) -> bool:

@@ -26,19 +26,20 @@ every writer appends under its lock)::
 
 from __future__ import annotations
 
-import getpass
 import hashlib
+import os
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import nbformat
-from nbgrader.api import Gradebook
+from nbgrader.api import Gradebook, MissingEntry
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, TypeAdapter
 
 from instructor.cells import grade_id, is_graded_test, task_of
-from instructor.coursedir import gradebook, places
+from instructor.coursedir import gradebook, journal, places
 from instructor.coursedir.store import Store
+from instructor.errors import CourseError
 
 if TYPE_CHECKING:
     from instructor.coursedir.course_dir import CourseDir
@@ -177,7 +178,7 @@ def observe(course_path: Path, gb, command: str) -> list[Change]:
                         continue
                     key = (sub.student.id, assignment.name, grade.name, grade.auto_score, grade.manual_score)
                     if key not in known:
-                        seen_by = f"{getpass.getuser()} (course {command})"
+                        seen_by = f"{journal.account(os.geteuid())} (course {command})"
                         entry = override_of(course_path, grade, sub.student.id, assignment.name, by="", seen_by=seen_by)
                         if entry is None:
                             continue
@@ -202,3 +203,51 @@ def words(entry: Change) -> str:
     who = entry.by or "a grader the formgrader does not name"
     when = f"at {entry.at}" if entry.by else f"first seen {entry.at or '?'}"
     return f"{entry.cell}: {entry.from_:g} -> {to} ({entry.what} by {who}, {when})"
+
+
+# --------------------------------------------------------------------------- grades given by a `course` command
+
+
+def give(
+    course_dir: CourseDir, assignment: str, student: str, cell: str, points: float | None, extra: float | None = None
+):
+    """Give ``student``'s ``cell`` of ``assignment`` ``points`` by hand (None: take them back), as the formgrader's
+    Save does: into the gradebook, into this account's grade journal (opened first) and, for a test cell, into
+    the overrides. Returns the cell's scores as saved: ``auto``, ``manual``, ``extra``."""
+    me = journal.account(os.geteuid())
+    with journal.writer(course_dir.path) as journalled, Gradebook(course_dir.gradebook_url) as gb:
+        try:
+            grade = gb.find_grade(cell, assignment, assignment, student)
+        except MissingEntry:
+            raise CourseError(f"the gradebook has no graded cell {cell!r} in {student}'s {assignment}.") from None
+        for value, what in ((points, "POINTS"), (extra, "--extra-credit")):
+            if value is not None and not 0 <= value <= (grade.max_score or 0):
+                raise CourseError(f"{what} must be between 0 and the cell's {grade.max_score:g} points.")
+        grade.manual_score, grade.extra_credit = points, extra
+        # as nbgrader's formgrader: a cell with no score at all waits for a grader again
+        grade.needs_manual_grade = points is None and grade.auto_score is None
+        gb.db.commit()
+        journalled.write(journal.hand_line(grade))
+        entry = override_of(course_dir.path, grade, student, assignment, by=me, seen_by="course override")
+        saved = {"auto": grade.auto_score, "manual": grade.manual_score, "extra": grade.extra_credit}
+    if entry is not None:
+        add(course_dir.path, entry)
+    return saved
+
+
+def accept(course_dir: CourseDir) -> list[dict]:
+    """Take every score of the gradebook that no journal line explains as this account's (``accepted`` lines);
+    returns the lines written. A journal that cannot be read is not settled here (``course export`` says why)."""
+    if not gradebook.exists(course_dir.gradebook_url):
+        return []
+    with journal.writer(course_dir.path) as journalled, Gradebook(course_dir.gradebook_url) as gb:
+        entries, _ = journal.read(course_dir.path)
+        cells, _ = journal.replay(entries)
+        lines = []
+        for key, values in sorted(journal.found_in(gb).items()):
+            said = cells[key].values if key in cells else {}
+            wrong = {k: v for k, v in values.items() if not journal.same(v, said.get(k, (None, None))[0])}
+            if wrong:
+                lines.append({**journal.line(journal.ACCEPTED, *key), **wrong})
+        journalled.write(*lines)
+    return lines

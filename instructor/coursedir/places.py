@@ -15,6 +15,7 @@ nbgrader's own folders and the course's side files, for a course directory
     d/overrides.json             every grade changed by hand                          overrides(d)
     d/arrivals.json              when each exchange folder's bytes arrived            arrivals(d)
     d/extensions.json            later due dates                                      extensions(d)
+    d/grade-journals/<name>.jsonl  who wrote each grade, one file per account          journals(d)
 
 :class:`~instructor.coursedir.course_dir.CourseDir` names the same places
 as methods (``course_dir.result(s, a)``); the functions here take the
@@ -40,6 +41,9 @@ REVIEWS = "reviews"
 OVERRIDES = "overrides.json"
 ARRIVALS = "arrivals.json"
 EXTENSIONS = "extensions.json"
+#: one journal of grade changes per account (coursedir.journal); never handed back to the owner: its files'
+#: owners are their authors
+JOURNALS = "grade-journals"
 #: the lock file of a folder's side files (coursedir.store)
 LOCK = ".course-lock"
 
@@ -161,3 +165,8 @@ def arrivals(d: Path) -> Path:
 def extensions(d: Path) -> Path:
     """``d/extensions.json``: the extensions granted."""
     return Path(d) / EXTENSIONS
+
+
+def journals(d: Path) -> Path:
+    """``d/grade-journals/``: each account's journal of the grades it wrote (:mod:`instructor.coursedir.journal`)."""
+    return Path(d) / JOURNALS

@@ -7,7 +7,8 @@ order that keeps a kill harmless at every step::
     1. clear()   the results file removed: from here on a kill leaves a submission
                  the next run grades again; and what the autograded notebook there
                  held read (what a grader saw), before it is replaced
-    2.           the gradebook commits (the caller's: nbgrader's RECORD chain)
+    2.           the gradebook commits (the caller's: nbgrader's RECORD chain), and the
+                 scores it wrote go into the grading account's journal (coursedir.journal)
        taken_back()  right after the commit that took hand grades or overrides back:
                  each noted in overrides.json (a kill later must not lose the record)
     3. write()   the autograded notebook with the exchange's two files, or, for a
@@ -37,7 +38,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from instructor.coursedir import gradebook, overrides, store
+from instructor.coursedir import gradebook, journal, overrides, store
 from instructor.coursedir.atomic import write_atomic
 from instructor.coursedir.course_dir import CourseDir
 from instructor.coursedir.store import Store
@@ -96,7 +97,8 @@ def write(course_dir: CourseDir, student: str, assignment: str, files: Files, re
         write_atomic(autograded / f"{assignment}.ipynb", files.notebook)
     else:
         # an old grade must not outlive a re-submission that cannot be graded
-        gradebook.forget(course_dir.gradebook_url, student, assignment)
+        if gradebook.forget(course_dir.gradebook_url, student, assignment):
+            journal.record(course_dir.path, journal.removal_line(assignment, student))
         if autograded is not None and autograded.exists():
             shutil.rmtree(autograded)
     write_atomic(course_dir.log(student, assignment), files.log)

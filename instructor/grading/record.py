@@ -5,7 +5,8 @@ class's state alone (:func:`decide`, no I/O); then, in a crash-safe order,
 its results file is removed (so a kill from here on leaves a submission the
 next run grades again), the gradebook commits (the
 :data:`~instructor.grading.chains.RECORD` chain: scores, hand grades kept,
-late penalty), the autograded notebook and the log are written, and the new
+late penalty) and its scores go into the grading account's journal
+(:mod:`instructor.coursedir.journal`), the autograded notebook and the log are written, and the new
 results file appears last, atomically. The course directory is read and
 written in one place (:mod:`instructor.coursedir.recorded`, which says why
 the gradebook sits between its two writes, and names the three places);
@@ -26,7 +27,7 @@ import nbformat
 from nbgrader.api import Gradebook
 from nbgrader.utils import parse_utc
 
-from instructor.coursedir import overrides, recorded, reviews
+from instructor.coursedir import journal, overrides, recorded, reviews
 from instructor.coursedir import places as coursedir_places
 from instructor.coursedir.course_dir import CourseDir
 from instructor.coursedir.recorded import ANSWERS, Seen
@@ -238,7 +239,10 @@ def _into_gradebook(course_dir: CourseDir, sub: Submission, extension: timedelta
                 if grade.manual_score is None:
                     grade.needs_manual_grade = True
             gb.db.commit()
-        return gb.find_submission(sub.assignment, sub.student).late_submission_penalty or 0.0
+        submission = gb.find_submission(sub.assignment, sub.student)
+        # who wrote these scores, and when: the grading account's journal (course export checks the gradebook with it)
+        journal.record(course_dir.path, *journal.autograde_lines(submission, {c.cell for c in taken}))
+        return submission.late_submission_penalty or 0.0
 
 
 def _exchange_files(sub: Submission) -> dict[str, bytes]:

@@ -28,6 +28,7 @@ import sys
 from pathlib import Path
 
 from instructor.coursedir import exchange as course_exchange
+from instructor.coursedir import places
 from instructor.errors import CourseError
 
 LOGIN_DEFS = Path("/etc/login.defs")
@@ -185,11 +186,15 @@ def share_course_dir(course_path: Path, gid: int) -> int:
     """
     changed = 0
     top = str(course_path.resolve())
+    # each grade journal stays writable by its author alone (coursedir.journal): never made the group's
+    journals = os.path.join(top, places.JOURNALS)
     for folder, subfolders, files in os.walk(top):
         for name in [".", *subfolders, *files]:
             path = os.path.normpath(os.path.join(folder, name))
             info = os.lstat(path)
             if stat.S_ISLNK(info.st_mode) or (stat.S_ISREG(info.st_mode) and info.st_nlink > 1):
+                continue
+            if folder == journals and name != ".":
                 continue
             root_only = folder == top and name in ROOT_ONLY
             if root_only and info.st_uid != 0:

@@ -182,7 +182,7 @@ def _python(course_dir: Path, module: str, *args: str) -> int:
         "PYTHONPATH": str(code_folder()),
         "PYTHONSAFEPATH": "1",
     }
-    for key in ("LANG", "LC_ALL", "TZ"):
+    for key in ("LANG", "LC_ALL", "TZ", "SUDO_USER"):  # SUDO_USER: the grade journal names who asked (checked)
         if key in os.environ:
             env[key] = os.environ[key]
     if module == "nbgrader":

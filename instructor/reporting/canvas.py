@@ -65,6 +65,7 @@ from pathlib import Path
 
 from nbgrader.api import Gradebook
 
+from instructor.coursedir import journal
 from instructor.coursedir.course_dir import CourseDir
 from instructor.errors import CourseError, first_line
 from instructor.grading.record import read_results
@@ -260,6 +261,7 @@ def export_canvas(course_dir: CourseDir, to: Path, assignments=()) -> Sheet:
     """Write the Canvas file of a course directory to ``to``; returns what it holds."""
     db_url = course_dir.graded_gradebook()
     with Gradebook(db_url) as gb:
+        journal.check(course_dir.path, gb)  # a score no tool wrote stops the export, before any file
         due_of = student_due(course_dir.path, course_dir.due)
         sheet = build(gb, assignments, read_results(course_dir.path), due_of=due_of, released=released_in(course_dir))
     try:

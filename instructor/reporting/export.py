@@ -17,6 +17,10 @@ writes nbgrader's columns, then (see :data:`COLUMN_HELP`)
   and when (:mod:`instructor.coursedir.overrides`);
 * ``<assignment>:<grade_id>``: the points of each graded cell.
 
+Nothing is written while a score of the gradebook is one no journal line
+explains (:func:`instructor.coursedir.journal.check`: written outside the
+formgrader and the ``course`` commands, so nobody can say who wrote it).
+
 No text cell starts a spreadsheet formula: student-chosen text (a folder
 name in a reason) that begins with ``= + - @`` gets a leading ``'``.
 
@@ -35,7 +39,7 @@ from nbgrader.plugins import ExportPlugin
 from nbgrader.utils import parse_utc
 from traitlets import Unicode
 
-from instructor.coursedir import extensions, overrides
+from instructor.coursedir import extensions, journal, overrides
 from instructor.coursedir.course_dir import CourseDir
 from instructor.coursedir.gradebook import is_pending, pending_points
 from instructor.errors import CourseError, first_line
@@ -274,6 +278,8 @@ class PendingCsvExportPlugin(ExportPlugin):
             released = released_in(CourseDir.at(course_path)) if course_path else None
         except CourseError:  # results beside no course directory: no exchange to ask
             released = None
+        if course_path is not None:
+            journal.check(course_path, gradebook)  # a score no tool wrote stops the export, before any file
         found = read_results(course_path) if course_path else {}
         by_cell: dict[tuple[str, str], list[overrides.Change]] = {}
         if course_path is not None:

@@ -17,10 +17,15 @@ nbgrader's formgrader is kept; four of its routes answer differently, and one of
   submissions (and a student's) marks a submission flagged when its results
   file says ``flagged`` (:mod:`instructor.grading.record`), as well as when
   someone flagged it in the formgrader; `course unflag` clears it.
-- **An override names its grader**: a score saved over an autograded test
-  cell's verdict is written at once into ``<dir>/overrides.json``
-  (:mod:`instructor.coursedir.overrides`) with the account that saved it
-  and when; `course export` and `course report` show it from there.
+- **Every grade saved names its grader**: nbgrader's grade API (a hand
+  grade, an override, extra credit) writes, besides the gradebook, a line
+  into the journal of the account this server runs as
+  (:mod:`instructor.coursedir.journal`: opened and checked before nbgrader
+  commits, so a journal that cannot be written refuses the save), which
+  `course export` checks the gradebook with; an override of an autograded
+  test cell also goes into ``<dir>/overrides.json``
+  (:mod:`instructor.coursedir.overrides`), which `course export` and
+  `course report` show.
 - **The course directory stays off the server's path** under
   ``PYTHONSAFEPATH`` (staff servers on the hub): nbgrader's own
   ``init_syspath`` would put it first (:func:`nbgrader_honours_safe_path`).
@@ -38,13 +43,15 @@ two extensions does not matter.
 from __future__ import annotations
 
 import asyncio
-import getpass
 import json
 import os
 from pathlib import Path
 
 from jinja2 import ChoiceLoader, Environment, FileSystemLoader, PrefixLoader
 from tornado import web
+
+from instructor.coursedir import journal
+from instructor.errors import CourseError, first_line
 
 #: where the .tpl pages the course changes are (nbgrader's own are looked up after them)
 TEMPLATES = Path(__file__).resolve().parent / "templates"
@@ -138,10 +145,10 @@ def record_override(course_path: Path, grade, by: str):
 
 
 def grader() -> str:
-    """Who saves a grade: the account that runs the formgrader. `course formgrader` runs as the instructor
-    and the course hub starts each grader's server as their own account; Jupyter's user behind a shared
-    token is a random "Anonymous" name, so it names no one."""
-    return getpass.getuser()
+    """Who saves a grade: the account that runs the formgrader (its uid, never ``$USER``). `course formgrader`
+    runs as the instructor and the course hub starts each grader's server as their own account; Jupyter's user
+    behind a shared token is a random "Anonymous" name, so it names no one."""
+    return journal.account(os.geteuid())
 
 
 def _handlers():
@@ -204,8 +211,16 @@ def _handlers():
         @check_xsrf
         @check_notebook_dir
         def put(self, grade_id):
-            super().put(grade_id)  # nbgrader saves the grade and answers with it
-            record_override(Path(self.coursedir.root), self.gradebook.find_grade_by_id(grade_id), grader())
+            course_path = Path(self.coursedir.root)
+            try:
+                # this server's account's own journal, opened (and checked) before nbgrader commits anything
+                with journal.writer(course_path) as journalled:
+                    super().put(grade_id)  # nbgrader saves the grade and answers with it
+                    grade = self.gradebook.find_grade_by_id(grade_id)
+                    journalled.write(journal.hand_line(grade))
+            except CourseError as err:
+                raise web.HTTPError(500, reason=first_line(err)) from None
+            record_override(course_path, grade, grader())
 
     class NotebookSubmissions(apihandlers.BaseApiHandler):
         @web.authenticated

@@ -5,11 +5,14 @@ from __future__ import annotations
 import csv
 import hashlib
 import json
+import os
 import shutil
 
 import nbformat
 import pytest
 from nbgrader.api import Gradebook
+
+from instructor.coursedir import journal
 
 ROSTER = "id,first_name,last_name,email\namy,Amy,Adams,amy@example.org\nbob,Bob,Brown,bob@example.org\n"
 
@@ -68,26 +71,22 @@ def test_an_extension_keeps_a_student_not_due(graded, run_course):
 
 
 def test_every_override_shows_in_the_export_and_the_report(graded, run_course):
-    """A grader's override of a test cell in the formgrader: does the CSV's overrides column and the report's
-    page and overrides.csv say which cell, from what to what, who (the formgrader does not say) and when?"""
-    with Gradebook(f"sqlite:///{graded / 'gradebook.db'}") as gb:
-        grade = gb.find_grade("add__values", "01_toy", "01_toy", "amy")
-        grade.manual_score = 1.5
-        gb.db.commit()
+    """A grader's override of a test cell (`course override`, as the formgrader's Save): does the CSV's overrides
+    column and the report's page and overrides.csv say which cell, from what to what, who and when?"""
+    run_course(["override", "01_toy", "amy", "add__values", "1.5", "--course-dir", graded])
+    me = journal.account(os.geteuid())
     amy = _csv(run_course, graded, "amy")
-    assert amy["overrides"].startswith(
-        "add__values: 2 -> 1.5 (override by a grader the formgrader does not name, first seen 20"
-    ), amy["overrides"]
+    assert amy["overrides"].startswith(f"add__values: 2 -> 1.5 (override by {me}, at 20"), amy["overrides"]
     assert _csv(run_course, graded, "bob")["overrides"] == ""
     run_course(["report", "01_toy", "--course-dir", graded])
     with open(graded / "reports/01_toy/overrides.csv", newline="") as f:
         rows = list(csv.DictReader(f))
     assert [(r["student"], r["cell"], r["from"], r["to"], r["what"], r["by"]) for r in rows] == [
-        ("amy", "add__values", "2.0", "1.5", "override", "")
+        ("amy", "add__values", "2.0", "1.5", "override", me)
     ]
-    assert rows[0]["at"] == amy["overrides"].split("first seen ")[1].rstrip(")")  # first seen once, kept
+    assert rows[0]["at"] == amy["overrides"].split(" at ")[1].rstrip(")")  # recorded once, kept
     page = (graded / "reports/01_toy/index.html").read_text()
-    assert "Grades changed by hand" in page and "not recorded by the formgrader" in page
+    assert "Grades changed by hand" in page
 
 
 def _set_cell(path, grade_id, source):
@@ -115,11 +114,8 @@ def test_a_hand_grade_belongs_to_the_answer_it_credited(graded, course_repo, tmp
     ]
     _set_cell(nb, "add", "def add(a, b):\n    return a - b\n")
     run_course(grade)
-    with Gradebook(f"sqlite:///{graded / 'gradebook.db'}") as gb:
-        for cell, points in (("add__values", 1.0), ("why", 1.0)):
-            given = gb.find_grade(cell, "01_toy", "01_toy", "amy")
-            given.manual_score, given.needs_manual_grade = points, False
-        gb.db.commit()
+    for cell in ("add__values", "why"):  # a grader's override and hand grade, as the formgrader saves them
+        run_course(["override", "01_toy", "amy", cell, "1", "--course-dir", graded])
     nbk = nbformat.read(str(nb), as_version=4)
     nbk.cells.append(nbformat.v4.new_code_cell("# a comment the student added"))
     nbformat.write(nbk, str(nb))

@@ -18,7 +18,6 @@ def _csv_rows(path: Path) -> dict:
 def test_ungraded_answers_are_pending_until_a_grader_scores_them(course_repo, tmp_path, run_course):
     """Do feedback and CSV say a written answer waits for a grader (not 0), name each row by its task,
     keep the mark scheme from students but show it to graders, and count the answer once it is graded?"""
-    from nbgrader.api import Gradebook
 
     subs = toy_submissions(tmp_path / "subs", course_repo)
     ws = tmp_path / "ws"
@@ -48,10 +47,7 @@ def test_ungraded_answers_are_pending_until_a_grader_scores_them(course_repo, tm
     assert "Score: 0.0 / 1.0" not in html
     assert "Why does add commute?" in html and "grader-only rubric" not in html and "MARK SCHEME" not in html
 
-    with Gradebook(f"sqlite:///{ws / 'gradebook.db'}") as gb:
-        grade = gb.find_grade("why", "01_toy", "01_toy", "ref")
-        grade.manual_score = 1.0
-        gb.db.commit()
+    run_course(["override", "01_toy", "ref", "why", "1", "--course-dir", ws])  # a grader's hand grade
     run_course(["export", "--course-dir", ws, "--file", tmp_path / "after.csv"])
     row = _csv_rows(tmp_path / "after.csv")[("ref", "01_toy")]
     assert (row["score"], row["pending_points"], row["status"]) == ("3.0", "0.0", "complete")

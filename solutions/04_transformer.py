@@ -1,23 +1,23 @@
 # %% [markdown] nbgrader={"grade": false, "grade_id": "intro", "locked": true, "schema_version": 3, "solution": false}
 # # Notebook 4: Transformers — decrypting a Vigenère cipher
 #
-# The recurrent models of the earlier notebooks read a sequence one step at a time, carrying a hidden state from each step to the next. A Transformer has no such state. Every position looks at every other position through attention, all positions at once, and the order of the inputs reaches the model through a positional encoding instead. In this notebook a small Transformer learns, from examples alone, to decrypt text that was encrypted with one fixed Vigenère key: it is never shown the key, only pairs of encrypted and plain messages, so what it learns is that one key. It decrypts messages from one symbol to a paragraph: those longer than 24 symbols are cut into pieces first, each starting at the first symbol of the key, as the training messages do.
+# The recurrent models of the earlier notebooks read a sequence one step at a time, carrying a hidden state along. A Transformer has none: every position reads every other one through attention, all at once, and a positional encoding tells it the order. Here a small Transformer learns, from pairs of encrypted and plain messages alone, to decrypt text encrypted with one fixed Vigenère key. It never sees the key, so what it learns is that one key. Messages longer than 24 symbols are decrypted in pieces, each starting at the key's first symbol, as training messages do.
 #
 # In this notebook, we
 #
-# - build multi-head scaled dot-product attention, the masks that keep it away from padding and from the future, the residual connection with layer normalisation, and the encoder and decoder layers;
-# - add the standard sinusoidal positional encoding, assemble an encoder–decoder Transformer, and measure a variant of the encoding made for this cipher;
-# - train it on padded batches of messages of many lengths, with a loss that ignores the padding, and decrypt held-out text greedily, one symbol at a time;
-# - look at what every attention head of the trained model attends to.
+# - build scaled dot-product attention, one head and then many, the masks that keep it off padding and the future, the residual connection with layer normalisation, and the encoder and decoder layers;
+# - add the sinusoidal positional encoding and a variant made for this cipher, and assemble an encoder–decoder Transformer;
+# - train it with teacher forcing and a loss that ignores padding, decrypt held-out text greedily, and test what it has learned;
+# - look at what every attention head of the trained model reads.
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "intro_picture_text", "locked": true, "schema_version": 3, "solution": false}
 # The whole model, which Part I assembles from the parts before it:
 #
-# ![The encoder-decoder Transformer: the one-hot cipher text plus a positional encoding runs through n_enc encoder layers to give E; the one-hot decoder input plus a positional encoding runs through n_dec decoder layers, each of which reads E; a dense layer turns each decoder vector into 29 scores](figures/transformer.svg)
+# ![The encoder-decoder Transformer: the cipher text plus a positional encoding runs through the encoder layers to give E; the decoder input plus a positional encoding runs through the decoder layers, each reading E; a dense layer gives 29 scores per position](figures/transformer.svg)
 #
 # *Figure: $E = \operatorname{Enc}(\text{src} + PE)$ on the left, $\text{scores} = \operatorname{Dense}\big(\operatorname{Dec}(E,\ \text{tgt} + PE)\big)$ on the right, with the shape of every arrow.*
 #
-# The shapes in this notebook use these letters, time first, then the batch:
+# Shapes put time first, then the batch:
 #
 # | letter | here |
 # |---|---|
@@ -26,7 +26,7 @@
 # | `N` | batch size |
 # | `d` | model width; our tokens are one-hot, so d = 29 |
 # | `h` | number of attention heads; each works in `d_k = d // h` dimensions |
-# | `K` | number of classes the loss scores (29 tokens here); the $K$ of Part C is the matrix of keys |
+# | `K` | number of classes the loss scores (29); in Part C, $K$ is the matrix of keys |
 
 # %% nbgrader={"grade": false, "grade_id": "setup", "locked": true, "schema_version": 3, "solution": false} tags=["library"]
 import time
@@ -50,9 +50,7 @@ setup_backend()
 # %% [markdown] nbgrader={"grade": false, "grade_id": "alphabet_text", "locked": true, "schema_version": 3, "solution": false}
 # ## The alphabet and the tokens
 #
-# A message uses 27 symbols: the letters a–z and the space. Each symbol's *token* is its place in `ALPHABET`, so a → 0, b → 1, …, z → 25 and the space → 26. Two more tokens tell the model where a sequence begins and ends: `START` (27) opens every decoder input and `END` (28) closes every source and every target. That makes 29 tokens in all.
-#
-# `tokens_of` (given) turns text into tokens and raises a `ValueError` that names every character outside the alphabet; `text_of` turns tokens back into text. Use them wherever they help.
+# A message uses 27 symbols, a–z and the space; a symbol's *token* is its place in `ALPHABET` (a → 0, …, space → 26). `START` (27) opens every decoder input and `END` (28) closes every source and target: 29 tokens. `tokens_of` (given) turns text into tokens, with a `ValueError` naming any character outside the alphabet; `text_of` turns tokens back into text.
 
 # %% nbgrader={"grade": false, "grade_id": "alphabet", "locked": true, "schema_version": 3, "solution": false} tags=["library"]
 ALPHABET = "abcdefghijklmnopqrstuvwxyz "  # the 27 symbols of a message
@@ -85,11 +83,11 @@ def text_of(tokens):
 # %% [markdown] nbgrader={"grade": false, "grade_id": "cipher_text", "locked": true, "schema_version": 3, "solution": false}
 # ## Part A: the Vigenère cipher (2 points)
 #
-# A Vigenère cipher shifts every symbol of a message by an amount read from a key. With the key $k_0 k_1 \dots k_{m-1}$ (tokens again), symbol $i$ of the plain text $p$ is shifted by key symbol $i \bmod m$, wrapping around after the space:
+# A Vigenère cipher shifts every symbol of a message by an amount read from a key. With the key $k_0 k_1 \dots k_{m-1}$ (tokens again), plain symbol $p_i$ is shifted by key symbol $i \bmod m$, wrapping around after the space:
 #
 # $$c_i = (p_i + k_{i \bmod m}) \bmod 27, \qquad\qquad p_i = (c_i - k_{i \bmod m}) \bmod 27 .$$
 #
-# The key `"clap"` gives the shifts 2, 11, 0, 15, 2, 11, 0, 15, … and turns `"hello world"` into `"jpl qkwctwd"`: h + c = 7 + 2 = 9 → j, e + l = 4 + 11 = 15 → p, l + a = 11 → l, l + p = 26 → space, o + c = 16 → q, space + l = 37 − 27 = 10 → k, and so on. The three l's of the message come out as l, space and w: which cipher symbol a plain symbol becomes depends on its position, so counting letters does not break this cipher the way it breaks a fixed substitution. The model will never see the key; it has to work out the shifts from examples.
+# The key `"clap"` gives the shifts 2, 11, 0, 15, 2, … and turns `"hello world"` into `"jpl qkwctwd"`: h + c = 7 + 2 = 9 → j, e + l = 15 → p, …, space + l = 37 − 27 = 10 → k. The three l's come out as l, space and w: a symbol's encryption depends on its position, so counting letters does not break this cipher as it breaks a fixed substitution.
 #
 # Write `cipher`, which encrypts a message, and then `decipher`, which undoes it.
 
@@ -239,13 +237,11 @@ for (message, key), plain in zip(more_messages_and_keys(), deciphered):
 # %% [markdown] nbgrader={"grade": false, "grade_id": "one_hot_text", "locked": true, "schema_version": 3, "solution": false}
 # ## Part B: one-hot vectors (1 point)
 #
-# The model reads each token as a one-hot vector of length 29. The encoder reads the cipher text followed by `END`; the decoder reads `START` followed by the plain text and learns to predict the plain text followed by `END`. For the text `"ab"` with both extra tokens the result has one row per token:
+# The model reads each token as a one-hot vector of length 29. The encoder reads the cipher text and `END`; the decoder reads `START` and the plain text, and predicts the plain text and `END`. With both extra tokens, `"ab"` gives
 #
 # $$\texttt{one\_hot\_encode("ab", start=True, end=True)} = \begin{bmatrix} e_{27} \\ e_{0} \\ e_{1} \\ e_{28} \end{bmatrix} \quad\text{(shape (4, 29))},$$
 #
-# where $e_j$ is the row of zeros with a single 1 in column $j$.
-#
-# Write `one_hot_encode` with `tokens_of`, returning a float32 array.
+# where $e_j$ is the row of zeros with a 1 in column $j$. Write `one_hot_encode` with `tokens_of`, returning a float32 array.
 
 # %% nbgrader={"grade": false, "grade_id": "one_hot", "locked": false, "schema_version": 3, "solution": true} tags=["library"]
 def one_hot_encode(text, start=False, end=False):
@@ -322,17 +318,12 @@ assert np.all(both.sum(axis=1) == 1), "every row should hold a single one"
 # %% [markdown] nbgrader={"grade": false, "grade_id": "data_text", "locked": true, "schema_version": 3, "solution": false}
 # ## The data: messages of every length, padded into batches
 #
-# `cipher_data.npz`, next to this notebook, holds 100-symbol texts cut from the prose of the Python reference documentation (the `pydoc_data` topics that ship with every Python), lowercased and reduced to a–z and spaces, as tokens of shape (100, N): one text per column. About one text in ten is *held out*: the model never trains on it, so it tells us whether the model learned the cipher rather than the sentences. The file ships with the assignment: there is nothing to download or build.
+# `cipher_data.npz`, next to this notebook, holds 100-symbol texts from Python's documentation, lowercased and reduced to a–z and spaces, as tokens of shape (100, N), a text per column. About one text in ten is *held out*: never trained on, it tells whether the model learned the cipher rather than the sentences.
 #
-# Decryption with a known key is a rule that reads one position at a time: plain symbol $i$ is cipher symbol $i$ shifted back by key symbol $i \bmod 4$. Nothing about English is needed, and we want the model to learn the rule rather than the language. So the given code below draws each training message in one of two ways, half and half:
-#
-# - a piece of a training text, at a random place;
-# - a string of uniformly random symbols, which no knowledge of English helps to guess.
+# Decrypting with a known key needs no English: plain symbol $i$ is cipher symbol $i$ shifted back by key symbol $i \bmod 4$. To teach the rule rather than the language, half of the training messages are pieces of training texts, and half are uniformly random symbols, which no knowledge of English helps to guess.
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "data_batches_text", "locked": true, "schema_version": 3, "solution": false}
-# Each message's length, 1 to `MAX_LENGTH` = 48 symbols, is drawn evenly from one quarter of that range (1–12, 13–24, 25–36 or 37–48), a quarter per batch: every length is equally likely, and a batch of short messages is cheap.
-#
-# Every message starts at the first symbol of the key. A batch holds messages of different lengths, but a tensor needs one length $T$, so `make_batch` *pads* every message to the longest: after a message's `END` come rows of zeros (no token at all) up to $T$. `lengths[n]` counts the real positions of column n (its symbols plus `END`). Padding is filler: from Part C on, the masks keep attention away from it, and in Part J the loss ignores it.
+# A batch draws its message lengths evenly from one quarter of 1 to `MAX_LENGTH` = 48 (1–12, 13–24, 25–36 or 37–48): every length is equally likely, and short batches are cheap. Every message starts at the key's first symbol. `make_batch` *pads* every message to the longest, $T$, with rows of zeros after its `END`; `lengths[n]` counts the real positions of column n. The masks keep attention off the padding, and the loss ignores it.
 #
 # | array | shape | holds |
 # |---|---|---|
@@ -430,13 +421,11 @@ for n in range(4):
 # %% [markdown] nbgrader={"grade": false, "grade_id": "attention_text", "locked": true, "schema_version": 3, "solution": false}
 # ## Part C: attention, one head then many (6 points)
 #
-# Attention lets each *query* vector collect information from a set of *key*–*value* pairs. Take queries $Q$ (t rows), keys $K$ and values $V$ (T rows each), all $d_k$ wide. Scaled dot-product attention scores every query against every key, turns each query's scores into weights with a softmax, and mixes the values with those weights:
+# Attention lets each *query* collect information from a set of *key*–*value* pairs. With queries $Q$ (t rows) and keys $K$ and values $V$ (T rows each), all $d_k$ wide, scaled dot-product attention scores every query against every key, turns each query's scores into weights with a softmax, and mixes the values with them:
 #
 # $$\alpha = \operatorname{softmax}\!\left(\frac{Q K^\top}{\sqrt{d_k}}\right), \qquad C = \alpha V .$$
 #
-# $\alpha$ is a (t, T) matrix; the softmax runs along each of its rows, so the weights with which query $i$ mixes the T values sum to one. You have met this in notebook 03: the query was the decoder state, the keys the encoder states times $W_\alpha$, the values the encoder states, and Luong's general score was $Q K^\top$ for one query. A Transformer learns a projection for each of the three and divides by $\sqrt{d_k}$.
-#
-# Why? A dot product of two vectors with $d_k$ random entries of size about one spreads by about $\sqrt{d_k}$; unscaled, wider heads push the softmax towards a single key, where its gradients vanish. The cell below shows both.
+# Each row of the (t, T) matrix $\alpha$ sums to one. You met this in notebook 03: the query was the decoder state, the keys the encoder states times $W_\alpha$, the values the encoder states (Luong's general score, $Q K^\top$ for one query). A Transformer learns a projection for each of the three, and divides by $\sqrt{d_k}$: a dot product of $d_k$ random entries of size about one spreads by about $\sqrt{d_k}$, so unscaled, wider heads push the softmax towards one key, where its gradients vanish. The cell below shows both.
 
 # %%
 # The spread of q · k for random q and k of width d_k, and the weight a softmax over 10 keys gives the largest
@@ -448,12 +437,10 @@ for d_k in (4, 16, 64, 256):
     print(f"d_k = {d_k:3d}: spread of q · k {dots.std():4.1f}, largest weight {raw:.2f} unscaled, {scaled:.2f} scaled")
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "attention_masks_text", "locked": true, "schema_version": 3, "solution": false}
-# **Masks.** Some query–key pairs must be ruled out: padding, which holds no message, and (in the decoder) positions the model has yet to predict. A boolean `mask` marks them with `False`. The sequences of a batch have different lengths, so each gets its own (t, T) mask: `mask` has shape (t, N, T), and `mask[i, n, j]` says whether query $i$ of sequence $n$ may read key $j$.
-#
-# We set the score of a ruled-out pair to `BLOCKED` $= -10^9$ *before* the softmax: $e^{-10^9}$ is exactly 0 in floating point, so the pair gets weight 0 and the other weights of the row still sum to one. (Zeroing weights after the softmax would leave rows that sum to less than one.) Part D builds the masks.
+# **Masks.** Some query–key pairs must be ruled out: padding, and (in the decoder) positions yet to be predicted. Each sequence of a batch gets its own (t, T) mask, so `mask` has shape (t, N, T), and `mask[i, n, j]` is `False` where query $i$ of sequence $n$ may not read key $j$. Such a pair gets the score `BLOCKED` $= -10^9$ *before* the softmax: $e^{-10^9}$ is exactly 0 in floating point, so its weight is 0 and the row still sums to one (zeroing weights after the softmax would not). Part D builds the masks.
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "attention_head_text", "locked": true, "schema_version": 3, "solution": false}
-# **One head, on a batch.** Time comes first, then the batch, so `einsum` names the axes (it tells `t` and `T` apart):
+# **One head, on a batch.** `einsum` names the axes (it tells `t` and `T` apart):
 #
 # | step | shapes | `mg.einsum` |
 # |---|---|---|
@@ -461,7 +448,7 @@ for d_k in (4, 16, 64, 256):
 # | mask and weigh | softmax over the last axis (T), masked pairs blocked | `ops.softmax(scores, axis=-1, mask=mask)` |
 # | mix | (t, N, T) with (T, N, d_v) → (t, N, d_v) | `"tNT,TNk->tNk"` |
 #
-# `ops.softmax` (from the course package) gives the weights of `mg.nnet.softmax(mg.where(mask, scores, BLOCKED), axis=-1)` in one operation, a few times faster; either is correct. Keep everything float32: divide by `np.sqrt(np.float32(d_k))`, since a float64 number turns a float32 tensor into float64.
+# `ops.softmax` gives the weights of `mg.nnet.softmax(mg.where(mask, scores, BLOCKED), axis=-1)`, faster; either is correct. Keep float32: divide by `np.sqrt(np.float32(d_k))` (a float64 number makes a float32 tensor float64).
 #
 # Write `scaled_dot_product_attention`, returning the mixed values and the weights.
 
@@ -616,27 +603,27 @@ assert np.allclose(np.asarray(open_mask), want_open, atol=1e-5), "a mask that al
 ### END HIDDEN TESTS
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "attention_picture_text", "locked": true, "schema_version": 3, "solution": false}
-# **Many heads.** Multi-head attention runs $h$ heads side by side. Head $j$ first projects queries, keys and values to $d_k = \lfloor d/h \rfloor$ dimensions with its own learned matrices, so each head can look for a different pattern. The heads' outputs are laid side by side, $h \cdot d_k$ wide, and mapped back to width $d$ by $W_o$. Our tokens are one-hot, so $d = 29$, a prime: 4 heads of $d_k = 7$ give 28, and $W_o$ takes the 28 back to 29 (models that learn an embedding pick a width the heads divide, such as 512 = 8 · 64):
+# **Many heads.** Multi-head attention runs $h$ heads side by side. Head $j$ projects queries, keys and values to $d_k = \lfloor d/h \rfloor$ dimensions with its own learned matrices, so each head can look for its own pattern; $W_o$ maps the heads' outputs, $h \cdot d_k$ wide together, back to width $d$. With one-hot tokens $d = 29$, a prime: 4 heads of $d_k = 7$ give 28, which $W_o$ maps to 29 (models that learn an embedding pick a width the heads divide, such as 512 = 8 · 64):
 #
 # $$\text{head}_j = \operatorname{Attention}\big(Q W_q^{(j)},\; K W_k^{(j)},\; V W_v^{(j)}\big), \qquad \operatorname{MHA}(Q, K, V) = \big[\text{head}_1 \;\cdots\; \text{head}_h\big]\, W_o .$$
 #
-# ![Left: one head scores its queries against its keys, divides by the square root of d_k, blocks masked pairs, takes a softmax over the keys and mixes the values. Right: h heads, each with its own projections, run side by side; their outputs are joined and mapped back to width d by W_o](figures/multihead_attention.svg)
+# ![Left: one head scores queries against keys, scales, blocks masked pairs, takes a softmax over the keys and mixes the values. Right: h such heads side by side, joined and mapped back to width d by W_o](figures/multihead_attention.svg)
 #
 # *Figure: left, one $\text{head}_j$ of the formula above, your `scaled_dot_product_attention`; right, the $h$ heads side by side, joined by $W_o$, with the shapes on a batch.*
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "attention_batch_text", "locked": true, "schema_version": 3, "solution": false}
-# **On a batch.** Stack the heads' matrices into tensors `Wq`, `Wk`, `Wv` of shape (h, d, d_k). The heads never mix, so one call of your `scaled_dot_product_attention` serves them all if each head of each sequence counts as a sequence of its own:
+# **On a batch.** Stack the heads' matrices into tensors `Wq`, `Wk`, `Wv` of shape (h, d, d_k). Heads never mix, so one call of your `scaled_dot_product_attention` serves them all if each head of each sequence counts as a sequence of its own:
 #
 # | step | shapes | how |
 # |---|---|---|
-# | project | (t, N, d) with (h, d, d_k) → (t, N, h, d_k) | `mg.einsum("tNd,hdk->tNhk", Q, Wq)` (keys and values alike) |
-# | fold the heads into the batch | (t, N, h, d_k) → (t, N·h, d_k) | `reshape`: head j of sequence n becomes sequence n·h + j |
-# | one mask per head | (t, N, T) → (t, N·h, T) | `np.repeat(mask, h, axis=1)`: sequence n's mask, h times |
+# | project | (t, N, d) with (h, d, d_k) → (t, N, h, d_k) | `mg.einsum("tNd,hdk->tNhk", Q, Wq)`, keys and values alike |
+# | fold heads into the batch | → (t, N·h, d_k) | `reshape`: head j of sequence n is sequence n·h + j |
+# | a mask per head | (t, N, T) → (t, N·h, T) | `np.repeat(mask, h, axis=1)` |
 # | attend | → outputs (t, N·h, d_k), weights (t, N·h, T) | `scaled_dot_product_attention` |
-# | unfold and join | weights → `a_ij` (t, N, h, T); outputs → (t, N, h·d_k), head 0's $d_k$ numbers first, then $W_o$ → (t, N, d) | `reshape`, `self.Wo` |
+# | unfold, join | weights → `a_ij` (t, N, h, T); outputs → (t, N, h·d_k), head 0 first, then $W_o$ → (t, N, d) | `reshape`, `self.Wo` |
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "attention_task_text", "locked": true, "schema_version": 3, "solution": false}
-# Complete `MultiheadAttention`: in `__init__`, create `Wq`, `Wk`, `Wv` with `glorot_normal(h, d, d_k)`, and `Wo` as a MyNN `dense` layer from $h \cdot d_k$ to $d$ with `weight_initializer=glorot_normal` and `bias=False`; in `__call__`, compute attention as in the table, keeping the weights in `self.a_ij` for the pictures at the end. The tests give `Wq`, `Wk`, `Wv` and `Wo.weight` weights of their own, so `__call__` must read them from those attributes, and training needs their gradients: compute with MyGrad operations all the way (no `.data`, `np.asarray` or `astype`).
+# Complete `MultiheadAttention`: in `__init__`, `Wq`, `Wk`, `Wv` from `glorot_normal(h, d, d_k)` and `Wo`, a MyNN `dense` layer from $h \cdot d_k$ to $d$ with `weight_initializer=glorot_normal` and `bias=False`; in `__call__`, attention as in the table, keeping the weights in `self.a_ij`. The tests set `Wq`, `Wk`, `Wv` and `Wo.weight` themselves, so read those attributes, and keep MyGrad operations all the way (no `.data`, `np.asarray` or `astype`), for their gradients.
 
 # %% nbgrader={"grade": false, "grade_id": "multihead_attention", "locked": false, "schema_version": 3, "solution": true} tags=["library"]
 class MultiheadAttention:
@@ -1018,20 +1005,20 @@ assert np.allclose(masked, want_masked, atol=1e-3), "fewer queries than keys, wi
 # %% [markdown] nbgrader={"grade": false, "grade_id": "masks_text", "locked": true, "schema_version": 3, "solution": false}
 # ## Part D: padding masks and the causal mask (3 points)
 #
-# Three attentions need masks, each of shape (t, N, T) as `MultiheadAttention` takes them:
+# Three attentions need masks of shape (t, N, T):
 #
-# - **Encoder self-attention** and **encoder–decoder attention** read the source as keys. Key $j$ of sequence $n$ is real when $j < \text{lengths}[n]$ and padding otherwise. Every query may read every real key and no padded one: `padding_mask(lengths, t, T)` is
+# - **Encoder self-attention** and **encoder–decoder attention** read the source as keys. Every query may read every real key, $j < \text{lengths}[n]$, and no padded one: `padding_mask(lengths, t, T)` is
 # $$\text{mask}[i, n, j] = \big(j < \text{lengths}[n]\big).$$
 # The mask is about the *keys* (the last axis); a padded query still gets a row of weights, but nobody reads its output.
-# - **Decoder self-attention** reads the decoder input, which is fed in whole while training. Position $i$ must not look at positions after $i$: those hold the very symbols it is asked to predict. And it must not read padding either. `causal_mask(lengths, t)` is
+# - **Decoder self-attention** reads the decoder input, fed in whole while training. Position $i$ must not read later positions, which hold the symbols it is to predict, nor padding: `causal_mask(lengths, t)` is
 # $$\text{mask}[i, n, j] = \big(j \le i\big) \text{ and } \big(j < \text{lengths}[n]\big).$$
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "masks_picture_text", "locked": true, "schema_version": 3, "solution": false}
-# ![Three 6 by 6 boolean grids, query i down and key j across, for a sequence with 3 real positions: the padding mask opens keys 0 to 2 in every row; the causal pattern opens the lower triangle; their conjunction, the causal mask, opens the lower triangle of the first three columns](figures/masks.svg)
+# ![Three 6 by 6 grids, query down and key across, for a sequence of 3 real positions: the padding mask, the causal pattern, and their conjunction, the causal mask](figures/masks.svg)
 #
 # *Figure: one sequence with $\text{lengths}[n] = 3$, padded to 6: the padding mask ($j < 3$) & the causal pattern ($j \le i$) = `causal_mask`, the second formula above.*
 #
-# The diagonal of the causal mask stays open: position $i$ may read its own input, the symbol *before* the one it predicts. Every row keeps at least key 0, so no softmax row is left without a key. Because padding comes only at the end, a real query $i < \text{lengths}[n]$ never reaches padding through $j \le i$ anyway; the padding part of the causal mask keeps the padded queries off it too.
+# The diagonal stays open: position $i$ reads its own input, the symbol *before* the one it predicts, so every row keeps a key. A real query never reaches padding through $j \le i$; the padding part keeps the padded queries off it too.
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "masks_task_text", "locked": true, "schema_version": 3, "solution": false}
 # `np.tril(np.ones((t, t), dtype=bool))` is the causal (t, t) pattern; comparing `np.arange(T)` with the lengths, with broadcasting, gives the real keys of every sequence. Write `padding_mask`, then `causal_mask` (it may call `padding_mask`).
@@ -1179,13 +1166,11 @@ assert np.array_equal(mask, want), "causal_mask is wrong for random lengths"
 # %% [markdown] nbgrader={"grade": false, "grade_id": "add_and_norm_text", "locked": true, "schema_version": 3, "solution": false}
 # ## Part E: residual connection and layer normalisation (3 points)
 #
-# Each sub-layer of a Transformer (an attention or a feed-forward network) is wrapped the same way. Its output $x_\text{new}$ is added to its input $x_\text{old}$ — a *residual connection*: the sub-layer only has to learn a change to its input, and through the sum the gradient reaches that input without passing through the sub-layer — and the sum is normalised over its $d$ features, one vector at a time:
+# Each sub-layer (an attention or a feed-forward network) is wrapped the same way. Its output $x_\text{new}$ is added to its input $x_\text{old}$, a *residual connection*: the sub-layer only learns a change, and through the sum the gradient reaches the input without passing through the sub-layer. The sum is normalised over its $d$ features:
 #
 # $$x = x_\text{old} + x_\text{new}, \qquad \mu = \frac{1}{d}\sum_{j=1}^{d} x_j, \qquad \sigma^2 = \frac{1}{d}\sum_{j=1}^{d} (x_j - \mu)^2, \qquad \text{out} = g \odot \frac{x - \mu}{\sqrt{\sigma^2 + \varepsilon}} + b .$$
 #
-# Nothing is averaged over the batch or over time: every position of every sequence is normalised on its own, over the last axis. The gain $g$ and the shift $b$ (shape (d,), float32) start at ones and zeros and are learned; $\varepsilon = 10^{-5}$ (`EPS`, a float32) goes *under* the square root and keeps the division finite: a constant vector has $\sigma^2 = 0$, normalises to zeros and comes out as $b$.
-#
-# By hand: for $x = (2, 2, 2, 6)$, μ = 3 and σ² = (1 + 1 + 1 + 9) / 4 = 3, so with $g = 1$ and $b = 0$ the output is $(-1, -1, -1, 3) / \sqrt{3} \approx (-0.577, -0.577, -0.577, 1.732)$.
+# Each position of each sequence is normalised on its own, over the last axis. The gain $g$ and shift $b$ (shape (d,), float32) start at ones and zeros and are learned; $\varepsilon = 10^{-5}$ (`EPS`) goes *under* the root, so a constant vector ($\sigma^2 = 0$) comes out as $b$. By hand: $x = (2, 2, 2, 6)$ has μ = 3 and σ² = 3, so with $g = 1$, $b = 0$ the output is $(-1, -1, -1, 3) / \sqrt{3} \approx (-0.577, -0.577, -0.577, 1.732)$.
 #
 # Write `ResidualConnectionAndLayerNorm`, with attributes `gain` and `bias`.
 
@@ -1359,18 +1344,18 @@ assert np.allclose(got, want, atol=1e-3), "on a vector whose variance is as smal
 ### END HIDDEN TESTS
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "post_and_pre_ln_text", "locked": true, "schema_version": 3, "solution": false}
-# Normalising after the sum is the original Transformer's order (*post-LN*). It puts a normalisation on the main path between every two layers, so the gradient of a deep stack passes through all of them; deep post-LN models need the learning rate warmed up slowly. Most Transformers today normalise the sub-layer's input instead, $x_\text{old} + \operatorname{sublayer}(\operatorname{Norm}(x_\text{old}))$ (*pre-LN*), which leaves one path from the top to the bottom that no normalisation touches. With two layers either works here; exercise 3 tries pre-LN.
+# Normalising after the sum is the original Transformer's order (*post-LN*): a normalisation sits on the main path between every two layers, so a deep stack's gradient passes through all of them, and deep post-LN models need the learning rate warmed up slowly. Most Transformers today normalise the sub-layer's input instead, $x_\text{old} + \operatorname{sublayer}(\operatorname{Norm}(x_\text{old}))$ (*pre-LN*), leaving one path from top to bottom untouched. With two layers either works; exercise 3 tries pre-LN.
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "encoder_text", "locked": true, "schema_version": 3, "solution": false}
 # ## Part F: the encoder layer (3 points)
 #
-# An encoder layer lets every source position look at every other one — *self-attention*: queries, keys and values are all the source — and then passes each position on its own through a small two-layer network, the *position-wise feed-forward network*:
+# An encoder layer lets every source position read every other one, *self-attention* (queries, keys and values are all the source), then passes each position alone through a two-layer *position-wise feed-forward network*:
 #
 # $$\operatorname{FF}(x) = \operatorname{ReLU}(x W_1 + b_1)\, W_2 + b_2 .$$
 #
-# The same $W_1, b_1, W_2, b_2$ serve every position of every sequence: a MyNN `dense` layer applied to a (T, N, d) array does exactly that, over the last axis. Attention mixes the positions; the feed-forward network then works on each mixture alone.
+# A MyNN `dense` layer applied to a (T, N, d) array works over the last axis, with the same weights at every position. Attention mixes the positions; the feed-forward network works on each mixture alone.
 #
-# Write `FeedForward`: MyNN `dense` layers `dense1` (in_dim → h_dim) and `dense2` (h_dim → out_dim), both with `glorot_normal` weights, and a ReLU between them.
+# Write `FeedForward`: `dense` layers `dense1` (in_dim → h_dim) and `dense2` (h_dim → out_dim), both with `glorot_normal` weights, and a ReLU between them.
 
 # %% nbgrader={"grade": false, "grade_id": "feed_forward", "locked": false, "schema_version": 3, "solution": true} tags=["library"]
 class FeedForward:
@@ -1419,15 +1404,15 @@ class FeedForward:
 
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "encoder_picture_text", "locked": true, "schema_version": 3, "solution": false}
-# ![One encoder layer: the source goes into multi-head self-attention as queries, keys and values, under the padding mask; the result is added to the source and normalised; a feed-forward network follows, again with a residual connection and add & norm](figures/encoder_layer.svg)
+# ![One encoder layer: self-attention on the source under the padding mask, add and norm, then a feed-forward network, add and norm](figures/encoder_layer.svg)
 #
 # *Figure: the two lines of the formula below, bottom to top: self-attention then $\operatorname{Norm}_1$, feed-forward then $\operatorname{Norm}_2$; each residual arrow is the $x_\text{old}$ of Part E.*
 #
 # $$X_1 = \operatorname{Norm}_1\big(\text{src},\; \operatorname{MHA}(\text{src}, \text{src}, \text{src};\ \text{mask})\big), \qquad \text{out} = \operatorname{Norm}_2\big(X_1,\; \operatorname{FF}(X_1)\big).$$
 #
-# Input and output are both (T, N, d), so encoder layers stack. The layer takes the self-attention mask as an argument (the Transformer of Part I builds it once with `padding_mask` and hands it to every layer); with it, the outputs at real positions do not depend on the padding at all.
+# Input and output are both (T, N, d), so layers stack. The mask comes as an argument (Part I builds it once for all layers); with it, the outputs at real positions do not depend on the padding.
 #
-# Write `TransformerEncoder` (attributes `self_attn`, `add_norm1`, `ff`, `add_norm2`). The tests set weights of their own in these parts (`Wq`, `gain`, `dense1.weight`, …) and compare the layer's output with values worked out from them.
+# Write `TransformerEncoder` (attributes `self_attn`, `add_norm1`, `ff`, `add_norm2`). The tests put parts of their own into these attributes and compare the output with values worked out from them.
 
 # %% nbgrader={"grade": false, "grade_id": "encoder", "locked": false, "schema_version": 3, "solution": true} tags=["library"]
 class TransformerEncoder:
@@ -1652,19 +1637,17 @@ assert np.allclose(out[:3, 0], want[:, 0], atol=1e-4), "in a batch, a padded seq
 # %% [markdown] nbgrader={"grade": false, "grade_id": "decoder_text", "locked": true, "schema_version": 3, "solution": false}
 # ## Part G: the decoder layer (3 points)
 #
-# The decoder works one step behind the target: its input is `START` followed by the plain text, and at each position it predicts the next symbol. Its first sub-layer is self-attention under the causal mask of Part D, so that no position reads the symbols it is asked to predict.
-#
-# A second attention lets every target position query the encoder's output — queries from the decoder, keys and values from the encoder, under the source's padding mask. This *cross-attention* is where the cipher text enters the decoder. A feed-forward network follows, and each of the three sub-layers gets its add & norm.
+# The decoder works one step behind: its input is `START` and the plain text, and each position predicts the next symbol. Its self-attention runs under the causal mask. A second attention, *cross-attention*, takes queries from the decoder and keys and values from the encoder's output, under the source's padding mask: here the cipher text enters the decoder. A feed-forward network follows, and each sub-layer gets its add & norm.
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "decoder_picture_text", "locked": true, "schema_version": 3, "solution": false}
-# ![One decoder layer: masked self-attention on the decoder input under the causal mask, add & norm; cross-attention with queries from that result and keys and values from the encoder output E, under the source's padding mask, add & norm; a feed-forward network, add & norm](figures/decoder_layer.svg)
+# ![One decoder layer: self-attention under the causal mask, add and norm; cross-attention from that result to the encoder output E under the source's padding mask, add and norm; a feed-forward network, add and norm](figures/decoder_layer.svg)
 #
-# *Figure: the three sub-layers of the formula below, bottom to top; only the middle one reads $E$, the encoder's output, and it is the only attention whose t queries and T keys differ.*
+# *Figure: the three sub-layers of the formula below, bottom to top; only the middle one reads $E$, and it is the only attention whose t queries and T keys differ.*
 #
 # $$\begin{aligned} X_1 &= \operatorname{Norm}_1\big(\text{tgt},\; \operatorname{MHA}_\text{self}(\text{tgt}, \text{tgt}, \text{tgt};\ \text{self\_mask})\big), \\ X_2 &= \operatorname{Norm}_2\big(X_1,\; \operatorname{MHA}_\text{cross}(X_1, E, E;\ \text{cross\_mask})\big), \\ \text{out} &= \operatorname{Norm}_3\big(X_2,\; \operatorname{FF}(X_2)\big). \end{aligned}$$
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "decoder_task_text", "locked": true, "schema_version": 3, "solution": false}
-# $E$ is the encoder's output, (T, N, d). `self_mask` (t, N, t) comes from `causal_mask`, `cross_mask` (t, N, T) from `padding_mask` of the source lengths. When the caller passes no `self_mask`, use `causal_mask` with no padding (every length t): a decoder must never see the future, whoever calls it.
+# $E$ is the encoder's output, (T, N, d). `self_mask` (t, N, t) comes from `causal_mask`, `cross_mask` (t, N, T) from `padding_mask` of the source lengths. Without a `self_mask`, use `causal_mask` with every length t: a decoder must never see the future, whoever calls it.
 #
 # Write `TransformerDecoder` with attributes `self_attn`, `add_norm1`, `enc_dec_attn`, `add_norm2`, `ff` and `add_norm3`.
 
@@ -1965,24 +1948,19 @@ assert np.allclose(out2[:, 0], want0, atol=1e-4), "a sequence without padding sh
 # %% [markdown] nbgrader={"grade": false, "grade_id": "positional_encoding_text", "locked": true, "schema_version": 3, "solution": false}
 # ## Part H: positional encoding (2 points)
 #
-# Attention treats its inputs as a set: shuffle the source positions and the encoder's outputs are shuffled the same way, and nothing else changes. For a Vigenère cipher position is everything — symbol $i$ is shifted by key symbol $i \bmod 4$. So before the first layer we add to every input vector a vector that depends only on its position $p$. The standard choice, the one of the paper that introduced the Transformer, gives each pair of dimensions a sine and a cosine:
+# Attention treats its inputs as a set: shuffle the source positions and the encoder's outputs are shuffled alike. For a Vigenère cipher position is everything (symbol $i$ is shifted by key symbol $i \bmod 4$), so before the first layer every input vector gets a vector that depends only on its position $p$ added. The original Transformer gives each pair of dimensions a sine and a cosine:
 #
 # $$PE_{p,\,2i} = \sin\!\Big(\frac{p}{10000^{2i/d}}\Big), \qquad PE_{p,\,2i+1} = \cos\!\Big(\frac{p}{10000^{2i/d}}\Big), \qquad i = 0, 1, \dots$$
 #
-# Pair $i$ turns by $\omega_i = 1/10000^{2i/d}$ radians per position: the first pair by one radian, the last pairs hardly at all, and together they give every position its own pattern. Moving $k$ positions on rotates every pair by a fixed angle, $\omega_i k$, so a layer can read offsets between positions with a linear map. Even dimensions hold sines and odd dimensions cosines; for an odd $d$ the last dimension is a sine without a cosine partner.
+# Pair $i$ turns by $\omega_i = 1/10000^{2i/d}$ radians per position, the first by one radian, the last hardly at all; together they give every position its own pattern, and moving $k$ positions on rotates pair $i$ by $\omega_i k$, so a linear map can read offsets. For an odd $d$ the last dimension is a sine alone.
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "positional_encoding_size_text", "locked": true, "schema_version": 3, "solution": false}
-# Each full pair has length 1, so with $d = 29$ (14 full pairs) the encoding of a position has a norm of about $\sqrt{14} \approx 3.7$, against 1 for a one-hot token: added together, the position is the larger part. The paper multiplies its learned token embeddings by $\sqrt{d}$ (it gives no reason; a common reading is that this keeps the tokens from being drowned by the encoding). Our model has no embedding: inside attention the learned projections can weigh the two parts, but the residual path carries src + PE as they are.
+# Each full pair has length 1, so with $d = 29$ (14 full pairs) a position's encoding has a norm of about $\sqrt{14} \approx 3.7$, against 1 for a one-hot token. The paper multiplies its learned token embeddings by $\sqrt{d}$ (without saying why; a common reading is that this keeps the tokens from being drowned). Our model has no embedding: attention's projections can weigh the two parts, but the residual path carries src + PE as they are.
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "positional_encoding_task_text", "locked": true, "schema_version": 3, "solution": false}
-# By hand, for $d = 4$: the rates are $\omega_0 = 1$ and $\omega_1 = 1/100$. Position 0 is $(0, 1, 0, 1)$; position 1 is $(\sin 1, \cos 1, \sin 0.01, \cos 0.01) \approx (0.841, 0.540, 0.010, 1.000)$, and position 2 is $(\sin 2, \cos 2, \sin 0.02, \cos 0.02) \approx (0.909, -0.416, 0.020, 1.000)$.
+# By hand, for $d = 4$: $\omega_0 = 1$ and $\omega_1 = 1/100$. Position 0 is $(0, 1, 0, 1)$, position 1 is $(\sin 1, \cos 1, \sin 0.01, \cos 0.01) \approx (0.841, 0.540, 0.010, 1.000)$, and position 2 is $(\sin 2, \cos 2, \sin 0.02, \cos 0.02) \approx (0.909, -0.416, 0.020, 1.000)$.
 #
-# `PositionalEncoder(d)` has two methods to write, both in float32:
-#
-# - `angles(T)`: the (T, ⌈d/2⌉) array of the angles $p\,\omega_i$, one row per position and one column per pair;
-# - `__call__(T)`: the (T, 1, d) encoding, sines of those angles on the even dimensions and cosines on the odd ones. Take the angles from `self.angles`: a variant below changes only the angles.
-#
-# The axis of length 1 lines up with the batch axis, so `x + encoder(len(x))` adds the encoding to every sequence of a batch.
+# Write `PositionalEncoder(d)`'s two methods, in float32: `angles(T)`, the (T, ⌈d/2⌉) angles $p\,\omega_i$ (a row per position, a column per pair), and `__call__(T)`, the (T, 1, d) encoding, sines of those angles on the even dimensions and cosines on the odd ones. Take the angles from `self.angles`: a variant below changes only them. The axis of length 1 lines up with the batch, so `x + encoder(len(x))` encodes every sequence of a batch.
 
 # %% nbgrader={"grade": false, "grade_id": "positional_encoding", "locked": false, "schema_version": 3, "solution": true} tags=["library"]
 class PositionalEncoder:
@@ -2149,13 +2127,11 @@ assert np.allclose(frozen[:, 0], np.tile([0, 1], (3, 3)), atol=1e-6), (
 # %% [markdown] nbgrader={"grade": false, "grade_id": "quarter_turn_text", "locked": true, "schema_version": 3, "solution": false}
 # ### A variant made for this cipher
 #
-# The standard encoding suits sequences of any kind. Its pairs turn one radian per position or less, so their periods are $2\pi \approx 6.3$ positions and longer, and none of them is 4, the length of our key. Multiply every rate by $\pi/2$ and the fastest pair makes a quarter turn per position, coming back every 4 positions exactly:
+# The standard pairs turn one radian per position or less, so their periods are $2\pi \approx 6.3$ positions or longer, and none is 4, the key's length. Multiply every rate by $\pi/2$ and the fastest pair makes a quarter turn per position, coming back every 4 positions exactly:
 #
 # $$\omega_i = \frac{\pi/2}{10000^{2i/d}}, \qquad (\sin, \cos)(\omega_0\, p) = (0, 1),\ (1, 0),\ (0, -1),\ (-1, 0) \ \text{ for } p \bmod 4 = 0, 1, 2, 3 .$$
 #
-# The fastest pair thus sits at one of four points on a circle, the same point for all positions with the same $p \bmod 4$. That is a choice made for this cipher's key of 4 symbols: for a key of unknown length one would spread several short periods over the pairs (exercise 6).
-#
-# The change is the few lines below: a subclass of your `PositionalEncoder` that scales its angles. "Standard or quarter turn?", after the training, measures what it buys.
+# This suits a key of 4 symbols; a key of unknown length would want several short periods (exercise 6). The variant below is a subclass of your `PositionalEncoder` that scales its angles; "Standard or quarter turn?", after the training, measures what it buys.
 
 # %% nbgrader={"grade": false, "grade_id": "quarter_turn", "locked": true, "schema_version": 3, "solution": false} tags=["library"]
 QUARTER_TURN = np.float32(np.pi / 2)  # radians per position of the fastest pair: period 4
@@ -2169,7 +2145,7 @@ class QuarterTurnEncoder(PositionalEncoder):
 
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "positional_encoding_picture_text", "locked": true, "schema_version": 3, "solution": false}
-# Both encodings at the model's width, d = 29, over the 49 positions of the longest training message (48 symbols and `END`). Along each row (a position) the stripes slow down from left to right; no two rows are the same. On the right, the first two columns repeat every 4 rows.
+# Both encodings at d = 29 over 49 positions (the longest training message and `END`). Along a row (a position) the stripes slow down from left to right; no two rows are the same. On the right, the first two columns repeat every 4 rows.
 
 # %%
 show_encodings({
@@ -2181,18 +2157,18 @@ show_encodings({
 # %% [markdown] nbgrader={"grade": false, "grade_id": "transformer_text", "locked": true, "schema_version": 3, "solution": false}
 # ## Part I: the Transformer (4 points)
 #
-# ![The encoder-decoder Transformer of the figure at the top of the notebook: encoder stack on the left, decoder stack on the right, the encoder output E feeding every decoder layer's cross-attention, and the output layer on top](figures/transformer.svg)
+# ![The Transformer of the top of the notebook, built from your parts: encoder stack, decoder stack reading E, output layer](figures/transformer.svg)
 #
-# *Figure: the model from the top of the notebook, now built from your parts. Part I adds the wiring: $PE$ added at the bottom of both stacks, the layers of Parts F and G stacked, the last encoder output $E$ fed to every decoder layer, and `out_dense` on top — the formula below, read bottom to top.*
+# *Figure: the model from the top of the notebook, now built from your parts: $PE$ added at the bottom of both stacks, the layers of Parts F and G stacked, the last encoder output $E$ fed to every decoder layer, and `out_dense` on top (the formula below, read bottom to top).*
 #
 # $$E = \operatorname{Enc}_{n}\big(\cdots \operatorname{Enc}_{1}(\text{src} + PE)\big), \qquad \text{scores} = \operatorname{Dense}\Big(\operatorname{Dec}_{m}\big(E,\ \cdots \operatorname{Dec}_{1}(E,\ \text{tgt} + PE)\big)\Big).$$
 #
-# Every decoder layer reads the *last* encoder layer's output $E$. The output layer `out_dense` turns each decoder vector into 29 scores, one per token: a MyNN `dense` layer from d to d with `weight_initializer=glorot_normal` and a bias, which starts at zero. Our tokens are one-hot vectors, so the model width d is the number of tokens, 29, and no embedding layer is needed.
+# `out_dense` turns each decoder vector into 29 scores, one per token: a MyNN `dense` layer from d to d with `weight_initializer=glorot_normal` and a bias, which starts at zero.
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "transformer_task_text", "locked": true, "schema_version": 3, "solution": false}
-# The forward pass comes in two halves, `encode` and `decode`. That pays off when decrypting: the encoder runs once per message, the decoder once per symbol it writes. Both take the lengths of a padded batch and build the masks of Part D once, for all layers: `encode(src, lengths)` gives every encoder layer `padding_mask(lengths, T, T)`; `decode(enc_out, tgt, src_lengths, tgt_lengths)` gives every decoder layer `causal_mask(tgt_lengths, t)` and `padding_mask(src_lengths, t, T)`. Lengths of `None` mean a batch without padding (every source length T, every decoder length t). Here source and decoder input have the same lengths, but keep the two apart: a translation model's would differ.
+# The forward pass comes in two halves: when decrypting, `encode` runs once per message and `decode` once per symbol. Each builds the masks of Part D once for all its layers: `encode(src, lengths)` gives every encoder layer `padding_mask(lengths, T, T)`; `decode(enc_out, tgt, src_lengths, tgt_lengths)` gives every decoder layer `causal_mask(tgt_lengths, t)` and `padding_mask(src_lengths, t, T)`. Lengths of `None` mean no padding. Source and decoder lengths are equal here; keep them apart all the same, as a translation model must.
 #
-# Write `__init__` (with `pos_enc = PositionalEncoder(dim)`), `encode`, `decode` and `parameters` (every learnable tensor once, as a tuple). `__call__` is given, and so are `save` and `load`, which the class inherits from `SaveLoad` (the cell below): they read and write the tensors of `parameters`, in order. The tests put stand-ins of their own into `pos_enc`, `enc_layers`, `dec_layers` and `out_dense`, so `encode` and `decode` must use those attributes, calling each layer as Parts F and G define it.
+# Write `__init__` (with `pos_enc = PositionalEncoder(dim)`), `encode`, `decode` and `parameters` (every learnable tensor once, as a tuple), which `save` and `load` (from `SaveLoad`, below) read and write in order. The tests put stand-ins into `pos_enc`, `enc_layers`, `dec_layers` and `out_dense`: use those attributes, calling each layer as Parts F and G define it.
 
 # %% nbgrader={"grade": false, "grade_id": "save_load", "locked": true, "schema_version": 3, "solution": false} tags=["library"]
 class SaveLoad:
@@ -2612,13 +2588,11 @@ assert np.allclose(enc[:4, 0], want_enc[:, 0], atol=2e-4), "encode should hide t
 # %% [markdown] nbgrader={"grade": false, "grade_id": "loss_text", "locked": true, "schema_version": 3, "solution": false}
 # ## Part J: a loss that ignores the padding (2 points)
 #
-# The loss is softmax cross-entropy over the 29 scores, averaged over the positions that count — the real ones, $i < \text{lengths}[n]$, which include each message's `END`:
+# The loss is softmax cross-entropy over the 29 scores, averaged over the real positions $i < \text{lengths}[n]$, each message's `END` included:
 #
 # $$\mathcal{L} = \frac{1}{\sum_n \text{lengths}[n]} \sum_{n} \sum_{i < \text{lengths}[n]} -\log \operatorname{softmax}(\text{scores}_{i,n})_{\text{target}_{i,n}} .$$
 #
-# Padded positions must add nothing, neither to the loss nor to its gradient: otherwise the model spends its effort predicting filler, and a batch's loss depends on how much padding it happens to carry. Note the denominator: the mean runs over the real positions, not over all t·N.
-#
-# A boolean (t, N) array `real` picks the real positions of both the scores and the targets in one step: `scores[real]` has shape (number of real positions, 29), and MyGrad's `softmax_crossentropy` averages over its rows. Write `masked_loss`.
+# Padding adds nothing to the loss or its gradient (else the model would spend its effort on filler, and a batch's loss would depend on its padding), and the mean runs over the real positions, not all t·N. A boolean (t, N) array `real` picks them from scores and targets alike: `scores[real]` is (number of real positions, 29), and MyGrad's `softmax_crossentropy` averages over its rows. Write `masked_loss`.
 
 # %% nbgrader={"grade": false, "grade_id": "loss", "locked": false, "schema_version": 3, "solution": true} tags=["library"]
 def masked_loss(scores, target, lengths):
@@ -2731,19 +2705,19 @@ assert loss.dtype == np.float32, f"loss dtype {loss.dtype}, expected float32"
 # %% [markdown] nbgrader={"grade": false, "grade_id": "greedy_text", "locked": true, "schema_version": 3, "solution": false}
 # ## Part K: decrypting, one symbol at a time (5 points)
 #
-# While training, the decoder reads the true plain text. A new message comes without one, so the model writes it itself, one symbol after the other — *greedy decoding*:
+# A new message comes without its plain text, so the model writes it itself, symbol by symbol, *greedy decoding*:
 #
 # 1. encode the one-hot cipher text (with `END`) once, with its lengths;
 # 2. start the decoder input with `START`;
-# 3. run the decoder on the input so far and take the scores at its *last* position; pick the alphabet symbol with the highest score — any of the 27, the space included (`START` and `END` are left out: the plain text has exactly as many symbols as the cipher text);
-# 4. append that symbol's one-hot vector to the decoder input and go back to 3 — T − 1 times in all.
+# 3. run the decoder on the input so far and, at its *last* position, pick the best-scoring alphabet symbol, the space included, never `START` or `END` (the plain text is as long as the cipher text);
+# 4. append that symbol's one-hot vector to the decoder input and go back to 3, T − 1 times in all.
 #
-# Thanks to the causal mask, appending a symbol does not change the decoder's outputs at earlier positions; only the last one is new.
+# Thanks to the causal mask, appending a symbol leaves the earlier outputs unchanged.
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "greedy_batch_text", "locked": true, "schema_version": 3, "solution": false}
-# **On a padded batch.** A batch decodes T − 1 symbols for every column, and column n keeps its first lengths[n] − 1. The source lengths go to `encode` and, as `src_lengths`, to `decode`, so that no column reads the padding of its cipher text. `decode` gets no `tgt_lengths` (None): the decoder input so far — `START` and the symbols picked before, i + 1 rows at step i (counting from 0) — holds no padding, so all of its positions are real in every column. A column whose message is shorter than T − 1 goes on writing symbols past its end; the causal mask keeps them from changing the symbols before, and they are thrown away.
+# **On a padded batch.** Every column gets T − 1 symbols, and column n keeps its first lengths[n] − 1. The source lengths go to `encode` and, as `src_lengths`, to `decode`; `decode` gets no `tgt_lengths`, since the decoder input so far (i + 1 rows at step i) holds no padding. A short message's column writes symbols past its end; the causal mask keeps them from changing the ones before, and they are thrown away.
 #
-# Write `greedy_decode`, which does this for a whole batch at once, inside `mg.no_autodiff` (no graph is needed). Use only the model's `encode` and `decode`: the tests hand it stand-in models with those two methods and scores they know.
+# Write `greedy_decode`, for a whole batch at once, inside `mg.no_autodiff`. Use only the model's `encode` and `decode`: the tests hand it stand-in models with those two methods.
 
 # %% nbgrader={"grade": false, "grade_id": "greedy", "locked": false, "schema_version": 3, "solution": true} tags=["library"]
 def greedy_decode(model, source, lengths=None):
@@ -2779,7 +2753,7 @@ def greedy_decode(model, source, lengths=None):
 
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "decrypting_text", "locked": true, "schema_version": 3, "solution": false}
-# Three given helpers build on it. `pieces_of` cuts a message longer than `PIECE` = 24 symbols into as few pieces as possible, of nearly equal length, each starting at a multiple of the key's length 4, so that every piece starts at the first key symbol as every training message did. `decrypt_many` decrypts a list of messages of any lengths: it pads all their pieces into batches and decodes them with your `greedy_decode`. `decrypt_with_model(encrypted_message, model)` decrypts one message.
+# Three given helpers build on it. `pieces_of` cuts a message longer than `PIECE` = 24 symbols into as few pieces as possible, all but the last of one length, a multiple of 4, so that every piece starts at the key's first symbol. `decrypt_many` pads the pieces of a list of messages into batches and decodes them with your `greedy_decode`; `decrypt_with_model(encrypted_message, model)` decrypts one message.
 
 # %% nbgrader={"grade": false, "grade_id": "pieces_of", "locked": true, "schema_version": 3, "solution": false} tags=["library"]
 # Long messages are decrypted in pieces of at most PIECE symbols: a model learns the far
@@ -2791,10 +2765,11 @@ def pieces_of(message, piece=PIECE):
     """Cut a message into pieces of at most ``piece`` symbols that start in step with the key.
 
     A message of at most ``piece`` symbols stays whole. A longer one is cut
-    into as few pieces as possible, of nearly equal length: all but the last
-    hold the same multiple of the key's length, so every piece starts at the
-    first key symbol, as every training message did (100 symbols in pieces of
-    24: 24 + 24 + 24 + 24 + 4 would leave a lone tail, so 20 + 20 + 20 + 20 + 20).
+    into as few pieces as possible, all but the last of one length: the
+    smallest multiple of the key's length with which that many pieces cover
+    the message, so every piece starts at the first key symbol, as every
+    training message did (100 symbols: 20 + 20 + 20 + 20 + 20, not
+    24 + 24 + 24 + 24 + 4 with its lone tail; 49 symbols: 20 + 20 + 9).
     """
     if piece % len(KEY):
         raise ValueError(f"pieces of {piece} symbols would not start in step with the {len(KEY)}-symbol key")
@@ -3088,17 +3063,15 @@ assert long_message == "h" * 130, "a message longer than MAX_LENGTH should be de
 # %% [markdown] nbgrader={"grade": false, "grade_id": "training_text", "locked": true, "schema_version": 3, "solution": false}
 # ## Training
 #
-# The settings live in one cell, `SETTINGS` below: 2 encoder and 2 decoder layers, 4 heads of $d_k = 7$ dimensions, 64 hidden units in every feed-forward network, and the quarter-turn encoding of Part H ("Standard or quarter turn?" below compares the two). Each step draws a fresh batch of 32 messages (half corpus, half random symbols, lengths 1–48), pads it and takes one Adam step on `masked_loss`. The rate starts at 3·10⁻³ and drops to 5·10⁻⁴ for the last 40 % of the steps, which steadies the model.
+# `SETTINGS` below: 2 encoder and 2 decoder layers, 4 heads of $d_k = 7$, 64 hidden units per feed-forward network, the quarter-turn encoding. Each step draws a fresh batch of 32 messages (half corpus, half random symbols, lengths 1–48), pads it and takes one Adam step on `masked_loss`; the rate drops from 3·10⁻³ to 5·10⁻⁴ for the last 40 % of the steps, which steadies the model.
 #
-# Expect a plateau. The loss first falls to about what can be guessed without the key (letter frequencies, and in English text the letters before it) and stays there for several hundred steps; then it drops steeply, and the accuracy climbs towards 100 %.
+# Expect a plateau: the loss first falls to about what can be guessed without the key (letter frequencies, and in English the letters before), stays there for several hundred steps, then drops steeply, and the accuracy climbs towards 100 %.
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "teacher_forcing_text", "locked": true, "schema_version": 3, "solution": false}
-# **Teacher forcing.** Notebook 02's decoder ran free while it trained: it read its own guesses. This one reads the true plain text, *teacher forcing*, and the causal mask makes that both sound and parallel. Sound, because position $i$ reads the true symbols before it and never the one it must predict, which is what it will read when decrypting if its earlier guesses are right. Parallel, because the mask gives each position its own view of one and the same input, so one pass trains all $t$ predictions of a message, where an RNN takes $t$ steps. The price is 02's *exposure bias*: when decrypting, the model reads its own guesses, and after a mistake it sees inputs no training step showed it. The two accuracies plotted beside the loss are teacher-forced too: per real character, and per message (every real position right).
+# **Teacher forcing.** Notebook 02's decoder ran free while it trained: it read its own guesses. This one reads the true plain text, *teacher forcing*, and the causal mask makes that sound and parallel. Sound, because position $i$ reads the true symbols before it, never the one it must predict: what it reads when decrypting, if its earlier guesses are right. Parallel, because the mask gives each position its own view of one input, so one pass trains all $t$ predictions, where an RNN takes $t$ steps. The price is 02's *exposure bias*: when decrypting, after a mistake the model reads inputs no training step showed it. The accuracies plotted are teacher-forced: per real character, and per message.
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "training_promise_text", "locked": true, "schema_version": 3, "solution": false}
-# **What full mode promises.** Trained in full mode (2000 steps), the reference solution decrypts held-out messages, in every band of lengths of the next section (1–12, 13–24, 25–48 and 49–100 symbols), with at least 99.5 % of the characters and at least 95 % of the whole messages right, and a correct notebook of yours should do the same. The 2000 steps take about a minute on a laptop, and several minutes on a machine that other work keeps busy; a step of yours can be slower (a Python float or `np.sqrt` of one turns float32 into float64). The training cell prints a progress line every 30 s with the time per step and the time left, and its whole time at the end. Your run takes its own path (a correct answer written another way draws its weights in another order), so its plateau and its figures will differ a little.
-#
-# After the notebook works, try other sizes, heads, batch sizes or rates, or train on corpus text alone (`"random_share": 0`), and see how they change the plateau, the accuracy by length and the pictures at the end. The exercises at the end suggest more.
+# **What full mode promises.** Trained in full mode (2000 steps), the reference solution decrypts held-out messages with at least 99.5 % of the characters and 95 % of the whole messages right in every band of lengths of the next section, and so should yours. That takes about a minute on a laptop, several on a busy machine (a float64 constant, such as a Python float, slows every step); the cell prints its progress every 30 s. A correct answer written another way draws its weights in another order, so your plateau and figures will differ a little. Once it works, try other sizes, heads or rates, or corpus text alone (`"random_share": 0`).
 
 # %% nbgrader={"grade": false, "grade_id": "settings", "locked": true, "schema_version": 3, "solution": false} tags=["library"]
 # The training settings, in one place: the training cell below reads them.
@@ -3179,9 +3152,7 @@ plotter.plot()
 # %% [markdown] nbgrader={"grade": false, "grade_id": "evaluate_text", "locked": true, "schema_version": 3, "solution": false}
 # ## How well does it decrypt new text?
 #
-# The real test: greedy decoding — no plain text given — of held-out messages, cut from texts the model has never seen, in four bands of lengths. `decrypt_many` cuts every message longer than `PIECE` = 24 symbols into pieces, so the two longer bands are decrypted piece by piece (the longest band is longer than any training message). We report the share of characters the model gets right and the share of messages it gets entirely right; a message of 100 symbols is entirely right only if the model makes no mistake at all, so the last column asks for the rule itself, not a good guess.
-#
-# After the full 2000 steps, expect at least 99.5 % of the characters and 95 % of the whole messages right in every band, the promise of the training section; a correct model usually does better than that (the cell prints yours). The far positions of a long message are the ones a model learns last, which is why `decrypt_many` cuts messages longer than 24 symbols. Quick mode, which grading uses, trains for 2 steps only and gets none of this.
+# The real test: greedy decoding of held-out messages in four bands of lengths, the two longer bands in pieces of at most `PIECE` = 24 symbols, half the longest training message. The cell reports the share of characters right and of messages entirely right; a 100-symbol message is entirely right only without a single mistake, so that column asks for the rule itself. After the full 2000 steps, expect at least 99.5 % of the characters and 95 % of the whole messages in every band, and usually more. Quick mode, which grading uses, trains for 2 steps and gets none of this.
 
 # %% nbgrader={"grade": false, "grade_id": "evaluation", "locked": true, "schema_version": 3, "solution": false} tags=["library"]
 BANDS = ((1, 12), (13, 24), (25, 48), (49, 100))  # message lengths, shortest to longest
@@ -3237,7 +3208,7 @@ for message in held_out_messages(held_out_texts, 13, 24, pick(full=3, quick=1), 
     print(f"{message!r:28} -> {decrypt_with_model(cipher(message, KEY), model)!r}")
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "own_message_text", "locked": true, "schema_version": 3, "solution": false}
-# Now your own message. Use lowercase letters and spaces only (anything else raises a `ValueError` that names the culprits). Try one letter, a short word, a sentence and a whole paragraph: the model trained on messages of 1 to 48 symbols, and `decrypt_with_model` cuts any message longer than 24 into pieces of at most 24 that start in step with the key (half the longest training length: the far positions are the ones a model masters last).
+# Now your own message, in lowercase letters and spaces (anything else raises a `ValueError` naming the culprits): one letter, a word, a sentence, a paragraph.
 
 # %%
 message = "meet me by the old mill at nine"
@@ -3250,12 +3221,9 @@ print(f"decrypted {decrypt_with_model(secret, model)!r}")
 # %% [markdown] nbgrader={"grade": false, "grade_id": "learned_text", "locked": true, "schema_version": 3, "solution": false}
 # ## What did it learn?
 #
-# The model saw pairs of cipher and plain text, never the key; every training message started at the key's first symbol and had at most 48 symbols. Has it learned to decrypt Vigenère ciphers, or this one key? Messages unlike the training ones tell. The cell below decrypts
+# The model saw pairs of cipher and plain text, never the key; every training message started at the key's first symbol and had at most 48 symbols. Has it learned to decrypt Vigenère ciphers, or this one key? The cell below decrypts held-out messages encrypted with the key started one symbol later, `"lapc"` (as a piece cut from the middle of a longer message would be), and messages of 49–100 symbols, in pieces and whole (`piece=100`).
 #
-# - held-out messages encrypted with the key started one symbol later, `"lapc"`, as a message cut from the middle of a longer one would be;
-# - held-out messages of 49–100 symbols, once cut into pieces as `decrypt_many` does, and once whole (`piece=100`).
-#
-# Expect close to none of the characters right with the key started one symbol later. The model subtracts, at position $i$, the key symbol it learned for position $i \bmod 4$; now every one of them is the wrong one (no two neighbouring symbols of `"clap"` are equal, so no shift is right by accident). It did not learn to find a key: it learned one key, aligned with the start of the message. Expect the long messages decrypted whole to lose many characters and nearly every whole message, where in pieces they do as well as the short bands: positions past 48 are ones the model never trained on. Exercise 6 is the way on to a model that does more.
+# Expect close to none of the characters right with the key one symbol later: at position $i$ the model subtracts the key symbol it learned for $i \bmod 4$, now always the wrong one (no two neighbouring symbols of `"clap"` are equal). It learned one key, aligned with the message's start. Expect the long messages decrypted whole to lose many characters and nearly every whole message, where in pieces they keep nearly every character: it never trained on positions past 48. Exercise 6 leads to a model that does more.
 
 # %% tags=["slow"]
 messages = held_out_messages(held_out_texts, 1, MAX_LENGTH, pick(full=200, quick=2), seed=3)
@@ -3275,9 +3243,7 @@ for name, (secrets, plain, piece) in tests.items():
 # %% [markdown] nbgrader={"grade": false, "grade_id": "encodings_text", "locked": true, "schema_version": 3, "solution": false}
 # ## Standard or quarter turn?
 #
-# The cell below trains the model of `SETTINGS` twice, from the same initial weights on the same batches, once with each positional encoding of Part H, for the first `pick(full=1200, quick=2)` steps of the main run's schedule, then decrypts the same 300 held-out messages of 1–48 symbols with each. Both runs sit on the plateau of the training section for several hundred steps; what differs is how fast each climbs off it.
-#
-# Expect the quarter turn ahead, most of all on whole messages; by how much varies widely from run to run, so compare the two in your own run rather than with a number here. The two runs (2400 steps) take a minute or two on a laptop, and several times that on a machine that other work keeps busy; the cell prints a progress line every 30 s. `SETTINGS` keeps the quarter turn because it leaves the plateau sooner; the pictures of the two encodings in Part H show how they differ. Other initial weights move the end of the plateau for both encodings; with some, the standard encoding stays on it hundreds of steps longer.
+# The cell below trains the model of `SETTINGS` twice, from the same initial weights on the same batches, once with each encoding of Part H, for the first `pick(full=1200, quick=2)` steps of the main run's schedule, then decrypts the same 300 held-out messages of 1–48 symbols with each. Both sit on the plateau for a while; what differs is how soon each leaves it. Expect the quarter turn ahead, most of all on whole messages; by how much varies widely from run to run (other initial weights move both plateaus), so compare the two in your own run. Both runs take a minute or two on a laptop.
 
 # %% tags=["slow"]
 n_compare = pick(full=1200, quick=2)  # training steps per encoding
@@ -3300,7 +3266,7 @@ print(f"both runs in {time.perf_counter() - started:.0f} s")
 # %% [markdown] nbgrader={"grade": false, "grade_id": "attention_pictures_text", "locked": true, "schema_version": 3, "solution": false}
 # ## Inside the model: the attention weights
 #
-# `attention_maps(model, encrypted_message)` decrypts one message (1 to 48 symbols) and returns, in a dict, the weights of every attention of every layer and head: `"encoder"` (n_enc, h, T, T), `"decoder_self"` (n_dec, h, t, t) and `"cross"` (n_dec, h, t, T), queries on the second-to-last axis and keys on the last, with the labels of the positions (`"source"`, `"decoder_input"`) and the decrypted text. `show_attention_maps` (from `course.figures`) draws them in three parts — encoder self-attention, decoder self-attention, encoder–decoder attention — each with one row per layer and, in a row, one block per head. In a block, rows are the queries and columns the keys; a bright square means "this query reads that key". `␣` stands for a space; `S` and `E` are the `START` and `END` tokens.
+# `attention_maps(model, encrypted_message)` decrypts one message (1 to 48 symbols) and returns the weights of every layer and head, `"encoder"` (n_enc, h, T, T), `"decoder_self"` (n_dec, h, t, t) and `"cross"` (n_dec, h, t, T), queries on axis −2 and keys on axis −1, with the positions' labels and the decrypted text. `show_attention_maps` draws them, one row per layer and one block per head; in a block a bright square means "this query reads that key". `␣` is a space; `S` and `E` are `START` and `END`.
 
 # %% nbgrader={"grade": false, "grade_id": "attention_maps", "locked": true, "schema_version": 3, "solution": false} tags=["library"]
 def attention_maps(model, encrypted_message):
@@ -3360,7 +3326,7 @@ show_attention_maps(attention_maps(model, cipher(pick(full="attention reads the 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "explorer_text", "locked": true, "schema_version": 3, "solution": false}
 # ## Explore the trained model
 #
-# Type a message and press Enter: the explorer encrypts it with `KEY`, lets the model decrypt it (wrong characters in red) and draws the attention of one layer and one head, or their mean. Rows are queries, columns are keys.
+# Type a message and press Enter: the explorer encrypts it with `KEY`, lets the model decrypt it (wrong characters in red) and draws the attention of one layer and head, or their mean.
 
 # %% tags=["explorer"]
 from course.figures import cipher_explorer
@@ -3411,7 +3377,7 @@ cipher_explorer(encrypt=lambda m: cipher(m, KEY), decrypt=lambda c: decrypt_with
 # %% [markdown] nbgrader={"grade": false, "grade_id": "attention_suits_text", "locked": true, "schema_version": 3, "solution": false}
 # ## Why attention suits this cipher
 #
-# Plain symbol $i$ depends on two things only: cipher symbol $i$, and which key symbol applies at position $i$. Attention fetches cipher symbol $i$ from wherever it sits, in one step and for every position at once; a recurrent model has to carry it in its state from the step that read it. The cell below checks your answer to question 1: over held-out messages, the share of each encoder–decoder head's weight that falls on the query's own position, the diagonal of the maps above. Expect at least one head close to 1.
+# Plain symbol $i$ depends on two things only: cipher symbol $i$, and which key symbol applies at position $i$. Attention fetches cipher symbol $i$ from wherever it sits, in one step, for every position at once; a recurrent model must carry it in its state. The cell below checks your answer to question 1: the share of each encoder–decoder head's weight on the query's own position (the diagonal of the maps), over held-out messages. Expect at least one head close to 1.
 
 # %%
 # the share of each encoder-decoder head's weight on the query's own position, averaged over held-out messages
@@ -3428,23 +3394,24 @@ print(f"the most: {on_own.max():.2f} of a head's weight on cipher symbol i")
 # %% [markdown] nbgrader={"grade": false, "grade_id": "exercises_text", "locked": true, "schema_version": 3, "solution": false}
 # ## Exercises
 #
-# These are not graded. Each asks you to change something and measure; keep a copy of the trained `model` before you train another.
+# Not graded. Keep a copy of the trained `model` before you train another.
 #
-# 1. **Label smoothing.** Write a loss that puts probability 0.9 on the right token and spreads 0.1 over the other 28 (use `mg.nnet.logsoftmax` and the same `real` positions as `masked_loss`). Train with it: does the plateau end sooner or later, and does the held-out accuracy change? Why might smoothing help a translation model more than a cipher, whose answer is exactly determined?
-# 2. **Warm-up.** Replace `learning_rate` by the schedule of the original Transformer, $\text{rate}(s) = d^{-1/2} \min\big(s^{-1/2},\ s\, w^{-3/2}\big)$ with $w = 200$ warm-up steps (times a constant of your choice). Count the steps from $s = 1$, since $s^{-1/2}$ is undefined at 0: the training loop counts from 0, so pass `step + 1`. Plot both loss curves: which one leaves the plateau first?
-# 3. **Pre-LN.** Write a `PreNormResidual` that computes $x + \operatorname{sublayer}(\operatorname{Norm}(x))$ (the sub-layer passed in as a function), use it in both layer classes, with one more `Norm` after the last layer of each stack, and train with the same settings. Compare the loss curves with post-LN's, then again with the rate five times higher for both.
+# 1. **Label smoothing.** Write a loss that puts probability 0.9 on the right token and spreads 0.1 over the other 28 (`mg.nnet.logsoftmax`, the real positions of `masked_loss`). Does the plateau end sooner, and does the held-out accuracy change? Why might smoothing help a translation model more than a cipher, whose answer is exactly determined?
+# 2. **Warm-up.** Use the original Transformer's schedule, $\text{rate}(s) = d^{-1/2} \min\big(s^{-1/2},\ s\, w^{-3/2}\big)$ with $w = 200$ warm-up steps (times a constant), counting from $s = 1$ (`step + 1`). Which loss curve leaves the plateau first?
+# 3. **Pre-LN.** Write a `PreNormResidual` computing $x + \operatorname{sublayer}(\operatorname{Norm}(x))$ (the sub-layer passed in as a function), use it in both layer classes, with one more `Norm` after each stack, and train. Compare the loss curves with post-LN's, then again with the rate five times higher for both.
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "exercises_more_text", "locked": true, "schema_version": 3, "solution": false}
-# 4. **Beam search.** Notebook 02 grades a beam search for Seq2Seq. Write one for `Transformer.decode`: keep the k best partial plain texts, ranked by the sum of their log-probabilities. With k = 4, does it ever beat greedy decoding on held-out messages? What does that tell you about how sure the trained model is?
-# 5. **More heads or wider heads?** With d = 29 fixed, train with `n_head` = 1, 2, 4 and 7 ($d_k$ = 29, 14, 7, 4) and compare the plateau and the accuracy. Then make the model wider than the vocabulary, d = 32 and d = 64, by padding every one-hot vector with zero columns: use d in place of `N_SYMBOLS` where the one-hot arrays are made (`one_hot_encode`, `make_batch`, `greedy_decode`, `decrypt_many`) and where `new_model` builds the `Transformer` and its positional encoding. `out_dense` then gives d scores; the targets stay below 29 and `greedy_decode` reads only the first 27. Try 4 heads again. Which helps more, and how do the attention pictures change?
-# 6. **Any key.** Give each message its own random key of 3 to 6 symbols, and give the model the key too: put it at the front of the source, behind a separator token of its own (a 30th token). The model now has to learn decryption rather than one key. Does the quarter turn still help when the key's period varies, and what would an encoding with several short periods look like? Then train with no position at all, an encoder whose `__call__` returns zeros: what does the model get right, and why can the decoder's causal mask still tell a few positions apart?
+# 4. **Beam search.** Write a beam search for `Transformer.decode`, as notebook 02 did for Seq2Seq: keep the k best partial plain texts by the sum of their log-probabilities. With k = 4, does it ever beat greedy decoding on held-out messages? What does that say about how sure the model is?
+# 5. **More heads or wider heads?** With d = 29, train with `n_head` = 1, 2, 4 and 7 ($d_k$ = 29, 14, 7, 4). Then widen the model to d = 32 and 64 by padding the one-hot vectors with zero columns (d for `N_SYMBOLS` where one-hot arrays and the model are made). Which helps more, and how do the pictures change?
+# 6. **Any key.** Give each message its own random key of 3 to 6 symbols, and the model the key too, at the front of the source behind a separator token of its own. The model must now learn decryption rather than one key. Does the quarter turn still help when the key's period varies, and what would an encoding with several short periods look like? Then train with no position at all (an encoder whose `__call__` returns zeros): what does the model get right, and why can the causal mask still tell a few positions apart?
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "recap", "locked": true, "schema_version": 3, "solution": false}
 # ## Recap
 #
-# - Scaled dot-product attention mixes values with softmax weights computed from query–key dot products, divided by $\sqrt{d_k}$; several heads do this side by side in their own projections.
-# - A mask rules out query–key pairs *before* the softmax. Padding masks, one per sequence, keep every attention off the filler that lets messages of different lengths share a batch; the decoder's causal mask also hides the symbols it has yet to predict; the loss averages over real positions only.
-# - Residual connections and layer normalisation wrap every sub-layer; a sinusoidal positional encoding gives an order to a model that otherwise sees a set, and a variant whose fastest period is the key's length makes this cipher easier to learn.
-# - Training reads the whole target at once (teacher forcing); decrypting new text writes it one symbol at a time, running the encoder once and the decoder once per symbol. Training data chosen for the rule (random symbols beside English) teaches the rule rather than the language.
+# - Scaled dot-product attention mixes values with softmax weights from query–key dot products divided by $\sqrt{d_k}$; multi-head attention runs several heads in their own projections.
+# - A mask rules out pairs *before* the softmax: padding masks keep attention off a batch's filler, the causal mask hides the symbols still to predict, and the loss averages over real positions only.
+# - Residual connections and layer normalisation wrap every sub-layer; a positional encoding gives order to a model that otherwise sees a set.
+# - Training reads the whole target at once (teacher forcing, sound under the causal mask); decrypting writes one symbol at a time. Random symbols beside English teach the rule rather than the language, and the rule learned is one key, from the start of a message.
 #
-# This notebook closes the course: from the RNN's step-by-step state, through the encoder–decoder of Seq2Seq and its attention, to a model built from attention alone. Going further, the same parts make larger Transformers: learned token embeddings instead of one-hot vectors, cached keys and values for fast decoding, and beam search in place of greedy choices.
+# This notebook closes the course: from the RNN's step-by-step state, through Seq2Seq and its attention, to a model of attention alone. Larger Transformers use the same parts, with learned token embeddings, cached keys and values, and beam search.
+

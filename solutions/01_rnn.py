@@ -934,8 +934,8 @@ for label, g in norms.items():
 # %% [markdown] nbgrader={"grade": false, "grade_id": "bptt_reading_text", "locked": true, "schema_version": 3, "solution": false}
 # The untrained RNN's line falls at every step back, from right to left, close to a straight line on the log scale:
 # a vanishing gradient, shrinking by a similar factor at each step. At the start of training, then, the
-# last digit's loss gives the first digit's state a gradient several times weaker than the last digit's state, and
-# the near past gets the stronger push.
+# last digit's loss gives the first digit's state a gradient several times weaker than it gives the last digit's
+# state, and the near past gets the stronger push.
 #
 # Your trained RNN's line does not fade like that: it dips in the middle and climbs again towards $t = 1$. Training
 # has changed $W_{hh}$: near the start, where the states are still small and tanh's slope is close to 1, the factors

@@ -11,6 +11,8 @@
 # - build a **Seq2Seq** model: an *encoder* RNN reads the digits into its last hidden state, and a *decoder* RNN
 #   started from that state writes the reversal one token at a time;
 # - train it on the reversal task of notebook 01 and measure its whole-sequence accuracy for every length;
+# - train it again with *teacher forcing*, its decoder reading the true previous tokens instead of its own
+#   guesses, and see *exposure bias* in what follows a first mistake;
 # - replace greedy decoding by **beam search**, which keeps several candidate outputs, and measure what it buys;
 # - measure where its accuracy falls off with length, which is where attention (notebook 03) comes in.
 
@@ -185,11 +187,10 @@ def accuracy_by_length(predict, seq_len_min=1, seq_len_max=20, n_per_length=1000
 # `argmax` has no gradient. The guesses are inputs only.
 #
 # We train the model the way it will be used: the decoder reads its own guesses during training too. This is
-# called *free running*. The usual alternative is *teacher forcing*: during training the decoder reads the right
-# previous token from the target instead of its guess, which is faster to learn from (an early mistake does not
-# spoil the rest of the sequence) but trains the decoder only on correct histories. At test time it must read its
-# own guesses, and one mistake leads it onto inputs it never saw in training: *exposure bias*. Exercise 4 trains
-# the same model with teacher forcing, for you to compare by length.
+# called **free running**. The usual alternative is **teacher forcing**: during training the decoder reads the true
+# previous token from the target instead of its guess, so it is trained on correct histories only. At test time
+# it must read its own guesses, and after a mistake it reads inputs it never saw in training: *exposure bias*.
+# Part E trains the same model with teacher forcing and measures what each way costs.
 #
 # A reversal of `3 1 4`, with $T = 4$:
 #
@@ -1234,6 +1235,291 @@ for j, length in enumerate(lengths):
 # %% [markdown] nbgrader={"grade": true, "grade_id": "seq2seq_vs_rnn", "locked": false, "points": 2, "schema_version": 3, "solution": true}
 # The model answer and the rubric are in the mark scheme of the question above.
 
+# %% [markdown] nbgrader={"grade": false, "grade_id": "teacher_forcing_text", "locked": true, "schema_version": 3, "solution": false}
+# ## Part E: teacher forcing and exposure bias (4 points)
+#
+# `Seq2Seq` trains its decoder *free running*: at every step it reads its own previous guess, in training as at
+# test time. The usual alternative is **teacher forcing**: in training the decoder reads the *true* previous
+# token, the target one step late, whatever it guessed. Each way has a cost.
+#
+# - **Free running** trains the decoder the way it is used. But each input waits for the previous guess, so the
+#   decoder runs step by step, and early in training most of its inputs are wrong guesses.
+# - With **teacher forcing** every input is known before decoding starts, so the decoder RNN reads all $T$ of
+#   them in one call, as the encoder does, and every step learns from a correct history. But in training the
+#   decoder never reads one of its own mistakes. At test time there is no target to read: it reads its own
+#   guesses, and after its first mistake it reads inputs unlike any it was trained on.
+#
+# That last cost has a name, **exposure bias**. In this part you write the inputs of teacher forcing, train the
+# same model with them, and measure both models length by length.
+
+# %% [markdown] nbgrader={"grade": false, "grade_id": "teacher_forcing_task_text", "locked": true, "schema_version": 3, "solution": false}
+# With teacher forcing the decoder reads `<S>` first, then the target shifted one step later. The last target
+# token, `<E>`, is never an input. For the reversal of `3 1 4`, with $T = 4$:
+#
+# | decoder step $t$ | 1 | 2 | 3 | 4 |
+# |---|---|---|---|---|
+# | input $s_t$ | `<S>` | `4` (the true token, whatever it guessed) | `1` | `3` |
+# | wanted output | `4` | `1` | `3` | `<E>` |
+#
+# In NumPy, with rows counted from 0 and time first: row 0 of the inputs is one-hot `<S>` for every sequence,
+# and row `t` is the one-hot vector of `target[t - 1]`, the same sequence's previous target token.
+#
+# Complete `teacher_forcing_inputs`. It takes the target, shape $(T, N)$, and the number of classes $K$, and returns
+# a `float32` array of shape $(T, N, K)$. Shift along the time axis (axis 0), put `START_TOKEN` first, and one-hot
+# encode with `np.eye(K)` as in Part A.
+
+# %% nbgrader={"grade": false, "grade_id": "teacher_forcing_inputs", "locked": false, "schema_version": 3, "solution": true} tags=["library"]
+def teacher_forcing_inputs(target, num_classes):
+    """The decoder's inputs under teacher forcing: <S>, then the target one step late.
+
+    Parameters
+    ----------
+    target : numpy.ndarray, shape=(T, N), integer dtype
+        The right token of every sequence at every step.
+    num_classes : int
+        K, the size of a one-hot vector.
+
+    Returns
+    -------
+    numpy.ndarray, shape=(T, N, K), dtype=float32
+        Row 0 is one-hot <S> for every sequence; row t is the one-hot vector of target[t - 1].
+    """
+    ### BEGIN SOLUTION
+    T, N = target.shape
+    previous = np.concatenate([np.full((1, N), START_TOKEN), target[:-1]], axis=0)  # (T, N): <S>, then z_1..z_{T-1}
+    return np.eye(num_classes, dtype=np.float32)[previous]
+    ### END SOLUTION
+
+
+# %%
+# Try it: the tokens that teacher forcing feeds the decoder for two reversals (one column per sequence).
+np.random.seed(3)
+_, target_demo, _ = generate_batch(3, 3, 2)
+inputs_demo = teacher_forcing_inputs(target_demo, 12)
+print("target:", target_demo, sep="\n")
+print("tokens read:", np.asarray(inputs_demo).argmax(axis=-1), sep="\n")  # <S> (10), then the target one row late
+print(np.shape(inputs_demo), getattr(inputs_demo, "dtype", None))  # expect (4, 2, 12) float32
+
+# %% course={"task": "teacher_forcing_inputs"} nbgrader={"grade": true, "grade_id": "teacher_forcing_inputs__shifted_target", "locked": true, "points": 1, "schema_version": 3, "solution": false}
+# Check that teacher_forcing_inputs gives <S>, then each sequence's previous target token, one-hot
+target = np.array([[4, 7], [1, 7], [3, 2], [11, 11]])  # the reversals of 3 1 4 and 2 7 7; T = 4, N = 2
+expected = np.array([[10, 10], [4, 7], [1, 7], [3, 2]])  # the tokens read: <S>, then the target one step late
+inputs = teacher_forcing_inputs(target.copy(), 12)
+assert np.shape(inputs) == (4, 2, 12), (
+    f"shape {np.shape(inputs)}, expected (T, N, K) = (4, 2, 12): one input per decoder step, <S> first, "
+    "then the first T - 1 target tokens (the last one, <E>, is never an input)"
+)
+assert np.asarray(inputs).dtype == np.float32, \
+    f"dtype {np.asarray(inputs).dtype}, expected float32: a float64 input turns the decoder's work into float64"
+read = np.asarray(inputs).argmax(axis=-1)  # (T, N): the token each step reads
+assert not np.array_equal(read, target), (
+    "off by one: step t reads target[t], the very token it must predict; shift the target one step later "
+    "(row t holds target[t - 1]) and put <S> first"
+)
+assert not np.all(read[:, 0] == 10), (
+    "sequence 0 reads <S> at every step: the shift went along the batch axis (axis 1); shift along the time "
+    "axis (axis 0), so that each sequence reads its own previous token"
+)
+assert np.array_equal(read[0], [10, 10]), (
+    f"the first step reads tokens {read[0]}, expected <S> (index 10) for every sequence: put one-hot START_TOKEN "
+    "first (not zeros; np.roll would wrap the last target token, <E>, round to the front)"
+)
+assert np.array_equal(np.asarray(inputs).sum(axis=-1), np.ones((4, 2))), \
+    "each step of each sequence needs exactly one 1, over the K classes (the last axis)"
+assert np.array_equal(read, expected), \
+    f"the steps read\n{read}\nexpected\n{expected}\nrow t must hold the same sequence's target[t - 1]"
+### BEGIN HIDDEN TESTS
+rng = np.random.default_rng(4)
+cases = [(2, 3, 12), (6, 1, 12), (9, 5, 15), (21, 7, 12)]  # T, N, K
+targets = [np.concatenate([rng.integers(0, 10, size=(T - 1, N)), np.full((1, N), 11)]) for T, N, K in cases]
+wanted = [np.eye(K, dtype=np.float32)[np.concatenate([np.full((1, N), 10), z[:-1]])]
+          for (T, N, K), z in zip(cases, targets, strict=True)]
+sizes = [K for T, N, K in cases]
+answers = [np.asarray(teacher_forcing_inputs(z.copy(), K)) for z, K in zip(targets, sizes, strict=True)]
+for want, got in zip(wanted, answers, strict=True):
+    assert got.shape == want.shape, \
+        f"for other lengths, batch sizes or numbers of classes: shape {got.shape}, expected (T, N, K), " \
+        "one-hot vectors of num_classes entries"
+    assert got.dtype == np.float32, f"for other lengths, batch sizes or numbers of classes: dtype {got.dtype}, expected float32"
+    assert np.array_equal(got, want), (
+        "for other lengths, batch sizes or numbers of classes K: not one-hot <S> and then each sequence's target "
+        "one step late, over K classes"
+    )
+### END HIDDEN TESTS
+
+# %% course={"task": "teacher_forcing_inputs"} jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "teacher_forcing_inputs__single_step", "locked": true, "points": 1, "schema_version": 3, "solution": false}
+# Check that a target of a single token (<E>) gets a single input, <S>, and that K sets the one-hot size
+target = np.full((1, 3), 11)  # T = 1, N = 3
+inputs = teacher_forcing_inputs(target.copy(), 12)
+assert np.shape(inputs) == (1, 3, 12), \
+    f"a target of one token gave inputs of shape {np.shape(inputs)}, expected (T, N, K) = (1, 3, 12)"
+assert np.array_equal(np.asarray(inputs)[0].argmax(axis=-1), [10, 10, 10]) and np.asarray(inputs).sum() == 3, \
+    "a target of one token: the only input is one-hot <S> for every sequence"
+### BEGIN HIDDEN TESTS
+rng = np.random.default_rng(5)
+target = np.concatenate([rng.integers(0, 10, size=(12, 4)), np.full((1, 4), 11)])  # T = 13, N = 4
+expected = np.eye(13, dtype=np.float32)[np.concatenate([np.full((1, 4), 10), target[:-1]])]  # K = 13
+inputs = np.asarray(teacher_forcing_inputs(target.copy(), 13))
+assert inputs.shape == expected.shape, \
+    f"with another number of classes K: inputs of shape {inputs.shape}, expected (T, N, K): one-hot vectors of num_classes entries"
+assert inputs.dtype == np.float32 and np.array_equal(inputs, expected), \
+    "with another number of classes K: not one-hot <S>, then the target one step late, as float32"
+### END HIDDEN TESTS
+
+# %% [markdown] nbgrader={"grade": false, "grade_id": "teacher_forcing_training_text", "locked": true, "schema_version": 3, "solution": false}
+# ### Training with teacher forcing
+#
+# The cell below trains a second `Seq2Seq`, the same in every way but one: its decoder reads your
+# `teacher_forcing_inputs` instead of its own guesses. `teacher_forced_scores` runs your encoder, then the decoder
+# RNN once over all $T$ inputs from the encoder's last state. The seed is the one of *Training*, so both models
+# start from the same weights and see the same batches. Expect it to take less time than *Training*: the decoder
+# makes one call per batch instead of $T$.
+#
+# At test time the teacher-forced model has no target to read: calling it, `model_forced(x)`, decodes greedily
+# from its own guesses, exactly as the free-running `model` does.
+
+# %% tags=["slow"]
+# The teacher-forced decoder: it reads <S> and the true previous tokens, all T of them in one call of the RNN
+def teacher_forced_scores(seq2seq, x, target):
+    """The decoder's scores y_1, ..., y_T, shape (T, N, K), when it reads <S> and then the target one step late."""
+    _, enc_h = seq2seq.encoder(x)
+    K = seq2seq.decoder.input_layer.weight.shape[0]  # the decoder reads one-hot vectors over the K classes
+    scores, _ = seq2seq.decoder(teacher_forcing_inputs(target, K), enc_h[-1:])
+    return scores
+
+
+np.random.seed(0)  # as in Training: the same first weights, the same batches
+model_forced = Seq2Seq(dim_input=12, dim_recurrent=SETTINGS["dim_recurrent"], dim_output=12)
+optimizer_forced = Adam(model_forced.parameters, learning_rate=SETTINGS["learning_rate"])
+n_steps = pick(full=SETTINGS["n_steps"], quick=30)
+
+plotter, fig, ax = create_plot(["loss", "accuracy"])
+with mg.mem_guard_off:
+    for step in progress(n_steps):
+        x, target, _ = generate_batch(SETTINGS["seq_len_min"], SETTINGS["seq_len_max"], SETTINGS["batch_size"])
+        loss, accuracy = loss_and_accuracy(teacher_forced_scores(model_forced, x, target), target)
+        loss.backward()
+        optimizer_forced.step()
+        plotter.set_train_batch({"loss": loss.item(), "accuracy": accuracy}, batch_size=SETTINGS["batch_size"])
+plotter.plot()
+
+# %% [markdown] nbgrader={"grade": false, "grade_id": "teacher_forcing_compare_text", "locked": true, "schema_version": 3, "solution": false}
+# ### Both models, length by length
+#
+# The next cell gives both models the same 1000 sequences of each length (fewer in quick mode) and measures two
+# things:
+#
+# - **whole-sequence accuracy**, decoding greedily, as in *Accuracy by length* (left plot);
+# - **after the first mistake**: in each sequence the model gets wrong, the fraction of the tokens after its first
+#   wrong one that are still right, once when it reads its own guesses (greedy, solid lines) and once when it reads
+#   the true previous tokens (teacher forcing, dashed lines) at those same steps (right plot). A length where fewer
+#   than 20 sequences go wrong has no point there.
+
+# %% tags=["slow"]
+# Both models on the same sequences: whole-sequence accuracy, and what follows each sequence's first mistake
+def after_first_mistake(seq2seq, x, target):
+    """Whole-sequence accuracy (greedy), and how many tokens after each sequence's first mistake are right: reading
+    its own guesses, and reading the true previous tokens. Fewer than 20 sequences with a mistake: NaN."""
+    with mg.no_autodiff:
+        own = np.argmax(mg.asarray(seq2seq(x)), axis=-1)  # (T, N): greedy, each step reads the previous guess
+        true = np.argmax(mg.asarray(teacher_forced_scores(seq2seq, x, target)), axis=-1)  # reads the target
+    wrong = own != target
+    first = np.where(wrong.any(axis=0), wrong.argmax(axis=0), len(target))  # each sequence's first mistake
+    later = np.arange(len(target))[:, np.newaxis] > first  # (T, N): the steps after it
+    whole = np.mean(~wrong.any(axis=0))
+    if wrong.any(axis=0).sum() < 20:
+        return whole, np.nan, np.nan
+    return whole, np.mean((own == target)[later]), np.mean((true == target)[later])
+
+
+models = {"free running": model, "teacher forcing": model_forced}
+results = {name: np.zeros((len(lengths), 3)) for name in models}  # per length: whole, after (own), after (true)
+np.random.seed(1)
+for j, length in enumerate(lengths):
+    x, target, _ = generate_batch(length, length, pick(full=1000, quick=20))  # the same sequences for both
+    for name, trained in models.items():
+        results[name][j] = after_first_mistake(trained, x, target)
+
+fig, (left, right) = plt.subplots(1, 2, figsize=(11, 3.8), layout="constrained")
+for (name, rows), color in zip(results.items(), ("C0", "C1")):
+    left.plot(lengths, rows[:, 0], marker="o", color=color, label=name)
+    right.plot(lengths, rows[:, 1], marker="o", color=color, label=f"{name}: reads its own guesses")
+    right.plot(lengths, rows[:, 2], marker="x", linestyle="--", color=color, label=f"{name}: reads the true tokens")
+left.set_title("whole-sequence accuracy (greedy)")
+right.set_title("tokens right after the first mistake")
+for ax in (left, right):
+    ax.set_xlabel("number of digits $L = T - 1$")
+    ax.set_xticks(lengths[1::2])
+    ax.set_xlim(0.5, 20.5)
+    ax.set_ylim(-0.03, 1.03)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize="small")
+plt.show()
+
+print("        whole sequence     after the first mistake: own guesses / true tokens")
+print(" L    free   forced       free running       teacher forcing")
+for j, length in enumerate(lengths):
+    free, forced = results["free running"][j], results["teacher forcing"][j]
+    after = [" -  " if np.isnan(a) else f"{a:4.2f}" for a in (free[1], free[2], forced[1], forced[2])]
+    print(f"{length:2d}   {free[0]:5.3f}   {forced[0]:5.3f}       {after[0]} / {after[1]}        {after[2]} / {after[3]}")
+
+# %% [markdown] nbgrader={"grade": false, "grade_id": "exposure_bias_text", "locked": true, "schema_version": 3, "solution": false}
+# ### What you see: exposure bias
+#
+# Start with the right plot. After its first mistake, the teacher-forced model gets far more of the following
+# tokens right when it reads the true previous tokens (dashed) than when it reads its own guesses (solid: expect
+# about a quarter to a half). Its wrong guess is an input it never read in training, where every input was a true
+# token; its next guesses go wrong too, and they are its next inputs. The errors compound. This is **exposure
+# bias**: trained only on true prefixes, the decoder was never exposed to its own mistakes. The free-running model
+# read its own guesses in training, wrong ones included, and after a mistake it still gets most of the following
+# tokens right.
+#
+# On the left, expect the two models level up to about six digits, the free-running one ahead from about eight to
+# ten digits, and far ahead at 15: about 0.6 against a third or less. The question below asks what this plot can
+# tell you about exposure bias.
+#
+# Teacher forcing remains the usual way to train sequence models all the same: its inputs are known in advance,
+# which lets a Transformer compute every step of a sequence at once (notebook 04). The known remedy for exposure bias is *scheduled sampling*
+# (Bengio et al., 2015): train with the true previous tokens at first, then feed the decoder its own guesses more
+# and more often as training goes on.
+
+# %% [markdown] nbgrader={"grade": false, "grade_id": "exposure_bias_question", "locked": true, "schema_version": 3, "solution": false}
+# ### Question: what does whole-sequence accuracy see? (2 points)
+#
+# A sequence counts as right only if every one of its tokens is right. When a model gets a whole sequence right,
+# what has its decoder read at each step, and does it matter whether it was given its own guesses or the true
+# tokens? So can exposure bias, what happens after the first mistake, explain why the teacher-forced model's
+# whole-sequence accuracy (left plot) is lower? If not, what does that lower curve tell you about the model?
+# Answer in a few sentences in the cell below.
+#
+# ### BEGIN MARK SCHEME
+#
+# **For the grader** (this part is removed from the student version and from the feedback).
+#
+# *Model answer.* If every guess of a sequence is right, every guess equals the true token, so the decoder reads
+# exactly the same inputs whether it is fed its own guesses or the true tokens. The whole-sequence accuracy of a
+# model is therefore the same under both feedings, and nothing after the first mistake can change it: that sequence
+# is already wrong. Exposure bias, the errors that compound after a first mistake, cannot explain the left plot.
+# The teacher-forced model's lower curve means that it makes a first mistake more often, even when every input so
+# far was a true token: its predictions from a correct history are less accurate. Here teacher forcing trained a
+# weaker model, not only one that falls apart after a mistake.
+#
+# *Rubric (2 points).*
+#
+# - 1 point: a sequence that is right has read only true tokens (its guesses were the true tokens), so whole-sequence
+#   accuracy is the same whichever tokens the decoder reads, and mistakes after the first one do not change it; so
+#   exposure bias does not explain the gap.
+# - 1 point: the gap comes from the first mistake: the teacher-forced model makes it more often, its predictions
+#   from a correct history (true prefixes) being less accurate. "It learned less well" earns the point only with
+#   that reason.
+# - No point for "errors compound, so long sequences fail" as the explanation of the left plot: that is the right
+#   plot.
+#
+# ### END MARK SCHEME
+
+# %% [markdown] nbgrader={"grade": true, "grade_id": "exposure_bias", "locked": false, "points": 2, "schema_version": 3, "solution": true}
+# The model answer and the rubric are in the mark scheme of the question above.
+
 # %% [markdown] nbgrader={"grade": false, "grade_id": "exercises_text", "locked": true, "schema_version": 3, "solution": false}
 # ## Exercises
 #
@@ -1246,9 +1532,8 @@ for j, length in enumerate(lengths):
 #    compared with greedy decoding and with checking all $K^T$ outputs for $T = 21$? Time widths 1, 5 and 20.
 # 3. Change `dim_recurrent` in `SETTINGS` to 100 and train again. How far to the right does the accuracy curve move?
 #    Does beam search still help, and where?
-# 4. *Teacher forcing*: during training, feed the decoder the right previous token (from `target`) instead of its
-#    own guess. Write a second model that does so, train it, and decode greedily. Does it learn faster? Is it as
-#    good at test time, when it must read its own guesses?
+# 4. *Scheduled sampling*: give the decoder the true previous token with probability $p$, its own guess otherwise,
+#    with $p$ falling from 1 to 0 during training. Where does its curve lie against the two models of Part E?
 # 5. Instead of the arg-max, *sample* each token from the softmax of the scores. How often is a sampled reversal
 #    right, for 5 and for 15 digits? What does a temperature (scores divided by $\tau$) change?
 # 6. This notebook's encoder reads the digits in their own order. Feed it the digits reversed (keep `<E>` last), so
@@ -1264,6 +1549,9 @@ for j, length in enumerate(lengths):
 #   greedy decoding. It repairs near misses, but the longest sequences stay near 0 at every width.
 # - *Accuracy by length* sets Seq2Seq against the plain RNN, length by length; Part D asks you to explain where
 #   it wins and why it falls off.
+# - `teacher_forcing_inputs` feeds the decoder `<S>` and the target one step late: *teacher forcing*. Trained that
+#   way, the decoder never reads its own mistakes, and after its first one at test time the errors compound:
+#   *exposure bias*.
 #
 # Notebook 03 adds **attention**: at every step the decoder looks back at *all* the encoder
 # states $h^e_1, \dots, h^e_T$ and takes a weighted average of the ones it needs. It reuses `RNN`,

@@ -13,7 +13,9 @@
 * :mod:`course.recurrent`: notebook 01's ``RNN`` with its loop over time as
   one operation, the ``RNN`` of notebooks 02 and 03;
 * :mod:`course.checks`: what several test cells share (04's stand-in layers,
-  the small cases a later check runs an earlier task on first).
+  the small cases a later check runs an earlier task on first);
+* :mod:`course.draws`: the inputs of hidden checks, drawn afresh for each
+  submission the grader runs.
 
 Importing the package tunes the process for MyGrad training
 (:func:`course.runtime.tune_process`): glibc keeps freed memory for reuse

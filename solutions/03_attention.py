@@ -352,22 +352,30 @@ assert np.allclose(mg.asarray(c), c_expected, atol=1e-5), \
     f"context\n{mg.asarray(c)}\nexpected\n{c_expected}\nthe context sums the weights times the encoder states " \
     "enc_h (not enc_proj) over the encoder steps"
 ### BEGIN HIDDEN TESTS
+from course.draws import hidden_rng
+
+rng = hidden_rng("attend__hand_computed")  # this submission's own inputs
+N, D = int(rng.integers(2, 6)), int(rng.integers(2, 5))
 # one encoder step: the weight is 1 and the context is that state
-enc_proj_1, enc_h_1 = enc_proj[:1], enc_h[:1]
-c, a = attend(mg.tensor(enc_proj_1), mg.tensor(enc_h_1), mg.tensor(h_t))
-assert a.shape == (1, 2) and c.shape == (1, 2, 2), \
+enc_proj_1, enc_h_1 = rng.normal(size=(2, 1, N, D)).astype(np.float32)
+h_one = rng.normal(size=(1, N, D)).astype(np.float32)
+c, a = attend(mg.tensor(enc_proj_1), mg.tensor(enc_h_1), mg.tensor(h_one))
+assert a.shape == (1, N) and c.shape == (1, N, D), \
     f"with a single encoder step: shapes {a.shape} and {c.shape}, expected (T, N) and (1, N, D)"
 assert np.allclose(mg.asarray(a), 1.0) and np.allclose(mg.asarray(c), enc_h_1), \
     "with a single encoder step, its weight must be 1 and the context that encoder state"
 # a dominant score puts (almost) all the weight on its position
-enc_proj_big = np.zeros((3, 2, 2), dtype=np.float32)
-enc_proj_big[1, :, 0] = 40.0
-c, a = attend(mg.tensor(enc_proj_big), mg.tensor(enc_h), mg.tensor(np.ones((1, 2, 2), np.float32)))
-assert a.shape == (3, 2) and c.shape == (1, 2, 2), \
+T, big = int(rng.integers(3, 9)), int(rng.integers(0, 3))
+enc_proj_big = np.zeros((T, N, D), dtype=np.float32)
+enc_proj_big[big, :, 0] = 40.0
+enc_h_big = rng.normal(size=(T, N, D)).astype(np.float32)
+h_ones = np.ones((1, N, D), np.float32)
+c, a = attend(mg.tensor(enc_proj_big), mg.tensor(enc_h_big), mg.tensor(h_ones))
+assert a.shape == (T, N) and c.shape == (1, N, D), \
     f"with one large score: shapes {a.shape} and {c.shape}, expected (T, N) and (1, N, D)"
-assert np.all(np.isfinite(mg.asarray(a))) and np.allclose(mg.asarray(a)[1], 1.0, atol=1e-6), \
+assert np.all(np.isfinite(mg.asarray(a))) and np.allclose(mg.asarray(a)[big], 1.0, atol=1e-6), \
     "a large score at one encoder step must take (almost) all the weight, without overflow: use mg.nnet.softmax"
-assert np.allclose(mg.asarray(c)[0], enc_h[1], atol=1e-5), \
+assert np.allclose(mg.asarray(c)[0], enc_h_big[big], atol=1e-5), \
     "when all the weight sits on one encoder step, the context must be that step's state"
 ### END HIDDEN TESTS
 
@@ -399,14 +407,26 @@ for name, grad in zip(["enc_proj", "enc_h", "h_t"], grads):
         f"no gradient reaches {name} from the context c: compute the weights and the context with MyGrad operations " \
         "on the tensors themselves (.astype, .data and np.asarray cut MyGrad's graph)"
 ### BEGIN HIDDEN TESTS
-# changing sequence 2 leaves the other sequences alone
+from course.draws import hidden_rng
+
+rng = hidden_rng("attend__batch_and_gradients")  # this submission's own inputs, none of the visible ones
+T, N, D = int(rng.integers(2, 9)), int(rng.integers(3, 7)), int(rng.integers(2, 6))
+enc_proj, enc_h = rng.normal(size=(2, T, N, D)).astype(np.float32)
+h_t = rng.normal(size=(1, N, D)).astype(np.float32)
+c_ref, a_ref = numpy_attend(enc_proj, enc_h, h_t)
+tensors = [mg.tensor(enc_proj), mg.tensor(enc_h), mg.tensor(h_t)]
+c, a = attend(*tensors)
+c.sum().backward()
+grads = [t.grad for t in tensors]
+# changing one sequence leaves the other sequences alone
+changed = int(rng.integers(0, N))
 enc_h2 = enc_h.copy()
-enc_h2[:, 2] += 5
+enc_h2[:, changed] += 5
 enc_proj2 = enc_proj.copy()
-enc_proj2[:, 2] *= -3
+enc_proj2[:, changed] *= -3
 c2, a2 = attend(mg.tensor(enc_proj2), mg.tensor(enc_h2), mg.tensor(h_t))
-assert a2.shape == (5, 4) and c2.shape == (1, 4, 3), f"shapes {a2.shape} and {c2.shape}, expected (T, N) and (1, N, D)"
-keep = [0, 1, 3]
+assert a2.shape == (T, N) and c2.shape == (1, N, D), f"shapes {a2.shape} and {c2.shape}, expected (T, N) and (1, N, D)"
+keep = [n for n in range(N) if n != changed]
 assert np.allclose(c2.data[:, keep], c_ref[:, keep], atol=1e-5) and np.allclose(a2.data[:, keep], a_ref[:, keep], atol=1e-5), \
     "changing one sequence changed the weights a or the context c of other sequences: keep the batch axis apart"
 # the gradients match NumPy's finite differences for one entry of each input
@@ -417,8 +437,10 @@ def objective(enc_proj, enc_h, h_t):
     return c.sum()
 
 
+spot_rng = hidden_rng("attend__batch_and_gradients:spots")  # drawn by the judge alone: a stream of its own
+spots = [tuple(int(spot_rng.integers(0, n)) for n in arr.shape) for arr in (enc_proj, enc_h, h_t)]
 for k, arr in enumerate([enc_proj, enc_h, h_t]):
-    idx = (0, 1, 2)
+    idx = spots[k]
     plus = [a.astype(np.float64) for a in (enc_proj, enc_h, h_t)]
     minus = [a.copy() for a in plus]
     plus[k][idx] += 1e-4
@@ -430,11 +452,12 @@ for k, arr in enumerate([enc_proj, enc_h, h_t]):
         f"the gradient of the context c with respect to {['enc_proj', 'enc_h', 'h_t'][k]} differs from finite " \
         "differences"
 # larger T, N, D
-enc_proj, enc_h = rng.normal(size=(2, 21, 7, 6)).astype(np.float32)
-h_t = rng.normal(size=(1, 7, 6)).astype(np.float32)
+T, N, D = int(rng.integers(16, 25)), int(rng.integers(6, 10)), int(rng.integers(5, 9))
+enc_proj, enc_h = rng.normal(size=(2, T, N, D)).astype(np.float32)
+h_t = rng.normal(size=(1, N, D)).astype(np.float32)
 c, a = attend(mg.tensor(enc_proj), mg.tensor(enc_h), mg.tensor(h_t))
 c_ref, a_ref = numpy_attend(enc_proj, enc_h, h_t)
-assert a.shape == (21, 7) and c.shape == (1, 7, 6), \
+assert a.shape == (T, N) and c.shape == (1, N, D), \
     f"for a larger T, N and D: shapes {a.shape} and {c.shape}, expected (T, N) and (1, N, D)"
 assert np.allclose(a.data, a_ref, atol=1e-5) and np.allclose(c.data, c_ref, atol=1e-5), \
     "for a larger T, N and D the weights or the context differ from the NumPy version"
@@ -616,7 +639,9 @@ for name, values in written.items():
 assert len(params) == len(set(param_ids)) == 13, \
     f"parameters must list the encoder's, the decoder's, W_alpha's weight and the output layer's weight and bias, " \
     f"each once; it holds {len(params)} entries, {len(set(param_ids))} distinct"
-np.random.seed(1)
+from course.draws import hidden_rng
+
+np.random.seed(int(hidden_rng("attention_seq2seq__layers").integers(2**31)))  # this submission's own draw
 model = AttentionSeq2Seq(12, 50, 12)
 W_alpha_weight, out_weight = model.W_alpha.weight, model.output_layer.weight
 assert 0.11 < float(W_alpha_weight.data.std()) < 0.17 and abs(float(W_alpha_weight.data.mean())) < 0.02, \
@@ -757,7 +782,12 @@ def run_stub(w):
     return y, a_ij, model.W_alpha.calls, model.decoder.inputs, model.decoder.states
 
 
-cases = [(1, 2, 3, 1), (11, 4, 5, 2), (4, 1, 2, 3)]  # T, N, D, seed
+from course.draws import hidden_rng
+
+rng = hidden_rng("attention_seq2seq__decoding")  # this submission's own inputs: one step, a long run, one sequence
+cases = [(1, int(rng.integers(2, 5)), int(rng.integers(2, 6)), int(rng.integers(2**31))),
+         (int(rng.integers(8, 14)), int(rng.integers(2, 6)), int(rng.integers(2, 7)), int(rng.integers(2**31))),
+         (int(rng.integers(2, 7)), 1, int(rng.integers(2, 5)), int(rng.integers(2**31)))]  # T, N, D, seed
 stubs = [stub_weights(T, N, D, seed) for T, N, D, seed in cases]
 wanted = [expected(w) for w in stubs]
 runs = [run_stub(w) for w in stubs]
@@ -873,9 +903,14 @@ grads = [model.W_alpha.weight.grad, model.output_layer.weight.grad, model.encode
          model.decoder.parameters[0].grad]
 for name, grad in zip(["W_alpha", "the output layer", "the encoder", "the decoder"], grads):
     assert grad is not None and np.any(grad != 0), f"no gradient reaches {name} from the scores y"
-sizes = [(1, 3), (16, 2)]  # T, N
-xs = [np.eye(12, dtype=np.float32)[np.random.default_rng(T).integers(0, 12, size=(T, N))] for T, N in sizes]
-references = [reference_attention(chosen_weights(12, 6, 12, seed=1), x) for x in xs]  # the weights loaded above
+from course.draws import hidden_rng
+
+rng = hidden_rng("attention_seq2seq__matches_reference")  # this submission's own inputs
+sizes = [(1, int(rng.integers(2, 6))), (int(rng.integers(12, 21)), int(rng.integers(1, 4)))]  # T, N
+xs = [np.eye(12, dtype=np.float32)[rng.integers(0, 12, size=(T, N))] for T, N in sizes]
+hidden_weights = chosen_weights(12, 6, 12, seed=int(rng.integers(2**31)))
+references = [reference_attention(hidden_weights, x) for x in xs]
+load_weights(model, hidden_weights)
 model_inputs = [mg.tensor(x) for x in xs]
 runs = [model(x) for x in model_inputs]
 for i, (T, N) in enumerate(sizes):
@@ -887,12 +922,13 @@ for i, (T, N) in enumerate(sizes):
     assert np.allclose(y.data, scores_ref, atol=1e-5) and np.allclose(a_ij, a_ref, atol=1e-5), \
         "on other lengths and batch sizes, the scores y or weights a_ij differ from the reference on the weights this "\
         "test loaded"
-# inputs of another size than the classes: C = 7, K = 12
-x = np.eye(7, dtype=np.float32)[np.random.default_rng(5).integers(0, 7, size=(5, 3))]
-weights = chosen_weights(7, 6, 12, seed=2)
+# inputs of another size than the classes: C < K = 12
+C, T, N = int(rng.integers(5, 10)), int(rng.integers(3, 8)), int(rng.integers(2, 5))
+x = np.eye(C, dtype=np.float32)[rng.integers(0, C, size=(T, N))]
+weights = chosen_weights(C, 6, 12, seed=int(rng.integers(2**31)))
 scores_ref = reference_attention(weights, x)[0]
-np.random.seed(2)
-model = AttentionSeq2Seq(7, 6, 12)
+np.random.seed(int(rng.integers(2**31)))
+model = AttentionSeq2Seq(C, 6, 12)
 try:
     load_weights(model, weights)
     y, a_ij = model(x.copy())
@@ -903,7 +939,7 @@ except Exception as err:
 assert error is None, (
     "AttentionSeq2Seq fails when C differs from K: the encoder is RNN(C, D, K), the decoder RNN(K, D, K)"
 )
-assert y.shape == (5, 3, 12), f"when C differs from K, the scores y have shape {y.shape}, expected (T, N, K)"
+assert y.shape == (T, N, 12), f"when C differs from K, the scores y have shape {y.shape}, expected (T, N, K)"
 assert np.allclose(y.data, scores_ref, atol=1e-5), \
     "when C differs from K, the scores y differ from the reference on the weights this test loaded"
 ### END HIDDEN TESTS

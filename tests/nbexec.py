@@ -75,21 +75,23 @@ class MistakeRunner:
         self._kernel = self._client.setup_kernel()
         self._kernel.__enter__()
 
-    def run(self, mistake, through: str | None = None) -> TrialRun:
+    def run(self, mistake, through: str | None = None, seed: int | None = None) -> TrialRun:
         """Execute the fast cells with ``mistake`` applied, in a clean namespace.
 
         The graded test cells run as ``course grade`` runs them: their kernel
         part in the kernel, their checks judged outside it
         (:mod:`instructor.grading.checks`). With ``through`` (a task), the run
         stops after that task's last graded test cell: no later cell can change
-        what its tests said.
+        what its tests said. The hidden checks draw their inputs from ``seed``
+        (:mod:`course.draws`; None: the author's seed), as a submission's own.
         """
-        return self.run_notebook(apply_mistake(self.source, mistake), through)
+        return self.run_notebook(apply_mistake(self.source, mistake), through, seed)
 
-    def run_notebook(self, nb, through: str | None = None) -> TrialRun:
+    def run_notebook(self, nb, through: str | None = None, seed: int | None = None) -> TrialRun:
         """Execute the fast cells of ``nb`` (a submission whose test cells are the release's), judged as in
-        :meth:`run`; with ``through``, only up to the last graded test cell of that task."""
-        checks = split_notebook(nb)
+        :meth:`run`, its hidden inputs drawn from ``seed``; with ``through``, only up to the last graded test
+        cell of that task."""
+        checks = split_notebook(nb, seed=seed)
         reset = new_code_cell("%reset -f\nimport matplotlib.pyplot as _plt\n_plt.close('all')\ndel _plt")
         self._client.execute_cell(reset, 0, store_history=False)
         end = len(nb.cells)

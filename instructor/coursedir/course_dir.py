@@ -87,6 +87,11 @@ class CourseDir:
         """``<dir>/extensions.json``: the extensions granted."""
         return places.extensions(self.path)
 
+    @property
+    def hidden_key(self) -> Path:
+        """``<dir>/.hidden-inputs.key``: the key of the hidden checks' inputs (instructor.grading.hidden_seed)."""
+        return places.hidden_key(self.path)
+
     def source(self, assignment: str) -> Path:
         """``<dir>/source/<a>/``."""
         return places.source(self.path, assignment)

@@ -16,6 +16,7 @@ nbgrader's own folders and the course's side files, for a course directory
     d/arrivals.json              when each exchange folder's bytes arrived            arrivals(d)
     d/extensions.json            later due dates                                      extensions(d)
     d/grade-journals/<name>.jsonl  who wrote each grade, one file per account          journals(d)
+    d/.hidden-inputs.key         the key of the hidden checks' inputs (0600)          hidden_key(d)
 
 :class:`~instructor.coursedir.course_dir.CourseDir` names the same places
 as methods (``course_dir.result(s, a)``); the functions here take the
@@ -44,6 +45,7 @@ EXTENSIONS = "extensions.json"
 #: one journal of grade changes per account (coursedir.journal); never handed back to the owner: its files'
 #: owners are their authors
 JOURNALS = "grade-journals"
+HIDDEN_KEY = ".hidden-inputs.key"
 #: the lock file of a folder's side files (coursedir.store)
 LOCK = ".course-lock"
 
@@ -105,6 +107,11 @@ def results(d: Path) -> Path:
 def logs(d: Path) -> Path:
     """``d/logs/``: one file per graded submission (:func:`log`)."""
     return Path(d) / LOGS
+
+
+def hidden_key(d: Path) -> Path:
+    """``d/.hidden-inputs.key``: the key the seeds of the hidden checks' inputs are made with (the grader's alone)."""
+    return Path(d) / HIDDEN_KEY
 
 
 def autograded_root(d: Path) -> Path:

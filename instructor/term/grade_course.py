@@ -22,6 +22,7 @@ from instructor.coursedir.course_dir import CourseDir
 from instructor.errors import CourseError
 from instructor.grading.checks.judge_report import judged_lines
 from instructor.grading.class_state import ClassState
+from instructor.grading.hidden_seed import seed_submissions
 from instructor.grading.intake import find_submissions, select
 from instructor.paths import existing_assignments
 from instructor.reporting.table import Grade, grades
@@ -103,6 +104,8 @@ def grade_course(req: GradeRequest, log=print) -> Graded:
         f"grading {len(subs)} submission(s) of {', '.join(assignments) or 'no known assignment'} from {submissions_dir}"
     )
     log(f"isolation: {isolation.detail}")
+    key = seed_submissions(course_dir, subs)
+    log(f"hidden checks: inputs drawn for each submission (key: {key})")
     for change in into_course_dir(course_dir, req.root, assignments):
         log(change)
     state = ClassState.read(course_dir, ids)  # the one read of the class's side files and gradebook

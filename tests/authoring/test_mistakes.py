@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import zlib
+
 import pytest
 
 from instructor.authoring.mistakes import Mistake
@@ -44,6 +46,11 @@ def _empty_answers(assignment: str) -> list[Mistake]:
 MISTAKES = [(a, m) for a in ASSIGNMENTS for m in load_mistakes(a) + _empty_answers(a)]
 
 
+def draw_of(assignment: str, mistake: Mistake) -> int:
+    """The seed of the hidden inputs a mistake is graded with: one of its own, as each submission gets."""
+    return zlib.crc32(f"{assignment}:{mistake.task}:{mistake.name}".encode())
+
+
 @pytest.mark.notebook
 @pytest.mark.parametrize("assignment", ASSIGNMENTS)
 def test_solution_graded_cells_pass_quietly(assignment):
@@ -73,7 +80,8 @@ def runners():
 @pytest.mark.parametrize("assignment, mistake", MISTAKES, ids=[f"{a}-{m.task}-{m.name}" for a, m in MISTAKES])
 def test_mistake_loses_points(runners, assignment, mistake):
     """Does this deliberate mistake fail at least one graded test of its task?"""
-    run = runners(assignment).run(mistake, through=mistake.task)  # the cells after its task's tests tell nothing
+    # the cells after its task's tests tell nothing; the hidden checks draw inputs of the mistake's own
+    run = runners(assignment).run(mistake, through=mistake.task, seed=draw_of(assignment, mistake))
     failed = run.failed_tests(mistake.task)
     assert failed, f"{mistake.name}: {mistake.why} -- no graded test of {mistake.task!r} failed"
     # the feedback page names the failed check in its author's words (tests/reporting/test_feedback.py reads one)

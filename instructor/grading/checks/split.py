@@ -38,7 +38,7 @@ import functools
 import threading
 from dataclasses import dataclass, field
 
-from instructor.grading.checks.private import SEND_NAME, imports_line, rewrite
+from instructor.grading.checks.private import SEND_NAME, imports_line, private_name, rewrite
 from instructor.grading.syntax import parse
 
 PROBE, GIVEN, JUDGED, KERNEL_ASSERT = "probe", "given", "judged", "kernel assert"
@@ -71,7 +71,7 @@ class Plan:
     statements: list[Statement]
     source: str = ""  # the cell's code as the release has it
 
-    def kernel_code(self, setup: tuple[str, ...] = ()) -> tuple[str, list[int]]:
+    def kernel_code(self, setup: tuple[str, ...] = (), seed: int | None = None) -> tuple[str, list[int]]:
         """The code that runs in the kernel in the cell's place (probes, the givens they need, the sends),
         and for each of its lines the cell's line it stands for (a traceback in the kernel is read back with it).
 
@@ -80,6 +80,9 @@ class Plan:
         probes read in place of the notebook's globals (:mod:`.private`).
         """
         header, private = imports_line(setup)
+        # the hidden inputs' seed of this submission, set where the kernel's hidden_rng reads it (course.draws)
+        draws = private_name("draws")
+        header += f"; import course.draws as {draws}; {draws}.use_seed({seed!r})"
         own = set().union(*(st.binds for st in self.statements))  # a name the cell binds itself stays its own
         private = {name: p for name, p in private.items() if name not in own}
         parts, origin = [header], [1]

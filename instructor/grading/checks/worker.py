@@ -25,6 +25,7 @@ import threading
 import time
 from dataclasses import asdict
 
+from course.draws import use_seed
 from instructor.grading.checks.judge import Fault, Verdict, imported_names, judge, trusted_imports
 from instructor.grading.checks.split import Plan, plan
 
@@ -80,10 +81,15 @@ class Worker:
             proc.wait()
 
     def judge(
-        self, found: Plan, setup: tuple[str, ...], sent: dict[int, dict], seconds: float | None = None
+        self,
+        found: Plan,
+        setup: tuple[str, ...],
+        sent: dict[int, dict],
+        seconds: float | None = None,
+        seed: int | None = None,
     ) -> Verdict:
-        """The verdict on ``found``'s cell, judged in the worker within ``seconds`` (default :data:`SECONDS`);
-        a failed verdict if the worker gave none."""
+        """The verdict on ``found``'s cell, judged in the worker within ``seconds`` (default :data:`SECONDS`),
+        its hidden inputs drawn from ``seed``; a failed verdict if the worker gave none."""
         seconds = SECONDS if seconds is None else seconds
         request = (
             json.dumps(
@@ -92,6 +98,7 @@ class Worker:
                     "source": found.source,
                     "setup": list(setup),
                     "sent": {str(k): v for k, v in sent.items()},
+                    "seed": seed,
                 }
             )
             + "\n"
@@ -143,14 +150,16 @@ class Budget:
         return self.total - self.spent
 
 
-def judge_isolated(found: Plan, setup: tuple[str, ...], sent: dict[int, dict], budget: Budget | None = None) -> Verdict:
+def judge_isolated(
+    found: Plan, setup: tuple[str, ...], sent: dict[int, dict], budget: Budget | None = None, seed: int | None = None
+) -> Verdict:
     """:func:`~instructor.grading.checks.judge.judge`, in the worker process (see the module doc).
 
     With a ``budget`` (one per submission), a cell gets at most what is left
     of it; once it is spent, a cell fails without being judged.
     """
     if budget is None:
-        return _WORKER.judge(found, setup, sent)
+        return _WORKER.judge(found, setup, sent, seed=seed)
     if budget.left() <= 0:
         return Verdict(
             False,
@@ -161,7 +170,7 @@ def judge_isolated(found: Plan, setup: tuple[str, ...], sent: dict[int, dict], b
         )
     start = time.monotonic()
     try:
-        return _WORKER.judge(found, setup, sent, min(SECONDS, budget.left()))
+        return _WORKER.judge(found, setup, sent, min(SECONDS, budget.left()), seed)
     finally:
         budget.spent += time.monotonic() - start
 
@@ -180,6 +189,7 @@ def serve() -> int:
             setup = tuple(request["setup"])
             found = plan(request["cell"], request["source"], imported_names(trusted_imports(list(setup))))
             sent = {int(k): v for k, v in request["sent"].items()}
+            use_seed(request.get("seed"))  # the hidden inputs the kernel drew, drawn again here
             verdict = judge(found, trusted_imports(list(setup)), sent)
         except MemoryError:
             verdict = Verdict(

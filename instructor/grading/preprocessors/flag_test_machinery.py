@@ -41,6 +41,11 @@ PATTERNS = [
         r"['\"]/(etc|proc|sys|root|work|home|tmp|dev)\b|\bos\s*\.\s*(environ|getenv)\b|\bsocket\b|\burllib\b|\brequests\b",
     ),
     ("dynamic code", r"(?<![\w.])(eval|exec|compile)\s*\("),
+    # where hidden checks draw their inputs (course.draws): a student's code has no use for it
+    (
+        "the hidden checks' draws",
+        r"\bcourse\s*\.\s*draws\b|\bfrom\s+course\s+import\b[^\n]*\bdraws\b|\b(hidden_rng|use_seed)\b",
+    ),
     # the kernel sends the values a check reads to the grader as display data of its own MIME type (course.values)
     (
         "the grader's value channel",

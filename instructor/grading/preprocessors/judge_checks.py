@@ -37,8 +37,8 @@ class JudgeChecks(Preprocessor):
     enabled = Bool(True).tag(config=True)
 
     def preprocess(self, nb, resources):
-        checks = carried_checks(resources) or _from_gradebook(nb, resources, self.config)
         sub = carried(resources)
+        checks = carried_checks(resources) or _from_gradebook(nb, resources, self.config, sub.hidden_seed)
         budget = Budget()  # the submission's judging time, all cells together
         for cell in nb.cells:
             verdict = judge_split(cell, checks, budget)
@@ -58,8 +58,9 @@ class JudgeChecks(Preprocessor):
         return nb, resources
 
 
-def _from_gradebook(nb, resources, config) -> NotebookChecks:
-    """The checks of ``nb``'s split test cells, made again from the release's code in the gradebook."""
+def _from_gradebook(nb, resources, config, seed: int | None) -> NotebookChecks:
+    """The checks of ``nb``'s split test cells, made again from the release's code in the gradebook (their
+    hidden inputs drawn from ``seed``, as the split drew them)."""
     none = NotebookChecks((), ())
     info = resources.get("nbgrader", {})
     if not any(is_graded_test(c) and SEND_IMPORT in c.source for c in nb.cells) or "db_url" not in info:
@@ -71,4 +72,6 @@ def _from_gradebook(nb, resources, config) -> NotebookChecks:
     if release is None:
         return none
     tests = {grade_id(cell) for cell in nb.cells if is_graded_test(cell)}
-    return plan_checks({name: source for name, source in sources.items() if name in tests}, setup_sources(release))
+    return plan_checks(
+        {name: source for name, source in sources.items() if name in tests}, setup_sources(release), seed
+    )

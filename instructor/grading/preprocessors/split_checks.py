@@ -26,5 +26,6 @@ class SplitChecks(Preprocessor):
         release = release_notebook(self.config, resources)
         if release is None:  # nothing to take the imports from: nbgrader's rule, in the kernel
             return nb, resources
-        carry(resources, split_notebook(nb, release))
+        sub = resources.get("course")  # graded by course grade: the submission's own hidden inputs
+        carry(resources, split_notebook(nb, release, getattr(sub, "hidden_seed", None)))
         return nb, resources

@@ -151,17 +151,26 @@ assert all(np.any(digits == d) for d in range(10)), \
 assert all(abs(np.sum(digits == d) - 300) < 80 for d in range(10)), \
     "3000 digits drawn uniformly from 0..9 should hold each digit about 300 times: draw every digit with equal chance"
 ### BEGIN HIDDEN TESTS
-np.random.seed(1)
-lengths = {generate_batch(2, 5, 1)[2].shape[0] for _ in range(300)}
-assert lengths == {2, 3, 4, 5}, "with seq_len_min < seq_len_max, the lengths must cover every value from seq_len_min to seq_len_max, both included"
+from course.draws import hidden_rng
+
+rng = hidden_rng("generate_batch__shapes_and_types")  # this submission's own inputs
+legacy_seed = int(rng.integers(2**31))  # for the global generator generate_batch draws from
+np.random.seed(legacy_seed)
+low = int(rng.integers(1, 5))
+high = low + int(rng.integers(2, 5))
+every_length = set(range(low, high + 1))
+lengths = {generate_batch(low, high, 1)[2].shape[0] for _ in range(300)}
+assert lengths == every_length, "with seq_len_min < seq_len_max, the lengths must cover every value from seq_len_min to seq_len_max, both included"
 lengths = {generate_batch()[2].shape[0] for _ in range(600)}
 assert lengths == set(range(1, 21)), "with the default arguments, the lengths must cover every value from seq_len_min to seq_len_max, both included"
 x, target, digits = generate_batch(1, 1, 1)
 assert x.shape == (2, 1, 12) and target.shape == (2, 1) and digits.shape == (1, 1), \
     f"for a single sequence of a single digit, the shapes are {x.shape}, {target.shape}, {digits.shape}; " \
     "expected (T, N, C), (T, N) and (T - 1, N), with T counting the end token"
-x, target, digits = generate_batch(7, 7, 40)
-assert x.shape == (8, 40, 12) and x.dtype == np.float32, \
+L, N = int(rng.integers(4, 13)), int(rng.integers(20, 61))
+one_hot_shape = (L + 1, N, 12)
+x, target, digits = generate_batch(L, L, N)
+assert x.shape == one_hot_shape and x.dtype == np.float32, \
     f"a one-hot array of shape {x.shape} and dtype {x.dtype}; expected (T, N, C), float32"
 assert np.all(x.sum(axis=-1) == 1) and np.all(x[-1, :, 11] == 1), \
     "every position must hold exactly one token, and the last position the end token"
@@ -179,26 +188,37 @@ assert np.array_equal(target[:-1], digits[::-1]), \
     "target[:-1] must be the digits in reverse time order (digits[::-1], axis 0), not reversed along the batch axis"
 assert np.all(target[-1] == 11), "the target must end with the end token 11"
 ### BEGIN HIDDEN TESTS
-x, target, digits = generate_batch(20, 20, 100)
-assert x.shape == (21, 100, 12) and target.shape == (21, 100) and digits.shape == (20, 100), \
+from course.draws import hidden_rng
+
+rng = hidden_rng("generate_batch__reversed_target")  # this submission's own inputs
+legacy_seed = int(rng.integers(2**31))  # for the global generator generate_batch draws from
+np.random.seed(legacy_seed)
+L, N = int(rng.integers(16, 25)), int(rng.integers(80, 121))
+shapes_wanted = [(L + 1, N, 12), (L + 1, N), (L, N)]
+per_digit, spread = L * N / 10, 5 * np.sqrt(L * N * 0.09)  # each digit's count: mean, and five standard deviations
+x, target, digits = generate_batch(L, L, N)
+assert [x.shape, target.shape, digits.shape] == shapes_wanted, \
     f"on a long batch the shapes are {x.shape}, {target.shape}, {digits.shape}; expected (T, N, C), (T, N) and (T - 1, N)"
 assert np.unique(digits, axis=0).shape[0] > 1, \
     "every sequence repeats one digit at all its steps: draw digits of shape (T - 1, N), one for each step"
 assert digits.min() >= 0 and digits.max() <= 9, f"digits run from the smallest to the largest digit, got values from {digits.min()} to {digits.max()}"
-assert all(abs(np.sum(digits == d) - 200) < 60 for d in range(10)), \
+assert all(abs(np.sum(digits == d) - per_digit) < spread for d in range(10)), \
     "on a long batch some digits come up far more often than others: draw every digit with equal chance"
 assert np.array_equal(target[:-1], digits[::-1]) and np.all(target[-1] == 11), \
     "on a long batch, the target must be the digits reversed in time, then the end token"
 assert np.array_equal(x[:-1].argmax(axis=-1), digits), "on a long batch, x[t] must be the one-hot vector of digits[t]"
-x, target, digits = generate_batch(1, 1, 8)
-assert target.shape == (2, 8) and digits.shape == (1, 8), \
+N = int(rng.integers(5, 13))
+short_shapes, end_tokens = [(2, N), (1, N)], np.full((1, N), 11)
+x, target, digits = generate_batch(1, 1, N)
+assert [target.shape, digits.shape] == short_shapes, \
     f"with one digit per sequence, target and digits have shapes {target.shape} and {digits.shape}; expected (T, N) and (T - 1, N)"
-assert np.array_equal(target, np.concatenate([digits, np.full((1, 8), 11)])), \
+assert np.array_equal(target, np.concatenate([digits, end_tokens])), \
     "with one digit per sequence, the target is that digit, then the end token"
-np.random.seed(5)
-first = generate_batch(1, 20, 6)
-np.random.seed(5)
-second = generate_batch(1, 20, 6)
+seed, N = int(rng.integers(2**31)), int(rng.integers(3, 9))
+np.random.seed(seed)
+first = generate_batch(1, 20, N)
+np.random.seed(seed)
+second = generate_batch(1, 20, N)
 assert all(np.array_equal(a, b) for a, b in zip(first, second)), "np.random.seed must reproduce a batch"
 ### END HIDDEN TESTS
 
@@ -360,17 +380,22 @@ for p in big_params:
         )
 ### BEGIN HIDDEN TESTS
 assert len(params) in (5, 6), f"list the five parameters W_xh, b, W_hh, W_hy, b_y; got {len(params)} of shapes {shapes}"
-# the same weights on other inputs, against the recurrence in NumPy
-w = chosen_weights()
-x_other = np.random.default_rng(11).normal(size=(4, 3, 3)).astype(np.float32)  # T = 4, N = 3
-h_t, h_expected = np.zeros((3, 4), np.float32), []
+# other weights on other inputs, against the recurrence in NumPy
+from course.draws import hidden_rng
+
+rng = hidden_rng("rnn__shapes_and_parameters")  # this submission's own inputs
+w = {shape: rng.normal(scale=0.7, size=shape).astype(np.float32) for shape in [(3, 4), (4, 4), (4, 5)]}
+T, N = int(rng.integers(3, 9)), int(rng.integers(2, 6))
+x_other = rng.normal(size=(T, N, 3)).astype(np.float32)
+h_t, h_expected = np.zeros((N, 4), np.float32), []
 for x_t in x_other:
     h_t = np.tanh(x_t @ w[(3, 4)] + h_t @ w[(4, 4)])
     h_expected.append(h_t)
 y_expected = np.stack(h_expected) @ w[(4, 5)]
+h_start = np.full((1, N, 4), rng.uniform(0.1, 0.5), dtype=np.float32)
 model = RNN(3, 4, 5)
 for q in model.parameters:
-    q.data[...] = chosen_weights().get(q.shape, 0)
+    q.data[...] = w.get(q.shape, 0)
 y, h = model(x_other.copy())
 assert np.allclose(h.data, np.stack(h_expected), atol=1e-4), \
     "with the weights set here (biases zero), on another batch, the states differ from h_t = tanh(x_t W_xh + h_(t-1) W_hh)"
@@ -378,8 +403,8 @@ assert np.allclose(y.data, y_expected, atol=1e-4), \
     "with the weights set here (biases zero), the scores differ from y_t = h_t W_hy at every step t: each step's " \
     "scores come from that step's state"
 model = RNN(3, 4, 5)
-h0 = mg.tensor(np.full((1, 2, 4), 0.3, dtype=np.float32))
-y, h = model(mg.tensor(x), h0)
+h0 = mg.tensor(h_start)
+y, h = model(mg.tensor(x_other), h0)
 assert y.dtype == np.float32 and h.dtype == np.float32, \
     f"with a float32 tensor as h_0 the outputs are {y.dtype} and {h.dtype}, expected float32"
 (y.sum() + h.sum()).backward()
@@ -446,30 +471,35 @@ assert y.shape == (5, 3, 5) and h.shape == (5, 3, 4), \
 assert np.allclose(h.data, h0_ref, atol=1e-5), "with a given h_0, the states are wrong: does h_0 feed step 1?"
 assert np.allclose(y.data, y0_ref, atol=1e-5), "with a given h_0, the scores differ from h_t W_hy + b_y"
 ### BEGIN HIDDEN TESTS
-w = random_weights(np.random.default_rng(2))
-x = np.eye(3, dtype=np.float32)[np.random.default_rng(3).integers(0, 3, size=(9, 7))]  # one-hot, T = 9, N = 7
-h0 = np.random.default_rng(4).normal(size=(1, 7, 4)).astype(np.float32)
+from course.draws import hidden_rng
+
+rng = hidden_rng("rnn__matches_numpy")  # this submission's own inputs
+w = random_weights(rng)
+T, N = int(rng.integers(6, 13)), int(rng.integers(3, 10))
+x = np.eye(3, dtype=np.float32)[rng.integers(0, 3, size=(T, N))]  # one-hot
+h0 = rng.normal(size=(1, N, 4)).astype(np.float32)
 y_ref, h_ref = numpy_rnn(x, h0, **w)
-h1_ref = numpy_rnn(x[:1], np.zeros((1, 7, 4), np.float32), **w)[1]  # T = 1, from zeros
+h1_ref = numpy_rnn(x[:1], np.zeros((1, N, 4), np.float32), **w)[1]  # T = 1, from zeros
+shapes_wanted, all_steps, one_step = [(T, N, 5), (T, N, 4)], (T, N, 5), (1, N, 4)
 model = RNN(3, 4, 5)
 load_weights(model, w)
 y, h = model(mg.tensor(x), mg.tensor(h0))
-assert y.shape == (9, 7, 5) and h.shape == (9, 7, 4), \
+assert [y.shape, h.shape] == shapes_wanted, \
     f"on a one-hot batch with a given h_0, scores and states have shapes {y.shape} and {h.shape}, expected (T, N, K) and (T, N, D)"
 assert np.allclose(h.data, h_ref, atol=1e-5) and np.allclose(y.data, y_ref, atol=1e-5), \
     "on a one-hot batch with a given h_0, the states or scores differ from the NumPy recurrence"
 # one step at a time, passing the state along, gives the same result
 state, ys = mg.tensor(h0), []
-for t in range(9):
+for t in range(len(x)):
     y_t, h_t = model(x[t : t + 1], state)
     state = h_t[-1:]
     ys.append(y_t.data)
-assert np.shape(np.concatenate(ys)) == (9, 7, 5), \
+assert np.shape(np.concatenate(ys)) == all_steps, \
     f"one step at a time, the scores of the steps join to shape {np.shape(np.concatenate(ys))}, expected (T, N, K)"
 assert np.allclose(np.concatenate(ys), y_ref, atol=1e-5), \
     "one step at a time, passing the last state along, must give the same scores as one call over all T steps"
 y, h = model(x[:1])
-assert h.shape == (1, 7, 4), f"with a single step the states have shape {h.shape}, expected (T, N, D)"
+assert h.shape == one_step, f"with a single step the states have shape {h.shape}, expected (T, N, D)"
 assert np.allclose(h.data, h1_ref, atol=1e-5), \
     "with a single step and no h_0 given, the state must be tanh(x_t W_xh + b): h_0 is zeros"
 ### END HIDDEN TESTS
@@ -560,19 +590,26 @@ assert np.isclose(loss.item(), expected, atol=1e-5), \
 loss.backward()
 assert scores.grad is not None and scores.grad.shape == (3, 4, 5), "no gradient reaches the scores"
 ### BEGIN HIDDEN TESTS
-probs = np.exp(log_p)
-assert np.shape(scores.grad) == (3, 4, 5), f"the gradient of the scores has shape {np.shape(scores.grad)}, expected the scores' own shape (T, N, K)"
-assert np.allclose(scores.grad, (probs - onehot) / 12, atol=1e-5), \
-    "the gradient differs from (softmax - one-hot) / (T N): is the loss the mean over all T N tokens?"
-scores_np = rng.normal(size=(6, 2, 7)).astype(np.float32)  # T = 6, N = 2, K = 7
-target = rng.integers(0, 7, size=(6, 2))
+from course.draws import hidden_rng
+
+rng = hidden_rng("loss_and_accuracy__loss_matches_numpy")  # this submission's own inputs
+T, N, K = int(rng.integers(2, 8)), int(rng.integers(2, 6)), int(rng.integers(3, 9))
+scores_np = rng.normal(size=(T, N, K)).astype(np.float32)
+target = rng.integers(0, K, size=(T, N))
 shifted = scores_np - scores_np.max(axis=-1, keepdims=True)
 log_p = shifted - np.log(np.exp(shifted).sum(axis=-1, keepdims=True))
 expected = -np.take_along_axis(log_p, target[..., None], axis=-1).mean()
-loss, acc = loss_and_accuracy(mg.tensor(scores_np), target)
+grad_expected, grad_shape = (np.exp(log_p) - np.eye(K)[target]) / (T * N), (T, N, K)
+scores = mg.tensor(scores_np)
+loss, acc = loss_and_accuracy(scores, target.copy())
 assert np.shape(loss) == (), f"on another batch the loss must be a scalar, got shape {np.shape(loss)}"
 assert np.isclose(loss.item(), expected, atol=1e-5), \
     "on another batch the loss differs from the mean cross-entropy over all T N tokens"
+loss.backward()
+grad = scores.grad
+assert np.shape(grad) == grad_shape, f"the gradient of the scores has shape {np.shape(grad)}, expected the scores' own shape (T, N, K)"
+assert np.allclose(grad, grad_expected, atol=1e-5), \
+    "the gradient differs from (softmax - one-hot) / (T N): is the loss the mean over all T N tokens?"
 ### END HIDDEN TESTS
 
 # %% course={"task": "loss_and_accuracy"} jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "loss_and_accuracy__whole_sequence_accuracy", "locked": true, "points": 1, "schema_version": 3, "solution": false}
@@ -591,16 +628,21 @@ assert np.isclose(acc, 0.5), \
     f"sequences 0 and 3 are right, 1 and 2 are not: expected 0.5, got {acc}; count whole sequences, not tokens " \
     "(np.all over the time axis, axis 0)"
 ### BEGIN HIDDEN TESTS
-rng = np.random.default_rng(7)
-target = rng.integers(0, 6, size=(5, 8))
-scores = np.eye(6, dtype=np.float32)[target] + 0.1 * rng.random((5, 8, 6)).astype(np.float32)
-wrong = np.array([0, 3, 4])
-scores[rng.integers(0, 5, size=3), wrong] *= -1  # flip one step of three sequences
-loss, acc = loss_and_accuracy(mg.tensor(scores), target)
+from course.draws import hidden_rng
+
+rng = hidden_rng("loss_and_accuracy__whole_sequence_accuracy")  # this submission's own inputs
+T, N, K = int(rng.integers(3, 9)), int(rng.integers(10, 41)), int(rng.integers(3, 9))
+target = rng.integers(0, K, size=(T, N))
+scores = np.eye(K, dtype=np.float32)[target] + 0.1 * rng.random((T, N, K)).astype(np.float32)
+wrong = rng.choice(N, size=int(rng.integers(1, N)), replace=False)  # some sequences, never none or all
+scores[rng.integers(0, T, size=len(wrong)), wrong] *= -1  # flip one step of each
+right_share = 1 - len(wrong) / N
+all_wrong = -np.eye(K, dtype=np.float32)[target]
+loss, acc = loss_and_accuracy(mg.tensor(scores), target.copy())
 assert isinstance(acc, float), f"return the accuracy as a Python float, not {type(acc)}"
-assert np.isclose(acc, 5 / 8), "on a batch where some sequences have a single wrong step, the accuracy is wrong: a sequence counts as right only " \
+assert np.isclose(acc, right_share), "on a batch where some sequences have a single wrong step, the accuracy is wrong: a sequence counts as right only " \
     "when every one of its steps is right (np.all over the time axis, then the mean over the sequences)"
-loss, acc = loss_and_accuracy(mg.tensor(-np.eye(6, dtype=np.float32)[target]), target)
+loss, acc = loss_and_accuracy(mg.tensor(all_wrong), target.copy())
 assert isinstance(acc, float), f"return the accuracy as a Python float, not {type(acc)}"
 assert acc == 0.0, "when every prediction is wrong, the accuracy is not zero: compare the arg-max of the scores with the target"
 ### END HIDDEN TESTS
@@ -696,12 +738,17 @@ assert seen == [(L + 1, 20, 12) for L in range(2, 7)], \
     "generate_batch(L, L, n_per_length), whose T is L + 1"
 assert np.allclose(acc, 1.0), f"a perfect predictor scores 1 at every length, got {acc}"
 ### BEGIN HIDDEN TESTS
+from course.draws import hidden_rng
+
+rng = hidden_rng("accuracy_by_length__one_batch_per_length")  # this submission's own inputs
+n, L = int(rng.integers(2, 6)), int(rng.integers(2, 9))
+batches_wanted = [(length + 1, n, 12) for length in range(1, 21)]
 seen.clear()
-acc = accuracy_by_length(recording_oracle, n_per_length=3)
-assert seen == [(L + 1, 3, 12) for L in range(1, 21)], \
+acc = accuracy_by_length(recording_oracle, n_per_length=n)
+assert seen == batches_wanted, \
     "with the default lengths, predict must see one batch for each length from seq_len_min to seq_len_max, in order"
 assert acc.shape == (20,) and np.allclose(acc, 1.0), "with the default lengths, a perfect predictor must score 1 at every length"
-acc = accuracy_by_length(lambda x: mg.tensor(oracle(x)), 4, 4, n_per_length=5)
+acc = accuracy_by_length(lambda x: mg.tensor(oracle(x)), L, L, n_per_length=n + 1)
 assert acc.shape == (1,) and np.allclose(acc, 1.0), "predict may return a MyGrad tensor"
 ### END HIDDEN TESTS
 
@@ -742,19 +789,30 @@ acc = accuracy_by_length(first_sequence_wrong, 1, 4, n_per_length=10)
 assert np.shape(acc) == (4,), f"lengths 1..4 give 4 accuracies, got shape {np.shape(acc)}"
 assert np.allclose(acc, 0.9), f"one sequence in ten is wrong at every length: expected 0.9, got {acc}"
 ### BEGIN HIDDEN TESTS
-def right_when_even(x):
-    # right on sequences with an even number of digits only
-    return oracle(x) if (x.shape[0] - 1) % 2 == 0 else digits_wrong(x)
+from course.draws import hidden_rng
+
+rng = hidden_rng("accuracy_by_length__whole_sequences")  # this submission's own inputs
+low = int(rng.integers(1, 5))
+high = low + int(rng.integers(4, 9))
+right_at = {int(L) for L in rng.choice(np.arange(low, high + 1), size=(high - low + 1) // 2, replace=False)}
+by_length, count = [float(L in right_at) for L in range(low, high + 1)], (high - low + 1,)
 
 
-acc = accuracy_by_length(right_when_even, 3, 10, n_per_length=4)
-assert np.shape(acc) == (8,), f"one accuracy per length from seq_len_min to seq_len_max, both included; got shape {np.shape(acc)}"
-assert np.allclose(acc, [L % 2 == 0 for L in range(3, 11)]), \
+def right_at_some_lengths(x):
+    # right on sequences of the lengths in right_at only
+    return oracle(x) if x.shape[0] - 1 in right_at else digits_wrong(x)
+
+
+acc = accuracy_by_length(right_at_some_lengths, low, high, n_per_length=4)
+assert np.shape(acc) == count, f"one accuracy per length from seq_len_min to seq_len_max, both included; got shape {np.shape(acc)}"
+assert np.allclose(acc, by_length), \
     "a predictor that is right at some lengths only gets the accuracies of other lengths: keep each length's " \
     "accuracy in its own place, in the order of the lengths"
-acc = accuracy_by_length(lambda x: mg.tensor(first_sequence_wrong(x)), 5, 6, n_per_length=4)
+L, n = int(rng.integers(2, 9)), int(rng.integers(3, 9))
+one_wrong = 1 - 1 / n
+acc = accuracy_by_length(lambda x: mg.tensor(first_sequence_wrong(x)), L, L + 1, n_per_length=n)
 assert np.shape(acc) == (2,), f"one accuracy per length, both ends included; got shape {np.shape(acc)}"
-assert np.allclose(acc, 0.75), "when one sequence of each batch is wrong, the accuracies are wrong: count whole sequences, and predict may " \
+assert np.allclose(acc, one_wrong), "when one sequence of each batch is wrong, the accuracies are wrong: count whole sequences, and predict may " \
     "return a MyGrad tensor"
 ### END HIDDEN TESTS
 

@@ -27,7 +27,7 @@ from instructor.grading.checks.notebook import split_notebook
 from tests.nbexec import MistakeRunner
 
 #: the assignments whose hidden checks draw from course.draws, and how many draws the reference passes here
-DRAWN = ["03_attention"]
+DRAWN = ["01_rnn", "03_attention"]
 DRAWS = 25
 
 
@@ -167,18 +167,24 @@ def test_the_reference_earns_full_marks_on_every_draw(runner, assignment):
 
 
 #: the task a memoriser answers with a table, and the module-level function it replaces
-MEMORISED = [("03_attention", "attend")]
+MEMORISED = [("01_rnn", "loss_and_accuracy"), ("01_rnn", "accuracy_by_length"), ("03_attention", "attend")]
 
 _RECORDER = """
+import copy as _copy
+
 import mygrad as _mg
 import numpy as _np
 _answer = {name}
 _table = []
 
 
+def _kept(o):
+    return ("tensor", _np.array(o.data)) if isinstance(o, _mg.Tensor) else ("value", _copy.deepcopy(o))
+
+
 def {name}(*args, **kwargs):
     out = _answer(*args, **kwargs)
-    _table.append(tuple(_np.array(_mg.asarray(o)) for o in out))
+    _table.append((isinstance(out, tuple), [_kept(o) for o in (out if isinstance(out, tuple) else (out,))]))
     return out
 """
 
@@ -192,9 +198,10 @@ _calls = [0]
 
 def {name}(*args, **kwargs):
     # the answers of one draw, in the order the checks asked: nothing is computed
-    out = _table[min(_calls[0], len(_table) - 1)]
+    is_tuple, kept = _table[min(_calls[0], len(_table) - 1)]
     _calls[0] += 1
-    return tuple(_mg.tensor(o) for o in out)
+    outs = [_mg.tensor(v) if kind == "tensor" else v for kind, v in kept]
+    return tuple(outs) if is_tuple else outs[0]
 """
 
 

@@ -3272,9 +3272,10 @@ print(f"both runs in {time.perf_counter() - started:.0f} s")
 def attention_maps(model, encrypted_message):
     """Decrypt one message and return the attention weights of every layer and head.
 
-    The decoder runs once more on START and the decrypted symbols, so each
-    query's weights are those it had when its symbol was chosen (the causal
-    mask makes the two the same).
+    The decoder runs once more on START and the decrypted symbols. For a
+    message of at most ``PIECE`` symbols each query's weights are those it had
+    when its symbol was chosen (the causal mask makes the two the same); a
+    longer one was decrypted in pieces, and its maps show the model reading it whole.
 
     Parameters
     ----------

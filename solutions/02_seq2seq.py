@@ -258,8 +258,12 @@ assert np.asarray(s)[0, 3].sum() == 1, (
 assert np.array_equal(np.asarray(s), expected), \
     f"got\n{np.asarray(s)}\nexpected\n{expected}\neach sequence gets its own arg-max, over the K classes (the last axis)"
 ### BEGIN HIDDEN TESTS
-rng = np.random.default_rng(0)
-cases = [rng.normal(size=shape).astype(np.float32) for shape in [(1, 7, 12), (1, 5, 3), (1, 1, 12), (1, 12, 12)]]
+from course.draws import hidden_rng
+
+rng = hidden_rng("one_hot_encode_prediction__marks_the_best_class")  # this submission's own inputs
+shapes = [(1, int(rng.integers(2, 13)), int(rng.integers(2, 16))), (1, 1, int(rng.integers(2, 16))),
+          (1, int(rng.integers(2, 13)), 12)]
+cases = [rng.normal(size=shape).astype(np.float32) for shape in shapes]
 wanted = [(scores.shape, np.eye(scores.shape[-1])[scores.argmax(axis=-1)]) for scores in cases]
 answers = [np.asarray(one_hot_encode_prediction(mg.tensor(scores))) for scores in cases]
 for (shape, want), s in zip(wanted, answers, strict=True):
@@ -277,10 +281,14 @@ assert s.dtype == np.float32, f"dtype {s.dtype}, expected float32"
 assert s.shape == (1, 4, 6), f"shape {s.shape}, expected (1, 4, 6)"
 assert np.array_equal(s.sum(axis=-1), np.ones((1, 4))), "each sequence needs exactly one 1"
 ### BEGIN HIDDEN TESTS
-y = mg.tensor(np.random.default_rng(2).normal(size=(1, 9, 12)), dtype=np.float64)
+from course.draws import hidden_rng
+
+rng = hidden_rng("one_hot_encode_prediction__float32_array")  # this submission's own inputs
+shape = (1, int(rng.integers(2, 13)), int(rng.integers(3, 16)))
+y = mg.tensor(rng.normal(size=shape), dtype=np.float64)
 best = y.data.argmax(axis=-1)
 s = one_hot_encode_prediction(y * 2)
-assert type(s) is np.ndarray and s.dtype == np.float32 and s.shape == (1, 9, 12), \
+assert type(s) is np.ndarray and s.dtype == np.float32 and s.shape == shape, \
     f"float64 scores in a tensor gave a {type(s).__name__} of dtype {getattr(s, 'dtype', None)}; expected a float32 NumPy array"
 s = one_hot_encode_prediction(y.data)
 assert type(s) is np.ndarray and s.dtype == np.float32, \
@@ -488,7 +496,12 @@ for t in range(1, 5):
 assert isinstance(y, mg.Tensor) and y.shape == (5, 3, 12), "return the scores as a (T, N, K) tensor"
 assert np.allclose(y.data, scores, atol=1e-5), "return the decoder's scores y_1, ..., y_T in order"
 ### BEGIN HIDDEN TESTS
-cases = [(1, 2, 3, 1), (9, 1, 5, 2), (12, 6, 2, 3)]  # T, N, D, seed
+from course.draws import hidden_rng
+
+rng = hidden_rng("seq2seq__greedy_decoding")  # this submission's own inputs: one step, one sequence, a long batch
+cases = [(1, int(rng.integers(2, 5)), int(rng.integers(2, 7)), int(rng.integers(2**31))),
+         (int(rng.integers(6, 13)), 1, int(rng.integers(2, 7)), int(rng.integers(2**31))),
+         (int(rng.integers(8, 16)), int(rng.integers(3, 8)), int(rng.integers(2, 5)), int(rng.integers(2**31)))]  # T, N, D, seed
 expected = [(T, N, D, expected_decoding(T, N, D, seed)) for T, N, D, seed in cases]
 runs = [run_with_stubs(*case) for case in cases]
 for (T, N, D, wanted), got in zip(expected, runs, strict=True):
@@ -506,8 +519,6 @@ for (T, N, D, wanted), got in zip(expected, runs, strict=True):
             "each decoder step must start from the state returned by the step before (the encoder's last state at the first step)"
     assert y.shape == (T, N, 12) and np.allclose(y.data, scores, atol=1e-5), \
         f"expected the decoder's scores y_1, ..., y_T joined as a (T, N, K) tensor, got shape {y.shape}"
-# the guesses really change along the way, so a fixed input could not pass
-assert len({int(np.argmax(s[0, 0])) for s in inputs}) > 2, "internal check: the stub decoder's guesses should change"
 ### END HIDDEN TESTS
 
 # %% course={"task": "seq2seq"} jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "seq2seq__matches_reference", "locked": true, "points": 2, "schema_version": 3, "solution": false}
@@ -606,7 +617,11 @@ y.sum().backward()
 encoder_grad = model.encoder.input_layer.weight.grad
 assert encoder_grad is not None and np.any(encoder_grad != 0), \
     "no gradient reaches the encoder's weights: pass its last state to the decoder as a tensor"
-cases = [(1, 3, 5, 1), (15, 2, 6, 2)]  # T, N, D, seed
+from course.draws import hidden_rng
+
+rng = hidden_rng("seq2seq__matches_reference")  # this submission's own inputs: one step, then a long batch
+cases = [(1, int(rng.integers(2, 6)), int(rng.integers(3, 8)), int(rng.integers(2**31))),
+         (int(rng.integers(10, 18)), int(rng.integers(1, 4)), int(rng.integers(3, 8)), int(rng.integers(2**31)))]
 checked = [(T, N, D) for T, N, D, seed in cases]  # the grader's own copy: the calls below read `cases`
 wanted = [greedy_scores(seeded_weights(12, D, 12, seed), one_hot_source(T, N, 12, seed)) for T, N, D, seed in cases]
 models = [Seq2Seq(12, D, 12) for T, N, D, seed in cases]
@@ -615,12 +630,15 @@ outputs = [mg.asarray(model(one_hot_source(T, N, 12, seed))) for model, (T, N, D
 for i, (T, N, D) in enumerate(checked):
     assert np.shape(outputs[i]) == (T, N, 12) and np.allclose(outputs[i], wanted[i], atol=1e-4), \
         "for other lengths, batch and hidden sizes, the scores differ from greedy decoding with the weights this check loaded"
-# inputs of another size than the classes: C = 7, K = 12
-x = one_hot_source(T=5, N=3, C=7, seed=5)
-expected = greedy_scores(seeded_weights(7, 6, 12, seed=5), x)
+# inputs of another size than the classes: C < K = 12
+C, T, N, seed = int(rng.integers(4, 11)), int(rng.integers(3, 8)), int(rng.integers(2, 5)), int(rng.integers(2**31))
+x = one_hot_source(T=T, N=N, C=C, seed=seed)
+weights = seeded_weights(C, 6, 12, seed=seed)
+expected = greedy_scores(weights, x)
+scores_shape = (T, N, 12)
 try:
-    model = Seq2Seq(7, 6, 12)
-    load_weights(model, seeded_weights(7, 6, 12, seed=5))
+    model = Seq2Seq(C, 6, 12)
+    load_weights(model, weights)
     y = mg.asarray(model(x.copy()))
     failure = None
 except Exception as err:
@@ -629,7 +647,7 @@ except Exception as err:
 assert failure is None, (
     "Seq2Seq fails when C differs from K: the encoder is RNN(C, D, K), the decoder RNN(K, D, K)"
 )
-assert y.shape == (5, 3, 12) and np.allclose(y, expected, atol=1e-4), \
+assert y.shape == scores_shape and np.allclose(y, expected, atol=1e-4), \
     "when C differs from K, the scores differ from greedy decoding with the weights this check loaded"
 ### END HIDDEN TESTS
 
@@ -904,9 +922,12 @@ assert np.allclose(wide_log_prob, np.log(0.4 * 0.9 * 0.9), atol=1e-4), \
 assert np.issubdtype(wide_tokens.dtype, np.integer), f"tokens of dtype {wide_tokens.dtype}; return integers"
 ### BEGIN HIDDEN TESTS
 # the same trap with its tokens renamed (<S> stays 10), three sequences, wider beams
+from course.draws import hidden_rng
+
+rng = hidden_rng("beam_search__beats_greedy_trap")  # this submission's own renaming
 others = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 11]
 relabel = np.arange(12)
-relabel[others] = np.random.default_rng(3).permutation(others)
+relabel[others] = rng.permutation(others)
 greedy_output, best_output = relabel[[1, 0, 11]], relabel[[2, 3, 11]]
 x = np.zeros((3, 3, 12), np.float32)
 renamed = [beam_search(trap(relabel), x.copy(), width) for width in (1, 2, 3, 5, 12)]
@@ -1006,7 +1027,12 @@ assert np.array_equal(tokens, expected_tokens), \
 assert np.allclose(log_prob, expected_log_prob, atol=1e-4), \
     "with width 1, the log-probability must be the sum of the log-softmax scores of the greedy tokens"
 ### BEGIN HIDDEN TESTS
-cases = [(1, 2, 5, 1), (11, 4, 6, 2), (20, 1, 3, 3)]  # T, N, D, seed
+from course.draws import hidden_rng
+
+rng = hidden_rng("beam_search__width_one_is_greedy")  # this submission's own inputs: one step, a batch, one long
+cases = [(1, int(rng.integers(2, 5)), int(rng.integers(3, 8)), int(rng.integers(2**31))),
+         (int(rng.integers(6, 13)), int(rng.integers(2, 6)), int(rng.integers(3, 8)), int(rng.integers(2**31))),
+         (int(rng.integers(15, 23)), 1, int(rng.integers(2, 5)), int(rng.integers(2**31)))]  # T, N, D, seed
 checked = [(T, N) for T, N, D, seed in cases]  # the grader's own copy: the calls below read `cases`
 wanted = [greedy_reference(seeded_weights(D, seed), one_hot_source(T, N, seed)) for T, N, D, seed in cases]
 runs = [beam_search(grader_model(D, seed), one_hot_source(T, N, seed), 1) for T, N, D, seed in cases]
@@ -1125,16 +1151,22 @@ def beam_reference(weights, x, width):
     return tokens[:, :, 0], total[:, 0]
 
 
+from course.draws import hidden_rng
+
+rng = hidden_rng("beam_search__finds_most_likely")  # this submission's own inputs
 # T = 2 and width 12 keep every prefix too
-x = one_hot_source(T=2, N=3, seed=9)
-expected_tokens, expected_log_prob = most_likely(seeded_weights(5, seed=9), x)
-tokens, log_prob = beam_search(grader_model(5, seed=9), x.copy(), 12)
-assert np.shape(tokens) == (2, 3) and np.array_equal(tokens, expected_tokens), \
+N, seed = int(rng.integers(2, 6)), int(rng.integers(2**31))
+x = one_hot_source(T=2, N=N, seed=seed)
+expected_tokens, expected_log_prob = most_likely(seeded_weights(5, seed=seed), x)
+tokens_shape = (2, N)
+tokens, log_prob = beam_search(grader_model(5, seed=seed), x.copy(), 12)
+assert np.shape(tokens) == tokens_shape and np.array_equal(tokens, expected_tokens), \
     "with a beam as wide as the vocabulary: not the most likely output of each sequence; rank by the SUM of " \
     "log-probabilities over all beams"
 assert np.allclose(log_prob, expected_log_prob, atol=1e-3), \
     "with a beam as wide as the vocabulary: the log-probability is not that of the most likely output"
-cases = [(5, 3, 6, 3, 11), (4, 2, 4, 5, 12)]  # T, N, D, width, seed
+cases = [(int(rng.integers(3, 7)), int(rng.integers(2, 5)), int(rng.integers(3, 8)), int(rng.integers(2, 6)),
+          int(rng.integers(2**31))) for _ in range(2)]  # T, N, D, width, seed
 checked = [(T, N, width) for T, N, D, width, seed in cases]  # the grader's own copy: the calls below read `cases`
 wanted = [beam_reference(seeded_weights(D, seed), one_hot_source(T, N, seed), width) for T, N, D, width, seed in cases]
 batches = [beam_search(grader_model(D, seed), one_hot_source(T, N, seed), width) for T, N, D, width, seed in cases]
@@ -1329,8 +1361,12 @@ assert np.array_equal(np.asarray(inputs).sum(axis=-1), np.ones((4, 2))), \
 assert np.array_equal(read, expected), \
     f"the steps read\n{read}\nexpected\n{expected}\nrow t must hold the same sequence's target[t - 1]"
 ### BEGIN HIDDEN TESTS
-rng = np.random.default_rng(4)
-cases = [(2, 3, 12), (6, 1, 12), (9, 5, 15), (21, 7, 12)]  # T, N, K
+from course.draws import hidden_rng
+
+rng = hidden_rng("teacher_forcing_inputs__shifted_target")  # this submission's own inputs
+cases = [(2, int(rng.integers(2, 6)), 12), (int(rng.integers(4, 10)), 1, 12),
+         (int(rng.integers(5, 12)), int(rng.integers(2, 7)), int(rng.integers(13, 20))),
+         (int(rng.integers(16, 24)), int(rng.integers(3, 9)), 12)]  # T, N, K
 targets = [np.concatenate([rng.integers(0, 10, size=(T - 1, N)), np.full((1, N), 11)]) for T, N, K in cases]
 wanted = [np.eye(K, dtype=np.float32)[np.concatenate([np.full((1, N), 10), z[:-1]])]
           for (T, N, K), z in zip(cases, targets, strict=True)]
@@ -1356,10 +1392,13 @@ assert np.shape(inputs) == (1, 3, 12), \
 assert np.array_equal(np.asarray(inputs)[0].argmax(axis=-1), [10, 10, 10]) and np.asarray(inputs).sum() == 3, \
     "a target of one token: the only input is one-hot <S> for every sequence"
 ### BEGIN HIDDEN TESTS
-rng = np.random.default_rng(5)
-target = np.concatenate([rng.integers(0, 10, size=(12, 4)), np.full((1, 4), 11)])  # T = 13, N = 4
-expected = np.eye(13, dtype=np.float32)[np.concatenate([np.full((1, 4), 10), target[:-1]])]  # K = 13
-inputs = np.asarray(teacher_forcing_inputs(target.copy(), 13))
+from course.draws import hidden_rng
+
+rng = hidden_rng("teacher_forcing_inputs__single_step")  # this submission's own inputs
+T, N, K = int(rng.integers(8, 16)), int(rng.integers(2, 7)), int(rng.integers(13, 20))
+target = np.concatenate([rng.integers(0, 10, size=(T - 1, N)), np.full((1, N), 11)])
+expected = np.eye(K, dtype=np.float32)[np.concatenate([np.full((1, N), 10), target[:-1]])]
+inputs = np.asarray(teacher_forcing_inputs(target.copy(), K))
 assert inputs.shape == expected.shape, \
     f"with another number of classes K: inputs of shape {inputs.shape}, expected (T, N, K): one-hot vectors of num_classes entries"
 assert inputs.dtype == np.float32 and np.array_equal(inputs, expected), \

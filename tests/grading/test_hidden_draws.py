@@ -27,7 +27,7 @@ from instructor.grading.checks.notebook import split_notebook
 from tests.nbexec import MistakeRunner
 
 #: the assignments whose hidden checks draw from course.draws, and how many draws the reference passes here
-DRAWN = ["01_rnn", "03_attention"]
+DRAWN = ["01_rnn", "02_seq2seq", "03_attention"]
 DRAWS = 25
 
 
@@ -167,7 +167,13 @@ def test_the_reference_earns_full_marks_on_every_draw(runner, assignment):
 
 
 #: the task a memoriser answers with a table, and the module-level function it replaces
-MEMORISED = [("01_rnn", "loss_and_accuracy"), ("01_rnn", "accuracy_by_length"), ("03_attention", "attend")]
+MEMORISED = [
+    ("01_rnn", "loss_and_accuracy"),
+    ("01_rnn", "accuracy_by_length"),
+    ("02_seq2seq", "one_hot_encode_prediction"),
+    ("02_seq2seq", "teacher_forcing_inputs"),
+    ("03_attention", "attend"),
+]
 
 _RECORDER = """
 import copy as _copy

@@ -1246,8 +1246,8 @@ for j, length in enumerate(lengths):
 #
 # The weak point is that the whole source has to pass through that one vector of $D$ numbers, which is rewritten
 # at every step. The first digit must survive $T$ encoder updates and then almost $T$ decoder updates before it is
-# written last, and the gradient that would teach the model to keep it travels back through the same long chain,
-# so it fades. More digits must also share the same $D$ numbers. Each token of a long sequence is therefore
+# written last, and the gradient that would teach the model to keep it must travel back through that same long
+# chain, a product of many Jacobians (notebook 01's last part). More digits must also share the same $D$ numbers. Each token of a long sequence is therefore
 # slightly less certain, and a whole-sequence score multiplies those small risks over up to 21 tokens, so the
 # accuracy drops steadily beyond about ten digits and is close to 0 at 20 (here 1.1 %). More training or a larger $D$ pushes
 # the drop further out but keeps the bottleneck.

@@ -14,7 +14,8 @@ account's journal::
 
 ``kind`` is ``autograde`` (``course grade``: ``auto``, and ``manual`` when it
 took a hand grade back; ``removed`` when the submission keeps no grade; the
-notebook's late penalty as the line whose ``cell`` is ""), ``hand grade``
+notebook's late penalty as the line whose ``cell`` is ""), ``extension``
+(``course extend``: the late penalty worked out again), ``hand grade``
 (a written answer) or ``override`` (a test cell) from the formgrader or
 ``course override`` (``manual``, ``extra``), or ``accepted`` (``course override
 --accept``: a person looked at a score no line explained and took it as hers).
@@ -67,9 +68,12 @@ AUTOGRADE = "autograde"
 HAND_GRADE = "hand grade"
 OVERRIDE = "override"
 ACCEPTED = "accepted"
-KINDS = (AUTOGRADE, HAND_GRADE, OVERRIDE, ACCEPTED)
-#: the kinds that may set a cell's autograded points (and remove a submission)
+EXTENSION = "extension"
+KINDS = (AUTOGRADE, HAND_GRADE, OVERRIDE, ACCEPTED, EXTENSION)
+#: the kinds that may set a cell's autograded points
 AUTO_KINDS = (AUTOGRADE, ACCEPTED)
+#: the kinds that may set a notebook's late penalty (the cell "")
+PENALTY_KINDS = (AUTOGRADE, ACCEPTED, EXTENSION)
 #: what a line's score fields are, in the words a message uses
 FIELDS = {"auto": "autograded points", "manual": "points given by hand", "extra": "extra credit"}
 #: a journal's name: the account's, then this
@@ -267,6 +271,14 @@ def autograde_lines(submission, taken_back=()) -> list[dict[str, Any]]:
     return out
 
 
+def penalty_lines(submission) -> list[dict[str, Any]]:
+    """The lines of the late penalty ``course extend`` just worked out again for a submission (each notebook's)."""
+    return [
+        line(EXTENSION, submission.assignment.name, submission.student.id, nb.name, "", auto=nb.late_submission_penalty)
+        for nb in submission.notebooks
+    ]
+
+
 def removal_line(assignment: str, student: str) -> dict[str, Any]:
     """The line of a submission ``course grade`` took out of the gradebook (it keeps no grade)."""
     return line(AUTOGRADE, assignment, student, "", "", removed=True, **asked_by())
@@ -416,7 +428,7 @@ def replay(entries: list[Entry]) -> tuple[dict[tuple[str, str, str, str], Cell],
             continue
         cell = cells.setdefault(entry.key, Cell({}))
         for field in FIELDS:
-            if field in d and (field != "auto" or d["kind"] in AUTO_KINDS):
+            if field in d and (field != "auto" or d["kind"] in (PENALTY_KINDS if not d["cell"] else AUTO_KINDS)):
                 cell.values[field] = (d[field], entry)
         if d["kind"] == AUTOGRADE:
             graded[sub] = entry

@@ -25,7 +25,7 @@ from nbformat.v4 import new_notebook
 from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.preprocessors import AssignLatePenalties
 
-from instructor.coursedir import extensions, gradebook
+from instructor.coursedir import extensions, gradebook, journal
 from instructor.coursedir.atomic import write_atomic
 from instructor.coursedir.course_dir import CourseDir
 from instructor.coursedir.extensions import Extension
@@ -109,7 +109,9 @@ def apply_extension(course_dir: CourseDir, student: str, assignment: str) -> Pen
         # the penalty is read from and written to the gradebook only: the notebook's cells play no part
         run_chain([AssignLatePenalties], new_notebook(), resources, cfg)
     with Gradebook(db_url, course_id) as gb:
-        after = gb.find_submission(assignment, student).late_submission_penalty or 0.0
+        submission = gb.find_submission(assignment, student)
+        after = submission.late_submission_penalty or 0.0
+        journal.record(course_path, *journal.penalty_lines(submission))  # who moved the penalty, and when
     _show_in_notebook(course_path, student, assignment, after)
     return PenaltyChange(before, after)
 

@@ -142,6 +142,20 @@ def test_a_regrade_keeps_a_hand_grade_and_a_removed_submission_must_be_journalle
     assert _wrong(course) == []
 
 
+def test_a_late_penalty_moves_only_through_the_tools(course):
+    """A notebook's late penalty written straight into the gradebook is found; one `course extend` worked out
+    again (its extension line) is not."""
+    with sqlite3.connect(course / "gradebook.db") as db:
+        db.execute("UPDATE submitted_notebook SET late_submission_penalty = 0.5")
+    (line,) = _wrong(course)
+    assert line.startswith(f"{A}, {AMY}, late penalty: the gradebook holds 0.5, the journal nothing (autograde by"), (
+        line
+    )
+    with Gradebook(_url(course)) as gb:
+        journal.record(course, *journal.penalty_lines(gb.find_submission(A, AMY)))
+        assert _wrong(course) == []
+
+
 def test_a_line_no_journal_may_hold_is_refused(course):
     """A line dated in the future (it would outlast every later grade), and one that is not a line at all."""
     me = journal.account(os.geteuid())

@@ -187,7 +187,7 @@ def run(args) -> int:
         + (f", graders: {', '.join(sorted(s.people.graders))}" if s.people.graders else "")
     )
     print(f"configuration: {config.write(s)}")
-    script, rule = privileged.install(s.hub_dir, s.course_dir, s.unix_group, root=args.root)
+    script, rule = privileged.install(s.hub_dir, s.course_dir, s.unix_group, root=args.root, key=s.hidden_key)
     print(f"  the staff's privileged path: {script} (sudo rule {rule})")
     if args.write_only:
         return 0

@@ -76,6 +76,7 @@ def read_key(path: Path) -> bytes:
 def _make_key(path: Path) -> bytes:
     raw = secrets.token_bytes(KEY_BYTES)
     try:
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
     except FileExistsError:  # another grading run made it first: use theirs
         return read_key(path)

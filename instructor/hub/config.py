@@ -6,7 +6,8 @@ Folders of ``hub_dir`` (default ``/srv/course-hub/<course id>``):
 - ``jupyterhub_config.local.py``: the instructor's own settings (HTTPS, LTI), loaded last, never rewritten;
 - ``state/`` (0700, root's): the hub's database, cookie secret, proxy pid,
   the passwords of accounts ``course hub`` made, what it made (``made.json``)
-  and the roster's e-mail to id map (``usernames.json``, for LTI);
+  the roster's e-mail to id map (``usernames.json``, for LTI) and the key of the
+  hidden checks' inputs (``hidden-inputs.key``, made by root's first grading step);
 - ``bin/course-privileged``: the staff's privileged path (:mod:`instructor.hub.privileged`);
 - ``jupyter/student/`` and ``jupyter/staff/`` (0755): the Jupyter settings each
   kind of user's server reads first (``JUPYTER_CONFIG_PATH``).
@@ -90,6 +91,11 @@ class HubSettings:
     def usernames(self) -> Path:
         """{e-mail: id} of the roster, root's alone: an authenticator naming people by e-mail maps to ids."""
         return self.state / "usernames.json"
+
+    @property
+    def hidden_key(self) -> Path:
+        """The key of the hidden checks' inputs root's grading step uses, root's alone (grading.hidden_seed)."""
+        return self.state / "hidden-inputs.key"
 
     @property
     def privileged(self) -> Path:

@@ -54,7 +54,7 @@ _PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 COLLECT = "--ExchangeFactory.collect=instructor.hub.collect.OwnedCollect"
 
 
-def script_text(course_dir: Path, group: str, code: Path, root: Path | None) -> str:
+def script_text(course_dir: Path, group: str, code: Path, root: Path | None, key: Path | None = None) -> str:
     """The wrapper sudo runs: this Python, isolated (-I: no PYTHON* variables, no user site), this course."""
     return "\n".join(
         [
@@ -65,7 +65,8 @@ def script_text(course_dir: Path, group: str, code: Path, root: Path | None) -> 
             f"sys.path.insert(0, {str(code)!r})",
             "from instructor.hub.privileged import main",
             "",
-            f"sys.exit(main({str(course_dir)!r}, {group!r}, sys.argv[1:], root={str(root) if root else None!r}))",
+            f"sys.exit(main({str(course_dir)!r}, {group!r}, sys.argv[1:], root={str(root) if root else None!r}, "
+            f"key={str(key) if key else None!r}))",
             "",
         ]
     )
@@ -93,13 +94,19 @@ def code_folder() -> Path:
 
 
 def install(
-    hub_dir: Path, course_dir: Path, group: str, root: Path | None = None, sudoers: Path = SUDOERS
+    hub_dir: Path,
+    course_dir: Path,
+    group: str,
+    root: Path | None = None,
+    sudoers: Path = SUDOERS,
+    key: Path | None = None,
 ) -> tuple[Path, Path]:
     """Write the script and the sudo rule (checked with ``visudo -c``); returns both paths.
 
     ``root`` is the course repository whose ``solutions/`` root releases and
     grades from (default: the one the course directory records, else this
-    checkout); it may be root's alone, out of the staff's and the students' sight.
+    checkout); it may be root's alone, out of the staff's and the students' sight. ``key`` is the file of the
+    hidden checks' key root's grading step uses (:mod:`instructor.grading.hidden_seed`), in a folder of root's.
     """
     code = code_folder()
     # the code, the interpreter, and the folder first on root's steps' PATH (bwrap, mount, ... are looked up there)
@@ -113,7 +120,7 @@ def install(
     folder.mkdir(parents=True, exist_ok=True)
     os.chmod(folder, 0o755)
     script = folder / NAME
-    script.write_text(script_text(course_dir.resolve(), group, code, root.resolve() if root else None))
+    script.write_text(script_text(course_dir.resolve(), group, code, root.resolve() if root else None, key))
     os.chmod(script, 0o755)
     rule = sudoers / f"course-{group}"
     draft = sudoers / f".course-{group}.draft"  # sudo skips names with a dot
@@ -164,7 +171,7 @@ def _caller(group: str) -> str:
     return name
 
 
-def _python(course_dir: Path, module: str, *args: str) -> int:
+def _python(course_dir: Path, module: str, *args: str, key: str | None = None) -> int:
     """``python -m module args`` as root for ``course_dir``, with an environment of root's making.
 
     It runs in a fresh empty folder of root's, not in the course directory, which the staff write: ``python -m``
@@ -182,9 +189,13 @@ def _python(course_dir: Path, module: str, *args: str) -> int:
         "PYTHONPATH": str(code_folder()),
         "PYTHONSAFEPATH": "1",
     }
-    for key in ("LANG", "LC_ALL", "TZ", "SUDO_USER"):  # SUDO_USER: the grade journal names who asked (checked)
-        if key in os.environ:
-            env[key] = os.environ[key]
+    for name in ("LANG", "LC_ALL", "TZ", "SUDO_USER"):  # SUDO_USER: the grade journal names who asked (checked)
+        if name in os.environ:
+            env[name] = os.environ[name]
+    if key:  # the hidden checks' key: root's, in the hub's state folder, out of the staff's reach
+        from instructor.grading.hidden_seed import KEY_ENV  # here: a refused call costs no import
+
+        env[KEY_ENV] = key
     if module == "nbgrader":
         args = (*args, f"--CourseDirectory.root={course_dir}")
     with tempfile.TemporaryDirectory(prefix="course-privileged-") as empty:  # root's, 0700
@@ -192,7 +203,7 @@ def _python(course_dir: Path, module: str, *args: str) -> int:
         return subprocess.run([sys.executable, "-P", "-m", module, *args], cwd=empty, env=env).returncode
 
 
-def main(course_dir: str, group: str, argv: list[str], root: str | None = None) -> int:
+def main(course_dir: str, group: str, argv: list[str], root: str | None = None, key: str | None = None) -> int:
     """Run one verb for a member of ``group`` on ``course_dir``, as root; the course directory re-shared after."""
     try:
         if os.geteuid() != 0:
@@ -227,7 +238,8 @@ def main(course_dir: str, group: str, argv: list[str], root: str | None = None) 
                 status = _python(course_path, "nbgrader", "collect", "--update", COLLECT, args.assignment)
             elif args.verb == "grade":
                 passed = [f"--assignment={a}" for a in args.assignment] + [f"--student={s}" for s in args.student]
-                status = _python(course_path, "instructor", "grade", *where, *passed, *(["--force"] * args.force))
+                force = ["--force"] * args.force
+                status = _python(course_path, "instructor", "grade", *where, *passed, *force, key=key)
             else:
                 status = _python(course_path, "nbgrader", "release_feedback", args.assignment)
             share_course_dir(course_path, grp.getgrnam(group).gr_gid)

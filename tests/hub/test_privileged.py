@@ -47,9 +47,12 @@ def hub():
         accounts.share_course_dir(course_dir, gid)
         rules = scratch / "sudoers"
         rules.mkdir()
-        script, rule = privileged.install(scratch / "hub", course_dir, GROUP, root=private_repo(scratch), sudoers=rules)
+        key = scratch / "hub" / "state" / "hidden-inputs.key"
+        script, rule = privileged.install(
+            scratch / "hub", course_dir, GROUP, root=private_repo(scratch), sudoers=rules, key=key
+        )
         yield SimpleNamespace(
-            scratch=scratch, course_dir=course_dir, exchange=exchange, script=script, rule=rule, gid=gid
+            scratch=scratch, course_dir=course_dir, exchange=exchange, script=script, rule=rule, gid=gid, key=key
         )
         pinned.lock_path(course_dir.resolve()).unlink(missing_ok=True)  # root's steps' lock, in /run
     finally:
@@ -121,10 +124,20 @@ def test_course_grade_in_a_staff_terminal_goes_through_it(hub):
         privileged.ENV: str(hub.script),
         "PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin",
     }
+    handed_in = hub.course_dir / "submitted" / AMY / "01_rnn"  # as collect leaves it: her unfilled notebook
+    handed_in.mkdir(parents=True, exist_ok=True)
+    shutil.copy(REPO_ROOT / "notebooks" / "01_rnn" / "01_rnn.ipynb", handed_in)
     done = as_user(hub, GRADER, sys.executable, "-m", "instructor", "grade", "-a", "01_rnn", env=env)
     assert "through the course's privileged path" in done.stdout, done
     assert "course-privileged: grade --assignment=01_rnn" in done.stderr, done
     assert grp.getgrnam(GROUP).gr_mem == [GRADER]
+    # the hidden checks' key is root's, in the hub's state folder: never in the course directory the staff share
+    assert f"hidden checks: inputs drawn for each submission (key: {hub.key})" in done.stdout, done
+    info = hub.key.stat()
+    assert info.st_uid == 0 and stat.S_IMODE(info.st_mode) == 0o600
+    assert not (hub.course_dir / ".hidden-inputs.key").exists()
+    peek = as_user(hub, GRADER, "cat", str(hub.key))
+    assert peek.returncode != 0 and not peek.stdout
 
 
 @pytest.mark.parametrize("module", ["nbgrader", "instructor"])

@@ -10,7 +10,7 @@ from instructor.cli.options import add_course_dir, add_old_spelling, add_root
 from instructor.coursedir import directory
 from instructor.coursedir.course_dir import CourseDir
 from instructor.errors import CourseError
-from instructor.hub import accounts, cgroups, config, privileged
+from instructor.hub import accounts, cgroups, config, lti, privileged
 from instructor.hub import run as hub_run
 from instructor.hub.pinned import pinned
 from instructor.hub.staff import (
@@ -145,6 +145,7 @@ def settings(args) -> config.HubSettings:
         idle_timeout=args.idle_timeout,
         no_limits=args.no_limits,
         staff_group=args.staff_group,
+        lti=lti.read_settings(hub_dir),  # <hub_dir>/lti13.json, if there: the LMS logs people in (docs/hub.md)
     )
 
 
@@ -187,6 +188,8 @@ def run(args) -> int:
         + (f", graders: {', '.join(sorted(s.people.graders))}" if s.people.graders else "")
     )
     print(f"configuration: {config.write(s)}")
+    if s.lti:
+        print(f"  LTI 1.3 from {s.lti['issuer']} logs people in ({lti.SETTINGS_NAME}); the tool's key: {s.lti_key}")
     script, rule = privileged.install(s.hub_dir, s.course_dir, s.unix_group, root=args.root, key=s.hidden_key)
     print(f"  the staff's privileged path: {script} (sudo rule {rule})")
     if args.write_only:

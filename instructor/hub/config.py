@@ -25,7 +25,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from instructor.hub import cgroups
+from instructor.hub import cgroups, lti
 from instructor.hub.staff import People
 
 #: nbgrader's JupyterLab plugins a student does not need (the Assignments tab and Validate stay)
@@ -61,6 +61,7 @@ class HubSettings:
     no_limits: bool = False  # start servers even where no memory and process limit can be set
     idle_timeout: int = 3600  # seconds before an idle server is stopped (jupyterhub-idle-culler)
     staff_group: str = ""  # the Unix group of the staff (default: the hub's group of graders, formgrade-<id>)
+    lti: dict | None = None  # the platform's values from <hub_dir>/lti13.json: LTI 1.3 logs people in (hub.lti)
 
     @property
     def state(self) -> Path:
@@ -96,6 +97,11 @@ class HubSettings:
     def hidden_key(self) -> Path:
         """The key of the hidden checks' inputs root's grading step uses, root's alone (grading.hidden_seed)."""
         return self.state / "hidden-inputs.key"
+
+    @property
+    def lti_key(self) -> Path:
+        """The tool's LTI 1.3 private key, root's alone (made when lti13.json turns LTI on)."""
+        return self.state / lti.KEY_NAME
 
     @property
     def privileged(self) -> Path:
@@ -144,6 +150,7 @@ def hub_config(s: HubSettings) -> str:
         f"c.Authenticator.admin_users = {set(_sorted(s.people.instructors))!r}",
         "# an authenticator that names people by e-mail (LTI's default) lands on the roster's ids, the Unix names",
         f"c.Authenticator.username_map = __import__('json').loads(open({str(s.usernames)!r}).read())",
+        *(lti.config_lines(s.lti, s.lti_key, s.people.instructors, s.people.graders) if s.lti else []),
         "",
         "# groups and roles of this course (another course adds its own pair)",
         "c.JupyterHub.load_groups = {",
@@ -237,4 +244,6 @@ def write(s: HubSettings) -> Path:
             os.chmod(sub, 0o755)
     _write(s.student_config / "nbgrader_config.py", student_nbgrader_config(s))
     _write(s.usernames, json.dumps(s.people.emails, indent=1, sort_keys=True) + "\n", 0o600)
+    if s.lti:
+        lti.make_key(s.lti_key)
     return s.config_file

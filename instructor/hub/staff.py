@@ -50,7 +50,7 @@ class People:
     students: frozenset[str]
     instructors: frozenset[str]
     graders: frozenset[str]
-    #: {e-mail: id} of the roster's students who have one
+    #: {e-mail: id} of the roster's students and staff.csv's people who have one
     emails: dict[str, str] = field(default_factory=dict)
 
     @property
@@ -125,8 +125,10 @@ def owners(instructors=()) -> set[int]:
     return found
 
 
-def read_staff(path: Path, instructors=()) -> dict[str, str]:
-    """``{id: role}`` from a staff CSV, checked; the file must be root's or one of ``instructors``' (see above)."""
+def read_staff(path: Path, instructors=(), emails: dict[str, str] | None = None) -> dict[str, str]:
+    """``{id: role}`` from a staff CSV, checked; the file must be root's or one of ``instructors``' (see above).
+
+    An optional third column, ``email``, goes into ``emails`` (``{e-mail: id}``): LTI names people by e-mail."""
     try:
         text = read_trusted(path, owners(instructors))
     except Untrusted as err:
@@ -143,6 +145,9 @@ def read_staff(path: Path, instructors=()) -> dict[str, str]:
         if role not in ROLES:
             raise CourseError(f"{path}, line {line}: role {role!r} is not one of {', '.join(ROLES)}.")
         found[name] = role
+        email = (row.get("email") or "").strip().lower()
+        if email and emails is not None:
+            emails[email] = name
     return found
 
 
@@ -152,8 +157,9 @@ def people(course_path: Path, instructors=()) -> People:
     ``instructors``: those of the last accepted start, who may own staff.csv besides root.
     """
     path = course_path / STAFF_NAME
+    staff_emails: dict[str, str] = {}
     try:
-        staff = read_staff(path, instructors)
+        staff = read_staff(path, instructors, staff_emails)
     except FileNotFoundError:
         raise CourseError(
             f"{path} does not exist: name the instructors and graders there "
@@ -178,6 +184,10 @@ def people(course_path: Path, instructors=()) -> People:
         for row in roster.read_roster_file(course_path / roster.ROSTER_NAME)
         if (row.get("email") or "").strip()
     }
+    twice = sorted(e for e in staff_emails if e in emails)
+    if twice:
+        raise CourseError(f"{', '.join(twice)} is the e-mail of a student on the roster and of staff in {path}.")
+    emails.update(staff_emails)
     return People(
         frozenset(students),
         frozenset(n for n, r in staff.items() if r == "instructor"),

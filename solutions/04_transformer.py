@@ -157,18 +157,9 @@ assert wrapped == " a", f"cipher('z ', 'b') gave {wrapped!r}, expected ' a': wra
 assert out == "jpl qkwctwd", f"cipher('hello world', 'clap') gave {out!r}, expected 'jpl qkwctwd'"
 assert repeated == "clapclapc", "the key should repeat along the whole message"
 ### BEGIN HIDDEN TESTS
-empty = cipher("", "clap")
-unchanged = cipher("read me", "a")
-long_key = cipher("abc", "clapclap")
-assert empty == "", "an empty message should give an empty cipher text"
-assert unchanged == "read me", "the first letter of the alphabet as the key shifts by nothing and should change nothing"
-assert long_key == "cmc", "a key longer than the message: use only as much of the key as the message needs"
+from course.draws import hidden_rng
 
-
-def more_messages_and_keys():
-    rng = np.random.default_rng(1)
-    messages = ["".join(rng.choice(list("abcdefghijklmnopqrstuvwxyz "), size=n)) for n in (3, 13, 31)]
-    return [(message, key) for message in messages for key in ("clap", "zz", "quick fox")]
+rng = hidden_rng("cipher__by_hand")  # this submission's own inputs
 
 
 def shifted(text, key, sign):
@@ -179,9 +170,29 @@ def shifted(text, key, sign):
     return out
 
 
-ciphered = [cipher(message, key) for message, key in more_messages_and_keys()]
-for (message, key), secret in zip(more_messages_and_keys(), ciphered):
-    assert secret == shifted(message, key, 1), "cipher is wrong on other messages and keys"
+def drawn_text(low, high, first=0):
+    """Symbols of ALPHABET from index ``first`` on, a length drawn from [low, high)."""
+    return "".join(rng.choice(list("abcdefghijklmnopqrstuvwxyz ")[first:], size=int(rng.integers(low, high))))
+
+
+any_key = drawn_text(1, 8, first=1)
+plain = drawn_text(3, 15)
+null_key = "a" * int(rng.integers(1, 5))  # the first letter of the alphabet, repeated
+short = drawn_text(1, 6)
+long_key = drawn_text(len(short) + 1, len(short) + 8, first=1)
+cases = [(drawn_text(low, high), drawn_text(k_low, k_high, first=1)) for low, high in [(1, 6), (8, 20), (25, 40)]
+         for k_low, k_high in [(1, 3), (3, 7), (7, 12)]]
+plain_again, short_wanted = str(plain), shifted(short, long_key, 1)
+wanted = [shifted(message, key, 1) for message, key in cases]
+empty = cipher("", any_key)
+unchanged = cipher(plain, null_key)
+longer = cipher(short, long_key)
+assert empty == "", "an empty message should give an empty cipher text"
+assert unchanged == plain_again, "the first letter of the alphabet as the key shifts by nothing and should change nothing"
+assert longer == short_wanted, "a key longer than the message: use only as much of the key as the message needs"
+ciphered = [cipher(message, key) for message, key in cases]
+for secret, want in zip(ciphered, wanted, strict=True):
+    assert secret == want, "cipher is wrong on other messages and keys"
 ### END HIDDEN TESTS
 
 # %% course={"task": "decipher"} nbgrader={"grade": true, "grade_id": "cipher__round_trip", "locked": true, "points": 1, "schema_version": 3, "solution": false}
@@ -209,16 +220,9 @@ backs = [decipher(secret, key) for message, key, secret in examples]
 for i, back in enumerate(backs):
     assert back == wanted[i], f"decipher({secrets[i]!r}, {keys[i]!r}) gave {back!r}, expected {wanted[i]!r}"
 ### BEGIN HIDDEN TESTS
-below_a = decipher(" a", "b")
-repeated = decipher("clapclapc", "clap")
-assert below_a == "z ", "deciphering should wrap around below a"
-assert repeated == "a" * 9, "decipher should repeat the key along the message"
+from course.draws import hidden_rng
 
-
-def more_messages_and_keys():
-    rng = np.random.default_rng(1)
-    messages = ["".join(rng.choice(list("abcdefghijklmnopqrstuvwxyz "), size=n)) for n in (3, 13, 31)]
-    return [(message, key) for message in messages for key in ("clap", "zz", "quick fox")]
+rng = hidden_rng("cipher__round_trip")  # this submission's own inputs
 
 
 def shifted(text, key, sign):
@@ -229,9 +233,27 @@ def shifted(text, key, sign):
     return out
 
 
-deciphered = [decipher(message, key) for message, key in more_messages_and_keys()]
-for (message, key), plain in zip(more_messages_and_keys(), deciphered):
-    assert plain == shifted(message, key, -1), "decipher is wrong on other messages and keys"
+def drawn_text(low, high, first=0):
+    """Symbols of ALPHABET from index ``first`` on, a length drawn from [low, high)."""
+    return "".join(rng.choice(list("abcdefghijklmnopqrstuvwxyz ")[first:], size=int(rng.integers(low, high))))
+
+
+# below a: a cipher text of early letters under a key of late ones
+low_letters = "".join(rng.choice(list("abcde"), size=int(rng.integers(2, 8))))
+late_key = drawn_text(1, 5, first=20)
+repeat_key = drawn_text(2, 6, first=1)
+repeats = int(rng.integers(2, 5))
+cases = [(drawn_text(low, high), drawn_text(k_low, k_high, first=1)) for low, high in [(1, 6), (8, 20), (25, 40)]
+         for k_low, k_high in [(1, 3), (3, 7), (7, 12)]]
+below_wanted, repeated_wanted = shifted(low_letters, late_key, -1), "a" * (repeats * len(repeat_key) + 1)
+wanted = [shifted(message, key, -1) for message, key in cases]
+below_a = decipher(low_letters, late_key)
+repeated = decipher(repeat_key * repeats + repeat_key[0], repeat_key)
+assert below_a == below_wanted, "deciphering should wrap around below a"
+assert repeated == repeated_wanted, "decipher should repeat the key along the message"
+deciphered = [decipher(message, key) for message, key in cases]
+for plain, want in zip(deciphered, wanted, strict=True):
+    assert plain == want, "decipher is wrong on other messages and keys"
 ### END HIDDEN TESTS
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "one_hot_text", "locked": true, "schema_version": 3, "solution": false}
@@ -301,18 +323,29 @@ except ValueError as err:
 assert error is not None, "one_hot_encode('Hi!') should raise a ValueError"
 assert "'H'" in error and "'!'" in error, f"the error should name 'H' and '!': {error}"
 ### BEGIN HIDDEN TESTS
+from course.draws import hidden_rng
+
+rng = hidden_rng("one_hot__tokens")  # this submission's own inputs
+symbols = list("abcdefghijklmnopqrstuvwxyz ")  # ALPHABET: token i is symbols[i]
+one_token, two_tokens = rng.integers(0, 27, size=1), rng.integers(0, 27, size=2)
+long_tokens = rng.integers(0, 27, size=int(rng.integers(8, 30)))
+one, two, long_text = ("".join(symbols[i] for i in tokens) for tokens in (one_token, two_tokens, long_tokens))
+shapes = [(1, 29), (2, 29), (3, 29), (len(long_tokens) + 2, 29)]
+end_wanted, start_wanted = [int(one_token[0]), 28], [27, *two_tokens.tolist()]
+both_wanted = [27, *long_tokens.tolist(), 28]
 empty = one_hot_encode("", start=True)
-c_end = one_hot_encode("c", end=True)
-ba_start = one_hot_encode("ba", start=True)
-both = one_hot_encode("hello world", True, True)
-assert empty.shape == (1, 29) and c_end.shape == (2, 29) and ba_start.shape == (3, 29) and both.shape == (13, 29), (
+c_end = one_hot_encode(one, end=True)
+ba_start = one_hot_encode(two, start=True)
+both = one_hot_encode(long_text, True, True)
+assert (empty.shape, c_end.shape, ba_start.shape, both.shape) == tuple(shapes), (
     f"with START, END or both, the shapes are {empty.shape}, {c_end.shape}, {ba_start.shape} and {both.shape}: "
     "one row per symbol, the START and END rows included, each as wide as the vocabulary"
 )
 assert np.array_equal(empty, np.eye(29, dtype=np.float32)[[27]]), "'' with START"
-assert np.array_equal(c_end.argmax(axis=1), [2, 28]), "'c' with END"
-assert np.array_equal(ba_start.argmax(axis=1), [27, 1, 0]), "'ba' with START"
+assert np.array_equal(c_end.argmax(axis=1), end_wanted), "one symbol with END"
+assert np.array_equal(ba_start.argmax(axis=1), start_wanted), "two symbols with START"
 assert np.all(both.sum(axis=1) == 1), "every row should hold a single one"
+assert np.array_equal(both.argmax(axis=1), both_wanted), "a longer message with START and END"
 ### END HIDDEN TESTS
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "data_text", "locked": true, "schema_version": 3, "solution": false}
@@ -532,13 +565,18 @@ assert grads[0] is not None and np.abs(grads[0]).sum() > 0, "q got no gradient: 
 assert grads[1] is not None and np.abs(grads[1]).sum() > 0, "k got no gradient: compute with MyGrad operations (no .data)"
 assert grads[2] is not None and np.abs(grads[2]).sum() > 0, "v got no gradient: compute with MyGrad operations (no .data)"
 ### BEGIN HIDDEN TESTS
-rng = np.random.default_rng(21)
-q, k, v = (rng.normal(size=shape).astype(np.float32) for shape in [(3, 4, 6), (5, 4, 6), (5, 4, 3)])
-scores = np.einsum("tNk,TNk->tNT", q, k) / np.sqrt(6)
+from course.draws import hidden_rng
+
+rng = hidden_rng("attention__by_hand")  # this submission's own inputs
+t, N, T = int(rng.integers(1, 6)), int(rng.integers(2, 6)), int(rng.integers(2, 8))
+d_k, d_v = int(rng.integers(3, 9)), int(rng.integers(1, 6))
+q, k, v = (rng.normal(size=shape).astype(np.float32) for shape in [(t, N, d_k), (T, N, d_k), (T, N, d_v)])
+scores = np.einsum("tNk,TNk->tNT", q, k) / np.sqrt(d_k)
 want = np.exp(scores - scores.max(axis=-1, keepdims=True))
 want = want / want.sum(axis=-1, keepdims=True)
+weights_shape, out_shape = (t, N, T), (t, N, d_v)
 out, weights = scaled_dot_product_attention(mg.tensor(q), mg.tensor(k), mg.tensor(v))
-assert np.shape(weights) == (3, 4, 5) and np.shape(out) == (3, 4, 3), (
+assert np.shape(weights) == weights_shape and np.shape(out) == out_shape, (
     f"other sizes: weights {np.shape(weights)} and output {np.shape(out)}, expected (t, N, T) and (t, N, d_v)"
 )
 assert np.allclose(np.asarray(weights), want, atol=1e-5), (
@@ -582,19 +620,28 @@ assert np.all(a[mask] > 0), "a pair the mask allows got zero weight: sequence n 
 assert np.allclose(a, want, atol=1e-5), f"with the mask, the weights are\n{np.round(a, 4)}\nexpected\n{np.round(want, 4)}"
 assert np.allclose(out.data, np.einsum("tNT,TNk->tNk", want, v), atol=1e-5), "with a mask, the output differs"
 ### BEGIN HIDDEN TESTS
-rng = np.random.default_rng(23)
-q, k, v = (rng.normal(size=shape).astype(np.float32) for shape in [(4, 3, 5), (6, 3, 5), (6, 3, 2)])
-rect = rng.random((4, 3, 6)) < 0.6
-rect[:, :, 2] = True  # every query keeps a key
-scores = np.where(rect, np.einsum("tNk,TNk->tNT", q, k) / np.sqrt(5), -np.inf)
+from course.draws import hidden_rng
+
+rng = hidden_rng("attention__mask")  # this submission's own inputs
+t, N, d_k, d_v = int(rng.integers(2, 6)), int(rng.integers(2, 5)), int(rng.integers(3, 8)), int(rng.integers(1, 5))
+T = t + int(rng.integers(1, 5))  # fewer queries than keys
+q, k, v = (rng.normal(size=shape).astype(np.float32) for shape in [(t, N, d_k), (T, N, d_k), (T, N, d_v)])
+# every row keeps one key and hides another, by construction: a kept and a hidden key drawn apart
+kept = rng.integers(0, T, size=(t, N))
+blocked = (kept + rng.integers(1, T, size=(t, N))) % T
+rect = rng.random((t, N, T)) < 0.6
+rect[np.arange(t)[:, None], np.arange(N), kept] = True
+rect[np.arange(t)[:, None], np.arange(N), blocked] = False
+scores = np.where(rect, np.einsum("tNk,TNk->tNT", q, k) / np.sqrt(d_k), -np.inf)
 want = np.exp(scores - scores.max(axis=-1, keepdims=True))
 want = want / want.sum(axis=-1, keepdims=True)
-out, weights = scaled_dot_product_attention(mg.tensor(q), mg.tensor(k), mg.tensor(v), rect.copy())
-open_mask = scaled_dot_product_attention(mg.tensor(q), mg.tensor(k), mg.tensor(v), np.ones((4, 3, 6), dtype=bool))[1]
-open_scores = np.einsum("tNk,TNk->tNT", q, k) / np.sqrt(5)
+open_scores = np.einsum("tNk,TNk->tNT", q, k) / np.sqrt(d_k)
 want_open = np.exp(open_scores - open_scores.max(axis=-1, keepdims=True))
 want_open = want_open / want_open.sum(axis=-1, keepdims=True)
-assert np.shape(weights) == (4, 3, 6), f"fewer queries than keys: weights of shape {np.shape(weights)}, expected (t, N, T)"
+weights_shape, all_pairs = (t, N, T), np.ones((t, N, T), dtype=bool)
+out, weights = scaled_dot_product_attention(mg.tensor(q), mg.tensor(k), mg.tensor(v), rect.copy())
+open_mask = scaled_dot_product_attention(mg.tensor(q), mg.tensor(k), mg.tensor(v), all_pairs)[1]
+assert np.shape(weights) == weights_shape, f"fewer queries than keys: weights of shape {np.shape(weights)}, expected (t, N, T)"
 assert np.allclose(np.asarray(weights), want, atol=1e-5), "fewer queries than keys, with a mask: the weights differ"
 assert np.allclose(np.asarray(out), np.einsum("tNT,TNk->tNk", want, v), atol=1e-4), (
     "fewer queries than keys, with a mask: the output differs"
@@ -796,23 +843,42 @@ assert wo_grad is not None and np.abs(wo_grad).sum() > 0, (
     "(no .data, np.asarray or astype on the way)"
 )
 ### BEGIN HIDDEN TESTS
-mha7 = MultiheadAttention(dim=7, n_head=2)
+from course.draws import hidden_rng
+
+
+def reference(Q, K, V, Wq, Wk, Wv, Wo):
+    t, N, _ = Q.shape
+    h, _, dk = Wq.shape
+    out = np.zeros((t, N, h * dk))
+    for n in range(N):
+        for j in range(h):
+            s = (Q[:, n] @ Wq[j]) @ (K[:, n] @ Wk[j]).T / np.sqrt(dk)
+            w = np.exp(s - s.max(axis=1, keepdims=True))
+            w = w / w.sum(axis=1, keepdims=True)
+            out[:, n, j * dk:(j + 1) * dk] = w @ (V[:, n] @ Wv[j])
+    return out @ Wo
+
+
+rng = hidden_rng("multihead_attention__shapes")  # this submission's own inputs
+h, d_k = int(rng.integers(2, 5)), int(rng.integers(2, 4))  # d_k > 1: the order of the heads shows
+d = h * d_k + int(rng.integers(1, h))  # h does not divide d
+t, N = int(rng.integers(2, 6)), int(rng.integers(1, 4))
+x7 = rng.normal(size=(t, N, d)).astype(np.float32)
+Wq7, Wk7, Wv7 = (0.5 * rng.normal(size=(3, h, d, d_k))).astype(np.float32)
+Wo7 = (0.3 * rng.normal(size=(h * d_k, d))).astype(np.float32)
+want7 = reference(x7, x7, x7, Wq7, Wk7, Wv7, Wo7)
+wq_wanted, wo_wanted, out_wanted, a_wanted = (h, d, d_k), (h * d_k, d), (t, N, d), (t, N, h, t)
+mha7 = MultiheadAttention(dim=d, n_head=h)
 wq7_shape, wo7_shape = mha7.Wq.shape, mha7.Wo.weight.shape
-assert wq7_shape == (2, 7, 3) and wo7_shape == (6, 7), "when h does not divide d, d_k = d // h and Wo is (h d_k, d)"
-x7 = rng.normal(size=(3, 2, 7)).astype(np.float32)
-out7 = mha7(x7, x7, x7)
-a7 = np.asarray(mha7.a_ij)
-assert out7.shape == (3, 2, 7), "when h does not divide d, the output should still be (t, N, d)"
-assert a7.shape == (3, 2, 2, 3), "when h does not divide d, a_ij should still be (t, N, h, T)"
-mha7.Wq, mha7.Wk, mha7.Wv = (mg.tensor(W) for W in (0.5 * rng.normal(size=(3, 2, 7, 3))).astype(np.float32))
-mha7.Wo.weight = mg.tensor((0.3 * rng.normal(size=(6, 7))).astype(np.float32))
+assert wq7_shape == wq_wanted and wo7_shape == wo_wanted, "when h does not divide d, d_k = d // h and Wo is (h d_k, d)"
 out7 = mha7(x7.copy(), x7.copy(), x7.copy())
-want7 = np.array([
-    [-0.3935, 0.6759, 0.0654, -0.4819, -0.8274, 0.412, 0.5762],
-    [-0.7175, 0.7166, 0.1837, -0.4194, -1.2097, 0.4828, 0.8215],
-    [-0.8017, 1.1437, 0.2355, -0.3762, -2.6091, 0.5249, 1.1934],
-])  # sequence 1
-assert np.allclose(out7.data[:, 1], want7, atol=2e-4), (
+a7 = np.asarray(mha7.a_ij)
+assert out7.shape == out_wanted, "when h does not divide d, the output should still be (t, N, d)"
+assert a7.shape == a_wanted, "when h does not divide d, a_ij should still be (t, N, h, T)"
+mha7.Wq, mha7.Wk, mha7.Wv = mg.tensor(Wq7), mg.tensor(Wk7), mg.tensor(Wv7)
+mha7.Wo.weight = mg.tensor(Wo7)
+out7 = mha7(x7.copy(), x7.copy(), x7.copy())
+assert np.allclose(out7.data, want7, atol=2e-4), (
     "when h does not divide d, on weights the test sets: the output differs (d_k = d // h, the heads joined by Wo)"
 )
 ### END HIDDEN TESTS
@@ -865,6 +931,9 @@ assert np.allclose(out.data[0, 0], np.concatenate([head0, head1]), atol=1e-6), (
     "the heads are joined in the wrong order: reshape (t, N, h, d_k) to (t, N, h * d_k) with head 0's d_k numbers first"
 )
 ### BEGIN HIDDEN TESTS
+from course.draws import hidden_rng
+
+
 def reference(Q, K, V, Wq, Wk, Wv, Wo):
     t, N, _ = Q.shape
     h, _, dk = Wq.shape
@@ -877,17 +946,22 @@ def reference(Q, K, V, Wq, Wk, Wv, Wo):
             out[:, n, j * dk:(j + 1) * dk] = w @ (V[:, n] @ Wv[j])
     return out @ Wo
 
-rng = np.random.default_rng(12)
-Q = rng.normal(size=(4, 2, 6)).astype(np.float32)
-K = rng.normal(size=(5, 2, 6)).astype(np.float32)
-V = rng.normal(size=(5, 2, 6)).astype(np.float32)
-Wq, Wk, Wv = rng.normal(size=(3, 3, 6, 2)).astype(np.float32)  # each (h, d, d_k) with d = 6, h = 3
-Wo = rng.normal(size=(6, 6)).astype(np.float32)
+
+rng = hidden_rng("multihead_attention__by_hand")  # this submission's own inputs
+h, d_k = int(rng.integers(2, 5)), int(rng.integers(2, 4))  # d_k > 1: the order of the heads shows
+d = h * d_k + int(rng.integers(0, h))
+t, T, N = int(rng.integers(1, 6)), int(rng.integers(2, 7)), int(rng.integers(1, 4))
+Q = rng.normal(size=(t, N, d)).astype(np.float32)
+K = rng.normal(size=(T, N, d)).astype(np.float32)
+V = rng.normal(size=(T, N, d)).astype(np.float32)
+Wq, Wk, Wv = (0.7 * rng.normal(size=(3, h, d, d_k))).astype(np.float32)  # each (h, d, d_k)
+Wo = (0.7 * rng.normal(size=(h * d_k, d))).astype(np.float32)
 want = reference(Q, K, V, Wq, Wk, Wv, Wo)
-mha = MultiheadAttention(dim=6, n_head=3)
+out_shape = (t, N, d)
+mha = MultiheadAttention(dim=d, n_head=h)
 mha.Wq, mha.Wk, mha.Wv, mha.Wo.weight = mg.tensor(Wq), mg.tensor(Wk), mg.tensor(Wv), mg.tensor(Wo)
 got = mha(Q.copy(), K.copy(), V.copy()).data
-assert np.shape(got) == (4, 2, 6), f"output of shape {np.shape(got)}, expected (t, N, d)"
+assert np.shape(got) == out_shape, f"output of shape {np.shape(got)}, expected (t, N, d)"
 assert np.allclose(got, want, atol=1e-4), "the output differs from a loop over sequences and heads"
 ### END HIDDEN TESTS
 
@@ -945,60 +1019,69 @@ assert np.allclose(a[2, :, 0], want, atol=2e-4), (
     "scores of the allowed keys, divided by sqrt(d_k), through a softmax over the keys"
 )
 ### BEGIN HIDDEN TESTS
-assert out.shape == (3, 2, 6), f"output shape {out.shape}, expected (t, N, d)"
-want_out = np.array([
-    [
-        [1.6816, -1.5975, 1.3435, -1.712, 1.3357, -1.887],
-        [0.1462, -0.4857, 1.1747, -1.2609, 0.2429, -1.2815],
-    ],
-    [
-        [1.0519, -0.9616, 0.5098, -0.8282, 1.023, -0.7479],
-        [1.424, -0.5823, -0.766, 1.1259, 1.4818, -0.0646],
-    ],
-    [
-        [-0.5658, 0.2821, 0.0669, -0.5081, -0.4002, 0.3999],
-        [-0.079, -0.4278, 1.081, -1.0896, 0.3263, -1.0689],
-    ],
-])
+from course.draws import hidden_rng
+
+
+def reference(Q, K, V, Wq, Wk, Wv, Wo, mask):
+    t, N, _ = Q.shape
+    h, _, dk = Wq.shape
+    out = np.zeros((t, N, h * dk))
+    for n in range(N):
+        for j in range(h):
+            s = (Q[:, n] @ Wq[j]) @ (K[:, n] @ Wk[j]).T / np.sqrt(dk)
+            s = np.where(mask[:, n], s, -np.inf)
+            w = np.exp(s - s.max(axis=1, keepdims=True))
+            w = w / w.sum(axis=1, keepdims=True)
+            out[:, n, j * dk:(j + 1) * dk] = w @ (V[:, n] @ Wv[j])
+    return out @ Wo
+
+
+rng = hidden_rng("multihead_attention__mask")  # this submission's own inputs, none of the visible ones
+h, d_k = int(rng.integers(2, 5)), int(rng.integers(2, 4))
+d = h * d_k + int(rng.integers(0, h))
+t, N = int(rng.integers(2, 6)), int(rng.integers(2, 5))
+Wq, Wk, Wv = (0.6 * rng.normal(size=(3, h, d, d_k))).astype(np.float32)  # each (h, d, d_k)
+Wo = (0.4 * rng.normal(size=(h * d_k, d))).astype(np.float32)
+x = rng.normal(size=(t, N, d)).astype(np.float32)  # t = T
+# a mask of its own for each sequence: query 0 of sequence 0 reads key 0 alone, sequence `open_n` reads every key,
+# the others a random choice of keys that always holds one
+open_n = int(rng.integers(1, N))
+mask = rng.random((t, N, t)) < 0.6
+mask[np.arange(t)[:, None], np.arange(N), rng.integers(0, t, size=(t, N))] = True
+mask[0, 0] = np.arange(t) == 0
+mask[:, open_n] = True
+want_out = reference(x, x, x, Wq, Wk, Wv, Wo, mask)
+want_full = reference(x, x, x, Wq, Wk, Wv, Wo, np.ones((t, N, t), dtype=bool))
+# and fewer queries than keys, a random mask that keeps a key in every row
+t2, T = int(rng.integers(2, 6)), int(rng.integers(6, 9))
+Q = rng.normal(size=(t2, N, d)).astype(np.float32)
+K = rng.normal(size=(T, N, d)).astype(np.float32)
+V = rng.normal(size=(T, N, d)).astype(np.float32)
+Wq2, Wk2, Wv2 = (0.6 * rng.normal(size=(3, h, d, d_k))).astype(np.float32)
+Wo2 = (0.4 * rng.normal(size=(h * d_k, d))).astype(np.float32)
+rect_mask = rng.random((t2, N, T)) < 0.7
+rect_mask[np.arange(t2)[:, None], np.arange(N), rng.integers(0, T, size=(t2, N))] = True
+want_masked = reference(Q, K, V, Wq2, Wk2, Wv2, Wo2, rect_mask)
+masked_shape = (t2, N, d)
+out_shape, alone_shape = (t, N, d), (1, 1, d)
+mha = MultiheadAttention(dim=d, n_head=h)
+mha.Wq, mha.Wk, mha.Wv, mha.Wo.weight = mg.tensor(Wq), mg.tensor(Wk), mg.tensor(Wv), mg.tensor(Wo)
+out = mha(x.copy(), x.copy(), x.copy(), mask=mask.copy())
+assert out.shape == out_shape, f"output shape {out.shape}, expected (t, N, d)"
 assert np.allclose(out.data, want_out, atol=2e-4), "with a mask, the output differs on the test's weights"
-# sequence 1 with a mask that allows everything gives the unmasked result; query 0 of sequence 0 reads key 0 alone
+# a sequence whose mask allows everything gives the unmasked result; query 0 of sequence 0 reads key 0 alone
 full = mha(x.copy(), x.copy(), x.copy()).data
 alone = mha(x[:1, :1].copy(), x[:1, :1].copy(), x[:1, :1].copy()).data
-assert full.shape == (3, 2, 6), f"without a mask: output shape {full.shape}, expected (t, N, d)"
-assert alone.shape == (1, 1, 6), f"one query on one key: output shape {alone.shape}, expected (t, N, d)"
-assert np.allclose(full[:2, 1], want_out[:2, 1], atol=2e-4), "an all-True row of the mask should change nothing"
+assert full.shape == out_shape, f"without a mask: output shape {full.shape}, expected (t, N, d)"
+assert alone.shape == alone_shape, f"one query on one key: output shape {alone.shape}, expected (t, N, d)"
+assert np.allclose(full, want_full, atol=2e-4), "without a mask, the output differs on the test's weights"
+assert np.allclose(out.data[:, open_n], want_full[:, open_n], atol=2e-4), "an all-True row of the mask should change nothing"
 assert np.allclose(alone[0, 0], want_out[0, 0], atol=2e-4), "a query that reads one key should return that key's value"
-# 4 queries on 5 keys, a random mask: the values of a loop over sequences and heads, worked out once
-rng = np.random.default_rng(12)
-Q = rng.normal(size=(4, 2, 6)).astype(np.float32)
-K = rng.normal(size=(5, 2, 6)).astype(np.float32)
-V = rng.normal(size=(5, 2, 6)).astype(np.float32)
-Wq, Wk, Wv = rng.normal(size=(3, 3, 6, 2)).astype(np.float32)
-Wo = rng.normal(size=(6, 6)).astype(np.float32)
-rect_mask = rng.random((4, 2, 5)) < 0.7
-rect_mask[:, :, 0] = True
-mha = MultiheadAttention(dim=6, n_head=3)
-mha.Wq, mha.Wk, mha.Wv, mha.Wo.weight = mg.tensor(Wq), mg.tensor(Wk), mg.tensor(Wv), mg.tensor(Wo)
+# fewer queries than keys, on other weights
+mha = MultiheadAttention(dim=d, n_head=h)
+mha.Wq, mha.Wk, mha.Wv, mha.Wo.weight = mg.tensor(Wq2), mg.tensor(Wk2), mg.tensor(Wv2), mg.tensor(Wo2)
 masked = mha(Q.copy(), K.copy(), V.copy(), mask=rect_mask.copy()).data
-want_masked = np.array([
-    [
-        [1.9889, 0.5154, 14.0199, -1.0458, 6.8292, 12.7608],
-        [0.2771, -2.1888, 2.2019, 2.9872, 1.6037, 2.695],
-    ],
-    [
-        [1.5635, 2.0203, 6.5529, -0.7901, 2.7664, 7.4803],
-        [0.2207, -1.7838, -12.5776, -0.5209, -6.9691, -0.7639],
-    ],
-    [
-        [-0.9442, -0.7543, 1.5871, 1.2504, 2.0443, -4.6739],
-        [1.6617, -0.1936, 1.6966, 1.1114, -2.6508, 4.9635],
-    ],
-    [
-        [-1.1362, -0.2786, 2.0608, 0.8945, 2.7635, -4.4387],
-        [3.9124, 2.6909, -9.1156, -1.2616, -13.5723, 4.677],
-    ],
-])
-assert masked.shape == (4, 2, 6), f"fewer queries than keys: output shape {masked.shape}, expected (t, N, d)"
+assert masked.shape == masked_shape, f"fewer queries than keys: output shape {masked.shape}, expected (t, N, d)"
 assert np.allclose(masked, want_masked, atol=1e-3), "fewer queries than keys, with a mask: the output differs"
 ### END HIDDEN TESTS
 
@@ -1108,14 +1191,19 @@ assert not np.array_equal(mask[0, 2], [1, 1, 1, 1, 0]), (
 assert np.array_equal(mask[0], row), f"mask[0] is\n{mask[0].astype(int)}\nexpected\n{row.astype(int)}"
 assert np.array_equal(mask[1], row), "every query of a sequence reads the same real keys"
 ### BEGIN HIDDEN TESTS
-rng = np.random.default_rng(13)
-lengths = rng.integers(1, 9, size=6)
-want = np.arange(10)[None, None, :] < lengths[None, :, None]
-mask = padding_mask(lengths, 4, 10)
-no_padding = padding_mask(np.array([3]), 1, 3)
-assert mask.shape == (4, 6, 10), f"padding_mask has shape {mask.shape}, expected (t, N, T): queries, batch, keys"
-assert np.array_equal(mask, np.broadcast_to(want, (4, 6, 10))), "padding_mask is wrong for random lengths"
-assert np.array_equal(no_padding, [[[True, True, True]]]), "no padding: every key is real"
+from course.draws import hidden_rng
+
+rng = hidden_rng("masks__padding")  # this submission's own inputs
+t, N, T = int(rng.integers(1, 7)), int(rng.integers(2, 8)), int(rng.integers(4, 13))
+lengths = rng.integers(1, T + 1, size=N)
+L, t_one = int(rng.integers(1, 9)), int(rng.integers(1, 4))
+want = np.broadcast_to(np.arange(T)[None, None, :] < lengths[None, :, None], (t, N, T))
+want_open, mask_shape = np.ones((t_one, 1, L), dtype=bool), (t, N, T)
+mask = padding_mask(lengths.copy(), t, T)
+no_padding = padding_mask(np.array([L]), t_one, L)
+assert mask.shape == mask_shape, f"padding_mask has shape {mask.shape}, expected (t, N, T): queries, batch, keys"
+assert np.array_equal(mask, want), "padding_mask is wrong for random lengths"
+assert np.array_equal(no_padding, want_open), "no padding: every key is real"
 ### END HIDDEN TESTS
 
 # %% course={"task": "causal_mask"} nbgrader={"grade": true, "grade_id": "masks__causal", "locked": true, "points": 2, "schema_version": 3, "solution": false}
@@ -1154,12 +1242,16 @@ assert np.array_equal(mask[:, 0], full), f"sequence 0 (no padding):\n{mask[:, 0]
 assert np.array_equal(mask[:, 1], short), f"sequence 1 (2 real):\n{mask[:, 1].astype(int)}\nexpected\n{short.astype(int)}"
 assert np.all(mask.sum(axis=-1) >= 1), "every query must keep at least one key, or its softmax row is meaningless"
 ### BEGIN HIDDEN TESTS
-rng = np.random.default_rng(14)
-lengths = rng.integers(1, 8, size=5)
-i, j = np.arange(7)[:, None, None], np.arange(7)[None, None, :]
+from course.draws import hidden_rng
+
+rng = hidden_rng("masks__causal")  # this submission's own inputs
+t, N = int(rng.integers(3, 12)), int(rng.integers(2, 8))
+lengths = rng.integers(1, t + 1, size=N)
+i, j = np.arange(t)[:, None, None], np.arange(t)[None, None, :]
 want = (j <= i) & (j < lengths[None, :, None])
-mask = causal_mask(lengths, 7)
-assert mask.shape == (7, 5, 7), f"causal_mask has shape {mask.shape}, expected (t, N, t)"
+mask_shape = (t, N, t)
+mask = causal_mask(lengths.copy(), t)
+assert mask.shape == mask_shape, f"causal_mask has shape {mask.shape}, expected (t, N, t)"
 assert np.array_equal(mask, want), "causal_mask is wrong for random lengths"
 ### END HIDDEN TESTS
 

@@ -1379,11 +1379,22 @@ assert np.allclose(batch, [[-1.3416, -0.4472, 0.4472, 1.3416], [-1, -1, 1, 1]], 
     f"in a batch, each vector is normalised on its own, over its last axis; got\n{np.round(batch, 3)}"
 )
 ### BEGIN HIDDEN TESTS
-norm.gain = mg.tensor(np.array([1, 2, 3, 4], dtype=np.float32))
-norm.bias = mg.tensor(np.array([0, 1, 0, 1], dtype=np.float32))
-want = np.array([[-1, -1, -1, 3]]) / np.sqrt(3) * np.array([1, 2, 3, 4]) + np.array([0, 1, 0, 1])
-scaled = norm(x_old, x_new).data
-assert scaled.shape == (1, 4), f"with a gain and a bias: output shape {scaled.shape}, expected the input's shape"
+from course.draws import hidden_rng
+
+rng = hidden_rng("add_and_norm__by_hand")  # this submission's own inputs
+d, N = int(rng.integers(6, 12)), int(rng.integers(2, 6))  # N < d: a mean without its last axis shows
+x_old = rng.normal(size=(N, d)).astype(np.float32)
+x_new = rng.normal(size=(N, d)).astype(np.float32)
+gain = rng.uniform(0.5, 3, size=d).astype(np.float32)
+bias = rng.normal(size=d).astype(np.float32)
+total = x_old.astype(np.float64) + x_new
+want = (total - total.mean(axis=-1, keepdims=True)) / np.sqrt(total.var(axis=-1, keepdims=True) + 1e-5) * gain + bias
+out_shape = (N, d)
+norm = ResidualConnectionAndLayerNorm(d)
+norm.gain = mg.tensor(gain)
+norm.bias = mg.tensor(bias)
+scaled = norm(x_old.copy(), mg.tensor(x_new)).data
+assert scaled.shape == out_shape, f"with a gain and a bias: output shape {scaled.shape}, expected the input's shape"
 params = norm.parameters
 assert np.allclose(scaled, want, atol=1e-4), "the gain should scale and the bias shift the result"
 assert len(params) == 2, "parameters should be (gain, bias)"
@@ -1399,10 +1410,18 @@ assert out.shape == (6, 3, 10) and out.dtype == np.float32, f"output {out.shape}
 assert np.allclose(out.data.mean(axis=-1), 0, atol=1e-4), "each vector should have mean 0 over its d features"
 assert np.allclose(out.data.std(axis=-1), 1, atol=1e-3), "each vector should have standard deviation 1"
 ### BEGIN HIDDEN TESTS
+from course.draws import hidden_rng
+
+rng = hidden_rng("add_and_norm__statistics")  # this submission's own inputs, none of the visible ones
+T, N, d = int(rng.integers(1, 8)), int(rng.integers(2, 5)), int(rng.integers(5, 16))
+x_old = rng.normal(rng.uniform(-3, 3), rng.uniform(0.5, 5), size=(T, N, d)).astype(np.float32)
+x_new = rng.normal(size=(T, N, d)).astype(np.float32)
 total = x_old + x_new
 want = (total - total.mean(axis=-1, keepdims=True)) / np.sqrt(total.var(axis=-1, keepdims=True) + 1e-5)
-same = ResidualConnectionAndLayerNorm(10)(total.copy(), np.zeros_like(x_old))
-assert out.shape == (6, 3, 10) and np.shape(same) == (6, 3, 10), (
+out_shape, zeros = (T, N, d), np.zeros((T, N, d), dtype=np.float32)
+out = ResidualConnectionAndLayerNorm(d)(x_old.copy(), mg.tensor(x_new))
+same = ResidualConnectionAndLayerNorm(d)(total.copy(), zeros)
+assert out.shape == out_shape and np.shape(same) == out_shape, (
     f"output shapes {out.shape} and {np.shape(same)}, expected the inputs' shape"
 )
 assert np.allclose(out.data, want, atol=1e-4), "each vector should be normalised over its d features: (x - mean) / sqrt(var + eps)"
@@ -1425,13 +1444,20 @@ assert np.allclose(small, np.array([[-1, -1, 1, 1]]) / np.sqrt(2), atol=1e-3), (
     "epsilon goes inside the square root, added to the variance, not to the standard deviation"
 )
 ### BEGIN HIDDEN TESTS
-# a tiny variance, equal to epsilon: sqrt(var + eps) and sqrt(var) + eps differ by a factor of about 1.4
-a = np.sqrt(np.float32(16e-5 / 3))
-tiny = np.array([[0, 0, 0, a]], dtype=np.float32)  # variance 3 a^2 / 16 = 1e-5
-centred = tiny - tiny.mean()
-want = centred / np.sqrt(centred.var() + 1e-5)
-got = ResidualConnectionAndLayerNorm(4)(tiny, mg.zeros((1, 4), dtype=np.float32)).data
-assert got.shape == (1, 4), f"an output of shape {got.shape}, expected the input's shape"
+from course.draws import hidden_rng
+
+rng = hidden_rng("add_and_norm__epsilon")  # this submission's own inputs
+# a tiny variance, half to twice epsilon: sqrt(var + eps) and sqrt(var) + eps differ by a factor of 1.2 to 1.7
+N, d = int(rng.integers(1, 5)), int(rng.integers(5, 10))
+spread = rng.normal(size=(N, d))
+spread = spread - spread.mean(axis=-1, keepdims=True)
+spread = spread * np.sqrt(rng.uniform(0.5, 2, size=(N, 1)) * 1e-5 / spread.var(axis=-1, keepdims=True))
+tiny = (spread + rng.uniform(-0.05, 0.05, size=(N, 1))).astype(np.float32)
+centred = tiny - tiny.mean(axis=-1, keepdims=True, dtype=np.float64)
+want = centred / np.sqrt(centred.var(axis=-1, keepdims=True) + 1e-5)
+out_shape, zeros = (N, d), np.zeros((N, d), dtype=np.float32)
+got = ResidualConnectionAndLayerNorm(d)(tiny.copy(), mg.tensor(zeros)).data
+assert got.shape == out_shape, f"an output of shape {got.shape}, expected the input's shape"
 assert np.allclose(got, want, atol=1e-3), "on a vector whose variance is as small as epsilon, the output is wrong: epsilon belongs under the square root"
 ### END HIDDEN TESTS
 
@@ -1593,11 +1619,25 @@ assert not np.allclose(out.data, np.maximum(linear, 0), atol=1e-5), (
 )
 assert np.allclose(out.data, want, atol=1e-5), "expected ReLU(x W1 + b1) W2 + b2"
 ### BEGIN HIDDEN TESTS
-ff = FeedForward(5, 7, 3)
+from course.draws import hidden_rng
+
+rng = hidden_rng("encoder__feed_forward")  # this submission's own inputs
+in_dim = int(rng.integers(2, 8))
+out_dim = in_dim + int(rng.integers(1, 5))  # in_dim, h_dim and out_dim all differ
+h_dim = out_dim + int(rng.integers(1, 6))
+T, N = int(rng.integers(1, 7)), int(rng.integers(1, 5))
+W1, b1, W2, b2 = (rng.normal(size=shape).astype(np.float32) for shape in [(in_dim, h_dim), (1, h_dim), (h_dim, out_dim), (1, out_dim)])
+x = rng.normal(size=(T, N, in_dim)).astype(np.float32)
+want = np.maximum(x @ W1 + b1, 0) @ W2 + b2
+shapes_wanted, out_shape = ((in_dim, h_dim), (h_dim, out_dim)), (T, N, out_dim)
+ff = FeedForward(in_dim, h_dim, out_dim)
 w1_shape, w2_shape = ff.dense1.weight.shape, ff.dense2.weight.shape
-out = ff(rng.normal(size=(4, 2, 5)).astype(np.float32))
-assert w1_shape == (5, 7) and w2_shape == (7, 3), "FeedForward(in_dim, h_dim, out_dim): dense1 is in_dim -> h_dim and dense2 h_dim -> out_dim"
-assert out.shape == (4, 2, 3), "the output should be (T, N, out_dim)"
+ff.dense1.weight, ff.dense1.bias = mg.tensor(W1), mg.tensor(b1)
+ff.dense2.weight, ff.dense2.bias = mg.tensor(W2), mg.tensor(b2)
+out = ff(x.copy())
+assert (w1_shape, w2_shape) == shapes_wanted, "FeedForward(in_dim, h_dim, out_dim): dense1 is in_dim -> h_dim and dense2 h_dim -> out_dim"
+assert out.shape == out_shape, "the output should be (T, N, out_dim)"
+assert np.allclose(out.data, want, atol=1e-4), "on other widths, expected ReLU(x W1 + b1) W2 + b2"
 ### END HIDDEN TESTS
 
 # %% course={"task": "encoder"} nbgrader={"grade": true, "grade_id": "encoder__layer", "locked": true, "points": 1, "schema_version": 3, "solution": false}
@@ -1658,6 +1698,9 @@ assert np.allclose(out.data, want, atol=1e-4), (
     f"{np.round(want[:, 0], 3)}: X1 = add_norm1(src, self_attn(src, src, src)), then add_norm2(X1, ff(X1))"
 )
 ### BEGIN HIDDEN TESTS
+from course.draws import hidden_rng
+
+
 def chain(src, mask, gains, W):
     """The encoder layer written out in NumPy on the stand-ins above."""
     weights = mask / mask.sum(axis=-1, keepdims=True)
@@ -1666,15 +1709,20 @@ def chain(src, mask, gains, W):
     return np.tanh(x1 + np.tanh(x1 @ W)) * gains[2] + gains[3]
 
 
-W6 = (rng.normal(size=(6, 6)) / 2).astype(np.float32)
-enc6 = TransformerEncoder(dim=6, h_dim=5, n_head=3)
+rng = hidden_rng("encoder__layer")  # this submission's own inputs
+T, N, d, h = int(rng.integers(2, 8)), int(rng.integers(1, 5)), int(rng.integers(3, 9)), int(rng.integers(1, 4))
+W6 = (rng.normal(size=(d, d)) / 2).astype(np.float32)
+gains = tuple(round(float(g), 2) for g in rng.uniform(-2, 2, size=4))
+src6 = rng.normal(size=(T, N, d)).astype(np.float32)
+lengths = rng.integers(1, T + 1, size=N)
+mask6 = np.broadcast_to(np.arange(T)[None, None, :] < lengths[None, :, None], (T, N, T)).copy()
+want6 = chain(src6, mask6, gains, W6)
+h_dim, out_shape = int(rng.integers(2, 9)), (T, N, d)
+enc6 = TransformerEncoder(dim=d, h_dim=h_dim, n_head=h)
 enc6.self_attn, enc6.ff = StandInAttention(0), StandInFeedForward(4, W6.copy())
-enc6.add_norm1, enc6.add_norm2 = StandInNorm(2, 0.75, -0.5), StandInNorm(6, 2.0, 0.5)
-src6 = rng.normal(size=(4, 2, 6)).astype(np.float32)
-mask6 = np.array([[[True, True, True, True], [True, False, False, False]]] * 4)
+enc6.add_norm1, enc6.add_norm2 = StandInNorm(2, gains[0], gains[1]), StandInNorm(6, gains[2], gains[3])
 out6 = enc6(src6.copy(), mask6.copy())
-want6 = chain(src6, mask6, (0.75, -0.5, 2.0, 0.5), W6)
-assert out6.shape == (4, 2, 6), f"another width and length: output shape {out6.shape}, expected (T, N, d)"
+assert out6.shape == out_shape, f"another width and length: output shape {out6.shape}, expected (T, N, d)"
 assert np.allclose(out6.data, want6, atol=1e-4), (
     "another width, length and mask, with the test's stand-ins: the encoder layer's output differs"
 )
@@ -1719,10 +1767,37 @@ for pad, out in zip((1, 4), outs):
     assert out.shape == (3 + pad, 1, 4), f"with {pad} padded position(s): output shape {out.shape}, expected {(3 + pad, 1, 4)}"
     assert np.allclose(out[:3], want, atol=1e-4), f"{pad} padded position(s) changed the outputs at real positions"
 ### BEGIN HIDDEN TESTS
-batch = np.concatenate([np.concatenate([short, np.zeros((2, 1, 4), np.float32)]), rng.normal(size=(5, 1, 4)).astype(np.float32)], axis=1)
-out = enc(batch.copy(), padding([3, 5], 5)).data
-assert out.shape == (5, 2, 4), f"output shape {out.shape} for a batch, expected (T, N, d)"
-assert np.allclose(out[:3, 0], want[:, 0], atol=1e-4), "in a batch, a padded sequence should give its unpadded outputs"
+from course.draws import hidden_rng
+
+
+def chain(src, mask, gains, W):
+    """The encoder layer written out in NumPy on the stand-ins above."""
+    weights = mask / mask.sum(axis=-1, keepdims=True)
+    mean = np.einsum("tNT,TNd->tNd", weights, src)
+    x1 = np.tanh(src + 0.5 * src + mean - 2 * mean) * gains[0] + gains[1]
+    return np.tanh(x1 + np.tanh(x1 @ W)) * gains[2] + gains[3]
+
+
+rng = hidden_rng("encoder__padding")  # this submission's own inputs, none of the visible ones
+L, d, N = int(rng.integers(1, 6)), int(rng.integers(3, 9)), int(rng.integers(2, 5))
+T = L + int(rng.integers(1, 5))  # the short sequence is padded
+W = (rng.normal(size=(d, d)) / 2).astype(np.float32)
+gains = tuple(round(float(g), 2) for g in rng.uniform(-2, 2, size=4))
+short = rng.normal(size=(L, 1, d)).astype(np.float32)
+padded_n = int(rng.integers(0, N))  # the column that holds the short sequence; the others are T long
+batch = rng.normal(size=(T, N, d)).astype(np.float32)
+batch[:L, padded_n] = short[:, 0]
+batch[L:, padded_n] = rng.normal(size=(T - L, d))  # junk after its end
+lengths = np.full(N, T)
+lengths[padded_n] = L
+want = chain(short, np.ones((L, 1, L), dtype=bool), gains, W)[:, 0]  # its outputs alone, with the stand-ins
+h_dim, h, out_shape = int(rng.integers(2, 9)), int(rng.integers(1, 4)), (T, N, d)
+enc = TransformerEncoder(dim=d, h_dim=h_dim, n_head=h)
+enc.self_attn, enc.ff = StandInAttention(0), StandInFeedForward(4, W.copy())
+enc.add_norm1, enc.add_norm2 = StandInNorm(2, gains[0], gains[1]), StandInNorm(6, gains[2], gains[3])
+out = enc(batch.copy(), padding(lengths, T)).data
+assert out.shape == out_shape, f"output shape {out.shape} for a batch, expected (T, N, d)"
+assert np.allclose(out[:L, padded_n], want, atol=1e-4), "in a batch, a padded sequence should give its unpadded outputs"
 ### END HIDDEN TESTS
 
 

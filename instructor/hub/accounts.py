@@ -181,40 +181,62 @@ def share_course_dir(course_path: Path, gid: int) -> int:
     ``gid``; :data:`ROOT_ONLY` files are root's ``0640`` (root runs
     ``nbgrader_config.py`` as code in the privileged path) when root's, and
     left as they are when not (never made root's: see ``course hub``'s
-    checks). Links are not followed; a file with a second hard link is left
-    alone (it may be somebody else's file).
+    checks). Links are not followed, and neither is a link swapped in while
+    the walk runs (it goes by descriptor); a file with a second hard link, a
+    FIFO, a socket or a device is left alone (it may be somebody else's).
     """
     changed = 0
     top = str(course_path.resolve())
     # each grade journal stays writable by its author alone (coursedir.journal): never made the group's
     journals = os.path.join(top, places.JOURNALS)
-    for folder, subfolders, files in os.walk(top):
+    # by directory descriptor, each entry changed through a descriptor opened without following links: the staff
+    # write this tree, and an entry checked by path could be swapped for a link before root changes it (issue 58)
+    for folder, subfolders, files, dirfd in os.fwalk(top, follow_symlinks=False):
         for name in [".", *subfolders, *files]:
-            path = os.path.normpath(os.path.join(folder, name))
-            info = os.lstat(path)
-            if stat.S_ISLNK(info.st_mode) or (stat.S_ISREG(info.st_mode) and info.st_nlink > 1):
-                continue
             if folder == journals and name != ".":
                 continue
-            root_only = folder == top and name in ROOT_ONLY
-            if root_only and info.st_uid != 0:
-                # never adopt one: a grader's own staff.csv or nbgrader_config.py made root's here would pass as
-                # root's (issue 58); `course hub` refuses it, and an instructor's staff.csv stays hers
-                continue
-            if stat.S_ISDIR(info.st_mode):
-                mode = (stat.S_IMODE(info.st_mode) | 0o2770) & ~0o007
-            elif root_only:
-                mode = 0o640
-            else:
-                mode = (stat.S_IMODE(info.st_mode) | 0o660) & ~0o6007
-            owner = 0 if root_only or path == top else -1
-            if info.st_gid != gid or (owner == 0 and info.st_uid != 0):
-                os.chown(path, owner, gid, follow_symlinks=False)
-                changed += 1
-            if stat.S_IMODE(info.st_mode) != mode:
-                os.chmod(path, mode)
-                changed += 1
+            changed += _share_entry(dirfd, name, folder == top, gid)
     return changed
+
+
+def _share_entry(dirfd: int, name: str, at_top: bool, gid: int) -> int:
+    """One entry of :func:`share_course_dir`, named ``name`` in the folder open as ``dirfd``; how many changes."""
+    if name == ".":
+        fd = os.dup(dirfd)
+    else:
+        flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
+        try:
+            fd = os.open(name, flags, dir_fd=dirfd)
+        except OSError:  # a link (ELOOP), or gone: left alone
+            return 0
+    try:
+        info = os.fstat(fd)
+        if not (stat.S_ISDIR(info.st_mode) or stat.S_ISREG(info.st_mode)):  # a FIFO, a socket, a device
+            return 0
+        if stat.S_ISREG(info.st_mode) and info.st_nlink > 1:  # it may be somebody else's file
+            return 0
+        root_only = at_top and name in ROOT_ONLY
+        if root_only and info.st_uid != 0:
+            # never adopt one: a grader's own staff.csv or nbgrader_config.py made root's here would pass as
+            # root's (issue 58); `course hub` refuses it, and an instructor's staff.csv stays hers
+            return 0
+        if stat.S_ISDIR(info.st_mode):
+            mode = (stat.S_IMODE(info.st_mode) | 0o2770) & ~0o007
+        elif root_only:
+            mode = 0o640
+        else:
+            mode = (stat.S_IMODE(info.st_mode) | 0o660) & ~0o6007
+        owner = 0 if root_only or (at_top and name == ".") else -1
+        changed = 0
+        if info.st_gid != gid or (owner == 0 and info.st_uid != 0):
+            os.fchown(fd, owner, gid)
+            changed += 1
+        if stat.S_IMODE(info.st_mode) != mode:
+            os.fchmod(fd, mode)
+            changed += 1
+        return changed
+    finally:
+        os.close(fd)
 
 
 def check_exchange(exchange: Path, course_path: Path, course_id: str) -> list[str]:

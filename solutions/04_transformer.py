@@ -1971,17 +1971,45 @@ assert out2.shape == (4, 2, 4), f"output shape {out2.shape}, expected (t, N, d) 
 assert np.allclose(out2[:2], want[:2], atol=1e-4), "changing inputs 2 and 3 changed the outputs at positions 0-1"
 assert not np.allclose(out2[2:], want[2:], atol=1e-4), "changing inputs 2 and 3 should change the outputs at positions 2-3"
 ### BEGIN HIDDEN TESTS
-want2 = np.array([
-    [
-        [0.1957, 0.1723, -0.064, -0.2388],
-        [0.0486, 0.1622, -0.346, 0.0193],
-    ],
-    [
-        [0.0446, 0.1527, -0.3599, 0.0009],
-        [0.2243, 0.1766, -0.788, 0.0182],
-    ],
-])
-assert np.allclose(out2[2:], want2, atol=1e-4), "with later inputs changed, the later outputs differ on the test's stand-ins"
+from course.draws import hidden_rng
+
+
+def chain(enc_out, tgt, self_mask, cross_mask, W):
+    """The decoder layer written out in NumPy on the stand-ins above."""
+
+    def attend(q, kv, mask):
+        weights = mask / mask.sum(axis=-1, keepdims=True)
+        mean = np.einsum("tNT,TNd->tNd", weights, kv)
+        return 0.5 * q + mean - 2 * mean
+
+    x1 = np.tanh(tgt + attend(tgt, tgt, self_mask)) * 1.5 + 0.25
+    x2 = np.tanh(x1 + attend(x1, enc_out, cross_mask)) * -0.5 + 1.0
+    return np.tanh(x2 + np.tanh(x2 @ W)) * 0.75 - 0.5
+
+
+rng = hidden_rng("decoder__causal")  # this submission's own inputs, none of the visible ones
+t, T, N, d = int(rng.integers(3, 8)), int(rng.integers(2, 8)), int(rng.integers(1, 4)), int(rng.integers(3, 8))
+W = (rng.normal(size=(d, d)) / 2).astype(np.float32)
+enc_out = rng.normal(size=(T, N, d)).astype(np.float32)
+tgt = rng.normal(size=(t, N, d)).astype(np.float32)
+first_changed = int(rng.integers(1, t))  # the inputs from here on change; the outputs before it must not
+changed = tgt.copy()
+changed[first_changed:] += rng.uniform(0.5, 2, size=(t - first_changed, N, d)).astype(np.float32)
+causal = np.broadcast_to(np.tril(np.ones((t, t), dtype=bool))[:, None, :], (t, N, t))
+every_key = np.ones((t, N, T), dtype=bool)
+want = chain(enc_out, tgt, causal, every_key, W)
+want2 = chain(enc_out, changed, causal, every_key, W)
+out_shape, h_dim, h = (t, N, d), int(rng.integers(2, 9)), int(rng.integers(1, 4))
+dec = TransformerDecoder(dim=d, h_dim=h_dim, n_head=h)
+decoder_stand_ins(dec, W.copy())
+out = dec(mg.tensor(enc_out), tgt.copy()).data
+out2 = dec(mg.tensor(enc_out), changed.copy()).data
+assert out.shape == out_shape and out2.shape == out_shape, f"output shapes {out.shape} and {out2.shape}, expected (t, N, d)"
+assert np.allclose(out, want, atol=1e-4), "without a mask argument, the output differs on the test's stand-ins"
+assert np.allclose(out2[:first_changed], want[:first_changed], atol=1e-4), (
+    "changing later inputs changed the outputs at earlier positions"
+)
+assert np.allclose(out2, want2, atol=1e-4), "with later inputs changed, the later outputs differ on the test's stand-ins"
 ### END HIDDEN TESTS
 
 
@@ -2038,6 +2066,9 @@ assert np.allclose(out.data, want, atol=1e-4), (
     f"with the test's stand-ins, sequence 0's output is\n{np.round(out.data[:, 0], 3)}\nexpected\n{np.round(want[:, 0], 3)}"
 )
 ### BEGIN HIDDEN TESTS
+from course.draws import hidden_rng
+
+
 def chain(enc_out, tgt, self_mask, cross_mask, W):
     """The decoder layer written out in NumPy on the stand-ins above."""
 
@@ -2051,15 +2082,19 @@ def chain(enc_out, tgt, self_mask, cross_mask, W):
     return np.tanh(x2 + np.tanh(x2 @ W)) * 0.75 - 0.5
 
 
-W6 = (rng.normal(size=(6, 6)) / 2).astype(np.float32)
-dec6 = TransformerDecoder(dim=6, h_dim=5, n_head=3)
-decoder_stand_ins(dec6, W6.copy())
-enc6 = rng.normal(size=(2, 2, 6)).astype(np.float32)
-tgt6 = rng.normal(size=(3, 2, 6)).astype(np.float32)
-self6 = np.ones((3, 2, 3), dtype=bool) & np.tril(np.ones((3, 3), dtype=bool))[:, None]
-cross6 = np.array([[[True, True], [True, False]]] * 3)
-out6 = dec6(mg.tensor(enc6), tgt6.copy(), self6.copy(), cross6.copy())
+rng = hidden_rng("decoder__layer")  # this submission's own inputs
+t, T, N, d = int(rng.integers(2, 8)), int(rng.integers(2, 8)), int(rng.integers(1, 4)), int(rng.integers(3, 8))
+W6 = (rng.normal(size=(d, d)) / 2).astype(np.float32)
+enc6 = rng.normal(size=(T, N, d)).astype(np.float32)
+tgt6 = rng.normal(size=(t, N, d)).astype(np.float32)
+tgt_lengths, enc_lengths = rng.integers(1, t + 1, size=N), rng.integers(1, T + 1, size=N)
+self6 = np.tril(np.ones((t, t), dtype=bool))[:, None, :] & (np.arange(t)[None, :] < tgt_lengths[:, None])[None]
+cross6 = np.broadcast_to((np.arange(T)[None, :] < enc_lengths[:, None])[None], (t, N, T)).copy()
 want6 = chain(enc6, tgt6, self6, cross6, W6)
+h_dim, h = int(rng.integers(2, 9)), int(rng.integers(1, 4))
+dec6 = TransformerDecoder(dim=d, h_dim=h_dim, n_head=h)
+decoder_stand_ins(dec6, W6.copy())
+out6 = dec6(mg.tensor(enc6), tgt6.copy(), self6.copy(), cross6.copy())
 assert out6.shape == want6.shape, f"another width and lengths: output shape {out6.shape}, expected (t, N, d)"
 assert np.allclose(out6.data, want6, atol=1e-4), "another width, lengths and masks, with the test's stand-ins: the output differs"
 ### END HIDDEN TESTS
@@ -2095,20 +2130,58 @@ out2 = dec(mg.tensor(junk), tgt.copy(), self_mask.copy(), cross_mask.copy()).dat
 assert out2.shape == (5, 2, 4), f"output shape {out2.shape}, expected (t, N, d) = (5, 2, 4)"
 assert np.allclose(out2[:3, 1], want, atol=1e-4), "padded encoder positions changed sequence 1's real outputs"
 ### BEGIN HIDDEN TESTS
+from course.draws import hidden_rng
+
+
+def chain(enc_out, tgt, self_mask, cross_mask, W):
+    """The decoder layer written out in NumPy on the stand-ins above."""
+
+    def attend(q, kv, mask):
+        weights = mask / mask.sum(axis=-1, keepdims=True)
+        mean = np.einsum("tNT,TNd->tNd", weights, kv)
+        return 0.5 * q + mean - 2 * mean
+
+    x1 = np.tanh(tgt + attend(tgt, tgt, self_mask)) * 1.5 + 0.25
+    x2 = np.tanh(x1 + attend(x1, enc_out, cross_mask)) * -0.5 + 1.0
+    return np.tanh(x2 + np.tanh(x2 @ W)) * 0.75 - 0.5
+
+
+rng = hidden_rng("decoder__padding")  # this submission's own inputs, none of the visible ones
+t, T, N, d = int(rng.integers(3, 8)), int(rng.integers(3, 9)), int(rng.integers(2, 5)), int(rng.integers(3, 8))
+W = (rng.normal(size=(d, d)) / 2).astype(np.float32)
+enc_out = rng.normal(size=(T, N, d)).astype(np.float32)
+tgt = rng.normal(size=(t, N, d)).astype(np.float32)
+# sequence full_n has no padding; sequence pad_n is padded in both inputs; the others are drawn
+full_n = int(rng.integers(0, N))
+pad_n = (full_n + int(rng.integers(1, N))) % N
+tgt_lengths, enc_lengths = rng.integers(1, t + 1, size=N), rng.integers(1, T + 1, size=N)
+tgt_lengths[full_n], enc_lengths[full_n] = t, T
+tgt_lengths[pad_n], enc_lengths[pad_n] = int(rng.integers(1, t)), int(rng.integers(1, T))
+self_mask = np.tril(np.ones((t, t), dtype=bool))[:, None, :] & (np.arange(t)[None, :] < tgt_lengths[:, None])[None]
+cross_mask = np.broadcast_to((np.arange(T)[None, :] < enc_lengths[:, None])[None], (t, N, T)).copy()
+junk = enc_out.copy()
+junk[enc_lengths[pad_n]:, pad_n] = 100  # sequence pad_n's padded encoder positions
 later = tgt.copy()
-later[3:, 1] = 100  # change sequence 1's padded decoder positions
-out3 = dec(mg.tensor(enc_out), later, self_mask.copy(), cross_mask.copy()).data
-want0 = np.array([
-    [0.1605, 0.2014, 0.1922, 0.2036],
-    [-0.2624, 0.1042, 0.1248, 0.2104],
-    [0.1182, 0.1533, 0.2356, -0.184],
-    [-0.4874, -0.1808, 0.2056, -0.2848],
-    [0.044, 0.2121, 0.2314, 0.1763],
-])
-assert out3.shape == (5, 2, 4), f"output shape {out3.shape}, expected (t, N, d)"
-assert np.allclose(out3[:3, 1], want, atol=1e-4), "padded decoder positions changed a sequence's real outputs"
-assert np.allclose(out[:, 0], want0, atol=1e-4), "a sequence without padding differs on the test's stand-ins"
-assert np.allclose(out2[:, 0], want0, atol=1e-4), "a sequence without padding should not change when another's padding does"
+later[tgt_lengths[pad_n]:, pad_n] = 100  # sequence pad_n's padded decoder positions
+real = int(tgt_lengths[pad_n])
+want = chain(enc_out, tgt, self_mask, cross_mask, W)
+others = [n for n in range(N) if n != pad_n]
+out_shape, h_dim, h = (t, N, d), int(rng.integers(2, 9)), int(rng.integers(1, 4))
+dec = TransformerDecoder(dim=d, h_dim=h_dim, n_head=h)
+decoder_stand_ins(dec, W.copy())
+out = dec(mg.tensor(enc_out), tgt.copy(), self_mask.copy(), cross_mask.copy()).data
+out2 = dec(mg.tensor(junk), tgt.copy(), self_mask.copy(), cross_mask.copy()).data
+out3 = dec(mg.tensor(enc_out), later.copy(), self_mask.copy(), cross_mask.copy()).data
+assert out.shape == out_shape and out2.shape == out_shape and out3.shape == out_shape, (
+    f"output shapes {out.shape}, {out2.shape} and {out3.shape}, expected (t, N, d)"
+)
+assert np.allclose(out, want, atol=1e-4), "with padding masks, the output differs on the test's stand-ins"
+assert np.allclose(out2[:real, pad_n], want[:real, pad_n], atol=1e-4), "padded encoder positions changed a sequence's real outputs"
+assert np.allclose(out3[:real, pad_n], want[:real, pad_n], atol=1e-4), "padded decoder positions changed a sequence's real outputs"
+assert np.allclose(out[:, full_n], want[:, full_n], atol=1e-4), "a sequence without padding differs on the test's stand-ins"
+assert np.allclose(out2[:, others], want[:, others], atol=1e-4), (
+    "a sequence should not change when another's padding does"
+)
 ### END HIDDEN TESTS
 
 

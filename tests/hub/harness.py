@@ -114,7 +114,9 @@ def course(scratch: Path, students=STUDENTS) -> tuple[Path, Path]:
         + "".join(f"{s},{s.removesuffix(RUN).title()},Test,{s}@example.edu\n" for s in students)
     )
     assert main(["roster", "import", str(roster), "--course-dir", str(course_dir)]) == 0
-    (course_dir / "staff.csv").write_text(f"id,role\n{INSTRUCTOR},instructor\n{GRADER},grader\n")
+    (course_dir / "staff.csv").write_text(
+        f"id,role,email\n{INSTRUCTOR},instructor,{INSTRUCTOR}@example.edu\n{GRADER},grader,{GRADER}@example.edu\n"
+    )
     return course_dir, exchange
 
 
@@ -124,8 +126,10 @@ def _die_with_parent() -> None:
 
 
 @contextmanager
-def running_hub(timeout: float = 180, students=STUDENTS, memory_mb: int = 2048):
-    """Start ``course hub`` as an instructor would (as root, in the foreground); yield a :class:`Hub`; Ctrl-C it."""
+def running_hub(timeout: float = 180, students=STUDENTS, memory_mb: int = 2048, hub_files=None):
+    """Start ``course hub`` as an instructor would (as root, in the foreground); yield a :class:`Hub`; Ctrl-C it.
+
+    ``hub_files``: ``{name: text}`` the instructor put in the hub's folder before (root's, 0644: lti13.json)."""
     people = (*students, INSTRUCTOR, GRADER)
     remove_accounts(people)  # a run killed before its clean-up
     scratch = Path(tempfile.mkdtemp(prefix="course-hub-test-", dir="/tmp"))
@@ -138,6 +142,10 @@ def running_hub(timeout: float = 180, students=STUDENTS, memory_mb: int = 2048):
         private.mkdir(mode=0o700)
         shutil.copytree(REPO_ROOT / "solutions", private / "solutions")
         port, hub_dir, log = free_port_block(), scratch / "hub", scratch / "hub.log"
+        for name, text in (hub_files or {}).items():
+            hub_dir.mkdir(exist_ok=True)
+            (hub_dir / name).write_text(text)
+            os.chmod(hub_dir / name, 0o644)
         command = [
             sys.executable,
             "-m",

@@ -2288,15 +2288,18 @@ assert not np.isclose(pe[1, 0, 2], np.sin(10000 ** (2 / 4)), atol=1e-5), (
 want = np.array([[np.sin(p), np.cos(p), np.sin(p / 100), np.cos(p / 100)] for p in (1, 2)])
 assert np.allclose(pe[1:, 0], want, atol=1e-6), f"positions 1 and 2 are\n{np.round(pe[1:, 0], 3)}\nexpected\n{np.round(want, 3)}"
 ### BEGIN HIDDEN TESTS
-pe6 = PositionalEncoder(6)(5)
-want6 = np.array([
-    [0.0, 1.0, 0.0, 1.0, 0.0, 1.0],
-    [0.8415, 0.5403, 0.0464, 0.9989, 0.0022, 1.0],
-    [0.9093, -0.4161, 0.0927, 0.9957, 0.0043, 1.0],
-    [0.1411, -0.99, 0.1388, 0.9903, 0.0065, 1.0],
-    [-0.7568, -0.6536, 0.1846, 0.9828, 0.0086, 1.0],
-])  # d = 6, positions 0-4
-assert pe6.shape == (5, 1, 6), f"another width: the encoding has shape {pe6.shape}, expected (T, 1, d)"
+from course.draws import hidden_rng
+
+rng = hidden_rng("positional_encoding__values")  # this submission's own inputs
+d, T = 2 * int(rng.integers(3, 17)), int(rng.integers(3, 50))  # an even width other than the visible 4
+want6 = np.zeros((T, d))
+for pos in range(T):
+    for j in range(d):
+        angle = pos / 10000 ** ((j - j % 2) / d)
+        want6[pos, j] = np.sin(angle) if j % 2 == 0 else np.cos(angle)
+pe_shape = (T, 1, d)
+pe6 = PositionalEncoder(d)(T)
+assert pe6.shape == pe_shape, f"another width: the encoding has shape {pe6.shape}, expected (T, 1, d)"
 assert np.allclose(pe6[:, 0], want6, atol=1e-4), "another width: the encoding differs from the formula"
 ### END HIDDEN TESTS
 
@@ -2333,17 +2336,27 @@ assert np.allclose(halved[:, 0], want_halved, atol=1e-5), (
     "a subclass that halves the angles did not change the encoding: __call__ should take its angles from self.angles"
 )
 ### BEGIN HIDDEN TESTS
-d, T = 29, 49
+from course.draws import hidden_rng
+
+rng = hidden_rng("positional_encoding__odd_width")  # this submission's own inputs
+d, T = 2 * int(rng.integers(3, 21)) + 1, int(rng.integers(10, 60))  # an odd width other than the visible 5
 want = np.zeros((T, d))
 for pos in range(T):
     for j in range(d):
         angle = pos / 10000 ** ((j - j % 2) / d)
         want[pos, j] = np.sin(angle) if j % 2 == 0 else np.cos(angle)
 want_angles = np.arange(T)[:, None] / 10000 ** (np.arange(0, d, 2) / d)
+got_shape, angles_shape = (T, 1, d), (T, (d + 1) // 2)
+# a subclass whose angles are the test's own
+d2, T2 = int(rng.integers(2, 12)), int(rng.integers(2, 8))
+own_angles = rng.uniform(-4, 4, size=(T2, (d2 + 1) // 2)).astype(np.float32)
+want_frozen = np.zeros((T2, d2))
+want_frozen[:, 0::2], want_frozen[:, 1::2] = np.sin(own_angles), np.cos(own_angles[:, : d2 // 2])
+frozen_shape = (T2, 1, d2)
 got = PositionalEncoder(d)(T)
 angles = PositionalEncoder(d).angles(T)
-assert angles.shape == (49, 15), f"for an odd width, angles(T) has shape {angles.shape}, expected one row per position and one column per pair of dimensions, the last pair a sine alone"
-assert got.shape == (49, 1, 29) and got.dtype == np.float32, f"for an odd width: shape {got.shape}, dtype {got.dtype}, expected (T, 1, d) float32"
+assert angles.shape == angles_shape, f"for an odd width, angles(T) has shape {angles.shape}, expected one row per position and one column per pair of dimensions, the last pair a sine alone"
+assert got.shape == got_shape and got.dtype == np.float32, f"for an odd width: shape {got.shape}, dtype {got.dtype}, expected (T, 1, d) float32"
 assert np.allclose(got[:, 0], want, atol=1e-4), (
     "for an odd width, the encoding differs from the formula: check the base, the exponent (twice i over d) and positions from 0"
 )
@@ -2354,12 +2367,12 @@ assert np.allclose(angles, want_angles, atol=1e-4), (
 
 class Frozen(PositionalEncoder):
     def angles(self, seq_len):
-        return np.zeros((seq_len, (self.dim + 1) // 2), dtype=np.float32)
+        return own_angles[:seq_len].copy()
 
 
-frozen = Frozen(6)(3)
-assert frozen.shape == (3, 1, 6), f"a subclass with its own angles: shape {frozen.shape}, expected (T, 1, d): build the encoding from self.angles"
-assert np.allclose(frozen[:, 0], np.tile([0, 1], (3, 3)), atol=1e-6), (
+frozen = Frozen(d2)(T2)
+assert frozen.shape == frozen_shape, f"a subclass with its own angles: shape {frozen.shape}, expected (T, 1, d): build the encoding from self.angles"
+assert np.allclose(frozen[:, 0], want_frozen, atol=1e-5), (
     "__call__ should take its angles from self.angles, so that a subclass that changes the angles changes the encoding"
 )
 ### END HIDDEN TESTS
@@ -2658,32 +2671,75 @@ assert np.allclose(scores.data, want, atol=2e-4), (
     "decoder layer in turn, each reading the last encoder output, then out_dense"
 )
 ### BEGIN HIDDEN TESTS
+from course.draws import hidden_rng
+
+
+class DrawnEncoding:
+    """A positional encoding the test knows: position p adds (p + 1) / 10 times the vector it is given."""
+
+    def __init__(self, vector):
+        self.vector = vector
+
+    def __call__(self, seq_len):
+        return ((np.arange(seq_len)[:, None, None] + 1) / 10 * self.vector).astype(np.float32)
+
+
+def reference_encode(src, scales, vector):
+    """encode written out in NumPy on the stand-ins, without padding."""
+    x = src + (np.arange(len(src))[:, None, None] + 1) / 10 * vector
+    for scale in scales:
+        x = scale * x + x.mean(axis=0, keepdims=True)
+    return x
+
+
+def reference_decode(E, tgt, scales, vector, W, b):
+    """decode written out in NumPy on the stand-ins, without padding: each position reads itself and earlier ones."""
+    t = len(tgt)
+    y = tgt + (np.arange(t)[:, None, None] + 1) / 10 * vector
+    for scale in scales:
+        y = scale * y + np.cumsum(y, axis=0) / np.arange(1, t + 1)[:, None, None] - E.mean(axis=0, keepdims=True)
+    return y @ W + b
+
+
+rng = hidden_rng("transformer__forward")  # this submission's own inputs, none of the visible ones
+d, t, N = int(rng.integers(3, 9)), int(rng.integers(2, 7)), int(rng.integers(1, 4))
+T = t + int(rng.integers(1, 4))  # a longer source: a cross mask built from the decoder's length would hide some of it
+n_enc, n_dec, h_dim, h = int(rng.integers(1, 4)), int(rng.integers(1, 4)), int(rng.integers(2, 9)), int(rng.integers(1, 4))
+vector = rng.uniform(-2, 2, size=d).astype(np.float32)
+enc_scales = [round(float(s), 2) for s in rng.choice([-1, 1], size=n_enc) * rng.uniform(0.5, 2, size=n_enc)]
+dec_scales = [round(float(s), 2) for s in rng.choice([-1, 1], size=n_dec) * rng.uniform(0.5, 1.5, size=n_dec)]
+W, b = rng.normal(size=(d, d)).astype(np.float32), rng.normal(size=(1, d)).astype(np.float32)
+src = rng.normal(size=(T, N, d)).astype(np.float32)
+tgt = rng.normal(size=(t, N, d)).astype(np.float32)
+given_E = rng.normal(size=(T, N, d)).astype(np.float32)  # an encoder output the test chooses
+want_E = reference_encode(src, enc_scales, vector)
+want_decoded = reference_decode(given_E, tgt, dec_scales, vector, W, b)
+want_scores = reference_decode(want_E, tgt, dec_scales, vector, W, b)
+counts, classes = [n_enc, n_dec], ["TransformerEncoder", "TransformerDecoder"]
+model = Transformer(dim=d, h_dim=h_dim, n_enc=n_enc, n_dec=n_dec, n_head=h)
+n_layers = [len(model.enc_layers), len(model.dec_layers)]
+layer_classes = [type(model.enc_layers[0]).__name__, type(model.dec_layers[0]).__name__]
+model.pos_enc = DrawnEncoding(vector.copy())
+model.enc_layers = [StandInEncoderLayer(scale) for scale in enc_scales]
+model.dec_layers = [StandInDecoderLayer(scale) for scale in dec_scales]
+model.out_dense.weight, model.out_dense.bias = mg.tensor(W), mg.tensor(b)
 encoded = model.encode(src.copy())
-given_E = rng.normal(size=(4, 2, 4)).astype(np.float32)  # an encoder output the test chooses
 decoded = model.decode(mg.tensor(given_E), tgt.copy())
-want_E = np.array([
-    [[-0.6002, -0.1483, 1.7012, -0.2067], [-0.1133, 0.4342, 0.1201, -0.3945]],
-    [[1.4785, -1.3427, 0.7232, 2.3448], [-0.2499, -1.163, 0.2834, -1.7768]],
-    [[-1.9948, 1.1725, 2.1269, 1.2886], [-1.6193, 1.2112, 1.0755, 1.0621]],
-    [[-0.5381, 0.4359, -1.4103, -0.9856], [0.4004, 0.6512, 0.4987, -0.3974]],
-])
-want_decoded = np.array([
-    [[12.942, 12.5885, 6.3238, -0.0607], [-5.1774, 3.7195, -2.3219, 2.738]],
-    [[12.942, 12.5885, 6.3238, -0.0607], [-5.1774, 3.7195, -2.3219, 2.738]],
-    [[12.5227, 11.7371, 5.9208, -0.2636], [-3.6006, 1.8477, -1.9317, 0.8349]],
-])
-assert encoded.shape == (4, 2, 4), f"encode gave shape {encoded.shape}, expected (T, N, d), the shape of src"
-assert decoded.shape == (3, 2, 4), f"decode gave shape {decoded.shape}, expected (t, N, d), the shape of tgt"
-assert np.allclose(encoded.data, want_E, atol=2e-4), "encode should add pos_enc(T) and run every encoder layer in turn"
-assert np.allclose(decoded.data, want_decoded, atol=2e-4), (
+scores = model(src.copy(), tgt.copy())
+assert n_layers == counts, "n_enc and n_dec set the numbers of encoder and decoder layers"
+assert layer_classes == classes, (
+    f"the layers are {layer_classes[0]} and {layer_classes[1]}, expected TransformerEncoder and TransformerDecoder"
+)
+assert encoded.shape == want_E.shape, f"encode gave shape {encoded.shape}, expected (T, N, d), the shape of src"
+assert decoded.shape == want_decoded.shape, f"decode gave shape {decoded.shape}, expected (t, N, d), the shape of tgt"
+assert np.allclose(encoded.data, want_E, rtol=1e-4, atol=2e-4), "encode should add pos_enc(T) and run every encoder layer in turn"
+assert np.allclose(decoded.data, want_decoded, rtol=1e-4, atol=2e-4), (
     "decode should add pos_enc(t), run every decoder layer on the encoder output it is given, then out_dense"
 )
-one = Transformer(dim=5, h_dim=3, n_enc=1, n_dec=3, n_head=1)
-one_enc, one_dec = len(one.enc_layers), len(one.dec_layers)
-enc_class, dec_class = type(one.enc_layers[0]).__name__, type(one.dec_layers[0]).__name__
-assert one_enc == 1 and one_dec == 3, "n_enc and n_dec set the numbers of encoder and decoder layers"
-assert enc_class == "TransformerEncoder" and dec_class == "TransformerDecoder", (
-    f"the layers are {enc_class} and {dec_class}, expected TransformerEncoder and TransformerDecoder"
+assert scores.shape == want_scores.shape, f"scores of shape {scores.shape}, expected (t, N, d)"
+assert np.allclose(scores.data, want_scores, rtol=1e-4, atol=2e-4), (
+    "other sizes and numbers of layers, with the test's stand-ins: the scores differ from src + PE through every "
+    "encoder layer, tgt + PE through every decoder layer reading the last encoder output, then out_dense"
 )
 ### END HIDDEN TESTS
 
@@ -2728,13 +2784,21 @@ out_weight = other.out_dense.weight.data
 assert sorted(restored) == list(range(8)), "after save and load, the other model's parameters hold other values"
 assert np.all(out_weight == 0), "after save and load, the output layer's weight is not the saved one"
 ### BEGIN HIDDEN TESTS
-deep = Transformer(dim=8, h_dim=12, n_enc=3, n_dec=2, n_head=2)
-deep.enc_layers = [StandInLayer(k) for k in (2, 4, 6)]
-deep.dec_layers = [StandInLayer(k) for k in (8, 10)]
-deep.out_dense.weight = mg.tensor(np.zeros((8, 8), dtype=np.float32))
-deep.out_dense.bias = mg.tensor(np.ones((1, 8), dtype=np.float32))
+from course.draws import hidden_rng
+
+rng = hidden_rng("transformer__parameters")  # this submission's own inputs
+n_enc, n_dec, d, h = int(rng.integers(1, 5)), int(rng.integers(1, 5)), int(rng.integers(3, 10)), int(rng.integers(1, 4))
+starts = [2 * int(k) for k in rng.permutation(n_enc + n_dec + 1)]  # each part's two numbers, in a drawn order
+enc_starts, dec_starts, out_start = starts[:n_enc], starts[n_enc:-1], starts[-1]
+out_weight, out_bias = np.full((d, d), out_start, dtype=np.float32), np.full((1, d), out_start + 1, dtype=np.float32)
+wanted_labels, h_dim = list(range(2 * (n_enc + n_dec + 1))), int(rng.integers(2, 9))
+deep = Transformer(dim=d, h_dim=h_dim, n_enc=n_enc, n_dec=n_dec, n_head=h)
+deep.enc_layers = [StandInLayer(k) for k in enc_starts]
+deep.dec_layers = [StandInLayer(k) for k in dec_starts]
+deep.out_dense.weight = mg.tensor(out_weight)
+deep.out_dense.bias = mg.tensor(out_bias)
 deep_labels = sorted(int(p.data.flat[0]) for p in deep.parameters)
-assert deep_labels == list(range(12)), "with more layers, parameters should list every layer's tensors once"
+assert deep_labels == wanted_labels, "with other numbers of layers, parameters should list every layer's tensors once"
 ### END HIDDEN TESTS
 
 
@@ -2808,21 +2872,47 @@ for pad, scores in zip((1, 5), padded_scores):
         f"padding of {pad} source positions changed the real scores: build the masks from src_lengths and tgt_lengths"
     )
 ### BEGIN HIDDEN TESTS
-# a batch of two: sequence 0 padded, with source and decoder lengths that differ
-batch_src = np.concatenate([np.concatenate([src, np.ones((3, 1, 4), np.float32)]), rng.normal(size=(7, 1, 4)).astype(np.float32)], axis=1)
-batch_tgt = np.concatenate([np.concatenate([tgt, np.ones((2, 1, 4), np.float32)]), rng.normal(size=(5, 1, 4)).astype(np.float32)], axis=1)
-scores = model(batch_src.copy(), batch_tgt.copy(), [4, 7], [3, 5]).data
-enc = model.encode(batch_src.copy(), [4, 7]).data
-want_enc = np.array([
-    [[-1.0411, -0.4731, -1.3353, 0.4892]],
-    [[-0.8946, -1.4138, 0.063, 1.1589]],
-    [[-0.2413, -0.0423, 1.2406, -1.5297]],
-    [[2.1769, 1.9292, 0.0318, -0.1184]],
-])
-assert scores.shape == (5, 2, 4), f"scores of shape {scores.shape} for a batch, expected (t, N, d)"
-assert enc.shape == (7, 2, 4), f"encode gave shape {enc.shape} for a batch, expected (T, N, d)"
-assert np.allclose(scores[:3, 0], want[:, 0], atol=2e-4), "in a batch, src_lengths and tgt_lengths should hide each sequence's padding"
-assert np.allclose(enc[:4, 0], want_enc[:, 0], atol=2e-4), "encode should hide the padding given src lengths"
+from course.draws import hidden_rng
+
+
+def reference(src, tgt, n_dec, W, b):
+    """One unpadded sequence through the stand-ins above, in NumPy: the encoder output and the scores."""
+    vector = np.array([1, -1, 2, 0.5])
+    x = src + (np.arange(len(src))[:, None, None] + 1) / 10 * vector
+    x = -x + x.mean(axis=0, keepdims=True)  # the stand-in encoder layer
+    t = len(tgt)
+    y = tgt + (np.arange(t)[:, None, None] + 1) / 10 * vector
+    for _ in range(n_dec):
+        y = y + np.cumsum(y, axis=0) / np.arange(1, t + 1)[:, None, None] - 2 * x.mean(axis=0, keepdims=True)
+    return x, y @ W + b
+
+
+rng = hidden_rng("transformer__padding")  # this submission's own inputs, none of the visible ones
+# a batch whose sequences have source and decoder lengths of their own; sequence `longest` fills both
+N, T, t = int(rng.integers(2, 5)), int(rng.integers(3, 9)), int(rng.integers(3, 9))
+longest, n_dec = int(rng.integers(0, N)), int(rng.integers(1, 4))
+src_lengths, tgt_lengths = rng.integers(1, T, size=N), rng.integers(1, t, size=N)
+src_lengths[longest], tgt_lengths[longest] = T, t
+W, b = rng.normal(size=(4, 4)).astype(np.float32), rng.normal(size=(1, 4)).astype(np.float32)
+batch_src = rng.normal(size=(T, N, 4)).astype(np.float32)  # what lies past each length is padding
+batch_tgt = rng.normal(size=(t, N, 4)).astype(np.float32)
+alone = [reference(batch_src[:S, n : n + 1], batch_tgt[:L, n : n + 1], n_dec, W, b)
+         for n, (S, L) in enumerate(zip(src_lengths, tgt_lengths))]
+reals = [(int(S), int(L)) for S, L in zip(src_lengths, tgt_lengths)]
+scores_shape, enc_shape = (t, N, 4), (T, N, 4)
+model = Transformer(dim=4, h_dim=6, n_enc=1, n_dec=n_dec, n_head=2)
+model.pos_enc = StandInEncoding()
+model.enc_layers, model.dec_layers = [StandInEncoderLayer()], [StandInDecoderLayer() for _ in range(n_dec)]
+model.out_dense.weight, model.out_dense.bias = mg.tensor(W), mg.tensor(b)
+scores = model(batch_src.copy(), batch_tgt.copy(), src_lengths.copy(), tgt_lengths.copy()).data
+enc = model.encode(batch_src.copy(), src_lengths.copy()).data
+assert scores.shape == scores_shape, f"scores of shape {scores.shape} for a batch, expected (t, N, d)"
+assert enc.shape == enc_shape, f"encode gave shape {enc.shape} for a batch, expected (T, N, d)"
+for n, (S, L) in enumerate(reals):
+    assert np.allclose(scores[:L, n], alone[n][1][:, 0], rtol=1e-4, atol=2e-4), (
+        "in a batch, src_lengths and tgt_lengths should hide each sequence's padding"
+    )
+    assert np.allclose(enc[:S, n], alone[n][0][:, 0], rtol=1e-4, atol=2e-4), "encode should hide the padding given src lengths"
 ### END HIDDEN TESTS
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "loss_text", "locked": true, "schema_version": 3, "solution": false}

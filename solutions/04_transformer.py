@@ -2982,15 +2982,33 @@ assert not np.isclose(loss.item(), as_uniform, atol=1e-4), (
 )
 assert np.isclose(loss.item(), want, atol=1e-5), f"loss {loss.item():.4f}, expected {want:.4f} (the mean over the 3 real positions)"
 ### BEGIN HIDDEN TESTS
-no_padding = masked_loss(scores, target, [2, 2]).item()
-first_only = masked_loss(scores, target, [1, 1]).item()
+from course.draws import hidden_rng
+
+
+def mean_loss(values, target, lengths):
+    """The cross-entropy of the positions i < lengths[n], in NumPy."""
+    real = np.arange(len(target))[:, None] < np.asarray(lengths)[None, :]
+    logp = values - np.log(np.exp(values).sum(axis=-1, keepdims=True))
+    return -np.take_along_axis(logp, target[..., None], axis=-1)[..., 0][real].mean()
+
+
+rng = hidden_rng("loss__by_hand")  # this submission's own inputs
+t, N, K = int(rng.integers(2, 7)), int(rng.integers(1, 5)), int(rng.integers(3, 12))
+values = rng.normal(size=(t, N, K)).astype(np.float32)
+target = rng.integers(0, K, size=(t, N))
+full, ones, lengths = np.full(N, t), np.ones(N, dtype=int), rng.integers(1, t + 1, size=N)
+want_full, want_first, want_drawn = (mean_loss(values, target, n) for n in (full, ones, lengths))
+no_padding = masked_loss(mg.tensor(values), target.copy(), full.copy()).item()
+first_only = masked_loss(mg.tensor(values), target.copy(), ones.copy()).item()
+drawn = masked_loss(mg.tensor(values), target.copy(), lengths.tolist()).item()
 assert np.shape(no_padding) == () and np.shape(first_only) == (), (
     f"losses of shapes {np.shape(no_padding)} and {np.shape(first_only)}, expected scalars ()"
 )
-assert np.isclose(no_padding, -np.log([0.5, 0.5, 0.5, 0.1]).mean(), atol=1e-5), (
+assert np.isclose(no_padding, want_full, atol=1e-5), (
     "with no padding, every position counts, each sequence's END, its last real position, included: i < lengths[n]"
 )
-assert np.isclose(first_only, -np.log(0.5), atol=1e-5), "with sequences of a single position, only the first position counts"
+assert np.isclose(first_only, want_first, atol=1e-5), "with sequences of a single position, only the first position counts"
+assert np.isclose(drawn, want_drawn, atol=1e-5), "with other lengths, the loss is not the mean over the real positions"
 ### END HIDDEN TESTS
 
 # %% course={"task": "loss"} jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "loss__padding", "locked": true, "points": 1, "schema_version": 3, "solution": false}
@@ -3021,15 +3039,26 @@ assert np.isclose(again.item(), want, atol=1e-4), (
     f"changing the scores and targets at padded positions changed the loss from {want:.4f} to {again.item():.4f}"
 )
 ### BEGIN HIDDEN TESTS
-real = ~padded
-fresh = np.random.default_rng(18)  # the draws above again, for targets the loss never received
-fresh.normal(size=(5, 3, 29))
-truth = fresh.integers(0, 29, size=(5, 3))
+from course.draws import hidden_rng
+
+rng = hidden_rng("loss__padding")  # this submission's own inputs, none of the visible ones
+t, N, K = int(rng.integers(3, 9)), int(rng.integers(2, 6)), int(rng.integers(5, 30))
+lengths = rng.integers(1, t, size=N)  # every sequence padded ...
+lengths[int(rng.integers(0, N))] = t  # ... but one
+values = rng.normal(size=(t, N, K)).astype(np.float32)
+target = rng.integers(0, K, size=(t, N))
+real = np.arange(t)[:, None] < lengths[None, :]  # (t, N)
 logp = values - np.log(np.exp(values).sum(axis=-1, keepdims=True))
-want = -logp[real, truth[real]].mean()
-assert np.shape(loss) == (), f"the loss has shape {np.shape(loss)}, expected a scalar ()"
-assert np.isclose(loss.item(), want, atol=1e-4), f"loss {loss.item():.4f}: expected the mean over the real positions only"
-assert loss.dtype == np.float32, f"loss dtype {loss.dtype}, expected float32"
+want = -np.take_along_axis(logp, target[..., None], axis=-1)[..., 0][real].mean()
+scores = mg.tensor(values)
+loss = masked_loss(scores, target.copy(), lengths.copy())
+loss.backward()
+grad = scores.grad
+loss_shape, loss_dtype = np.shape(loss), loss.dtype
+assert loss_shape == (), f"the loss has shape {loss_shape}, expected a scalar ()"
+assert np.isclose(loss.item(), want, atol=1e-4), "on other scores and lengths, the loss is not the mean over the real positions only"
+assert loss_dtype == np.float32, f"loss dtype {loss_dtype}, expected float32"
+assert grad is not None and np.all(grad[~real] == 0), "scores.grad: a padded position got a non-zero gradient"
 ### END HIDDEN TESTS
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "greedy_text", "locked": true, "schema_version": 3, "solution": false}
@@ -3238,11 +3267,35 @@ assert np.array_equal(tokens[-1], want[-1]), (
     f"the last step picked {tokens[-1]}, expected {want[-1]}: decode T - 1 = 6 symbols, one per step"
 )
 ### BEGIN HIDDEN TESTS
-source5 = np.eye(N_SYMBOLS, dtype=np.float32)[rng.integers(0, 27, size=(5, 3))]
-source5[-1] = np.eye(N_SYMBOLS, dtype=np.float32)[END]
-tokens5 = greedy_decode(KnownScores(11), source5.copy())
-want5 = np.array([[6, 13, 3], [11, 13, 3], [20, 0, 23], [2, 13, 0]])
-assert tokens5.shape == (4, 3), f"tokens have shape {tokens5.shape}, expected (T - 1, N)"
+from course.draws import hidden_rng
+
+
+def reference_greedy(seed, source):
+    """Greedy decoding of KnownScores(seed) with the test's own NumPy: at step i, the best alphabet symbol at decoder
+    position i, whose scores read cipher position i, decoder input i and the mean of the encoder output."""
+    by_source, by_input, by_mean = np.random.default_rng(seed).normal(size=(3, 29, 29)).astype(np.float32)
+    by_input[:, 27:] += 2  # as KnownScores: START and END often score highest
+    T, N = source.shape[:2]
+    enc_out = source + source.sum(axis=0) / np.float32(T)
+    mean = enc_out.sum(axis=0) / np.float32(T)
+    picked = np.zeros((T - 1, N), dtype=np.int64)
+    decoder_input = np.zeros((T, N, 29), dtype=np.float32)
+    decoder_input[0, :, 27] = 1  # START
+    for i in range(T - 1):
+        scores = enc_out[i] @ by_source + decoder_input[i] @ by_input + mean @ by_mean
+        picked[i] = scores[:, :27].argmax(axis=-1)
+        decoder_input[i + 1, np.arange(N), picked[i]] = 1
+    return picked
+
+
+rng = hidden_rng("greedy__step_by_step")  # this submission's own inputs, none of the visible ones
+T, N, seed = int(rng.integers(3, 12)), int(rng.integers(1, 6)), int(rng.integers(2**31))
+source5 = np.eye(29, dtype=np.float32)[rng.integers(0, 27, size=(T, N))]
+source5[-1] = np.eye(29, dtype=np.float32)[28]  # END
+want5 = reference_greedy(seed, source5)
+tokens_shape = (T - 1, N)
+tokens5 = greedy_decode(KnownScores(seed), source5.copy())
+assert tokens5.shape == tokens_shape, f"tokens have shape {tokens5.shape}, expected (T - 1, N)"
 assert np.array_equal(tokens5, want5), "another model and message: a step did not pick the best alphabet symbol"
 ### END HIDDEN TESTS
 
@@ -3288,9 +3341,19 @@ assert np.all(tokens == 7), (
     "the plain text holds only the 27 alphabet symbols, so pick only among them"
 )
 ### BEGIN HIDDEN TESTS
-by_symbol = [greedy_decode(Favourite(np.eye(N_SYMBOLS)[s] * 1000), source.copy()) for s in (3, 17, 9, 22, 14, 5)]
-for s, tokens in zip((3, 17, 9, 22, 14, 5), by_symbol):
-    assert np.all(tokens == s), "when one alphabet symbol scores highest, greedy_decode picked other symbols"
+from course.draws import hidden_rng
+
+rng = hidden_rng("greedy__every_symbol")  # this submission's own inputs
+favourites = [int(f) for f in rng.choice(27, size=6, replace=False)]
+L, N = int(rng.integers(1, 12)), int(rng.integers(1, 5))
+texts = ["".join(rng.choice(list("abcdefghijklmnopqrstuvwxyz "), size=L)) for _ in range(N)]
+own_source = np.stack([encoded(text) for text in texts], axis=1)  # (L + 1, N, 29)
+wanted = [np.full((L, N), f) for f in favourites]
+by_symbol = [greedy_decode(Favourite(np.eye(N_SYMBOLS)[f] * 1000), own_source.copy()) for f in favourites]
+for want, tokens in zip(wanted, by_symbol, strict=True):
+    assert np.shape(tokens) == want.shape and np.array_equal(tokens, want), (
+        "when one alphabet symbol scores highest, greedy_decode picked other symbols"
+    )
 ### END HIDDEN TESTS
 
 # %% course={"task": "greedy"} jupyter={"source_hidden": true} nbgrader={"grade": true, "grade_id": "greedy__padding", "locked": true, "points": 1, "schema_version": 3, "solution": false}
@@ -3384,10 +3447,23 @@ assert calls == {"encode": 1, "decode": 5}, (
     f"{calls}: expected one encoder run (model.encode, once per batch) and T - 1 = 5 decoder runs (model.decode)"
 )
 ### BEGIN HIDDEN TESTS
-message = decrypt_with_model("a secret", Counting())
-long_message = decrypt_with_model("x" * 130, Counting())
-assert message == "h" * 8, "decrypt_with_model should give one symbol per cipher-text symbol, the model's best at each step"
-assert long_message == "h" * 130, "a message longer than MAX_LENGTH should be decoded in pieces"
+from course.draws import hidden_rng
+
+rng = hidden_rng("greedy__encoder_once")  # this submission's own inputs
+symbols = list("abcdefghijklmnopqrstuvwxyz ")
+short_text = "".join(rng.choice(symbols, size=int(rng.integers(1, 25))))
+long_text = "".join(rng.choice(symbols, size=int(rng.integers(49, 160))))  # longer than MAX_LENGTH
+L, N = int(rng.integers(2, 15)), int(rng.integers(1, 5))
+batch = np.stack([encoded("".join(rng.choice(symbols, size=L))) for _ in range(N)], axis=1)  # (L + 1, N, 29)
+want_short, want_long, want_calls = "h" * len(short_text), "h" * len(long_text), {"encode": 1, "decode": L}
+message = decrypt_with_model(short_text, Counting())
+long_message = decrypt_with_model(long_text, Counting())
+counting = Counting()
+tokens = greedy_decode(counting, batch.copy())
+calls = dict(counting.calls)
+assert message == want_short, "decrypt_with_model should give one symbol per cipher-text symbol, the model's best at each step"
+assert long_message == want_long, "a message longer than MAX_LENGTH should be decoded in pieces"
+assert calls == want_calls, "expected one encoder run (model.encode, once per batch) and T - 1 decoder runs (model.decode)"
 ### END HIDDEN TESTS
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "training_text", "locked": true, "schema_version": 3, "solution": false}

@@ -19,8 +19,8 @@ root, so that the instructor who owns the course directory can rewrite it.
 from __future__ import annotations
 
 import os
+import secrets
 import stat
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -67,36 +67,89 @@ def give(fd: int, keep: Keep) -> None:
     os.fchmod(fd, keep.mode)
 
 
-def make_folders(folder: Path) -> None:
-    """``mkdir -p`` where each new folder follows its parent's rule (see the module doc)."""
-    if folder.is_dir():
-        return
-    make_folders(folder.parent)
-    parent = os.stat(folder.parent)
-    keep = _new_in(parent, 0o2770, 0o700)
+#: opens a folder as a descriptor to walk from
+_FOLDER = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
+
+
+def _others_change(info: os.stat_result) -> bool:
+    """Can an account other than root and this process rename or replace what the folder ``info`` holds?"""
+    owner = info.st_uid not in (0, os.geteuid())
+    return owner or bool(info.st_mode & (stat.S_IWGRP | stat.S_IWOTH))
+
+
+def open_folder(folder: Path, make: bool = False) -> int:
+    """A descriptor of ``folder``, reached from ``/`` one name at a time; with ``make``, missing folders are made
+    (each by its parent's rule, see the module doc).
+
+    A name inside a folder that another account can change (the staff's group-writable course directory, a
+    folder someone else owns) is opened without following a link: a link planted there, or swapped in while
+    this runs, raises ``OSError`` (ELOOP or ENOTDIR) rather than take root's or the instructor's write
+    elsewhere (issue 58). Links in folders only root and this process write are followed as usual.
+    """
+    fd = os.open("/", _FOLDER)
     try:
-        folder.mkdir()
-    except FileExistsError:  # made by another writer meanwhile
-        return
-    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
-    try:
-        give(fd, keep)
-    finally:
+        for name in Path(os.path.abspath(folder)).parts[1:]:
+            info = os.fstat(fd)
+            flags = _FOLDER | (os.O_NOFOLLOW if _others_change(info) else 0)
+            try:
+                inner = os.open(name, flags, dir_fd=fd)
+            except FileNotFoundError:
+                if not make:
+                    raise
+                keep = _new_in(info, 0o2770, 0o700)
+                try:
+                    os.mkdir(name, 0o700, dir_fd=fd)
+                    made = True
+                except FileExistsError:  # made by another writer meanwhile
+                    made = False
+                inner = os.open(name, _FOLDER | os.O_NOFOLLOW, dir_fd=fd)
+                if made:
+                    give(inner, keep)
+            os.close(fd)
+            fd = inner
+        return fd
+    except BaseException:
         os.close(fd)
+        raise
+
+
+def make_folders(folder: Path) -> None:
+    """``mkdir -p`` where each new folder follows its parent's rule (see the module doc), links as
+    :func:`open_folder` takes them."""
+    os.close(open_folder(folder, make=True))
 
 
 def write_atomic(path: Path, text: str | bytes) -> None:
-    """Write ``text`` to ``path`` through a temporary file in the same folder, then rename it into place."""
-    make_folders(path.parent)
-    keep = keep_for(path)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    """Write ``text`` to ``path`` through a temporary file in the same folder, then rename it into place.
+
+    The folder is reached as :func:`open_folder` reaches it, and the temporary file made and renamed in it by
+    descriptor: a link swapped in for the folder meanwhile changes nothing.
+    """
+    folder = open_folder(path.parent, make=True)
     try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(text.encode() if isinstance(text, str) else text)
-            f.flush()
-            give(f.fileno(), keep)
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+        try:
+            info = os.stat(path.name, dir_fd=folder, follow_symlinks=False)
+        except FileNotFoundError:
+            info = None
+        if info is None or stat.S_ISLNK(info.st_mode):  # a link is replaced, never followed
+            keep = _new_in(os.fstat(folder), 0o660, 0o600)
+        else:
+            keep = Keep(info.st_uid if os.geteuid() == 0 else -1, info.st_gid, stat.S_IMODE(info.st_mode))
+        tmp = f".{path.name}.{secrets.token_hex(6)}.tmp"
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+        fd = os.open(tmp, flags, 0o600, dir_fd=folder)
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(text.encode() if isinstance(text, str) else text)
+                f.flush()
+                give(f.fileno(), keep)
+                os.fsync(f.fileno())
+            os.replace(tmp, path.name, src_dir_fd=folder, dst_dir_fd=folder)
+        except BaseException:
+            try:
+                os.unlink(tmp, dir_fd=folder)
+            except FileNotFoundError:
+                pass
+            raise
+    finally:
+        os.close(folder)

@@ -39,7 +39,7 @@ from types import MappingProxyType
 from typing import Any
 
 from instructor.coursedir import gradebook, journal, overrides, store
-from instructor.coursedir.atomic import write_atomic
+from instructor.coursedir.atomic import make_folders, write_atomic
 from instructor.coursedir.course_dir import CourseDir
 from instructor.coursedir.store import Store
 
@@ -88,12 +88,12 @@ def write(course_dir: CourseDir, student: str, assignment: str, files: Files, re
     """Steps 3 and 4, after the gradebook committed: ``files``, then ``result`` into ``results`` last."""
     autograded = course_dir.autograded(student, assignment)
     if files.notebook is not None and autograded is not None:
-        autograded.mkdir(parents=True, exist_ok=True)
+        make_folders(autograded)  # reached without a link planted where the staff write (coursedir.atomic)
         for stale in autograded.iterdir():  # only the notebook belongs here
             if stale.name != f"{assignment}.ipynb":
                 shutil.rmtree(stale) if stale.is_dir() and not stale.is_symlink() else stale.unlink()
         for name, data in files.exchange.items():
-            (autograded / name).write_bytes(data)
+            write_atomic(autograded / name, data)
         write_atomic(autograded / f"{assignment}.ipynb", files.notebook)
     else:
         # an old grade must not outlive a re-submission that cannot be graded

@@ -36,6 +36,8 @@ what it needs (run as root: it makes Unix accounts and starts servers as their u
                             an instructor's, and writable by its owner alone (docs/hub.md: how she edits it)
   an exchange outside <dir> (`course init <dir> --exchange /srv/nbgrader/exchange`)
   configurable-http-proxy   (scripts/install-system-packages.sh)
+  <hub-dir>/lti13.json      optional, root's: the LMS's values; LTI 1.3 launches then log people in instead of
+                            passwords (staff.csv's optional third column, email, names the staff; docs/hub.md)
 
 what it does (and changes nothing it did not make: see <hub-dir>/state/made.json):
   refuses <dir>/nbgrader_config.py unless root's alone and staff.csv unless root's or an instructor's

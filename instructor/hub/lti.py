@@ -12,7 +12,8 @@ registered there::
 
 (``username_key``, the id_token's claim that names the person, is ``email`` unless
 the file says otherwise.) ``course hub`` then writes a configuration whose
-authenticator is :class:`CourseLTI13Authenticator`, jupyterhub-ltiauthenticator's
+authenticator is :class:`instructor.hub.lti_auth.CourseLTI13Authenticator` (only the hub imports that module:
+JupyterHub's handlers take a second to import), jupyterhub-ltiauthenticator's
 ``LTI13Authenticator`` with what it leaves to the tool:
 
 - the **deployment** is checked (the authenticator reads ``deployment_id`` nowhere):
@@ -29,7 +30,7 @@ authenticator is :class:`CourseLTI13Authenticator`, jupyterhub-ltiauthenticator'
 - each refusal is **one line** in the hub's log, ``LTI 1.3 launch refused: <why>``, and
   nobody is logged in;
 - the state and nonce cookies are ``SameSite=None; Secure`` over HTTPS, so the LMS's
-  cross-site form POST carries them (browsers default to ``Lax``, which drops them);
+  cross-site form POST carries them (the browsers' default, ``Lax``, may drop them);
 - the tool's own key pair is made once per course, ``state/lti13-tool-key.pem`` (root's,
   0600), and its public half is served at ``/hub/lti13/jwks`` for the LMS's registration.
 """
@@ -38,9 +39,9 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import importlib.util
 import json
 import os
-import time
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +58,8 @@ OPTIONAL = ("username_key",)
 #: the claims of an LTI 1.3 id_token read here
 ROLES_CLAIM = "https://purl.imsglobal.org/spec/lti/claim/roles"
 DEPLOYMENT_CLAIM = "https://purl.imsglobal.org/spec/lti/claim/deployment_id"
+#: seconds after its ``iat`` an id_token is still taken (the authenticator's LTI13LaunchValidator.max_age)
+MAX_AGE = 600
 #: the course's roles, from the least to the most
 RANKS = ("student", "grader", "instructor")
 
@@ -106,9 +109,7 @@ def read_settings(hub_dir: Path) -> dict[str, Any] | None:
         if key != "username_key" and not value.startswith(("https://", "http://")):
             raise CourseError(f"{path}: {key} must be a URL ({value!r}).")
         settings[key] = value
-    try:
-        import ltiauthenticator  # noqa: F401
-    except ImportError:
+    if importlib.util.find_spec("ltiauthenticator") is None:
         raise CourseError(
             f"{path} turns LTI 1.3 on, but jupyterhub-ltiauthenticator is not installed: pip install '.[hub]'."
         ) from None
@@ -153,7 +154,7 @@ def config_lines(lti: dict[str, Any], key: Path, instructors, graders) -> list[s
     """The lines of ``jupyterhub_config.py`` that make LTI 1.3 the way in (literal values only)."""
     return [
         "# LTI 1.3 (lti13.json): the LMS signs people in, in place of the passwords (docs/hub.md)",
-        "c.JupyterHub.authenticator_class = 'instructor.hub.lti.CourseLTI13Authenticator'",
+        "c.JupyterHub.authenticator_class = 'instructor.hub.lti_auth.CourseLTI13Authenticator'",
         f"c.LTI13Authenticator.issuer = {lti['issuer']!r}",
         f"c.LTI13Authenticator.client_id = {set(lti['client_id'])!r}",
         f"c.LTI13Authenticator.authorize_url = {lti['authorize_url']!r}",
@@ -179,109 +180,3 @@ def lms_rank(roles) -> int:
     if any(r == "Instructor" or r.endswith("membership#Instructor") for r in names):
         return RANKS.index("instructor")
     return RANKS.index("student")
-
-
-# The authenticator and its handlers import JupyterHub and the authenticator: only the hub loads them.
-try:
-    from jupyterhub.handlers import BaseHandler
-    from ltiauthenticator.lti13.auth import LTI13Authenticator
-    from ltiauthenticator.lti13.error import LoginError, ValidationError
-    from ltiauthenticator.lti13.handlers import LTI13CallbackHandler, LTI13LoginInitHandler
-    from tornado.web import HTTPError
-    from traitlets import Set, Unicode
-except ImportError:  # pragma: no cover - `course hub` without the hub extra
-    pass
-else:
-
-    class Refused(ValidationError):
-        """A launch refused by the course's own checks."""
-
-    class CourseLTI13LoginInitHandler(LTI13LoginInitHandler):
-        """The OIDC login initiation; over HTTPS its cookies travel with the LMS's cross-site POST."""
-
-        def _set_oauth_cookie(self, key: str, value):
-            extra = {}
-            if self.authenticator.get_uri_scheme(self.request) == "https":
-                extra = {"samesite": "None", "secure": True}
-            self._set_cookie(key, value, expires_days=1, httponly=True, encrypted=True, **extra)
-
-    class CourseLTI13CallbackHandler(LTI13CallbackHandler):
-        """The launch: the authenticator's checks, the deployment and a nonce spent once; a refusal is one line."""
-
-        def decode_and_validate_launch_request(self) -> dict[str, Any]:
-            id_token = super().decode_and_validate_launch_request()
-            auth = self.authenticator
-            deployment = id_token.get(DEPLOYMENT_CLAIM)
-            if deployment not in auth.deployment_ids:
-                raise Refused(f"unknown deployment id {deployment!r} (lti13.json names {sorted(auth.deployment_ids)})")
-            auth.spend_nonce(id_token)
-            return id_token
-
-        async def post(self):
-            try:
-                await super().post()
-            except HTTPError as err:
-                why = err.log_message % err.args if err.log_message else err.reason or "refused"
-                self.log.warning("LTI 1.3 launch refused: %s", why)
-                # no log_message: tornado would log a second line; the page says why
-                refusal = HTTPError(err.status_code)
-                refusal.jupyterhub_message = f"The launch from your course page was refused: {why}"
-                raise refusal from None
-
-    class JWKSHandler(BaseHandler):
-        """The tool's public key set, for the LMS's registration (the private key stays in the state folder)."""
-
-        def get(self) -> None:
-            self.set_header("Content-Type", "application/json")
-            self.write(json.dumps(public_jwks(Path(self.authenticator.tool_key))))
-
-    class CourseLTI13Authenticator(LTI13Authenticator):
-        """LTI13Authenticator, with the deployment, a nonce spent once, the roster's ids and the course's roles."""
-
-        login_handler = CourseLTI13LoginInitHandler
-        callback_handler = CourseLTI13CallbackHandler
-
-        deployment_ids = Set(Unicode(), help="the platform's deployment ids this hub takes launches from").tag(
-            config=True
-        )
-        instructors = Set(Unicode(), help="the course's instructors (staff.csv)").tag(config=True)
-        graders = Set(Unicode(), help="the course's graders (staff.csv)").tag(config=True)
-        tool_key = Unicode(help="the tool's private key (PEM), root's alone").tag(config=True)
-
-        def __init__(self, **kwargs):
-            super().__init__(**kwargs)
-            self._spent: dict[str, float] = {}  # nonce -> until when it is kept
-
-        def get_handlers(self, app):
-            return [*super().get_handlers(app), ("/lti13/jwks", JWKSHandler)]
-
-        def spend_nonce(self, id_token: dict[str, Any]) -> None:
-            """Refuse a nonce seen before; keep each until its token could no longer be taken anyway."""
-            now = time.time()
-            self._spent = {n: until for n, until in self._spent.items() if until > now}
-            nonce = id_token.get("nonce")
-            if not isinstance(nonce, str) or not nonce:
-                raise Refused("the id_token has no nonce")
-            if nonce in self._spent:
-                raise Refused("replayed nonce: this id_token was already used to log in")
-            keep = max(float(id_token.get("exp", now)), float(id_token.get("iat", now)) + 600) + 600
-            self._spent[nonce] = keep
-
-        async def authenticate(self, handler, data=None):
-            model = await super().authenticate(handler, data)
-            token = data or {}
-            claimed = model["name"]
-            name = self.normalize_username(claimed)
-            if name not in self.allowed_users:
-                raise LoginError(
-                    f"{claimed!r} is neither on the roster nor in staff.csv (by e-mail, state/usernames.json, or id)"
-                )
-            course = "instructor" if name in self.instructors else "grader" if name in self.graders else "student"
-            asked = lms_rank(token.get(ROLES_CLAIM))
-            if asked > RANKS.index(course):
-                raise LoginError(
-                    f"the platform says {RANKS[asked]} for {name}, who is {course} in this course "
-                    "(staff.csv decides; add her there and restart course hub)"
-                )
-            self.log.info("LTI 1.3 launch: %s logs in (%s in this course)", name, course)
-            return {**model, "name": name}

@@ -72,7 +72,7 @@ def test_lti13_json_turns_lti_on_in_the_configuration_jupyterhub_loads(tmp_path)
     app = JupyterHub()
     app.load_config_file(str(config.write(s)))
     c = app.config
-    assert c.JupyterHub.authenticator_class == "instructor.hub.lti.CourseLTI13Authenticator"
+    assert c.JupyterHub.authenticator_class == "instructor.hub.lti_auth.CourseLTI13Authenticator"
     assert c.LTI13Authenticator.client_id == {"10000000000042"}
     assert c.CourseLTI13Authenticator.deployment_ids == {"17:abc"}
     assert (c.CourseLTI13Authenticator.instructors, c.CourseLTI13Authenticator.graders) == ({"teach"}, {"ta"})

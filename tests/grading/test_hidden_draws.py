@@ -27,7 +27,7 @@ from instructor.grading.checks.notebook import split_notebook
 from tests.nbexec import MistakeRunner
 
 #: the assignments whose hidden checks draw from course.draws, and how many draws the reference passes here
-DRAWN = ["01_rnn", "02_seq2seq", "03_attention"]
+DRAWN = ["01_rnn", "02_seq2seq", "03_attention", "04_transformer"]
 DRAWS = 25
 
 
@@ -166,13 +166,15 @@ def test_the_reference_earns_full_marks_on_every_draw(runner, assignment):
     assert not failed
 
 
-#: the task a memoriser answers with a table, and the module-level function it replaces
+#: the task a memoriser answers with a table (its answer cell's grade_id), and the module-level function it replaces
 MEMORISED = [
-    ("01_rnn", "loss_and_accuracy"),
-    ("01_rnn", "accuracy_by_length"),
-    ("02_seq2seq", "one_hot_encode_prediction"),
-    ("02_seq2seq", "teacher_forcing_inputs"),
-    ("03_attention", "attend"),
+    ("01_rnn", "loss_and_accuracy", "loss_and_accuracy"),
+    ("01_rnn", "accuracy_by_length", "accuracy_by_length"),
+    ("02_seq2seq", "one_hot_encode_prediction", "one_hot_encode_prediction"),
+    ("02_seq2seq", "teacher_forcing_inputs", "teacher_forcing_inputs"),
+    ("03_attention", "attend", "attend"),
+    ("04_transformer", "attention", "scaled_dot_product_attention"),
+    ("04_transformer", "causal_mask", "causal_mask"),
 ]
 
 _RECORDER = """
@@ -220,24 +222,24 @@ def _with_cell_after(nb, task: str, code: str):
 
 
 @pytest.mark.notebook
-@pytest.mark.parametrize("assignment, name", MEMORISED)
-def test_a_table_of_one_draws_answers_loses_every_hidden_check_of_another(runner, assignment, name):
+@pytest.mark.parametrize("assignment, task, name", MEMORISED)
+def test_a_table_of_one_draws_answers_loses_every_hidden_check_of_another(runner, assignment, task, name):
     """A student who replays the answers of one draw (a classmate's, or last term's) keeps only what the
     visible checks give; the same table on its own draw passes, so it is the draw that tells them apart."""
     r = runner(assignment)
     own, other = _seeds(2)
-    recorded = _with_cell_after(r.source, name, _RECORDER.format(name=name))
-    r.run_notebook(recorded, through=name, seed=own)
+    recorded = _with_cell_after(r.source, task, _RECORDER.format(name=name))
+    r.run_notebook(recorded, through=task, seed=own)
     dump = new_code_cell("import pickle as _pickle\nprint(_pickle.dumps(_table).hex())")
     r._client.execute_cell(dump, 0, store_history=False)
     table = bytes.fromhex("".join(o.get("text", "") for o in dump.outputs).strip())
     assert pickle.loads(table), "the recorder kept no answers"
 
-    memoriser = _with_cell_after(r.source, name, _REPLAY.format(name=name, table=table))
-    cells = [c for c in memoriser.cells if is_graded_test(c) and task_of(c) == name]
+    memoriser = _with_cell_after(r.source, task, _REPLAY.format(name=name, table=table))
+    cells = [c for c in memoriser.cells if is_graded_test(c) and task_of(c) == task]
     hidden = {c.metadata.nbgrader.grade_id for c in cells if "### BEGIN HIDDEN TESTS" in c.source}
-    on_own = {c.grade_id for c in r.run_notebook(memoriser, through=name, seed=own).failed_tests(name)}
-    on_other = {c.grade_id for c in r.run_notebook(memoriser, through=name, seed=other).failed_tests(name)}
+    on_own = {c.grade_id for c in r.run_notebook(memoriser, through=task, seed=own).failed_tests(task)}
+    on_other = {c.grade_id for c in r.run_notebook(memoriser, through=task, seed=other).failed_tests(task)}
     memorised = hidden - on_own  # the hidden cells the table answers on its own draw
     assert memorised, f"the table answers none of {sorted(hidden)} even on its own draw: the test proves nothing"
     assert memorised <= on_other, f"on another draw the table still passes {sorted(memorised - on_other)}"

@@ -192,6 +192,9 @@ def run(args) -> int:
     print(f"configuration: {config.write(s)}")
     if s.lti:
         print(f"  LTI 1.3 from {s.lti['issuer']} logs people in ({lti.SETTINGS_NAME}); the tool's key: {s.lti_key}")
+        unnamed = sorted(s.people.everyone - set(s.people.emails.values()))
+        if unnamed and s.lti["username_key"] == "email":
+            print(f"  no e-mail on the roster or in staff.csv, so no LTI login: {', '.join(unnamed)}")
     script, rule = privileged.install(s.hub_dir, s.course_dir, s.unix_group, root=args.root, key=s.hidden_key)
     print(f"  the staff's privileged path: {script} (sudo rule {rule})")
     if args.write_only:

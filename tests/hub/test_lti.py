@@ -217,7 +217,9 @@ def test_the_platforms_staff_roles_land_as_the_courses_staff(hub, platform, who,
     assert f"LTI 1.3 launch: {who} logs in ({role} in this course)" in log_since(hub, mark)
 
 
-def test_the_tools_key_is_the_courses_root_only_and_its_public_half_is_served(hub):
+def test_the_tools_key_is_the_courses_root_only_and_its_public_half_is_served(hub, platform):
+    assert f"LTI 1.3 from {platform.base} logs people in (lti13.json)" in hub.log.read_text()  # course hub says so
+    assert "no LTI login" not in hub.log.read_text()  # everyone has an e-mail
     key = hub.hub_dir / "state" / "lti13-tool-key.pem"
     info = key.stat()
     assert (info.st_uid, stat.S_IMODE(info.st_mode)) == (0, 0o600)

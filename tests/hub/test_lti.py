@@ -26,7 +26,7 @@ import pytest
 from instructor.errors import CourseError
 from instructor.hub import config, lti
 from instructor.hub.staff import people
-from tests.browser.test_jupyterlab import OPEN_TIMEOUT_MS, chromium  # noqa: F401  (fixture)
+from tests.browser.test_jupyterlab import OPEN_TIMEOUT_MS, SCREENSHOTS, chromium  # noqa: F401  (fixture)
 from tests.hub.harness import GRADER, INSTRUCTOR, STUDENTS, processes_of, running_hub
 from tests.system import require_root, require_tools
 
@@ -299,5 +299,7 @@ def test_a_student_launched_in_chromium_gets_jupyterlab(hub, platform, chromium)
         page.goto(f"{platform.base}/launch?user={BOB}")  # the LMS's link: login, the form that POSTs itself
         page.locator(".jp-LauncherCard").first.wait_for(timeout=OPEN_TIMEOUT_MS)
         assert page.url.startswith(f"{hub.base}/user/{BOB}/lab")
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SCREENSHOTS / "hub-lti-launch.png"))
     finally:
         context.close()

@@ -14,7 +14,8 @@ Endpoints: ``/launch?user=<key>&fault=<kind>`` (what clicking the assignment
 in the LMS does), ``/authorize`` (the platform's authorization endpoint),
 ``/jwks``. ``fault`` makes the platform itself misbehave: ``expired`` (an
 id_token whose ``exp`` has passed), ``audience`` (signed for another tool's
-client id), ``deployment`` (from a deployment the hub was not told of).
+client id), ``deployment`` (from a deployment the hub was not told of), ``issuer`` (naming
+itself as another platform).
 """
 
 from __future__ import annotations
@@ -149,7 +150,7 @@ class Platform:
 
     def config(self, fault: str = "") -> _Config:
         return _Config(
-            iss=self.base,
+            iss=f"{self.base}/another-platform" if fault == "issuer" else self.base,
             client_id="another-tool" if fault == "audience" else CLIENT_ID,
             deployment_id="9:another-deployment" if fault == "deployment" else DEPLOYMENT_ID,
             oidc_login_url=f"{self.tool}/hub/lti13/oauth_login",

@@ -258,6 +258,7 @@ BAD_LAUNCHES = [
     ("wrong signature", "Signature verification failed"),
     ("expired token", "Signature has expired"),
     ("wrong audience", "Audience doesn't match"),
+    ("wrong issuer", "Invalid issuer"),
     ("replayed nonce", "replayed nonce"),
     ("unknown deployment id", "unknown deployment id '9:another-deployment'"),
     ("platform role above staff.csv's", f"the platform says instructor for {AMY}, who is student"),
@@ -270,7 +271,12 @@ BAD_LAUNCHES = [
 def test_a_bad_launch_is_refused_with_one_line_in_the_log(hub, platform, case, why):
     session = requests.Session()
     user = {"platform role above staff.csv's": "amy-as-instructor", "nobody of the course": "stranger"}.get(case, AMY)
-    fault = {"expired token": "expired", "wrong audience": "audience", "unknown deployment id": "deployment"}
+    fault = {
+        "expired token": "expired",
+        "wrong audience": "audience",
+        "wrong issuer": "issuer",
+        "unknown deployment id": "deployment",
+    }
     launch = start_launch(session, platform, user, fault.get(case, ""))
     if case == "wrong signature":  # amy's token, her e-mail made bob's
         launch.id_token = tampered(launch.id_token, email=f"{BOB}@example.edu")

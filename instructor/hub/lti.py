@@ -171,7 +171,7 @@ def lms_rank(roles) -> int:
     """The course role an LTI roles claim asks for, as an index of :data:`RANKS`.
 
     TeachingAssistant (a sub-role of Instructor, ``.../membership/Instructor#TeachingAssistant``,
-    or ``...#TeachingAssistant`` alone) is grader even beside Instructor, which Canvas sends with it;
+    or ``...#TeachingAssistant`` alone) is grader even beside Instructor, the principal role a platform sends with it;
     Instructor (``.../membership#Instructor`` or the short ``Instructor``) is instructor; anything else
     (Learner, Mentor, an institution's roles) is student."""
     names = [r for r in roles if isinstance(r, str)] if isinstance(roles, list) else []

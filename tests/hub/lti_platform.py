@@ -40,7 +40,7 @@ CLIENT_ID = "seqmodels-hub"
 DEPLOYMENT_ID = "1:course-seqmodels"
 LEARNER = "http://purl.imsglobal.org/vocab/lis/v2/membership#Learner"
 INSTRUCTOR = "http://purl.imsglobal.org/vocab/lis/v2/membership#Instructor"
-#: Canvas sends a TA both roles
+#: a teaching assistant: Instructor with its TeachingAssistant sub-role (the principal role sent beside it)
 TEACHING_ASSISTANT = [INSTRUCTOR, "http://purl.imsglobal.org/vocab/lis/v2/membership/Instructor#TeachingAssistant"]
 
 

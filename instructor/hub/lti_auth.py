@@ -13,7 +13,7 @@ from typing import Any
 from jupyterhub.handlers import BaseHandler
 from ltiauthenticator.lti13.auth import LTI13Authenticator
 from ltiauthenticator.lti13.error import LoginError, ValidationError
-from ltiauthenticator.lti13.handlers import LTI13CallbackHandler, LTI13LoginInitHandler
+from ltiauthenticator.lti13.handlers import LTI13CallbackHandler, LTI13ConfigHandler, LTI13LoginInitHandler
 from tornado.web import HTTPError
 from traitlets import Set, Unicode
 
@@ -58,6 +58,17 @@ class CourseLTI13CallbackHandler(LTI13CallbackHandler):
             raise refusal from None
 
 
+class CourseLTI13ConfigHandler(LTI13ConfigHandler):
+    """The tool's JSON configuration (Canvas's *Enter URL*), with the tool's key set, which Canvas requires."""
+
+    def write(self, chunk):
+        if isinstance(chunk, str):  # the authenticator writes its configuration as one JSON text
+            tool = json.loads(chunk)
+            tool["public_jwk_url"] = tool["oidc_initiation_url"].rsplit("/", 1)[0] + "/jwks"
+            chunk = json.dumps(tool)
+        super().write(chunk)
+
+
 class JWKSHandler(BaseHandler):
     """The tool's public key set, for the LMS's registration (the private key stays in the state folder)."""
 
@@ -71,6 +82,7 @@ class CourseLTI13Authenticator(LTI13Authenticator):
 
     login_handler = CourseLTI13LoginInitHandler
     callback_handler = CourseLTI13CallbackHandler
+    config_handler = CourseLTI13ConfigHandler
 
     deployment_ids = Set(Unicode(), help="the platform's deployment ids this hub takes launches from").tag(config=True)
     instructors = Set(Unicode(), help="the course's instructors (staff.csv)").tag(config=True)

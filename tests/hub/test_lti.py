@@ -227,6 +227,9 @@ def test_the_tools_key_is_the_courses_root_only_and_its_public_half_is_served(hu
     keys = requests.get(f"{hub.base}/hub/lti13/jwks", timeout=30).json()["keys"]
     assert [(k["kty"], k["alg"], k["use"]) for k in keys] == [("RSA", "RS256", "sig")]
     assert "d" not in keys[0] and keys[0]["kid"]  # the public half only
+    tool = requests.get(f"{hub.base}/hub/lti13/config", timeout=30).json()  # Canvas's "Enter URL"
+    assert tool["oidc_initiation_url"] == f"{hub.base}/hub/lti13/oauth_login"
+    assert tool["public_jwk_url"] == f"{hub.base}/hub/lti13/jwks"
 
 
 def test_over_https_the_state_cookies_cross_sites(hub, platform):

@@ -232,6 +232,16 @@ def test_the_tools_key_is_the_courses_root_only_and_its_public_half_is_served(hu
     assert tool["public_jwk_url"] == f"{hub.base}/hub/lti13/jwks"
 
 
+def test_the_hubs_own_login_page_takes_no_password(hub):
+    """Is the password form gone, and does its button, pressed outside a launch, log nobody in?"""
+    page = requests.get(f"{hub.base}/hub/login", timeout=30)
+    assert page.status_code == 200 and "Sign in with LTI 1.3" in page.text
+    assert 'name="password"' not in page.text
+    session = requests.Session()
+    assert session.get(f"{hub.base}/hub/lti13/oauth_login", timeout=30).status_code == 400
+    assert not logged_in(session, hub)
+
+
 def test_over_https_the_state_cookies_cross_sites(hub, platform):
     """The LMS POSTs the id_token from its own site: a browser sends the state and nonce cookies only if they are
     SameSite=None (and so Secure); behind an HTTPS proxy they are."""

@@ -48,6 +48,11 @@ LONGEST = {
     # issue 58's hub tests, as their helpers measured them at load 7-9 (7 December 2026): accounts and nbgrader runs
     "tests/hub/test_collect.py": 90,
     "tests/hub/test_privileged.py": 60,
+    # issue 62's launches from an LTI platform, as its helper measured them at load about 9 (7 December 2026)
+    "tests/hub/test_lti.py": 50,
+    # issue 58's grade journal on the hub (real accounts) and issue 63's draws (the reference on 25 draws a notebook)
+    "tests/hub/test_grade_journal.py": 35,
+    "tests/grading/test_hidden_draws.py": 60,
 }
 #: modules that share a session-scoped fixture: one worker runs them all, so the fixture is built once
 #: (tests/reporting/conftest.py's graded class: 38 s; tests/grading/conftest.py's graded corpus)

@@ -6,8 +6,9 @@
 # - build batches for a toy task: read a sequence of digits and write it back in reverse order;
 # - write a simple-cell recurrent neural network (RNN) with MyGrad and MyNN, vectorised over the batch;
 # - train it with a whole-sequence accuracy as our yardstick, and measure that accuracy for every length;
-# - find out why it fails beyond one or two digits, which is the reason for the encoder–decoder model of the next notebook,
-#   and follow its gradient back through time: the vanishing gradient, and the gated cell that answers it.
+# - find out why it fails beyond one or two digits, which is the reason for the encoder–decoder model of the next notebook;
+# - follow its gradient back through time, see when gradients vanish or explode, and meet the gated cell (GRU) that
+#   keeps them alive.
 #
 # Shapes use one vocabulary throughout the course: `T` time steps, `N` sequences in a batch,
 # `C` entries in an input one-hot vector, `D` entries in the hidden state, `K` output classes.
@@ -931,21 +932,23 @@ for L, a in zip(lengths, accuracies):
 # ## Backpropagation through time
 #
 # `loss.backward()` in the training loop runs the chain rule backwards through the unrolled RNN of Part B's
-# figure, from the last step to the first: *backpropagation through time* (BPTT). Take the loss
+# figure, from the last step to the first: *backpropagation through time* (BPTT; Werbos, 1990). Take the loss
 # $\mathcal{L}_s$ of a single step $s$ and write $g_t = \partial \mathcal{L}_s / \partial h_t$, a row like $h_t$.
 # For $t < s$ the loss depends on $h_t$ only through $h_{t+1} = \tanh(x_{t+1} W_{xh} + h_t W_{hh} + b)$, so
 #
 # $$
 # g_t = g_{t+1}\, \frac{\partial h_{t+1}}{\partial h_t} = \big(g_{t+1} \odot (1 - h_{t+1}^2)\big)\, W_{hh}^{\top},
-# \qquad t = s - 1, \dots, 1.
+# \qquad t = s - 1, \dots, 1,
 # $$
 #
+# starting from $g_s = (\partial \mathcal{L}_s / \partial y_s)\, W_{hy}^{\top}$ at the step that writes.
 # Each step back multiplies the gradient by one step's Jacobian: tanh's slope $1 - h_{t+1}^2$, at most 1, then
 # the same $W_{hh}^{\top}$ every time. What reaches $h_1$ is a product of $s - 1$ such factors. If they shrink
 # the vector, it shrinks roughly geometrically with the distance: a *vanishing gradient*. If they stretch it, it
 # grows the same way: an *exploding gradient*. The weights get their gradients as sums over the steps, each term
 # scaled by $g_t$, so where the gradient has vanished, the early inputs add almost nothing to what they learn from
-# $\mathcal{L}_s$.
+# $\mathcal{L}_s$. (The training loss is the mean of every step's loss: its gradient at $h_t$ is the sum of such
+# chains, one from each later step, plus step $t$'s own term.)
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "bptt_measure_text", "locked": true, "schema_version": 3, "solution": false}
 # Measure it on your own RNN. The last step writes `<E>`, which it reads at that same step; the step before,
@@ -990,22 +993,23 @@ for label, g in norms.items():
     print(f"{label}: |g_1| / |g_(T-1)| = {g[0] / g[-1]:.2f}, smallest at t = {g.argmin() + 1}")
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "bptt_reading_text", "locked": true, "schema_version": 3, "solution": false}
-# The untrained RNN's line falls at every step back, from right to left, close to a straight line on the log scale:
-# a vanishing gradient, shrinking by a similar factor at each step. At the start of training, then, the
-# last digit's loss gives the first digit's state a gradient several times weaker than it gives the last digit's
-# state, and the near past gets the stronger push.
+# The untrained RNN's line falls at almost every step back, from right to left, close to a straight line on the log
+# scale: a vanishing gradient, shrinking by a similar factor at each step. At the start of training, then, the loss
+# of $d_1$ (written at step $T-1$) gives $h_1$, the state that has just read $d_1$, a gradient a few times weaker than
+# it gives $h_{T-1}$ (the printed ratio $|g_1|/|g_{T-1}|$), and the near past gets the stronger push.
 #
 # Your trained RNN's line does not fade like that: it dips in the middle and climbs again towards $t = 1$. Training
 # has changed $W_{hh}$: near the start, where the states are still small and tanh's slope is close to 1, the factors
 # now stretch the gradient (the exploding side); further on, with larger states and a smaller slope, they shrink it.
-# So over 20 steps a vanishing gradient is not what holds this RNN back: the reason is the one you gave in Part E. In
+# So over 20 steps a vanishing gradient is not what holds this RNN back: the reason is the one Part E asks for. In
 # general, though, a product of many factors seldom stays near 1: over long spans the gradient vanishes or
 # explodes, which is what makes long dependencies hard for a plain RNN to learn (Bengio, Simard and Frasconi, 1994).
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "bptt_remedies_text", "locked": true, "schema_version": 3, "solution": false}
-# Two remedies have names. Against exploding gradients, *gradient clipping*: whenever the norm of all the gradients
-# together exceeds a threshold, scale them down to it before the optimizer's step. Against vanishing ones,
-# *gating*: the LSTM (Hochreiter and Schmidhuber, 1997) and the GRU (Cho et al., 2014) let a learned gate copy the
+# Two remedies have names. Against exploding gradients, *gradient clipping* (Pascanu, Mikolov and Bengio, 2013):
+# whenever the norm of all the gradients together exceeds a threshold, scale them down to it before the optimizer's
+# step. Against vanishing ones, *gating*: the LSTM (Hochreiter and Schmidhuber, 1997, with the forget gate of Gers
+# et al., 2000) and the GRU (Cho et al., 2014) let a learned gate copy the
 # state forward, and along that copy the gradient is multiplied by the gate's value, close to 1 when the gate keeps
 # the state, instead of by tanh's slope and $W_{hh}^{\top}$. The GRU (gated recurrent unit), with $\sigma$ the
 # logistic sigmoid and $\odot$ the entrywise product:

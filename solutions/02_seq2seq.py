@@ -189,7 +189,7 @@ def accuracy_by_length(predict, seq_len_min=1, seq_len_max=20, n_per_length=1000
 # We train the model the way it will be used: the decoder reads its own guesses during training too. This is
 # called **free running**. The usual alternative is **teacher forcing**: during training the decoder reads the true
 # previous token from the target instead of its guess, so it is trained on correct histories only. At test time
-# it must read its own guesses, and after a mistake it reads inputs it never saw in training: *exposure bias*.
+# it must read its own guesses, and after a mistake it reads a history it never saw in training: *exposure bias*.
 # Part E trains the same model with teacher forcing and measures what each way costs.
 #
 # A reversal of `3 1 4`, with $T = 4$:
@@ -1271,7 +1271,7 @@ for j, length in enumerate(lengths):
 # ## Part E: teacher forcing and exposure bias (4 points)
 #
 # `Seq2Seq` trains its decoder *free running*: at every step it reads its own previous guess, in training as at
-# test time. The usual alternative is **teacher forcing**: in training the decoder reads the *true* previous
+# test time. The usual alternative is **teacher forcing** (Williams and Zipser, 1989): in training the decoder reads the *true* previous
 # token, the target one step late, whatever it guessed. Each way has a cost.
 #
 # - **Free running** trains the decoder the way it is used. But each input waits for the previous guess, so the
@@ -1279,9 +1279,9 @@ for j, length in enumerate(lengths):
 # - With **teacher forcing** every input is known before decoding starts, so the decoder RNN reads all $T$ of
 #   them in one call, as the encoder does, and every step learns from a correct history. But in training the
 #   decoder never reads one of its own mistakes. At test time there is no target to read: it reads its own
-#   guesses, and after its first mistake it reads inputs unlike any it was trained on.
+#   guesses, and after its first mistake it reads a history unlike any it was trained on.
 #
-# That last cost has a name, **exposure bias**. In this part you write the inputs of teacher forcing, train the
+# That last cost has a name, **exposure bias** (Ranzato et al., 2016). In this part you write the inputs of teacher forcing, train the
 # same model with them, and measure both models length by length.
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "teacher_forcing_task_text", "locked": true, "schema_version": 3, "solution": false}
@@ -1507,18 +1507,18 @@ for j, length in enumerate(lengths):
 #
 # Start with the right plot. After its first mistake, the teacher-forced model gets far more of the following
 # tokens right when it reads the true previous tokens (dashed) than when it reads its own guesses (solid: expect
-# about a quarter to a half). Its wrong guess is an input it never read in training, where every input was a true
-# token; its next guesses go wrong too, and they are its next inputs. The errors compound. This is **exposure
+# about a quarter to a half). A history with a wrong token in it is something it never read in training, where
+# every input was a true token; its next guesses go wrong too, and they are its next inputs. The errors compound. This is **exposure
 # bias**: trained only on true prefixes, the decoder was never exposed to its own mistakes. The free-running model
 # read its own guesses in training, wrong ones included, and after a mistake it still gets most of the following
 # tokens right.
 #
-# On the left, expect the two models level up to about six digits, the free-running one ahead from about eight to
-# ten digits, and far ahead at 15: about 0.6 against a third or less. The question below asks what this plot can
-# tell you about exposure bias.
+# On the left, expect the two models level on short sequences, the free-running one ahead from about eight digits,
+# and by 15 digits far ahead, often several times higher (read the printed table). The question below asks what
+# this plot can tell you about exposure bias.
 #
 # Teacher forcing remains the usual way to train sequence models all the same: its inputs are known in advance,
-# which lets a Transformer compute every step of a sequence at once (notebook 04). The known remedy for exposure bias is *scheduled sampling*
+# which lets a Transformer compute every step of a sequence at once (notebook 04). One known remedy for exposure bias is *scheduled sampling*
 # (Bengio et al., 2015): train with the true previous tokens at first, then feed the decoder its own guesses more
 # and more often as training goes on.
 
@@ -1545,9 +1545,9 @@ for j, length in enumerate(lengths):
 #
 # *Rubric (2 points).*
 #
-# - 1 point: a sequence that is right has read only true tokens (its guesses were the true tokens), so whole-sequence
-#   accuracy is the same whichever tokens the decoder reads, and mistakes after the first one do not change it; so
-#   exposure bias does not explain the gap.
+# - 1 point: a sequence counted right read only true tokens (its guesses were the true tokens), so whole-sequence
+#   accuracy is decided at the first mistake, before own guesses and true tokens can differ; hence exposure bias
+#   cannot explain the gap. Any correct phrasing of this argument earns the point.
 # - 1 point: the gap comes from the first mistake: the teacher-forced model makes it more often, its predictions
 #   from a correct history (true prefixes) being less accurate. "It learned less well" earns the point only with
 #   that reason.

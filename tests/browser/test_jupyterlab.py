@@ -207,6 +207,9 @@ def test_training_plot_of_01_changes_while_the_cell_runs(open_notebook):
     train = nb.cell("plotter, fig, ax = create_plot(")
     prompt = train.locator(".jp-InputArea-prompt")
     deadline = time.monotonic() + RUN_TIMEOUT_S
+    # JupyterLab renders a long notebook's cells as they come into view, and Run All leaves the view at the last
+    # cell: out of view, the training cell's prompt stays empty in the page while it runs (01 grew past that point)
+    train.scroll_into_view_if_needed()
     while "[*]" not in prompt.inner_text():  # wait for the training cell to start
         assert time.monotonic() < deadline, "the training cell never started"
         time.sleep(0.2)

@@ -454,7 +454,7 @@ for n in range(4):
 # %% [markdown] nbgrader={"grade": false, "grade_id": "attention_text", "locked": true, "schema_version": 3, "solution": false}
 # ## Part C: attention, one head then many (6 points)
 #
-# Attention lets each *query* collect information from a set of *key*–*value* pairs. With queries $Q$ (t rows) and keys $K$ and values $V$ (T rows each), all $d_k$ wide, scaled dot-product attention scores every query against every key, turns each query's scores into weights with a softmax, and mixes the values with them:
+# Attention lets each *query* collect information from a set of *key*–*value* pairs. With queries $Q$ (t rows, $d_k$ wide), keys $K$ (T rows, $d_k$ wide) and values $V$ (T rows, $d_v$ wide), scaled dot-product attention (Vaswani et al., 2017) scores every query against every key, turns each query's scores into weights with a softmax, and mixes the values with them:
 #
 # $$\alpha = \operatorname{softmax}\!\left(\frac{Q K^\top}{\sqrt{d_k}}\right), \qquad C = \alpha V .$$
 #
@@ -650,7 +650,7 @@ assert np.allclose(np.asarray(open_mask), want_open, atol=1e-5), "a mask that al
 ### END HIDDEN TESTS
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "attention_picture_text", "locked": true, "schema_version": 3, "solution": false}
-# **Many heads.** Multi-head attention runs $h$ heads side by side. Head $j$ projects queries, keys and values to $d_k = \lfloor d/h \rfloor$ dimensions with its own learned matrices, so each head can look for its own pattern; $W_o$ maps the heads' outputs, $h \cdot d_k$ wide together, back to width $d$. With one-hot tokens $d = 29$, a prime: 4 heads of $d_k = 7$ give 28, which $W_o$ maps to 29 (models that learn an embedding pick a width the heads divide, such as 512 = 8 · 64):
+# **Many heads.** Multi-head attention runs $h$ heads side by side. Head $j$ projects queries, keys and values to $d_k = \lfloor d/h \rfloor$ dimensions with its own learned matrices, so each head can look for its own pattern; $W_o$ maps the heads' outputs, $h \cdot d_k$ wide together, back to width $d$. With one-hot tokens $d = 29$, a prime: 4 heads of $d_k = 7$ give 28, which $W_o$ maps to 29 (models with a learned embedding pick a width the heads divide: Vaswani et al. used 8 heads of 64):
 #
 # $$\text{head}_j = \operatorname{Attention}\big(Q W_q^{(j)},\; K W_k^{(j)},\; V W_v^{(j)}\big), \qquad \operatorname{MHA}(Q, K, V) = \big[\text{head}_1 \;\cdots\; \text{head}_h\big]\, W_o .$$
 #
@@ -3474,7 +3474,7 @@ assert calls == want_calls, "expected one encoder run (model.encode, once per ba
 # Expect a plateau: the loss first falls to about what can be guessed without the key (letter frequencies, and in English the letters before), stays there for several hundred steps, then drops steeply, and the accuracy climbs towards 100 %.
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "teacher_forcing_text", "locked": true, "schema_version": 3, "solution": false}
-# **Teacher forcing.** Notebook 02's Seq2Seq trained free running, reading its own guesses, and its Part E measured teacher forcing against that. This decoder reads the true plain text, *teacher forcing*, and the causal mask makes that sound and parallel. Sound, because position $i$ reads the true symbols before it, never the one it must predict: what it reads when decrypting, if its earlier guesses are right. Parallel, because the mask gives each position its own view of one input, so one pass trains all $t$ predictions, where an RNN takes $t$ steps. The price is 02's *exposure bias*: when decrypting, after a mistake the model reads inputs no training step showed it. The accuracies plotted are teacher-forced: per real character, and per message.
+# **Teacher forcing.** Notebook 02's Seq2Seq trained free running, reading its own guesses, and its Part E measured teacher forcing against that. This decoder reads the true plain text, *teacher forcing*, and the causal mask makes that sound and parallel. Sound, because position $i$ reads the true symbols before it, never the one it must predict: what it reads when decrypting, if its earlier guesses are right. Parallel, because the mask gives each position its own view of one input, so one pass trains all $t$ predictions, where an RNN takes $t$ steps. The price is 02's *exposure bias*, which costs little here: each plain symbol follows from its cipher symbol and position alone, and half the training messages are random symbols, so a wrong symbol in the prefix is nothing new. The accuracies plotted are teacher-forced: per real character, and per message.
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "training_promise_text", "locked": true, "schema_version": 3, "solution": false}
 # **What full mode promises.** Trained in full mode (2000 steps), the reference solution decrypts held-out messages with at least 99.5 % of the characters and 95 % of the whole messages right in every band of lengths of the next section, and so should yours. That takes about a minute on a laptop, several on a busy machine (a float64 constant, such as a Python float, slows every step); the cell prints its progress every 30 s. A correct answer written another way draws its weights in another order, so your plateau and figures will differ a little. Once it works, try other sizes, heads or rates, or corpus text alone (`"random_share": 0`).
@@ -3784,7 +3784,7 @@ cipher_explorer(encrypt=lambda m: cipher(m, KEY), decrypt=lambda c: decrypt_with
 # %% [markdown] nbgrader={"grade": false, "grade_id": "attention_suits_text", "locked": true, "schema_version": 3, "solution": false}
 # ## Why attention suits this cipher
 #
-# Plain symbol $i$ depends on two things only: cipher symbol $i$, and which key symbol applies at position $i$. Attention fetches cipher symbol $i$ from wherever it sits, in one step, for every position at once; a recurrent model must carry it in its state. The cell below checks your answer to question 1: the share of each encoder–decoder head's weight on the query's own position (the diagonal of the maps), over held-out messages. Expect at least one head close to 1.
+# Plain symbol $i$ depends on two things only: cipher symbol $i$, and which key symbol applies at position $i$. Attention reads cipher symbol $i$ straight from its own position, for every position at once, where 02's encoder–decoder must squeeze it through one state. (Even 01's plain RNN could learn this cipher, which goes position by position, by counting $i \bmod 4$; attention earns its keep when the symbol needed is far away or out of order, as in 02's reversal.) The cell below checks your answer to question 1: the share of each encoder–decoder head's weight on the query's own position (the diagonal of the maps), over held-out messages. Expect at least one head close to 1.
 
 # %%
 # the share of each encoder-decoder head's weight on the query's own position, averaged over held-out messages
@@ -3808,9 +3808,9 @@ print(f"the most: {on_own.max():.2f} of a head's weight on cipher symbol i")
 # 3. **Pre-LN.** Write a `PreNormResidual` computing $x + \operatorname{sublayer}(\operatorname{Norm}(x))$ (the sub-layer passed in as a function), use it in both layer classes, with one more `Norm` after each stack, and train. Compare the loss curves with post-LN's, then again with the rate five times higher for both.
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "exercises_more_text", "locked": true, "schema_version": 3, "solution": false}
-# 4. **Beam search.** Write a beam search for `Transformer.decode`, as notebook 02 did for Seq2Seq: keep the k best partial plain texts by the sum of their log-probabilities. With k = 4, does it ever beat greedy decoding on held-out messages? What does that say about how sure the model is?
-# 5. **More heads or wider heads?** With d = 29, train with `n_head` = 1, 2, 4 and 7 ($d_k$ = 29, 14, 7, 4). Then widen the model to d = 32 and 64 by padding the one-hot vectors with zero columns (d for `N_SYMBOLS` where one-hot arrays and the model are made). Which helps more, and how do the pictures change?
-# 6. **Any key.** Give each message its own random key of 3 to 6 symbols, and the model the key too, at the front of the source behind a separator token of its own. The model must now learn decryption rather than one key. Does the quarter turn still help when the key's period varies, and what would an encoding with several short periods look like? Then train with no position at all (an encoder whose `__call__` returns zeros): what does the model get right, and why can the causal mask still tell a few positions apart?
+# 4. **Beam search.** Write a beam search for `Transformer.decode`, as notebook 02 did for Seq2Seq: keep the k best partial plain texts by the sum of their log-probabilities. With k = 4, does it ever beat greedy decoding on held-out messages? What does that say about the model's confidence?
+# 5. **More heads or wider heads?** With d = 29, train with `n_head` = 1, 2, 4 and 7 ($d_k$ = 29, 14, 7, 4). Then widen d to 32 and 64 by padding the one-hot vectors with zeros. Which helps more, and how do the pictures change?
+# 6. **Any key.** Give each message its own random key of 3 to 6 symbols, and the model the key too, at the front of the source behind a separator token of its own (`N_SYMBOLS` becomes 30). The model must now learn decryption rather than one key. Does the quarter turn still help when the key's period varies, and what would an encoding with several short periods look like? Then train with no position at all (a positional encoder whose `__call__` returns zeros): what does the model get right, and why can the causal mask still tell a few positions apart?
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "recap", "locked": true, "schema_version": 3, "solution": false}
 # ## Recap
@@ -3820,5 +3820,5 @@ print(f"the most: {on_own.max():.2f} of a head's weight on cipher symbol i")
 # - Residual connections and layer normalisation wrap every sub-layer; a positional encoding gives order to a model that otherwise sees a set.
 # - Training reads the whole target at once (teacher forcing, sound under the causal mask); decrypting writes one symbol at a time. Random symbols beside English teach the rule rather than the language, and the rule learned is one key, from the start of a message.
 #
-# This notebook closes the course: from the RNN's step-by-step state, through Seq2Seq and its attention, to a model of attention alone. Larger Transformers use the same parts, with learned token embeddings, cached keys and values, and beam search.
+# Larger Transformers use the same parts, with learned token embeddings, cached keys and values, and beam search.
 

@@ -11,6 +11,7 @@ import pytest
 
 from instructor.cells import grade_id, read
 from instructor.grading.checks.split import statement_names
+from instructor.paths import NOTEBOOKS as STUDENT_VERSIONS
 from instructor.paths import SOLUTIONS, notebook_path
 from tests.factories import edit_notebook, make_course
 
@@ -67,6 +68,18 @@ def test_prose_cells_are_short(name):
         if c.cell_type == "markdown" and len(seen_by_students(c.source)) > MAX_PROSE
     ]
     assert long == [], f"{name}: split these cells (the model / on a batch / your task): {long}"
+
+
+#: 04's prose, as students read it, at most this many words (issue 66: 6,629 before, then 5,499 with its additions)
+MAX_WORDS_04 = 5500
+
+
+def test_04_prose_stays_within_its_words():
+    """Does 04's prose in the student version (generated from solutions/) keep to :data:`MAX_WORDS_04` words?"""
+    student = read(notebook_path("04_transformer", STUDENT_VERSIONS))
+    prose = [c.source for c in student.cells if c.cell_type == "markdown"]
+    words = sum(len(text.split()) for text in prose)
+    assert words <= MAX_WORDS_04, f"04's prose is {words} words: say it shorter (at most {MAX_WORDS_04})"
 
 
 @pytest.mark.parametrize("name", NOTEBOOKS)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import base64
 import binascii
 import codecs
+import hashlib
 import html
 import os
 import re
@@ -23,6 +24,8 @@ import nbformat
 import pytest
 
 from instructor.cells import hidden_lines
+from instructor.coursedir.course_dir import CourseDir
+from instructor.grading import hidden_seed
 from instructor.paths import (
     NOTEBOOKS,
     SOLUTIONS,
@@ -194,10 +197,15 @@ def test_feedback_shows_no_value_a_hidden_check_passed(corpus):
     check, as the run count of the cells after it. Is none of it on the page, in any of these forms?"""
     source = nbformat.read(str(notebook_path(A, SOLUTIONS)), as_version=4)
     hidden = "\n".join(line for c in source.cells for line in hidden_lines(c.source))
-    assert "np.random.default_rng(11).normal(size=(4, 3, 3))" in hidden  # the batch the case keeps
+    assert kernel_cheats.KEPT_LINE in hidden  # the batch the case keeps, drawn for its submission
     pages = [p for p in corpus["feedback"] if "keep_hidden_batch" in str(p)]
     assert len(pages) == 1
     text = html.unescape(pages[0].read_text(errors="replace"))
     assert "Why it failed" in text and "Your code raised" in text  # the cells that raised it are explained
-    shown = [t for t in kernel_cheats.kept_batch_texts() if t in text]
+    # the seed its hidden inputs were drawn from, as the grader made it: the course's key, the student, the bytes
+    student = corpus["outcomes"]["keep_hidden_batch"].student
+    handed_in = corpus["other"].parents[2] / student / A / f"{A}.ipynb"
+    key = hidden_seed.read_key(hidden_seed.key_file(CourseDir.at(corpus["course_dir"])))
+    seed = hidden_seed.seed_for(key, A, student, hashlib.sha256(handed_in.read_bytes()).hexdigest())
+    shown = [t for t in kernel_cheats.kept_batch_texts(seed) if t in text]
     assert not shown, f"{len(shown)} of the kept batch's values on the page: {shown[:6]}"

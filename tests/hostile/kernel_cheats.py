@@ -650,7 +650,8 @@ plt.show()
 )
 
 
-# A model that keeps the batch a hidden check passes it (rnn__shapes_and_parameters' x_other: 36 numbers) and gives
+# A model that keeps the batch a hidden check passes it (rnn__shapes_and_parameters' x_other, drawn for the submission)
+# and gives
 # it back later: in the text of a ValueError (one a visible check catches and shows in its message, one it does not),
 # in the name of the ValueError's class, printed, warned, in a figure's title, in a later cell's error, and written
 # into a display of a cell before the first hidden check (an update from a later cell), and as the run count of the
@@ -663,8 +664,12 @@ def _text(values):
     return " ".join(f"{v:.4f}" for v in _np.ravel(values))
 
 
-def _hidden():  # the batch of the hidden check: the one shape no visible check passes
-    return next(b for b in _kept if b.shape == (4, 3, 3))
+# the visible check's own batch, as a student reads it in the cell: whatever else the RNN is given came from hidden code
+_visible = _np.random.default_rng(0).normal(size=(6, 2, 3)).astype(_np.float32)
+
+
+def _hidden():  # the batch of the hidden check: the first that is not the visible check's
+    return next(b for b in _kept if not any(_np.array_equal(b, v) for v in (_visible, _visible[:1])))
 
 
 class RNN:  # keeps every batch it is given; its outputs are zeros, its parameters none
@@ -704,16 +709,33 @@ raise RuntimeError(_text(_hidden()))
 """
 
 
-def kept_batch():
-    """The batch rnn__shapes_and_parameters' hidden part passes the student's RNN (its line ``x_other = ...``)."""
+#: the line of rnn__shapes_and_parameters' hidden part that draws the batch the case keeps
+KEPT_LINE = "x_other = rng.normal(size=(T, N, 3)).astype(np.float32)"
+
+
+def kept_batch(seed: int):
+    """The batch rnn__shapes_and_parameters' hidden part passed the student's RNN in a submission whose hidden
+    inputs were drawn from ``seed``: the cell's own lines, from its draw to :data:`KEPT_LINE`, run again."""
     import numpy as np
 
-    return np.random.default_rng(11).normal(size=(4, 3, 3)).astype(np.float32)
+    from course import draws
+    from instructor.cells import find_cell, hidden_lines, read
+    from instructor.paths import SOLUTIONS, notebook_path
+
+    lines = hidden_lines(find_cell(read(notebook_path("01_rnn", SOLUTIONS)), "rnn__shapes_and_parameters").source)
+    start = lines.index("from course.draws import hidden_rng")
+    namespace = {"np": np}
+    draws.use_seed(seed)
+    try:
+        exec("\n".join(lines[start : lines.index(KEPT_LINE) + 1]), namespace)
+    finally:
+        draws.use_seed(None)
+    return namespace["x_other"]
 
 
-def kept_batch_texts() -> list[str]:
+def kept_batch_texts(seed: int) -> list[str]:
     """What the case writes of the kept batch: each value, the class name made of six of them, the run count."""
-    values = kept_batch().ravel()
+    values = kept_batch(seed).ravel()
     name = "L" + "_".join(f"{abs(v) * 10000:.0f}" for v in values[:6])
     return [f"{v:.4f}" for v in values] + [name, f"[{10000 + round(abs(float(values[0])) * 10000)}]"]
 

@@ -9,9 +9,11 @@ A command for notebook authors::
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import os
 import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from nbclient import NotebookClient
@@ -114,6 +116,23 @@ class MistakeRunner:
         self._kernel.__exit__(None, None, None)
         os.environ.clear()
         os.environ.update(self._env)
+
+
+@contextlib.contextmanager
+def runner_per_assignment() -> Iterator[Callable[[str], MistakeRunner]]:
+    """A :class:`MistakeRunner` for each assignment asked for, started on first use and closed at the end."""
+    started: dict[str, MistakeRunner] = {}
+
+    def get(assignment: str) -> MistakeRunner:
+        if assignment not in started:
+            started[assignment] = MistakeRunner(assignment)
+        return started[assignment]
+
+    try:
+        yield get
+    finally:
+        for runner in started.values():
+            runner.close()
 
 
 def points_of(nb) -> dict[str, float]:

@@ -11,7 +11,7 @@ from instructor.authoring.trial import run_trial
 from instructor.cells import find_cell, is_graded_test, read, task_of
 from instructor.paths import SOLUTIONS, existing_assignments, notebook_path
 from instructor.reporting.failures import UNNAMED, tell_student
-from tests.nbexec import MistakeRunner, load_mistakes
+from tests.nbexec import load_mistakes, runner_per_assignment
 
 ASSIGNMENTS = existing_assignments(SOLUTIONS)
 
@@ -64,16 +64,8 @@ def test_solution_graded_cells_pass_quietly(assignment):
 @pytest.fixture(scope="module")
 def runners():
     """One kernel per assignment, shared by its mistakes (namespace reset between them)."""
-    started: dict[str, MistakeRunner] = {}
-
-    def get(assignment: str) -> MistakeRunner:
-        if assignment not in started:
-            started[assignment] = MistakeRunner(assignment)
-        return started[assignment]
-
-    yield get
-    for runner in started.values():
-        runner.close()
+    with runner_per_assignment() as get:
+        yield get
 
 
 @pytest.mark.notebook

@@ -24,7 +24,7 @@ from instructor.coursedir.course_dir import CourseDir
 from instructor.errors import CourseError
 from instructor.grading import hidden_seed
 from instructor.grading.checks.notebook import split_notebook
-from tests.nbexec import MistakeRunner
+from tests.nbexec import runner_per_assignment
 
 #: the assignments whose hidden checks draw from course.draws, and how many draws the reference passes here
 DRAWN = ["01_rnn", "02_seq2seq", "03_attention", "04_transformer"]
@@ -125,16 +125,8 @@ def test_the_seed_reaches_the_kernel_code_and_the_judge():
 
 @pytest.fixture(scope="module")
 def runner():
-    started: dict[str, MistakeRunner] = {}
-
-    def get(assignment: str) -> MistakeRunner:
-        if assignment not in started:
-            started[assignment] = MistakeRunner(assignment)
-        return started[assignment]
-
-    yield get
-    for r in started.values():
-        r.close()
+    with runner_per_assignment() as get:
+        yield get
 
 
 def _seeds(n: int) -> list[int]:

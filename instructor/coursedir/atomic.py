@@ -67,8 +67,8 @@ def give(fd: int, keep: Keep) -> None:
     os.fchmod(fd, keep.mode)
 
 
-#: opens a folder as a descriptor to walk from
-_FOLDER = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
+#: opens a folder as a descriptor to walk from: O_PATH needs only the right to pass through it, as a path does
+_FOLDER = os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC
 
 
 def _others_change(info: os.stat_result) -> bool:
@@ -102,9 +102,11 @@ def open_folder(folder: Path, make: bool = False) -> int:
                     made = True
                 except FileExistsError:  # made by another writer meanwhile
                     made = False
-                inner = os.open(name, _FOLDER | os.O_NOFOLLOW, dir_fd=fd)
-                if made:
+                if made:  # its owner, group and mode need a descriptor opened for reading: ours, just made
+                    inner = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=fd)
                     give(inner, keep)
+                else:
+                    inner = os.open(name, _FOLDER | os.O_NOFOLLOW, dir_fd=fd)
             os.close(fd)
             fd = inner
         return fd

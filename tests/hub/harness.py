@@ -204,9 +204,11 @@ def processes_of(users=PEOPLE) -> list[str]:
 
     A zombie (state Z: it has exited and holds no memory, only its entry in the
     process table until its parent reads its exit status) runs nothing and is left out.
+    ``-ww``: ps cuts a command line at 80 columns without a terminal, and a checkout in a longer folder than
+    /work/venv had ``jupyterhub.singleuser`` cut to ``jupyterhub.single``.
     """
     found = subprocess.run(
-        ["ps", "-o", "stat=,user:20=,pid=,args=", "-u", ",".join(users)], capture_output=True, text=True
+        ["ps", "-ww", "-o", "stat=,user:20=,pid=,args=", "-u", ",".join(users)], capture_output=True, text=True
     )
     rows = [line.split(None, 1) for line in found.stdout.splitlines() if line.strip()]
     return [rest for stat, rest in rows if not stat.startswith("Z")]

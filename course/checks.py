@@ -10,7 +10,8 @@ check outside the student's kernel as before.
   :class:`StandInFeedForward`, :func:`decoder_stand_ins`): parts whose
   outputs a check knows, put into the student's encoder or decoder layer
   through its documented attributes, so a check of the wiring scores only
-  the wiring;
+  the wiring, and the layers wired right on them, in NumPy
+  (:func:`encoder_stand_ins_output`, :func:`decoder_stand_ins_output`);
 * the earlier task a later check builds on, checked first on a small case
   (:func:`reverses_digits`, :func:`guess_case`, :func:`attend_case`,
   :func:`attends_like_the_hand_case`), so that its failure reads "fix that
@@ -29,6 +30,8 @@ __all__ = [
     "attend_case",
     "attends_like_the_hand_case",
     "decoder_stand_ins",
+    "decoder_stand_ins_output",
+    "encoder_stand_ins_output",
     "guess_case",
     "reverses_digits",
 ]
@@ -114,6 +117,31 @@ def decoder_stand_ins(dec, W: np.ndarray) -> None:
     dec.add_norm1, dec.add_norm2 = StandInNorm(2, 1.5, 0.25), StandInNorm(6, -0.5, 1.0)
     dec.add_norm3 = StandInNorm(10, 0.75, -0.5)
     dec.ff = StandInFeedForward(8, W)
+
+
+def _stand_in_attention(q, kv, mask):
+    """What :class:`StandInAttention` gives, in NumPy: q (t, N, d), kv (T, N, d), mask (t, N, T) -> (t, N, d)."""
+    weights = mask / mask.sum(axis=-1, keepdims=True)
+    mean = np.einsum("tNT,TNd->tNd", weights, kv)
+    return 0.5 * q + mean - 2 * mean
+
+
+def encoder_stand_ins_output(src, mask, gains, W):
+    """An encoder layer wired right, on the stand-ins, in NumPy: attention as :class:`StandInAttention`, the two
+    norms tanh(x_old + x_new) * gain + bias with ``gains`` (gain 1, bias 1, gain 2, bias 2), the feed-forward
+    tanh(x W). src (T, N, d), mask (T, N, T) of bool, W (d, d) -> (T, N, d)."""
+    x1 = np.tanh(src + _stand_in_attention(src, src, mask)) * gains[0] + gains[1]
+    return np.tanh(x1 + np.tanh(x1 @ W)) * gains[2] + gains[3]
+
+
+def decoder_stand_ins_output(enc_out, tgt, self_mask, cross_mask, W):
+    """A decoder layer wired right, on :func:`decoder_stand_ins` (the same ``W``), in NumPy.
+
+    enc_out (T, N, d), tgt (t, N, d), self_mask (t, N, t), cross_mask (t, N, T) of bool, W (d, d) -> (t, N, d).
+    """
+    x1 = np.tanh(tgt + _stand_in_attention(tgt, tgt, self_mask)) * 1.5 + 0.25
+    x2 = np.tanh(x1 + _stand_in_attention(x1, enc_out, cross_mask)) * -0.5 + 1.0
+    return np.tanh(x2 + np.tanh(x2 @ W)) * 0.75 - 0.5
 
 
 def reverses_digits(shapes, x, target, digits) -> bool:

@@ -1698,16 +1698,8 @@ assert np.allclose(out.data, want, atol=1e-4), (
     f"{np.round(want[:, 0], 3)}: X1 = add_norm1(src, self_attn(src, src, src)), then add_norm2(X1, ff(X1))"
 )
 ### BEGIN HIDDEN TESTS
+from course.checks import encoder_stand_ins_output as chain  # the layer wired right on the stand-ins, in NumPy
 from course.draws import hidden_rng
-
-
-def chain(src, mask, gains, W):
-    """The encoder layer written out in NumPy on the stand-ins above."""
-    weights = mask / mask.sum(axis=-1, keepdims=True)
-    mean = np.einsum("tNT,TNd->tNd", weights, src)
-    x1 = np.tanh(src + 0.5 * src + mean - 2 * mean) * gains[0] + gains[1]
-    return np.tanh(x1 + np.tanh(x1 @ W)) * gains[2] + gains[3]
-
 
 rng = hidden_rng("encoder__layer")  # this submission's own inputs
 T, N, d, h = int(rng.integers(2, 8)), int(rng.integers(1, 5)), int(rng.integers(3, 9)), int(rng.integers(1, 4))
@@ -1767,16 +1759,8 @@ for pad, out in zip((1, 4), outs):
     assert out.shape == (3 + pad, 1, 4), f"with {pad} padded position(s): output shape {out.shape}, expected {(3 + pad, 1, 4)}"
     assert np.allclose(out[:3], want, atol=1e-4), f"{pad} padded position(s) changed the outputs at real positions"
 ### BEGIN HIDDEN TESTS
+from course.checks import encoder_stand_ins_output as chain  # the layer wired right on the stand-ins, in NumPy
 from course.draws import hidden_rng
-
-
-def chain(src, mask, gains, W):
-    """The encoder layer written out in NumPy on the stand-ins above."""
-    weights = mask / mask.sum(axis=-1, keepdims=True)
-    mean = np.einsum("tNT,TNd->tNd", weights, src)
-    x1 = np.tanh(src + 0.5 * src + mean - 2 * mean) * gains[0] + gains[1]
-    return np.tanh(x1 + np.tanh(x1 @ W)) * gains[2] + gains[3]
-
 
 rng = hidden_rng("encoder__padding")  # this submission's own inputs, none of the visible ones
 L, d, N = int(rng.integers(1, 6)), int(rng.integers(3, 9)), int(rng.integers(2, 5))
@@ -1971,21 +1955,8 @@ assert out2.shape == (4, 2, 4), f"output shape {out2.shape}, expected (t, N, d) 
 assert np.allclose(out2[:2], want[:2], atol=1e-4), "changing inputs 2 and 3 changed the outputs at positions 0-1"
 assert not np.allclose(out2[2:], want[2:], atol=1e-4), "changing inputs 2 and 3 should change the outputs at positions 2-3"
 ### BEGIN HIDDEN TESTS
+from course.checks import decoder_stand_ins_output as chain  # the layer wired right on the stand-ins, in NumPy
 from course.draws import hidden_rng
-
-
-def chain(enc_out, tgt, self_mask, cross_mask, W):
-    """The decoder layer written out in NumPy on the stand-ins above."""
-
-    def attend(q, kv, mask):
-        weights = mask / mask.sum(axis=-1, keepdims=True)
-        mean = np.einsum("tNT,TNd->tNd", weights, kv)
-        return 0.5 * q + mean - 2 * mean
-
-    x1 = np.tanh(tgt + attend(tgt, tgt, self_mask)) * 1.5 + 0.25
-    x2 = np.tanh(x1 + attend(x1, enc_out, cross_mask)) * -0.5 + 1.0
-    return np.tanh(x2 + np.tanh(x2 @ W)) * 0.75 - 0.5
-
 
 rng = hidden_rng("decoder__causal")  # this submission's own inputs, none of the visible ones
 t, T, N, d = int(rng.integers(3, 8)), int(rng.integers(2, 8)), int(rng.integers(1, 4)), int(rng.integers(3, 8))
@@ -2066,21 +2037,8 @@ assert np.allclose(out.data, want, atol=1e-4), (
     f"with the test's stand-ins, sequence 0's output is\n{np.round(out.data[:, 0], 3)}\nexpected\n{np.round(want[:, 0], 3)}"
 )
 ### BEGIN HIDDEN TESTS
+from course.checks import decoder_stand_ins_output as chain  # the layer wired right on the stand-ins, in NumPy
 from course.draws import hidden_rng
-
-
-def chain(enc_out, tgt, self_mask, cross_mask, W):
-    """The decoder layer written out in NumPy on the stand-ins above."""
-
-    def attend(q, kv, mask):
-        weights = mask / mask.sum(axis=-1, keepdims=True)
-        mean = np.einsum("tNT,TNd->tNd", weights, kv)
-        return 0.5 * q + mean - 2 * mean
-
-    x1 = np.tanh(tgt + attend(tgt, tgt, self_mask)) * 1.5 + 0.25
-    x2 = np.tanh(x1 + attend(x1, enc_out, cross_mask)) * -0.5 + 1.0
-    return np.tanh(x2 + np.tanh(x2 @ W)) * 0.75 - 0.5
-
 
 rng = hidden_rng("decoder__layer")  # this submission's own inputs
 t, T, N, d = int(rng.integers(2, 8)), int(rng.integers(2, 8)), int(rng.integers(1, 4)), int(rng.integers(3, 8))
@@ -2130,21 +2088,8 @@ out2 = dec(mg.tensor(junk), tgt.copy(), self_mask.copy(), cross_mask.copy()).dat
 assert out2.shape == (5, 2, 4), f"output shape {out2.shape}, expected (t, N, d) = (5, 2, 4)"
 assert np.allclose(out2[:3, 1], want, atol=1e-4), "padded encoder positions changed sequence 1's real outputs"
 ### BEGIN HIDDEN TESTS
+from course.checks import decoder_stand_ins_output as chain  # the layer wired right on the stand-ins, in NumPy
 from course.draws import hidden_rng
-
-
-def chain(enc_out, tgt, self_mask, cross_mask, W):
-    """The decoder layer written out in NumPy on the stand-ins above."""
-
-    def attend(q, kv, mask):
-        weights = mask / mask.sum(axis=-1, keepdims=True)
-        mean = np.einsum("tNT,TNd->tNd", weights, kv)
-        return 0.5 * q + mean - 2 * mean
-
-    x1 = np.tanh(tgt + attend(tgt, tgt, self_mask)) * 1.5 + 0.25
-    x2 = np.tanh(x1 + attend(x1, enc_out, cross_mask)) * -0.5 + 1.0
-    return np.tanh(x2 + np.tanh(x2 @ W)) * 0.75 - 0.5
-
 
 rng = hidden_rng("decoder__padding")  # this submission's own inputs, none of the visible ones
 t, T, N, d = int(rng.integers(3, 8)), int(rng.integers(3, 9)), int(rng.integers(2, 5)), int(rng.integers(3, 8))

@@ -12,6 +12,7 @@ check outside the student's kernel as before.
   through its documented attributes, so a check of the wiring scores only
   the wiring, and the layers wired right on them, in NumPy
   (:func:`encoder_stand_ins_output`, :func:`decoder_stand_ins_output`);
+  :class:`KnownScores`, a trained model's stand-in whose scores 04's greedy checks know;
 * the earlier task a later check builds on, checked first on a small case
   (:func:`reverses_digits`, :func:`guess_case`, :func:`attend_case`,
   :func:`attends_like_the_hand_case`), so that its failure reads "fix that
@@ -23,7 +24,10 @@ from __future__ import annotations
 import mygrad as mg
 import numpy as np
 
+from course.cipher_data import ALPHABET
+
 __all__ = [
+    "KnownScores",
     "StandInAttention",
     "StandInFeedForward",
     "StandInNorm",
@@ -142,6 +146,36 @@ def decoder_stand_ins_output(enc_out, tgt, self_mask, cross_mask, W):
     x1 = np.tanh(tgt + _stand_in_attention(tgt, tgt, self_mask)) * 1.5 + 0.25
     x2 = np.tanh(x1 + _stand_in_attention(x1, enc_out, cross_mask)) * -0.5 + 1.0
     return np.tanh(x2 + np.tanh(x2 @ W)) * 0.75 - 0.5
+
+
+class KnownScores:
+    """A stand-in for 04's trained model: the scores at decoder position i depend on cipher symbol i and on
+    decoder input i, through three tables drawn from ``seed``.
+
+    ``encode`` and ``decode`` take the arguments of ``Transformer.encode`` and ``Transformer.decode``.
+    """
+
+    def __init__(self, seed):
+        n_symbols, start = len(ALPHABET) + 2, len(ALPHABET)  # 04's one-hot width and its START token
+        tables = np.random.default_rng(seed).normal(size=(3, n_symbols, n_symbols)).astype(np.float32)
+        self.by_source, self.by_input, self.by_mean = tables
+        self.by_input[:, start:] += 2  # START and END often score highest: they must never be picked
+
+    def encode(self, src, lengths=None):
+        T, N = src.shape[:2]
+        real = (np.arange(T)[:, None] < (np.full(N, T) if lengths is None else np.asarray(lengths))).astype(np.float32)
+        mean = (np.asarray(src) * real[..., None]).sum(axis=0) / real.sum(axis=0)[:, None]  # (N, 29): the real symbols
+        return mg.tensor(np.asarray(src) + mean)
+
+    def decode(self, enc_out, tgt, src_lengths=None, tgt_lengths=None):
+        t, T = len(tgt), len(enc_out)
+        real = np.arange(T)[:, None] < (np.full(tgt.shape[1], T) if src_lengths is None else np.asarray(src_lengths))
+        mean = (np.asarray(enc_out) * real[..., None]).sum(axis=0) / real.sum(axis=0)[:, None]
+        scores = np.asarray(enc_out)[:t] @ self.by_source + np.asarray(tgt) @ self.by_input + mean @ self.by_mean
+        return mg.tensor(scores)
+
+    def __call__(self, src, tgt, src_lengths=None, tgt_lengths=None):
+        return self.decode(self.encode(src, src_lengths), tgt, src_lengths, tgt_lengths)
 
 
 def reverses_digits(shapes, x, target, digits) -> bool:

@@ -3140,31 +3140,7 @@ print(repr(secret), "->", repr(decrypt_with_model(secret, untrained)))  # as lon
 # %% course={"task": "greedy"} nbgrader={"grade": true, "grade_id": "greedy__step_by_step", "locked": true, "points": 2, "schema_version": 3, "solution": false}
 # Check that greedy_decode picks, at every step, the best alphabet symbol given the symbols picked before.
 # A stand-in model with scores the test knows takes the Transformer's place: only greedy_decode is checked.
-class KnownScores:
-    """A stand-in for a trained model: the scores at decoder position i depend on cipher symbol i and on decoder input i.
-
-    ``encode`` and ``decode`` take the arguments of ``Transformer.encode`` and ``Transformer.decode``.
-    """
-
-    def __init__(self, seed):
-        tables = np.random.default_rng(seed).normal(size=(3, N_SYMBOLS, N_SYMBOLS)).astype(np.float32)
-        self.by_source, self.by_input, self.by_mean = tables
-        self.by_input[:, START:] += 2  # START and END often score highest: they must never be picked
-
-    def encode(self, src, lengths=None):
-        T, N = src.shape[:2]
-        real = (np.arange(T)[:, None] < (np.full(N, T) if lengths is None else np.asarray(lengths))).astype(np.float32)
-        mean = (np.asarray(src) * real[..., None]).sum(axis=0) / real.sum(axis=0)[:, None]  # (N, 29): the real symbols
-        return mg.tensor(np.asarray(src) + mean)
-
-    def decode(self, enc_out, tgt, src_lengths=None, tgt_lengths=None):
-        t, T = len(tgt), len(enc_out)
-        real = np.arange(T)[:, None] < (np.full(tgt.shape[1], T) if src_lengths is None else np.asarray(src_lengths))
-        mean = (np.asarray(enc_out) * real[..., None]).sum(axis=0) / real.sum(axis=0)[:, None]
-        return mg.tensor(np.asarray(enc_out)[:t] @ self.by_source + np.asarray(tgt) @ self.by_input + mean @ self.by_mean)
-
-    def __call__(self, src, tgt, src_lengths=None, tgt_lengths=None):
-        return self.decode(self.encode(src, src_lengths), tgt, src_lengths, tgt_lengths)
+from course.checks import KnownScores  # a stand-in for a trained model whose scores the check knows
 
 
 rng = np.random.default_rng(10)
@@ -3310,31 +3286,7 @@ def encoded(text):
 
 
 
-class KnownScores:
-    """A stand-in for a trained model: the scores at decoder position i depend on cipher symbol i and on decoder input i.
-
-    ``encode`` and ``decode`` take the arguments of ``Transformer.encode`` and ``Transformer.decode``.
-    """
-
-    def __init__(self, seed):
-        tables = np.random.default_rng(seed).normal(size=(3, N_SYMBOLS, N_SYMBOLS)).astype(np.float32)
-        self.by_source, self.by_input, self.by_mean = tables
-        self.by_input[:, START:] += 2  # START and END often score highest: they must never be picked
-
-    def encode(self, src, lengths=None):
-        T, N = src.shape[:2]
-        real = (np.arange(T)[:, None] < (np.full(N, T) if lengths is None else np.asarray(lengths))).astype(np.float32)
-        mean = (np.asarray(src) * real[..., None]).sum(axis=0) / real.sum(axis=0)[:, None]  # (N, 29): the real symbols
-        return mg.tensor(np.asarray(src) + mean)
-
-    def decode(self, enc_out, tgt, src_lengths=None, tgt_lengths=None):
-        t, T = len(tgt), len(enc_out)
-        real = np.arange(T)[:, None] < (np.full(tgt.shape[1], T) if src_lengths is None else np.asarray(src_lengths))
-        mean = (np.asarray(enc_out) * real[..., None]).sum(axis=0) / real.sum(axis=0)[:, None]
-        return mg.tensor(np.asarray(enc_out)[:t] @ self.by_source + np.asarray(tgt) @ self.by_input + mean @ self.by_mean)
-
-    def __call__(self, src, tgt, src_lengths=None, tgt_lengths=None):
-        return self.decode(self.encode(src, src_lengths), tgt, src_lengths, tgt_lengths)
+from course.checks import KnownScores  # a stand-in for a trained model whose scores the check knows
 
 
 messages = ["zebra", "an", "the quick"]

@@ -25,6 +25,7 @@ import hmac
 import os
 import secrets
 import stat
+import tempfile
 from pathlib import Path
 
 from instructor.coursedir.course_dir import CourseDir
@@ -74,19 +75,28 @@ def read_key(path: Path) -> bytes:
 
 
 def _make_key(path: Path) -> bytes:
+    """Make a key at ``path`` whole or not at all: written to a private file beside it, then linked into place, so a
+    grading run reading at the same moment never sees it half written; a key made first by another run wins."""
     raw = secrets.token_bytes(KEY_BYTES)
     try:
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
-    except FileExistsError:  # another grading run made it first: use theirs
-        return read_key(path)
+        fd, draft = tempfile.mkstemp(prefix=".hidden-inputs.", dir=path.parent)  # mode 0600
     except OSError as err:
         raise CourseError(f"the key of the hidden inputs cannot be made in {path}: {err}") from None
     try:
-        os.write(fd, raw.hex().encode() + b"\n")
-        os.fsync(fd)
+        try:
+            os.write(fd, raw.hex().encode() + b"\n")
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        try:
+            os.link(draft, path)
+        except FileExistsError:  # another grading run made it first: use theirs
+            return read_key(path)
+        except OSError as err:
+            raise CourseError(f"the key of the hidden inputs cannot be made in {path}: {err}") from None
     finally:
-        os.close(fd)
+        os.unlink(draft)
     return raw
 
 

@@ -80,6 +80,22 @@ def test_the_key_is_made_once_and_kept_to_its_owner(tmp_path):
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
 
 
+def _read_key_in_a_process(path):
+    return hidden_seed.read_key(path)
+
+
+def test_grading_runs_making_the_key_at_once_all_read_the_one_made_whole(tmp_path):
+    # CI once had a grading run read the key while another had created it but not yet written it
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(max_workers=4) as pool:
+        for round_ in range(10):
+            path = tmp_path / f"round{round_}" / ".hidden-inputs.key"
+            keys = list(pool.map(_read_key_in_a_process, [path] * 8))
+            assert len(set(keys)) == 1 and len(keys[0]) == hidden_seed.KEY_BYTES
+            assert sorted(p.name for p in path.parent.iterdir()) == [path.name]  # no draft left beside it
+
+
 def test_a_key_others_may_read_is_refused(tmp_path):
     path = tmp_path / "key"
     hidden_seed.read_key(path)

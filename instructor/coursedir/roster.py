@@ -8,11 +8,14 @@ grades only students on it (or on ``--roster FILE``, read the same way).
 from __future__ import annotations
 
 import csv
+import os
 import re
+import stat
 from pathlib import Path
 
 from nbgrader.api import Gradebook
 
+from instructor.coursedir.atomic import open_folder
 from instructor.errors import CourseError
 from instructor.terminal import bidi_marks
 
@@ -33,34 +36,39 @@ def read_roster_file(path: Path) -> list[dict[str, str]]:
     if not path.is_file():
         raise CourseError(f"There is no roster file at {path}.")
     with path.open(newline="", encoding="utf-8-sig") as f:
-        reader = csv.DictReader(f)
-        if not reader.fieldnames or "id" not in [n.strip() for n in reader.fieldnames]:
-            raise CourseError(f"{path} has no 'id' column (expected: {', '.join(ROSTER_COLUMNS)}).")
-        rows, seen = [], set()
-        for raw in reader:
-            line = reader.line_num
-            if None in raw:  # more fields than columns: an unquoted comma would shift the email into a wrong one
+        return _rows(f, path)
+
+
+def _rows(f, path: Path) -> list[dict[str, str]]:
+    """The checked rows of the roster CSV open as ``f`` (named ``path`` in errors)."""
+    reader = csv.DictReader(f)
+    if not reader.fieldnames or "id" not in [n.strip() for n in reader.fieldnames]:
+        raise CourseError(f"{path} has no 'id' column (expected: {', '.join(ROSTER_COLUMNS)}).")
+    rows, seen = [], set()
+    for raw in reader:
+        line = reader.line_num
+        if None in raw:  # more fields than columns: an unquoted comma would shift the email into a wrong one
+            raise CourseError(
+                f"{path}, line {line}: {len(reader.fieldnames) + len(raw[None])} fields for "
+                f"{len(reader.fieldnames)} columns (put a name or email that holds a comma "
+                'in double quotes: "Adams, Jr.").'
+            )
+        row = {k.strip(): (v or "").strip() for k, v in raw.items() if k}
+        sid = row.get("id", "")
+        if not sid:
+            continue
+        if not is_student_id(sid):
+            raise CourseError(f"{path}, line {line}: {sid!r} is not a valid student id ({STUDENT_ID_RULE}).")
+        for column in ("first_name", "last_name", "email"):  # a direction mark shows "evil" as "live"
+            if marks := bidi_marks(row.get(column, "")):
                 raise CourseError(
-                    f"{path}, line {line}: {len(reader.fieldnames) + len(raw[None])} fields for "
-                    f"{len(reader.fieldnames)} columns (put a name or email that holds a comma "
-                    'in double quotes: "Adams, Jr.").'
+                    f"{path}, line {line}: the {column} of {sid!r} holds {', '.join(marks)}, a mark that "
+                    "reverses how text reads: remove it."
                 )
-            row = {k.strip(): (v or "").strip() for k, v in raw.items() if k}
-            sid = row.get("id", "")
-            if not sid:
-                continue
-            if not is_student_id(sid):
-                raise CourseError(f"{path}, line {line}: {sid!r} is not a valid student id ({STUDENT_ID_RULE}).")
-            for column in ("first_name", "last_name", "email"):  # a direction mark shows "evil" as "live"
-                if marks := bidi_marks(row.get(column, "")):
-                    raise CourseError(
-                        f"{path}, line {line}: the {column} of {sid!r} holds {', '.join(marks)}, a mark that "
-                        "reverses how text reads: remove it."
-                    )
-            if sid in seen:
-                raise CourseError(f"{path}, line {line}: student {sid!r} is listed twice.")
-            seen.add(sid)
-            rows.append({c: row.get(c, "") for c in ROSTER_COLUMNS})
+        if sid in seen:
+            raise CourseError(f"{path}, line {line}: student {sid!r} is listed twice.")
+        seen.add(sid)
+        rows.append({c: row.get(c, "") for c in ROSTER_COLUMNS})
     if not rows:
         raise CourseError(f"{path} lists no student.")
     return rows
@@ -72,9 +80,29 @@ def ids(path: Path) -> set[str]:
 
 
 def roster(course_path: Path) -> set[str] | None:
-    """The ids on the course directory's roster, or None if no roster was imported."""
+    """The ids on the course directory's roster, or None if no roster was imported.
+
+    Read as root reads the staff's course directory on the hub: the folder reached without following a link
+    planted in it, the file opened without following one (a link is refused: it could make root read and
+    pass on a file of root's) and read only if it is a regular file (a FIFO would stall the reader).
+    """
     path = course_path / ROSTER_NAME
-    return ids(path) if path.is_file() else None
+    try:
+        folder = open_folder(course_path)
+    except FileNotFoundError:
+        return None
+    try:
+        fd = os.open(ROSTER_NAME, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=folder)
+    except FileNotFoundError:
+        return None
+    except OSError as err:
+        raise CourseError(f"{path} cannot be read ({err.strerror}): the roster must be a file, not a link.") from None
+    finally:
+        os.close(folder)
+    with os.fdopen(fd, newline="", encoding="utf-8-sig") as f:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise CourseError(f"{path} is not a regular file: the roster must be one.")
+        return {r["id"] for r in _rows(f, path)}
 
 
 def import_roster(course_path: Path, source: Path, db_url: str) -> tuple[int, int]:

@@ -2,7 +2,7 @@
 
 ``course grade`` and ``course release-to-exchange`` both start here::
 
-    solutions/<a>/  ->  <dir>/source/<a>/   (given cells synced with the repository)
+    solutions/<a>/  ->  <dir>/source/<a>/   (given cells synced with the repository; variants.json if it has variants)
                     ->  <dir>/release/<a>/  (nbgrader's student version, recorded in the gradebook)
                     ->  <dir>/releases/<a>/ (every release issued, kept: see coursedir.releases)
     due dates of <dir>/nbgrader_config.py  ->  the gradebook
@@ -28,6 +28,7 @@ import nbformat
 
 from instructor.authoring.generate import generate_assignment
 from instructor.authoring.given import synced
+from instructor.authoring.variants import uses_variants, write_variants
 from instructor.coursedir import directory, due, gradebook, places, releases
 from instructor.coursedir.course_dir import CourseDir
 from instructor.errors import CourseError, first_line
@@ -64,6 +65,8 @@ def into_course_dir(course_dir: CourseDir, repo_root: Path, assignments: list[st
         shutil.copytree(solutions / name, target, ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__"))
         if stale:  # given cells refer to earlier assignments: the copy carries the repository's current code
             nbformat.write(nb, str(notebook_path(name, target.parent)))
+        if uses_variants(nb):  # each student's own parameters, released beside the notebook
+            write_variants(course_dir, name, target)
     for name in assignments:
         releases.keep(folder, name)  # the release students may hold, before nbgrader replaces it
         generate_assignment(folder, name, source=places.SOURCE, release=places.RELEASE, database=True, db_url=db_url)

@@ -89,7 +89,7 @@ class CourseDir:
 
     @property
     def hidden_key(self) -> Path:
-        """``<dir>/.hidden-inputs.key``: the key of the hidden checks' inputs (instructor.grading.hidden_seed)."""
+        """``<dir>/.hidden-inputs.key``: the key of the hidden checks' inputs (instructor.coursedir.hidden_seed)."""
         return places.hidden_key(self.path)
 
     def source(self, assignment: str) -> Path:

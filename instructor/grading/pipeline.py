@@ -13,10 +13,10 @@ import time
 import traceback
 
 from instructor.coursedir.course_dir import CourseDir
+from instructor.coursedir.hidden_seed import key_file, read_key, seed_submission
 from instructor.errors import first_line
 from instructor.grading.config import grading_config
 from instructor.grading.execute import execute
-from instructor.grading.hidden_seed import key_file, read_key, seed_for
 from instructor.grading.machine_busy import MachineBusy
 from instructor.grading.prepare import prepare, resources_for
 from instructor.grading.score import score
@@ -40,7 +40,7 @@ def grade(
             raise NotGraded(sub.reason)
         config = grading_config(course_dir, limits, unsafe)
         if sub.hidden_seed is None:  # the coordinator draws it (hidden_inputs); a direct call reads the key here
-            sub.hidden_seed = seed_for(read_key(key_file(course_dir)), sub.assignment, sub.student, sub.sha256)
+            seed_submission(read_key(key_file(course_dir)), sub)
         resources = resources_for(course_dir, sub)
         nb = prepare(sub, resources, config)
         nb = execute(sub, nb, resources, config)

@@ -61,7 +61,8 @@ class Submission:
     reason: str = ""  # why it is not graded; for a flagged one, the flags joined
     received: str = ""  # when the exchange received it (the files' change time, UTC), if graded from an exchange
     sha256: str = ""  # of the notebook's bytes as intake read them: the bytes graded
-    hidden_seed: int | None = None  # what its hidden checks draw from (grading.hidden_seed); None: the author's
+    hidden_seed: int | None = None  # what its hidden checks draw from (coursedir.hidden_seed); None: the author's
+    variant_seed: int | None = None  # what its student's own parameters are drawn from (course.draws.variant)
     # prepare
     student_version: Path | None = None  # the student version (<dir>/release/<a>/<a>.ipynb) it is compared with
     files: list[Path] | None = None  # the release's other files, copied beside it in the sandbox
@@ -96,6 +97,7 @@ class Submission:
             self.received,
             self.sha256,
             self.hidden_seed,
+            self.variant_seed,
             notes=list(self.notes),
         )
 

@@ -95,7 +95,7 @@ class HubSettings:
 
     @property
     def hidden_key(self) -> Path:
-        """The key of the hidden checks' inputs root's grading step uses, root's alone (grading.hidden_seed)."""
+        """The key of the hidden checks' inputs root's grading step uses, root's alone (coursedir.hidden_seed)."""
         return self.state / "hidden-inputs.key"
 
     @property

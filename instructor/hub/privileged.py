@@ -106,7 +106,7 @@ def install(
     ``root`` is the course repository whose ``solutions/`` root releases and
     grades from (default: the one the course directory records, else this
     checkout); it may be root's alone, out of the staff's and the students' sight. ``key`` is the file of the
-    hidden checks' key root's grading step uses (:mod:`instructor.grading.hidden_seed`), in a folder of root's.
+    hidden checks' key root's grading step uses (:mod:`instructor.coursedir.hidden_seed`), in a folder of root's.
     """
     code = code_folder()
     # the code, the interpreter, and the folder first on root's steps' PATH (bwrap, mount, ... are looked up there)
@@ -193,7 +193,7 @@ def _python(course_dir: Path, module: str, *args: str, key: str | None = None) -
         if name in os.environ:
             env[name] = os.environ[name]
     if key:  # the hidden checks' key: root's, in the hub's state folder, out of the staff's reach
-        from instructor.grading.hidden_seed import KEY_ENV  # here: a refused call costs no import
+        from instructor.coursedir.hidden_seed import KEY_ENV  # here: a refused call costs no import
 
         env[KEY_ENV] = key
     if module == "nbgrader":

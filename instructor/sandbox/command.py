@@ -32,6 +32,7 @@ import os
 import sys
 from pathlib import Path
 
+from course.draws import VARIANT_ENV
 from instructor.errors import CourseError
 from instructor.sandbox import cgroup
 from instructor.sandbox.limits import Limits
@@ -176,9 +177,11 @@ def bwrap_args(
     ]
 
 
-def environment(prefix: str, home: str) -> dict[str, str]:
-    """The kernel's whole environment: nothing of the grader's."""
-    return {
+def environment(prefix: str, home: str, variant_seed: int | None = None) -> dict[str, str]:
+    """The kernel's whole environment: nothing of the grader's (``variant_seed``: the student's, for
+    ``course.draws.variant``)."""
+    variant = {} if variant_seed is None else {VARIANT_ENV: str(int(variant_seed))}
+    return variant | {
         "PATH": f"{prefix}/bin:/usr/bin:/bin",
         "HOME": home,
         "USER": "student",

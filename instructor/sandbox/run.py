@@ -67,8 +67,13 @@ def _copy_font_cache(home: Path) -> None:
         shutil.copy(path, target / path.name)
 
 
-def run_notebook(nb, files: list[Path], limits: Limits, isolation: Isolation) -> Execution:
+def run_notebook(
+    nb, files: list[Path], limits: Limits, isolation: Isolation, variant_seed: int | None = None
+) -> Execution:
     """Run ``nb`` (a prepared NotebookNode) next to copies of ``files``; see the module doc.
+
+    ``variant_seed`` is the student's: her own parameters (``course.draws.variant``) are drawn from it in
+    every cell, whatever ``variants.json`` she handed in says.
 
     With an unsafe ``isolation`` the same executor runs as a plain child
     process of the grader (same limits where the kernel allows, no isolation).
@@ -111,7 +116,7 @@ def run_notebook(nb, files: list[Path], limits: Limits, isolation: Isolation) ->
         # -I: no user site, no PYTHON* variables, and the script's folder not on sys.path
         script = EXECUTOR_INSIDE if sandboxed else str(EXECUTOR)
         started = [sys.executable, "-I", script, f"{inside['out']}/job.json"]
-        env = command.environment(sys.prefix, inside["home"])
+        env = command.environment(sys.prefix, inside["home"], variant_seed)
         if sandboxed:
             for path in [work, home, *home.rglob("*"), *work.rglob("*")]:
                 os.chown(path, KERNEL_UID, KERNEL_UID)

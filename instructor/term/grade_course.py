@@ -19,10 +19,10 @@ from instructor import sandbox
 from instructor.authoring.to_course_dir import into_course_dir
 from instructor.coursedir import overrides, roster
 from instructor.coursedir.course_dir import CourseDir
+from instructor.coursedir.hidden_seed import seed_submissions
 from instructor.errors import CourseError
 from instructor.grading.checks.judge_report import judged_lines
 from instructor.grading.class_state import ClassState
-from instructor.grading.hidden_seed import seed_submissions
 from instructor.grading.intake import find_submissions, select
 from instructor.paths import existing_assignments
 from instructor.reporting.table import Grade, grades

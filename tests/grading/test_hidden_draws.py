@@ -1,6 +1,6 @@
 """Hidden checks draw fresh inputs for each submission: a memorised answer earns nothing (issue 63).
 
-The seed is the grader's (:mod:`instructor.grading.hidden_seed`): a key only
+The seed is the grader's (:mod:`instructor.coursedir.hidden_seed`): a key only
 its owner reads, the student and the notebook's bytes. The kernel and the
 judge draw the same inputs from it (:mod:`course.draws`); a table of answers
 taken from one draw fails the hidden checks of another, while the reference
@@ -20,9 +20,9 @@ from nbformat.v4 import new_code_cell
 
 from course import draws
 from instructor.cells import find_cell, is_graded_test, task_of
+from instructor.coursedir import hidden_seed
 from instructor.coursedir.course_dir import CourseDir
 from instructor.errors import CourseError
-from instructor.grading import hidden_seed
 from instructor.grading.checks.notebook import split_notebook
 from tests.nbexec import runner_per_assignment
 

@@ -24,8 +24,8 @@ import nbformat
 import pytest
 
 from instructor.cells import hidden_lines
+from instructor.coursedir import hidden_seed
 from instructor.coursedir.course_dir import CourseDir
-from instructor.grading import hidden_seed
 from instructor.paths import (
     NOTEBOOKS,
     SOLUTIONS,

@@ -53,6 +53,7 @@ class NotebookChecks:
     cells: tuple[SplitCell, ...]
     setup: tuple[str, ...]
     seed: int | None = None  # what the hidden checks draw from, in the kernel and in the judge (course.draws)
+    variant: int | None = None  # what the student's own parameters are drawn from, in both too (course.draws)
 
     def get(self, name: str | None) -> SplitCell | None:
         """The split cell whose ``grade_id`` is ``name``, None if no cell of that name was split."""
@@ -84,7 +85,9 @@ def test_cell_id(cell) -> str:
     return name
 
 
-def plan_checks(sources: Mapping[str, str], setup: Sequence[str], seed: int | None = None) -> NotebookChecks:
+def plan_checks(
+    sources: Mapping[str, str], setup: Sequence[str], seed: int | None = None, variant: int | None = None
+) -> NotebookChecks:
     """The split of each test cell of ``sources`` (grade_id -> the release's source), with the release's set-up
     cells ``setup``: the kernel part binds their trusted imports privately, the judge makes them itself.
 
@@ -99,23 +102,25 @@ def plan_checks(sources: Mapping[str, str], setup: Sequence[str], seed: int | No
             found = plan(name, source, names)
         except SyntaxError:
             continue
-        code, origin = found.kernel_code(setup, seed)
+        code, origin = found.kernel_code(setup, seed, variant)
         cells.append(SplitCell(found, source, code, tuple(origin)))
-    return NotebookChecks(tuple(cells), setup, seed)
+    return NotebookChecks(tuple(cells), setup, seed, variant)
 
 
-def split_notebook(nb, release=None, seed: int | None = None) -> NotebookChecks:
+def split_notebook(nb, release=None, seed: int | None = None, variant: int | None = None) -> NotebookChecks:
     """Put the kernel part of every graded test cell of ``nb`` in its place; the checks, for the judge.
 
     The imports come from ``release`` (default: ``nb`` itself, for a notebook
     of the author's): a student's edits to a set-up cell never say what the
-    grader binds. Hidden checks draw their inputs from ``seed`` (:mod:`course.draws`).
+    grader binds. Hidden checks draw their inputs from ``seed``, and the student's own parameters come from
+    ``variant`` (:mod:`course.draws`).
     """
     tests = [cell for cell in nb.cells if is_graded_test(cell)]
     checks = plan_checks(
         {test_cell_id(cell): cell.get("source", "") for cell in tests},
         setup_sources(nb if release is None else release),
         seed,
+        variant,
     )
     for cell in tests:
         split = checks.get(grade_id(cell))
@@ -167,7 +172,7 @@ def judge_split(cell, checks: NotebookChecks, budget: Budget | None = None) -> V
     split = checks.get(grade_id(cell)) if is_graded_test(cell) else None
     if split is None:
         return None
-    return judge_cell(cell, split.plan, split.original, split.origin, checks.setup, budget, checks.seed)
+    return judge_cell(cell, split.plan, split.original, split.origin, checks.setup, budget, checks.seed, checks.variant)
 
 
 def judge_cell(
@@ -178,11 +183,13 @@ def judge_cell(
     setup: tuple[str, ...],
     budget: Budget | None = None,
     seed: int | None = None,
+    variant: int | None = None,
 ) -> Verdict:
     """Judge executed test ``cell`` outside; its source is the release's again, a failure is an error output.
 
     ``budget`` is the submission's judging time (:class:`~instructor.grading.checks.worker.Budget`);
-    ``seed``, what the cell's hidden inputs were drawn from in the kernel.
+    ``seed`` and ``variant``, what the cell's hidden inputs and the student's parameters were drawn from in the
+    kernel.
     """
     name = found.cell
     asked = {index for index, st in enumerate(found.statements) if st.kind == JUDGED}
@@ -193,7 +200,7 @@ def judge_cell(
     if fault:
         verdict = Verdict(False, 1, fault, FAULT_MESSAGES[fault], missing=True)
     else:
-        verdict = judge_isolated(found, setup, sent, budget, seed)
+        verdict = judge_isolated(found, setup, sent, budget, seed, variant)
         if verdict.missing and not kernel_failed and cell.get("execution_count") is not None:
             # the cell ran to its end, yet values it asked for are not here: something took them away
             verdict = Verdict(False, verdict.line, Fault.LOST, FAULT_MESSAGES[Fault.LOST], missing=True)

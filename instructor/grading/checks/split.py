@@ -71,7 +71,9 @@ class Plan:
     statements: list[Statement]
     source: str = ""  # the cell's code as the release has it
 
-    def kernel_code(self, setup: tuple[str, ...] = (), seed: int | None = None) -> tuple[str, list[int]]:
+    def kernel_code(
+        self, setup: tuple[str, ...] = (), seed: int | None = None, variant: int | None = None
+    ) -> tuple[str, list[int]]:
         """The code that runs in the kernel in the cell's place (probes, the givens they need, the sends),
         and for each of its lines the cell's line it stands for (a traceback in the kernel is read back with it).
 
@@ -80,9 +82,10 @@ class Plan:
         probes read in place of the notebook's globals (:mod:`.private`).
         """
         header, private = imports_line(setup)
-        # the hidden inputs' seed of this submission, set where the kernel's hidden_rng reads it (course.draws)
+        # the seeds of this submission's hidden inputs and of its student's own parameters, set where the kernel's
+        # hidden_rng and variant read them (course.draws)
         draws = private_name("draws")
-        header += f"; import course.draws as {draws}; {draws}.use_seed({seed!r})"
+        header += f"; import course.draws as {draws}; {draws}.use_seed({seed!r}); {draws}.use_variant({variant!r})"
         own = set().union(*(st.binds for st in self.statements))  # a name the cell binds itself stays its own
         private = {name: p for name, p in private.items() if name not in own}
         parts, origin = [header], [1]

@@ -25,7 +25,7 @@ import threading
 import time
 from dataclasses import asdict
 
-from course.draws import use_seed
+from course.draws import use_seed, use_variant
 from instructor.grading.checks.judge import Fault, Verdict, imported_names, judge, trusted_imports
 from instructor.grading.checks.split import Plan, plan
 
@@ -87,9 +87,11 @@ class Worker:
         sent: dict[int, dict],
         seconds: float | None = None,
         seed: int | None = None,
+        variant: int | None = None,
     ) -> Verdict:
         """The verdict on ``found``'s cell, judged in the worker within ``seconds`` (default :data:`SECONDS`),
-        its hidden inputs drawn from ``seed``; a failed verdict if the worker gave none."""
+        its hidden inputs drawn from ``seed`` and the student's parameters from ``variant``; a failed verdict if
+        the worker gave none."""
         seconds = SECONDS if seconds is None else seconds
         request = (
             json.dumps(
@@ -99,6 +101,7 @@ class Worker:
                     "setup": list(setup),
                     "sent": {str(k): v for k, v in sent.items()},
                     "seed": seed,
+                    "variant": variant,
                 }
             )
             + "\n"
@@ -151,7 +154,12 @@ class Budget:
 
 
 def judge_isolated(
-    found: Plan, setup: tuple[str, ...], sent: dict[int, dict], budget: Budget | None = None, seed: int | None = None
+    found: Plan,
+    setup: tuple[str, ...],
+    sent: dict[int, dict],
+    budget: Budget | None = None,
+    seed: int | None = None,
+    variant: int | None = None,
 ) -> Verdict:
     """:func:`~instructor.grading.checks.judge.judge`, in the worker process (see the module doc).
 
@@ -159,7 +167,7 @@ def judge_isolated(
     of it; once it is spent, a cell fails without being judged.
     """
     if budget is None:
-        return _WORKER.judge(found, setup, sent, seed=seed)
+        return _WORKER.judge(found, setup, sent, seed=seed, variant=variant)
     if budget.left() <= 0:
         return Verdict(
             False,
@@ -170,7 +178,7 @@ def judge_isolated(
         )
     start = time.monotonic()
     try:
-        return _WORKER.judge(found, setup, sent, min(SECONDS, budget.left()), seed)
+        return _WORKER.judge(found, setup, sent, min(SECONDS, budget.left()), seed, variant)
     finally:
         budget.spent += time.monotonic() - start
 
@@ -190,6 +198,7 @@ def serve() -> int:
             found = plan(request["cell"], request["source"], imported_names(trusted_imports(list(setup))))
             sent = {int(k): v for k, v in request["sent"].items()}
             use_seed(request.get("seed"))  # the hidden inputs the kernel drew, drawn again here
+            use_variant(request.get("variant"))  # and the student's own parameters
             verdict = judge(found, trusted_imports(list(setup)), sent)
         except MemoryError:
             verdict = Verdict(

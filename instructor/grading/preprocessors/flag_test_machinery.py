@@ -44,7 +44,7 @@ PATTERNS = [
     # where hidden checks draw their inputs (course.draws): a student's code has no use for it
     (
         "the hidden checks' draws",
-        r"\bcourse\s*\.\s*draws\b|\bfrom\s+course\s+import\b[^\n]*\bdraws\b|\b(hidden_rng|use_seed)\b",
+        r"\bcourse\s*\.\s*draws\b|\bfrom\s+course\s+import\b[^\n]*\bdraws\b|\b(hidden_rng|use_seed|use_variant)\b",
     ),
     # the kernel sends the values a check reads to the grader as display data of its own MIME type (course.values)
     (

@@ -38,7 +38,9 @@ class JudgeChecks(Preprocessor):
 
     def preprocess(self, nb, resources):
         sub = carried(resources)
-        checks = carried_checks(resources) or _from_gradebook(nb, resources, self.config, sub.hidden_seed)
+        checks = carried_checks(resources) or _from_gradebook(
+            nb, resources, self.config, sub.hidden_seed, sub.variant_seed
+        )
         budget = Budget()  # the submission's judging time, all cells together
         for cell in nb.cells:
             verdict = judge_split(cell, checks, budget)
@@ -58,9 +60,9 @@ class JudgeChecks(Preprocessor):
         return nb, resources
 
 
-def _from_gradebook(nb, resources, config, seed: int | None) -> NotebookChecks:
+def _from_gradebook(nb, resources, config, seed: int | None, variant: int | None) -> NotebookChecks:
     """The checks of ``nb``'s split test cells, made again from the release's code in the gradebook (their
-    hidden inputs drawn from ``seed``, as the split drew them)."""
+    hidden inputs drawn from ``seed`` and the student's parameters from ``variant``, as the split drew them)."""
     none = NotebookChecks((), ())
     info = resources.get("nbgrader", {})
     if not any(is_graded_test(c) and SEND_IMPORT in c.source for c in nb.cells) or "db_url" not in info:
@@ -73,5 +75,5 @@ def _from_gradebook(nb, resources, config, seed: int | None) -> NotebookChecks:
         return none
     tests = {grade_id(cell) for cell in nb.cells if is_graded_test(cell)}
     return plan_checks(
-        {name: source for name, source in sources.items() if name in tests}, setup_sources(release), seed
+        {name: source for name, source in sources.items() if name in tests}, setup_sources(release), seed, variant
     )

@@ -74,7 +74,7 @@ class SandboxedExecute(Preprocessor):
         else:  # nbgrader's own autograde: the files it copied next to the notebook
             folder = Path(resources.get("metadata", {}).get("path") or ".")
             files = [p for p in sorted(folder.iterdir()) if p.is_file() and not p.is_symlink() and p.suffix != ".ipynb"]
-        run = sandbox.run_notebook(nb, files, self.limits, isolation)
+        run = sandbox.run_notebook(nb, files, self.limits, isolation, sub.variant_seed)
         sub.execution, sub.isolation = run, isolation
         sub.log.append(f"limits held: {', '.join(run.limits_held) or 'none (no cgroup)'}")
         if run.hit_process_limit:

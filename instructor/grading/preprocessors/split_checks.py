@@ -27,5 +27,6 @@ class SplitChecks(Preprocessor):
         if release is None:  # nothing to take the imports from: nbgrader's rule, in the kernel
             return nb, resources
         sub = resources.get("course")  # graded by course grade: the submission's own hidden inputs
-        carry(resources, split_notebook(nb, release, getattr(sub, "hidden_seed", None)))
+        seeds = getattr(sub, "hidden_seed", None), getattr(sub, "variant_seed", None)
+        carry(resources, split_notebook(nb, release, *seeds))
         return nb, resources

@@ -107,11 +107,28 @@ def seed_for(key: bytes, assignment: str, student: str, notebook_sha256: str) ->
     return int.from_bytes(digest[:8], "big") >> (64 - SEED_BITS)
 
 
+def variant_seed_for(key: bytes, assignment: str, student: str) -> int:
+    """The seed of a student's own parameters in an assignment (:func:`course.draws.variant`): no notebook bytes
+    in it, so it is the same from her first run to her last submission; never the seed of her hidden inputs."""
+    return seed_for(key, "variant:" + assignment, student, "")
+
+
+def variant_seeds(key: bytes, assignment: str, students) -> dict[str, int]:
+    """Each of ``students``' variant seed in ``assignment``: what the release's ``variants.json`` holds."""
+    return {student: variant_seed_for(key, assignment, student) for student in sorted(students)}
+
+
+def seed_submission(key: bytes, sub) -> None:
+    """Give ``sub`` (a Submission) the seeds of its hidden inputs and of its variant."""
+    sub.hidden_seed = seed_for(key, sub.assignment, sub.student, sub.sha256)
+    sub.variant_seed = variant_seed_for(key, sub.assignment, sub.student)
+
+
 def seed_submissions(course_dir: CourseDir, subs: list) -> Path:
-    """Give each of ``subs`` (Submissions, as intake found them) the seed of its hidden inputs; returns the key's
-    file. Read once, by the process that coordinates a grading run: workers elsewhere need no key."""
+    """Give each of ``subs`` (Submissions, as intake found them) its seeds (:func:`seed_submission`); returns the
+    key's file. Read once, by the process that coordinates a grading run: workers elsewhere need no key."""
     path = key_file(course_dir)
     key = read_key(path)
     for sub in subs:
-        sub.hidden_seed = seed_for(key, sub.assignment, sub.student, sub.sha256)
+        seed_submission(key, sub)
     return path

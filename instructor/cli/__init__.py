@@ -26,6 +26,7 @@ from instructor.cli import (
     hub,
     init,
     judge,
+    lms,
     override,
     release_to_exchange,
     report,
@@ -60,6 +61,7 @@ COMMANDS = [
     data,
     bench,
     hub,
+    lms,
 ]
 
 #: commands renamed this term (docs/glossary.md): the old name still runs the new command, and says so

@@ -11,7 +11,9 @@ registered there::
      "jwks_endpoint": "https://sso.canvaslms.com/api/lti/security/jwks"}
 
 (``username_key``, the id_token's claim that names the person, is ``email`` unless
-the file says otherwise.) ``course hub`` then writes a configuration whose
+the file says otherwise. ``token_url``, ``memberships_url`` and ``lineitems_url``, the
+platform's OAuth2 token endpoint and the course's NRPS and AGS endpoints, are read only by
+``course lms``: :mod:`instructor.hub.lti_services`.) ``course hub`` then writes a configuration whose
 authenticator is :class:`instructor.hub.lti_auth.CourseLTI13Authenticator` (only the hub imports that module:
 JupyterHub's handlers take a second to import), jupyterhub-ltiauthenticator's
 ``LTI13Authenticator`` with what it leaves to the tool:
@@ -52,9 +54,11 @@ from instructor.hub.staff import Untrusted, read_trusted
 SETTINGS_NAME = "lti13.json"
 #: the tool's private key, in the hub's state folder
 KEY_NAME = "lti13-tool-key.pem"
+#: what lti13.json may hold for ``course lms`` (the LMS's services): token endpoint, NRPS, AGS
+SERVICE_URLS = ("token_url", "memberships_url", "lineitems_url")
 #: what lti13.json must and may hold
 REQUIRED = ("issuer", "client_id", "deployment_id", "authorize_url", "jwks_endpoint")
-OPTIONAL = ("username_key",)
+OPTIONAL = ("username_key", *SERVICE_URLS)
 #: the claims of an LTI 1.3 id_token read here
 ROLES_CLAIM = "https://purl.imsglobal.org/spec/lti/claim/roles"
 DEPLOYMENT_CLAIM = "https://purl.imsglobal.org/spec/lti/claim/deployment_id"
@@ -107,6 +111,11 @@ def read_settings(hub_dir: Path) -> dict[str, Any] | None:
         if not isinstance(value, str) or not value:
             raise CourseError(f"{path}: {key} must be a string.")
         if key != "username_key" and not value.startswith(("https://", "http://")):
+            raise CourseError(f"{path}: {key} must be a URL ({value!r}).")
+        settings[key] = value
+    for key in SERVICE_URLS:
+        value = found.get(key)
+        if value is not None and not (isinstance(value, str) and value.startswith(("https://", "http://"))):
             raise CourseError(f"{path}: {key} must be a URL ({value!r}).")
         settings[key] = value
     if importlib.util.find_spec("ltiauthenticator") is None:

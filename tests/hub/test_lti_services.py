@@ -8,9 +8,10 @@ leaves the LMS's storage abstract. So :mod:`tests.hub.lti_service_platform`
 serves the library's own token endpoint and handlers on localhost over an
 in-memory store shaped as the IMS specs give members, line items, scores and
 results; that module's docstring says line by line which side is the
-library's and which is this test's. No other maintained Python platform
-implementation with NRPS and AGS was found in the package lists here; a real
-Canvas or Moodle was not run.
+library's and which is this test's. Of the registry's other LTI packages,
+``lti-provider-mock`` 0.2.3 serves launches only (no token endpoint, NRPS or
+AGS) and ``lti-consumer-xblock`` runs only inside Open edX; a real Canvas or
+Moodle was not run.
 
 The tool's side is the course's own: the key ``course hub`` makes
 (:func:`instructor.hub.lti.make_key`), the token request signed with it
@@ -282,6 +283,7 @@ def test_a_token_request_signed_with_another_key_is_refused_in_one_line(
     (hub_dir / "state" / lti.KEY_NAME).unlink()
     lti.make_key(hub_dir / "state" / lti.KEY_NAME)  # not the key set the LMS was given
     _, err = lms(run_course, graded, hub_dir, "roster", retcode=1)
+    print(err)
     assert_one_sentence_error(err)
     assert f"the tool's token request was refused: POST {platform.base}/token answered 400: invalid_client" in err
     assert "Unable to find public key" in err  # the library's own words
@@ -299,6 +301,7 @@ def test_an_unknown_line_item_and_a_refused_score_are_reported(graded, hub_dir, 
 
     platform.refuse = UpdateScoreStatus.NOTAPPLIED
     _, err = lms(run_course, graded, hub_dir, "grades", retcode=1)
+    print(err)
     assert_one_sentence_error(err)
     assert "the score of amy in 01_toy was refused: POST " in err and "/scores answered 403: notapplied." in err
 

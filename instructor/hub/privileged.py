@@ -15,7 +15,7 @@ on ``PATH``. The script takes exactly these verbs, with names checked::
     collect A                        nbgrader collect --update A (a re-submission replaces the older one),
                                      with the course's collect (:mod:`instructor.hub.collect`)
     grade [-a A] [-s S] [--force]    course grade (the sandbox)
-    release-feedback A               nbgrader release_feedback A
+    release-feedback A               nbgrader release_feedback A, from root's copy of the feedback (feedback_copy)
 
 Why a sudo rule rather than a hub service: the kernel and sudo decide who may
 (membership of the staff group, which ``course hub`` keeps equal to
@@ -203,6 +203,19 @@ def _python(course_dir: Path, module: str, *args: str, key: str | None = None) -
         return subprocess.run([sys.executable, "-P", "-m", module, *args], cwd=empty, env=env).returncode
 
 
+def _release_feedback(course_path: Path, assignment: str) -> int:
+    """``nbgrader release_feedback`` from a copy of the staff's feedback folder that only root can write
+    (:mod:`instructor.hub.feedback_copy`): nbgrader reads and copies by path, root must not follow the staff's."""
+    from instructor.hub.feedback_copy import copy_feedback
+
+    with tempfile.TemporaryDirectory(prefix="course-feedback-") as kept:  # root's, 0700
+        for line in copy_feedback(course_path, assignment, Path(kept)):
+            print(f"{NAME}: {line}", file=sys.stderr, flush=True)
+        return _python(
+            course_path, "nbgrader", "release_feedback", assignment, f"--CourseDirectory.feedback_directory={kept}"
+        )
+
+
 def main(course_dir: str, group: str, argv: list[str], root: str | None = None, key: str | None = None) -> int:
     """Run one verb for a member of ``group`` on ``course_dir``, as root; the course directory re-shared after."""
     try:
@@ -233,7 +246,9 @@ def main(course_dir: str, group: str, argv: list[str], root: str | None = None, 
             print(f"{NAME}: {' '.join(argv)} (for {who})", file=sys.stderr, flush=True)
             if args.verb == "release":
                 force = ["--force"] if args.force else []
-                status = _python(course_path, "instructor", "release-to-exchange", args.assignment, *where, *force)
+                status = _python(
+                    course_path, "instructor", "release-to-exchange", args.assignment, *where, *force, key=key
+                )
             elif args.verb == "collect":
                 status = _python(course_path, "nbgrader", "collect", "--update", COLLECT, args.assignment)
             elif args.verb == "grade":
@@ -241,7 +256,7 @@ def main(course_dir: str, group: str, argv: list[str], root: str | None = None, 
                 force = ["--force"] * args.force
                 status = _python(course_path, "instructor", "grade", *where, *passed, *force, key=key)
             else:
-                status = _python(course_path, "nbgrader", "release_feedback", args.assignment)
+                status = _release_feedback(course_path, args.assignment)
             share_course_dir(course_path, grp.getgrnam(group).gr_gid)
         return status
     except CourseError as err:

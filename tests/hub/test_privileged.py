@@ -192,3 +192,33 @@ def test_settings_swapped_after_the_check_never_run_as_root(hub):
     assert not mark.exists(), f"root ran the grader's settings (uid {mark.read_text()}): {done.stdout}"
     assert "swapped=1" in done.stdout and "Operation not permitted" in done.stderr, done
     assert not os.stat(hub.course_dir).st_mode & stat.S_ISVTX  # the folder is the group's again after the step
+
+
+def test_root_releases_feedback_without_following_the_staffs_links(hub):
+    """nbgrader release_feedback reads the staff's feedback folder by path: a grader's link there must not make
+    root copy a file of root's into the exchange, where students fetch feedback (issue 58)."""
+    hidden = hub.scratch / "roots-alone"
+    hidden.mkdir(mode=0o700)
+    (hidden / "secret.html").write_text("ROOT-SECRET")
+    (hidden / "secret.html").chmod(0o644)  # readable, but only through root's folder
+    records = "printf %s '2026-12-07 10:00:00.000000 UTC' > timestamp.txt && printf %s s3cret > submission_secret.txt"
+    plant = " && ".join(
+        [
+            f"cd {quote(str(hub.course_dir))}",
+            f"mkdir -p feedback/{AMY}/01_rnn feedback/bob/01_rnn",
+            f"cd feedback/{AMY}/01_rnn && printf %s '<p>well done</p>' > 01_rnn.html && {records}",
+            f"cd ../../bob/01_rnn && ln -s {quote(str(hidden / 'secret.html'))} 01_rnn.html && {records}",
+        ]
+    )
+    try:
+        assert as_user(hub, GRADER, "sh", "-c", plant).returncode == 0
+        done = as_user(hub, GRADER, "sudo", "-n", str(hub.script), "release-feedback", "01_rnn")
+        released = {p.read_text() for p in hub.exchange.rglob("feedback/*.html")}
+    finally:
+        shutil.rmtree(hub.course_dir / "feedback", ignore_errors=True)
+        shutil.rmtree(hidden)
+        for page in hub.exchange.rglob("feedback/*.html"):  # the module's other tests start without feedback
+            page.unlink()
+    assert "<p>well done</p>" in released and not any("ROOT-SECRET" in text for text in released), released
+    assert done.returncode == 0, done
+    assert "feedback/bob/01_rnn/01_rnn.html: a link, left out" in done.stderr, done

@@ -19,6 +19,7 @@ the platform's own words; nothing is retried or swallowed.
 
 from __future__ import annotations
 
+import os
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -78,8 +79,14 @@ class Services:
         if missing:
             raise CourseError(f"{where} has no {', '.join(missing)}: copy it from the LMS (docs/hub.md, LTI services).")
         key = hub_dir / "state" / lti.KEY_NAME
-        if not key.is_file():
-            raise CourseError(f"{key} does not exist: `course hub` makes the tool's key when lti13.json is there.")
+        try:
+            os.stat(key)
+        except FileNotFoundError:
+            raise CourseError(
+                f"{key} does not exist: `course hub` makes the tool's key when lti13.json is there."
+            ) from None
+        except PermissionError:
+            raise CourseError(f"cannot read the tool's key {key}: it is root's alone; run this as root.") from None
         return cls(
             settings["client_id"][0],
             settings["token_url"],

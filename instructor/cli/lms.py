@@ -21,6 +21,7 @@ from instructor.errors import CourseError
 from instructor.hub import lti_grades, lti_roster
 from instructor.hub.lti_services import AGS_SCOPES, MEMBERSHIPS, NRPS_SCOPE, Services
 from instructor.hub.staff import people, recorded_instructors
+from instructor.reporting.canvas import LISTED
 from instructor.settings import COURSE_ID
 
 NAME = "lms"
@@ -133,8 +134,10 @@ def _grades(course_dir: CourseDir, hub_dir: Path, dry_run: bool) -> int:
         f"grades: {len(the_plan.assignments)} assignment(s) due, {len(the_plan.scores)} final score(s), "
         f"{len(the_plan.held)} held back"
     )
-    for student, name, why in the_plan.held:
+    for student, name, why in the_plan.held[:LISTED]:
         print(f"  held: {student} {name}: {why}")
+    if len(the_plan.held) > LISTED:
+        print(f"  ... and {len(the_plan.held) - LISTED} more (`course export` lists every status and reason)")
     if dry_run or not the_plan.assignments:
         return 0
     services = Services.from_hub(hub_dir, (NRPS_SCOPE, *AGS_SCOPES))

@@ -21,7 +21,8 @@ JupyterHub's handlers take a second to import), jupyterhub-ltiauthenticator's
 - the **deployment** is checked (the authenticator reads ``deployment_id`` nowhere):
   a launch from a deployment the file does not name is refused;
 - a **nonce** is spent once: the authenticator checks it against a cookie only, so a
-  captured launch replayed with its cookies logged in again;
+  captured launch replayed with its cookies logged in again; spent nonces are kept in
+  ``state/lti13-spent-nonces.json`` until their token is stale, so a restart forgets none;
 - the person lands under the **roster's id** (``Authenticator.username_map`` from
   ``state/usernames.json``: the roster's and ``staff.csv``'s e-mails), and only if the hub
   knows that id;
@@ -64,6 +65,8 @@ ROLES_CLAIM = "https://purl.imsglobal.org/spec/lti/claim/roles"
 DEPLOYMENT_CLAIM = "https://purl.imsglobal.org/spec/lti/claim/deployment_id"
 #: seconds after its ``iat`` an id_token is still taken (the authenticator's LTI13LaunchValidator.max_age)
 MAX_AGE = 600
+#: the spent nonces, beside the tool's key in the hub's state folder: a replay after a restart is refused too
+SPENT_NONCES = "lti13-spent-nonces.json"
 #: the course's roles, from the least to the most
 RANKS = ("student", "grader", "instructor")
 
@@ -173,6 +176,7 @@ def config_lines(lti: dict[str, Any], key: Path, instructors, graders) -> list[s
         f"c.CourseLTI13Authenticator.instructors = {set(sorted(instructors))!r}",
         f"c.CourseLTI13Authenticator.graders = {set(sorted(graders))!r}",
         f"c.CourseLTI13Authenticator.tool_key = {str(key)!r}",
+        f"c.CourseLTI13Authenticator.spent_nonces_file = {str(key.parent / SPENT_NONCES)!r}",
     ]
 
 

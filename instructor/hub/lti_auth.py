@@ -6,6 +6,8 @@ What it adds, and why: :mod:`instructor.hub.lti` (which ``course hub`` imports; 
 from __future__ import annotations
 
 import json
+import os
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -88,10 +90,44 @@ class CourseLTI13Authenticator(LTI13Authenticator):
     instructors = Set(Unicode(), help="the course's instructors (staff.csv)").tag(config=True)
     graders = Set(Unicode(), help="the course's graders (staff.csv)").tag(config=True)
     tool_key = Unicode(help="the tool's private key (PEM), root's alone").tag(config=True)
+    spent_nonces_file = Unicode(
+        "", help="where spent nonces are kept (root's state folder), so a restart does not forget them"
+    ).tag(config=True)
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
-        self._spent: dict[str, float] = {}  # nonce -> until when it is kept
+        self._spent: dict[str, float] = self._read_spent()  # nonce -> until when it is kept
+
+    def _read_spent(self) -> dict[str, float]:
+        """The nonces spent before the hub (re)started and not yet stale; an unreadable file keeps none, said once."""
+        if not self.spent_nonces_file:
+            return {}
+        try:
+            with open(self.spent_nonces_file, encoding="utf-8") as f:
+                kept = json.load(f)
+            now = time.time()
+            return {str(n): float(until) for n, until in kept.items() if float(until) > now}
+        except FileNotFoundError:
+            return {}
+        except (OSError, ValueError, AttributeError, TypeError) as err:
+            self.log.warning(
+                "LTI 1.3: the spent nonces in %s cannot be read (%s); starting with none", self.spent_nonces_file, err
+            )
+            return {}
+
+    def _keep_spent(self) -> None:
+        """Write the spent nonces whole (a file beside it, renamed into place), readable by the hub alone."""
+        if not self.spent_nonces_file:
+            return
+        path = Path(self.spent_nonces_file)
+        fd, draft = tempfile.mkstemp(prefix=".spent-nonces.", dir=path.parent)  # mode 0600
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                json.dump(self._spent, f)
+            os.replace(draft, path)
+        except BaseException:
+            os.unlink(draft)
+            raise
 
     def get_handlers(self, app):
         return [*super().get_handlers(app), ("/lti13/jwks", JWKSHandler)]
@@ -107,6 +143,7 @@ class CourseLTI13Authenticator(LTI13Authenticator):
             raise Refused("replayed nonce: this id_token was already used to log in")
         # the token is taken only before its exp and within MAX_AGE of its iat; a minute more for clocks
         self._spent[nonce] = max(float(id_token.get("exp", now)), float(id_token.get("iat", now)) + MAX_AGE) + 60
+        self._keep_spent()
 
     async def authenticate(self, handler, data=None):
         model = await super().authenticate(handler, data)

@@ -112,6 +112,25 @@ def test_the_platforms_roles_as_the_courses(roles, rank):
     assert lti.RANKS[lti.lms_rank(roles)] == rank
 
 
+def test_spent_nonces_outlive_a_restart_of_the_hub(tmp_path):
+    """A launch captured and replayed after the hub restarted is refused as a replay; stale nonces are dropped."""
+    from instructor.hub.lti_auth import CourseLTI13Authenticator, Refused
+
+    kept = tmp_path / lti.SPENT_NONCES
+    now = time.time()
+    before = CourseLTI13Authenticator(spent_nonces_file=str(kept))
+    before.spend_nonce({"nonce": "fresh", "iat": now, "exp": now + 300})
+    before._spent["stale"] = now - 1  # a nonce whose token could no longer be taken
+    before._keep_spent()
+    assert stat.S_IMODE(os.stat(kept).st_mode) == 0o600
+    after = CourseLTI13Authenticator(spent_nonces_file=str(kept))  # the hub restarted
+    with pytest.raises(Refused, match="replayed nonce"):
+        after.spend_nonce({"nonce": "fresh", "iat": now, "exp": now + 300})
+    assert set(after._spent) == {"fresh"}
+    kept.write_text("{not json")
+    assert CourseLTI13Authenticator(spent_nonces_file=str(kept))._spent == {}  # said in the log, none kept
+
+
 @pytest.fixture(scope="module")
 def platform():
     people = {

@@ -16,13 +16,15 @@ HELP = (
     "or (--against torch) each model's step against a PyTorch twin."
 )
 EXAMPLES = """\
-parts: rnn, seq2seq, attention, transformer, notebooks, autograde, class, class-tools
+parts: rnn, seq2seq, attention, transformer, notebooks, autograde, class, class-tools;
+  claims (only with --only: each solution notebook in full mode per seed, about an hour for 5 seeds)
 
 examples (from the repository's top folder; `course bench` takes the same options in a checkout):
   python -m benchmarks                    # every part, quick-mode notebook timings
   python -m benchmarks --only rnn --json bench.json
   python -m benchmarks --only class --class-size 400 --modes serial,jobs --json class.json
   python -m benchmarks --only class-tools --class-size 400   # report, similarity, extend, export on 400 graded
+  python -m benchmarks --only claims --seeds 5   # the numbers the notebooks state -> benchmarks/results/claims.json
   python -m benchmarks --against torch    # each model's step against its PyTorch twin (pip install -e ".[torch]")
   python -m benchmarks --against torch --only attention --rounds 5 --json torch.json
 """
@@ -55,6 +57,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         default=50,
         help="timed steps of each side per model per round of --against (default: %(default)s)",
     )
+    p.add_argument("--seeds", type=int, default=5, help="runs of each notebook in part `claims` (default: %(default)s)")
     p.add_argument(
         "--mistakes",
         type=Path,
@@ -82,6 +85,7 @@ def run(args: argparse.Namespace) -> int:
             against=args.against,
             rounds=args.rounds,
             steps=args.steps,
+            seeds=args.seeds,
         )
     )
     return 0

@@ -19,7 +19,7 @@ from instructor.authoring import mistakes
 from instructor.errors import CourseError
 from instructor.paths import REPO_ROOT, SOLUTIONS, existing_assignments
 
-PARTS = [p.key for p in MODELS] + ["notebooks", "autograde", "class", "class-tools"]
+PARTS = [p.key for p in MODELS] + ["notebooks", "autograde", "class", "class-tools", "claims"]
 #: the course's catalogue of deliberate mistakes, which the class part grades
 MISTAKES = REPO_ROOT / "tests" / "mistakes"
 
@@ -38,6 +38,7 @@ class BenchRequest:
     against: str | None = None  # "torch": time the models against their PyTorch twins instead
     rounds: int = 3  # rounds of the comparison
     steps: int = 50  # interleaved steps per model per round
+    seeds: int = 5  # runs of each notebook in part claims
 
 
 def _catalogue(folder: Path, assignments: list[str]) -> dict[str, list[mistakes.Mistake]]:
@@ -57,6 +58,14 @@ def run(req: BenchRequest) -> dict:
     if req.jobs < 1:
         raise CourseError("--jobs takes a whole number of at least 1.")
     quiet = not sys.stderr.isatty()
+    if only == "claims":  # never part of a run of every part: it takes about an hour
+        from benchmarks.claims import RESULTS, bench_claims
+        from benchmarks.claims import table as claims_table
+
+        claims = bench_claims(req.seeds, out=req.json or RESULTS, quiet=False)
+        print("\n".join(claims_table(claims)))
+        print(f"wrote {req.json or RESULTS}")
+        return claims
     results: dict = {"machine": machine_info()}
     present = existing_assignments(SOLUTIONS)
     for part in MODELS:

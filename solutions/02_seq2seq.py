@@ -1218,9 +1218,9 @@ for j, length in enumerate(lengths):
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "beam_result_text", "locked": true, "schema_version": 3, "solution": false}
 # Read the table printed above. Expect about this: nothing changes up to about six digits, where greedy is already
-# right; from about seven to fifteen digits, width 3 removes roughly a third to a half of greedy's errors (around 15
-# digits, expect greedy around 0.6–0.75 and width 3 about 0.1 higher); width 5 is hardly better than width 3; and at 19 or 20
-# digits every width stays near 0.
+# right; from about seven to fifteen digits, width 3 removes roughly a fifth to two fifths of greedy's errors; width 5
+# is hardly better than width 3; and at 20 digits every width stays near 0. Where greedy starts to fail, and with it
+# the whole table, varies from run to run.
 #
 # Beam search only re-ranks outputs the decoder itself rates: it repairs outputs that were *nearly* right, where the
 # right digit was a close second at some step and greedy's wrong pick pulled the rest off course. Where the decoder's
@@ -1514,8 +1514,8 @@ for j, length in enumerate(lengths):
 # tokens right.
 #
 # On the left, expect the two models level on short sequences, the free-running one ahead from about eight digits,
-# and by 15 digits far ahead, often several times higher (read the printed table). The question below asks what
-# this plot can tell you about exposure bias.
+# and at 15 digits higher by about 0.2 to 0.5 (read the printed table). The question below asks what this plot can
+# tell you about exposure bias.
 #
 # Teacher forcing remains the usual way to train sequence models all the same: its inputs are known in advance,
 # which lets a Transformer compute every step of a sequence at once (notebook 04). One known remedy for exposure bias is *scheduled sampling*

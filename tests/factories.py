@@ -166,3 +166,49 @@ def assert_one_sentence_error(err: str) -> None:
     assert len(lines) == 1, err
     assert "Traceback" not in err
     assert lines[0].startswith("course ")
+
+
+#: nbgrader_config.py as `course init` wrote it before the settings became data (nbgrader_config.json): Python
+#: that held the values (and, earlier still, named course.* modules: see test_directory)
+OLDER_SETTINGS = """\"\"\"nbgrader configuration of the seqmodels course directory (written by `course init`).
+
+`course grade`, `export`, `feedback`, `formgrader` and nbgrader's own commands
+run in this folder (`nbgrader release_assignment`, `collect`, `generate_feedback`,
+`release_feedback`, the formgrader) all read this file, so they share one set of
+settings. Edit the values below, or run `course init` again with new options.
+\"\"\"
+
+from pathlib import Path
+
+from instructor.coursedir.due import read_due
+from instructor.settings import configure
+
+c = get_config()  # noqa: F821  (provided by traitlets when this file is loaded)
+# the course settings: course id, hidden tests stripped from every feedback path, sandboxed autograde
+configure(c, Path(__file__).resolve().parent)
+
+# where students fetch and submit (root's folders; students write only into inbound: docs/trust.md)
+c.Exchange.root = {exchange!r}
+# the gradebook (SQLite here, or postgresql://user@host/db)
+c.CourseDirectory.db_url = {db_url!r}
+# late work: this percent of the notebook's autograded points per day (or part of a day) late
+c.AssignLatePenalties.plugin_class = "instructor.coursedir.late.PercentPerDay"
+c.PercentPerDay.percent_per_day = {late_penalty!r}
+# due dates (UTC): data in due.json beside this file, which `course init --due` writes (on the hub the staff
+# may, while this file, which root runs, stays root's); `course grade` and `course release-to-exchange` copy them
+# into the gradebook
+c.DueDates.dates = read_due(Path(__file__).resolve().parent)
+# the course repository (a checkout holding solutions/) that `course release-to-exchange` and `course grade`
+# release and grade: never inside the installed package, which every student's server can read
+c.CourseRepository.root = {root!r}
+"""
+
+
+def older_course_dir(folder: Path, exchange: Path, late_penalty: float = 10.0) -> Path:
+    """A course directory as an older `course init` left it: its settings in nbgrader_config.py, no JSON."""
+    folder.mkdir(parents=True, exist_ok=True)
+    text = OLDER_SETTINGS.format(
+        exchange=str(exchange), db_url=f"sqlite:///{folder / 'gradebook.db'}", late_penalty=late_penalty, root=None
+    )
+    (folder / "nbgrader_config.py").write_text(text)
+    return folder

@@ -18,7 +18,7 @@ FLOORS = [
     ["reporting"],
     ["grading"],
     ["authoring"],
-    ["coursedir", "sandbox", "course_settings"],
+    ["coursedir", "sandbox"],
     ["cells", "errors", "kernels", "paths", "terminal"],
 ]
 RANK = {unit: len(FLOORS) - i for i, floor in enumerate(FLOORS) for unit in floor}
@@ -93,5 +93,5 @@ def test_the_floors_follow_the_pipeline():
     below the term's use cases, the settings that name no chain below authoring and those that wire the
     chains above reporting?"""
     assert RANK["authoring"] < RANK["grading"] < RANK["reporting"] < RANK["scheduling"] < RANK["term"]
-    assert RANK["course_settings"] < RANK["authoring"]
+    assert RANK["coursedir"] < RANK["authoring"]  # coursedir.nbgrader_settings: the settings that name no chain
     assert RANK["settings"] > RANK["reporting"]

@@ -14,7 +14,7 @@ import shutil
 import tomllib
 from pathlib import Path
 
-from instructor.course_settings import VALIDATE_WIDTH
+from instructor.coursedir.nbgrader_settings import VALIDATE_WIDTH
 from instructor.paths import REPO_ROOT
 
 #: The package the notebooks import, shipped whole.

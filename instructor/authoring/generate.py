@@ -21,7 +21,7 @@ from traitlets.config import Config
 from instructor.authoring.figures import write_figures
 from instructor.authoring.given import sync_given
 from instructor.authoring.text_form import write_text_form
-from instructor.course_settings import configure_course
+from instructor.coursedir.nbgrader_settings import configure_course
 from instructor.errors import CourseError
 from instructor.paths import existing_assignments, notebook_path
 

@@ -5,7 +5,7 @@
     solutions/<a>/  ->  <dir>/source/<a>/   (given cells synced with the repository; variants.json if it has variants)
                     ->  <dir>/release/<a>/  (nbgrader's student version, recorded in the gradebook)
                     ->  <dir>/releases/<a>/ (every release issued, kept: see coursedir.releases)
-    due dates of <dir>/nbgrader_config.py  ->  the gradebook
+    due dates of <dir>/due.json            ->  the gradebook
 
 Once submissions are recorded, nbgrader cannot add or remove graded cells of
 an assignment: :func:`into_course_dir` refuses that in one sentence, and names each

@@ -15,7 +15,7 @@ paths (<dir> = --course-dir, else $COURSE_DIR, else ~/seqmodels-grading):
   return it to students with `nbgrader release_feedback <a>` run in <dir>
 
 nbgrader's own `nbgrader generate_feedback` run in <dir>, and the formgrader's
-Generate Feedback button, use the same settings (<dir>/nbgrader_config.py).
+Generate Feedback button, use the same settings (<dir>/nbgrader_config.json, and the chains through nbgrader_config.py).
 
 what a page never shows: hidden tests (not in a cell, a traceback, or any
 output of a cell that ran them), reference-solution lines, live student HTML

@@ -16,8 +16,8 @@ HELP = "Start JupyterLab in the course directory with nbgrader's formgrader: han
 EXAMPLES = """\
 what it does:
   runs `jupyter lab` with <dir> as its folder, so nbgrader's formgrader reads
-  <dir>/nbgrader_config.py: the same gradebook, exchange and feedback settings
-  as `course` (Generate Feedback leaves the hidden tests out). Open the
+  <dir>/nbgrader_config.py and .json: the same gradebook, exchange and feedback
+  settings as `course` (Generate Feedback leaves the hidden tests out). Open the
   address with `?token=` that Jupyter prints (it logs you in), then
   http://<ip>:<port>/formgrader in the same browser, or Nbgrader > Formgrader
   in JupyterLab. Stop with Ctrl-C.

@@ -26,7 +26,7 @@ steps (one submission = one run of 2-4; a bad one never stops the rest):
      filesystem, memory/process/time/output limits) in quick mode;
   4. score outside the sandbox; flag code that reaches into the tests;
   5. record grades (late penalties and due dates of the course directory's
-     nbgrader_config.py; hand grades kept), outcome and log; print the table;
+     settings; hand grades kept), outcome and log; print the table;
      then `course export` and `course feedback`.
 
 the table: autograded = test-cell points; by hand = written-answer points

@@ -119,19 +119,19 @@ def add_arguments(p):
 
 def settings(args) -> config.HubSettings:
     where = directory.resolve(args.course_dir)
-    # root runs it as Python (here, and in the privileged path): refused before it is read if the staff could
-    # have written it (the course directory is theirs: a grader may replace it; issue 58)
-    settings_file = where / directory.CONFIG_NAME
+    # root reads them (here, and in the privileged path), and nbgrader runs the .py: refused before they are read
+    # if the staff could have written them (the course directory is theirs: a grader may replace them; issue 58)
     with pinned(where):  # the file checked is the file read (instructor.hub.pinned)
-        try:
-            read_trusted(settings_file, {0, os.geteuid()})
-        except FileNotFoundError:
-            pass  # not a course directory: CourseDir.at says so
-        except Untrusted as err:
-            raise CourseError(
-                f"{settings_file} could have been written by someone other than root ({err}): root runs it as "
-                f"Python; read it, then `chown root: {settings_file}` and `chmod 644` it."
-            ) from None
+        for settings_file in (where / directory.SETTINGS_NAME, where / directory.CONFIG_NAME):
+            try:
+                read_trusted(settings_file, {0, os.geteuid()})
+            except FileNotFoundError:
+                pass  # not a course directory (or an older one): CourseDir.at says so
+            except Untrusted as err:
+                raise CourseError(
+                    f"{settings_file} could have been written by someone other than root ({err}): root reads it for "
+                    f"the staff; read it, then `chown root: {settings_file}` and `chmod 644` it."
+                ) from None
         course_dir = CourseDir.at(where)
     hub_dir = (args.hub_dir or Path("/srv/course-hub") / COURSE_ID).resolve()
     return config.HubSettings(

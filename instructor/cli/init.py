@@ -10,14 +10,14 @@ from instructor.errors import CourseError, first_line
 from instructor.settings import COURSE_ID
 
 NAME = "init"
-HELP = (
-    "Create (or update) the course directory: nbgrader_config.py with the exchange, gradebook, late rule and due dates."
-)
+HELP = "Create (or update) the course directory: its settings (exchange, gradebook, late rule, due dates) as data."
 EXAMPLES = f"""\
 what it writes (<dir> = DIR, else ${directory.ENV}, else {directory.DEFAULT}; never inside the repository):
-  <dir>/nbgrader_config.py   course id {COURSE_ID!r}, Exchange.root, CourseDirectory.db_url, the late
-                             rule, and the course's feedback settings (no hidden tests); written only
-                             when it changes (on the hub it is root's: root runs it)
+  <dir>/nbgrader_config.json the settings, data: Exchange.root, CourseDirectory.db_url, the late rule's
+                             PercentPerDay.percent_per_day, CourseRepository.root (add other nbgrader
+                             settings there); written only when it changes (on the hub it is root's)
+  <dir>/nbgrader_config.py   one constant line for nbgrader's own commands: course id {COURSE_ID!r}, the
+                             course's grading and feedback chains (no hidden tests), the data above
   <dir>/due.json             the due dates, data the settings read: on the hub the staff move a date
                              without root (docs/hub.md)
   <exchange>/                as root: laid out as the course's (every folder root's, only inbound open
@@ -27,7 +27,7 @@ what it writes (<dir> = DIR, else ${directory.ENV}, else {directory.DEFAULT}; ne
                              an installed package carries no solutions, so name one there)
 
 Run again with new options to change them; options not given keep their value.
-Every `course` command and every nbgrader command run in <dir> reads this file.
+Every `course` command and every nbgrader command run in <dir> reads these files; `course` runs none.
 
 examples:
   course init ~/seqmodels-grading --exchange /srv/nbgrader/exchange --late-penalty 10 \\
@@ -113,7 +113,7 @@ def run(args) -> int:
         updated = []
     if updated:
         print(f"  due dates copied into the gradebook: {', '.join(updated)}")
-    print(f"settings: {course_path / directory.CONFIG_NAME}")
+    print(f"settings: {course_path / directory.SETTINGS_NAME}")
     if course_path != directory.resolve(None):
         print(f"name it once for every command: export {directory.ENV}={course_path}")
     return 0

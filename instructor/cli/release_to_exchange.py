@@ -15,8 +15,8 @@ EXAMPLES = """\
 steps:
   1. copy solutions/<a> into <dir>/source/<a> (given cells refreshed), generate
      <dir>/release/<a> and record it in the gradebook, with its due date;
-  2. run `nbgrader release_assignment <a>` in <dir> (its nbgrader_config.py
-     names the course id and the exchange).
+  2. run `nbgrader release_assignment <a>` in <dir> (its settings name the
+     course id and the exchange).
 
 then students run (their nbgrader needs the same exchange root):
   nbgrader fetch_assignment <a> --course seqmodels --Exchange.root=<exchange>

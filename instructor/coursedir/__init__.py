@@ -2,7 +2,7 @@
 
 ::
 
-    directory.py   where it is, `course init`, its nbgrader_config.py
+    directory.py   where it is, `course init`, its settings (data: nbgrader_config.json)
     course_dir.py  CourseDir: the directory opened once, and every place in it by name
     places.py      the one module that spells its folder and file names
     roster.py      the class list and the student-id rule

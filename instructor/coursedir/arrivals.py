@@ -37,7 +37,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, TypeAdapter
 
-from instructor.coursedir import places
+from instructor.coursedir import directory, places
 from instructor.coursedir.store import Store
 
 ARRIVALS = places.ARRIVALS
@@ -121,7 +121,7 @@ class Arrivals:
     @property
     def recording(self) -> bool:
         """Are arrivals kept (a course directory `course init` made)? Nothing is saved or sealed otherwise."""
-        return self.course_path is not None and (Path(self.course_path) / "nbgrader_config.py").is_file()
+        return self.course_path is not None and directory.is_course_dir(Path(self.course_path))
 
     def of(self, submission_dir: Path) -> str:
         """When the bytes now in ``submission_dir`` arrived: the recorded time while they are unchanged, else

@@ -2,8 +2,8 @@
 
 A command names the directory (``--course-dir``, ``$COURSE_DIR``, the
 default: :func:`instructor.coursedir.directory.resolve`) and opens it here
-once. What its ``nbgrader_config.py`` says (exchange, gradebook, late rule,
-due dates, the whole nbgrader configuration) and the gradebook's URL then
+once. What its settings say (``nbgrader_config.json`` and ``due.json``: exchange,
+gradebook, late rule, due dates, the whole nbgrader configuration) and the gradebook's URL then
 travel with the path; nothing below the command reads the file again or
 works the URL out again::
 
@@ -14,7 +14,8 @@ works the URL out again::
     course_dir.exchange        nbgrader's exchange root (students fetch and submit there)
     course_dir.releases        <dir>/releases/: every student version issued
     course_dir.result(s, a)    <dir>/results/<s>/<a>.json, and every other place (coursedir.places)
-    course_dir.config          the nbgrader Config the file builds, for nbgrader's own chains
+    course_dir.config          the nbgrader Config of those settings (the grading and feedback layers add
+                               their chains: grading.config, reporting.feedback.chain)
 
 It is frozen and plain data (paths, strings, a Config), so a Dask worker
 receives it whole with each task.
@@ -41,7 +42,7 @@ class CourseDir:
     settings: directory.Settings
     gradebook_url: str
     course_id: str = COURSE_ID
-    #: the whole nbgrader_config.py as nbgrader reads it (empty for a directory `course init` has not made yet)
+    #: the directory's nbgrader configuration, from its data (empty for a directory `course init` has not made yet)
     config: Config = field(default_factory=Config, repr=False, compare=False)
     #: ``--db URL`` as given (None: the directory's own setting), kept so that :meth:`init` keeps it
     given_db: str | None = field(default=None, repr=False)
@@ -127,7 +128,7 @@ class CourseDir:
 
     @property
     def exists(self) -> bool:
-        """True once `course init` has written the directory's nbgrader_config.py."""
+        """True once `course init` has written the directory's settings."""
         return directory.is_course_dir(self.path)
 
     def graded_gradebook(self) -> str:
@@ -161,7 +162,7 @@ class CourseDir:
         return cls(path, settings, db or settings.db_url, given_db=db)
 
     def init(self) -> CourseDir:
-        """Write the directory's nbgrader_config.py with `course init`'s defaults; the directory as then read."""
+        """Write the directory's settings with `course init`'s defaults; the directory as then read."""
         directory.init(self.path)
         return self._read(self.path, self.given_db)
 
@@ -173,7 +174,7 @@ class CourseDir:
 
     @classmethod
     def _read(cls, path: Path, db: str | None) -> CourseDir:
-        config = directory.load_config(path)  # the one read of nbgrader_config.py
+        config = directory.load_config(path)  # the one read of the settings
         settings = directory.settings_of(config, path)
         return cls(
             path=path,

@@ -2,9 +2,12 @@
 
 Everything a term produces lives here, never in the repository::
 
-    <dir>/nbgrader_config.py      the settings, read by `course` AND by nbgrader's own tools,
-                                  and where the course's sources are (a checkout holding solutions/)
-    <dir>/due.json                the due dates, data the settings read (instructor.coursedir.due)
+    <dir>/nbgrader_config.json    the settings, data: exchange, gradebook, late rule, the course repository (a
+                                  checkout holding solutions/), any other nbgrader setting; `course` reads
+                                  them without running anything (:func:`load_config`), nbgrader natively
+    <dir>/nbgrader_config.py      one constant line for nbgrader's own tools: the course's chains
+                                  (instructor.settings.configure_course_dir), the data above applied
+    <dir>/due.json                the due dates, data too (instructor.coursedir.due)
     <dir>/roster.csv              the class list (`course roster import`)
     <dir>/source/, release/       what `course grade` / `course release-to-exchange` generate
     <dir>/submitted/<s>/<a>/      what `nbgrader collect` copies from the exchange
@@ -16,8 +19,11 @@ It is named in one place: ``--course-dir``, else the environment variable
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
 import pwd
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -26,12 +32,19 @@ from traitlets.config.loader import PyFileConfigLoader
 
 from instructor.coursedir import due as course_due
 from instructor.coursedir import exchange as course_exchange
+from instructor.coursedir.data_file import NotData, read_data
+from instructor.coursedir.nbgrader_settings import configure_course
 from instructor.errors import CourseError
 from instructor.paths import COURSE_ID, REPO_ROOT
 
 ENV = "COURSE_DIR"
 DEFAULT = Path("~/seqmodels-grading")
 CONFIG_NAME = "nbgrader_config.py"
+#: the settings, as data (traitlets' JSON config: nbgrader reads it beside CONFIG_NAME, with priority)
+SETTINGS_NAME = "nbgrader_config.json"
+SETTINGS_LIMIT = 64 * 1024
+#: the late rule every course directory uses (its percent is a setting)
+LATE_RULE = "instructor.coursedir.late.PercentPerDay"
 #: where an earlier layout had what the settings file imports, and where it is now
 _MOVED = {
     "course.nbgrader_settings": "instructor.settings",
@@ -66,7 +79,7 @@ def _invoking_home() -> Path:
 
 
 def is_course_dir(course_path: Path) -> bool:
-    return (course_path / CONFIG_NAME).is_file()
+    return (course_path / SETTINGS_NAME).is_file() or (course_path / CONFIG_NAME).is_file()
 
 
 def require(course_path: Path) -> Path:
@@ -76,20 +89,45 @@ def require(course_path: Path) -> Path:
     return course_path
 
 
-def load_config(course_path: Path) -> Config:
-    """The directory's nbgrader configuration (its ``nbgrader_config.py``)."""
-    path = require(course_path) / CONFIG_NAME
-    if any(old in path.read_text(errors="replace") for old in _MOVED):
+def read_settings(course_path: Path) -> dict:
+    """The settings data of ``<course_path>/nbgrader_config.json`` (traitlets' JSON config: section -> name ->
+    value), checked on the open file (:mod:`instructor.coursedir.data_file`); nothing is run."""
+    path = require(course_path) / SETTINGS_NAME
+    try:
+        raw = read_data(path, SETTINGS_LIMIT)
+    except NotData as why:
         raise CourseError(
-            f"{path} was written by an older `course init`; run `course init {course_path}` "
-            "to bring it up to date (its settings are kept)."
+            f"{path} is not a file the course reads ({why}): run `course init {course_path}` to write it again."
+        ) from None
+    if raw is None:
+        raise CourseError(
+            f"{course_path / CONFIG_NAME} was written by an older `course init`, which kept the settings in it as "
+            f"Python; run `course init {course_path}` to bring it up to date (its settings are kept)."
         )
     try:
-        return PyFileConfigLoader(CONFIG_NAME, path=str(course_path)).load_config()
-    except CourseError:  # due.json refused: its own sentence
-        raise
-    except Exception as err:  # a syntax or name error in a hand-edited file
-        raise CourseError(f"{path} cannot be read ({type(err).__name__}: {err}).") from None
+        data = json.loads(raw)
+    except ValueError as err:
+        raise CourseError(f"{path} is not JSON ({err}): run `course init {course_path}` to write it again.") from None
+    if not isinstance(data, dict) or not all(
+        isinstance(section, str) and isinstance(values, dict) for section, values in data.items()
+    ):
+        raise CourseError(
+            f'{path} must map nbgrader\'s sections to their settings ({{"Exchange": {{"root": ...}}, ...}}): '
+            f"run `course init {course_path}` to write it again."
+        )
+    return data
+
+
+def load_config(course_path: Path) -> Config:
+    """The directory's nbgrader configuration, from data: the course's settings that name no chain, the
+    directory's own (:func:`read_settings`), the late rule and the due dates. Nothing of the directory is run;
+    the grading and feedback layers add their chains to it."""
+    data = read_settings(course_path)
+    c = configure_course(Config(), course_path)
+    c.merge(Config(data))
+    c.AssignLatePenalties.plugin_class = LATE_RULE
+    c.DueDates.dates = course_due.read_due(course_path)
+    return c
 
 
 # --------------------------------------------------------------------------- init
@@ -97,7 +135,7 @@ def load_config(course_path: Path) -> Config:
 
 @dataclass
 class Settings:
-    """What ``course init`` writes into the directory's nbgrader_config.py."""
+    """What ``course init`` writes into the directory's nbgrader_config.json (and due.json)."""
 
     exchange: Path
     db_url: str
@@ -118,6 +156,25 @@ def current_settings(course_path: Path) -> Settings | None:
     return settings_of(load_config(course_path), course_path)
 
 
+def _legacy_settings(course_path: Path) -> Settings | None:
+    """The settings an older `course init` kept as Python in nbgrader_config.py (None: no such file), read by
+    running it, as that layout did, to bring the directory up to date once."""
+    path = course_path / CONFIG_NAME
+    if (course_path / SETTINGS_NAME).is_file() or not path.is_file() or path.read_text() == CONFIG_TEXT:
+        return None
+    text = path.read_text()
+    for old, new in _MOVED.items():  # module names an even older layout wrote
+        text = text.replace(old, new)
+    if text != path.read_text():
+        path.write_text(text)
+    try:
+        return settings_of(PyFileConfigLoader(CONFIG_NAME, path=str(course_path)).load_config(), course_path)
+    except CourseError:  # due.json refused: its own sentence
+        raise
+    except Exception as err:  # a syntax or name error in a hand-edited file
+        raise CourseError(f"{path} cannot be read ({type(err).__name__}: {err}).") from None
+
+
 def settings_of(cfg: Config, course_path: Path) -> Settings:
     """The settings in the nbgrader configuration ``cfg`` of the course directory ``course_path``."""
     return Settings(
@@ -129,37 +186,31 @@ def settings_of(cfg: Config, course_path: Path) -> Settings:
     )
 
 
-CONFIG_TEMPLATE = '''"""nbgrader configuration of the seqmodels course directory (written by `course init`).
+def settings_data(settings: Settings, kept: dict | None = None) -> dict:
+    """The JSON of ``settings`` (traitlets' sections), on top of ``kept``: the other nbgrader settings an
+    instructor added to the file stay as they were."""
+    data = {section: dict(values) for section, values in (kept or {}).items()}
+    data.setdefault("Exchange", {})["root"] = str(settings.exchange)
+    data.setdefault("CourseDirectory", {})["db_url"] = settings.db_url
+    data.setdefault("PercentPerDay", {})["percent_per_day"] = settings.late_penalty
+    data.setdefault("CourseRepository", {})["root"] = str(settings.root) if settings.root else None
+    return data
 
-`course grade`, `export`, `feedback`, `formgrader` and nbgrader's own commands
-run in this folder (`nbgrader release_assignment`, `collect`, `generate_feedback`,
-`release_feedback`, the formgrader) all read this file, so they share one set of
-settings. Edit the values below, or run `course init` again with new options.
+
+CONFIG_TEXT = '''"""nbgrader's own commands read this file; `course init` writes it, always the same.
+
+The course directory's settings are data beside it: nbgrader_config.json
+(exchange, gradebook, late rule, the course repository, and any other nbgrader
+setting you add there) and due.json (due dates, `course init --due`). This
+line gives nbgrader's own commands the course's grading and feedback chains
+with those settings; `course` reads the data without running this file.
 """
 
 from pathlib import Path
 
-from instructor.coursedir.due import read_due
-from instructor.settings import configure
+from instructor.settings import configure_course_dir
 
-c = get_config()  # noqa: F821  (provided by traitlets when this file is loaded)
-# the course settings: course id, hidden tests stripped from every feedback path, sandboxed autograde
-configure(c, Path(__file__).resolve().parent)
-
-# where students fetch and submit (root's folders; students write only into inbound: docs/trust.md)
-c.Exchange.root = {exchange!r}
-# the gradebook (SQLite here, or postgresql://user@host/db)
-c.CourseDirectory.db_url = {db_url!r}
-# late work: this percent of the notebook's autograded points per day (or part of a day) late
-c.AssignLatePenalties.plugin_class = "instructor.coursedir.late.PercentPerDay"
-c.PercentPerDay.percent_per_day = {late_penalty!r}
-# due dates (UTC): data in due.json beside this file, which `course init --due` writes (on the hub the staff
-# may, while this file, which root runs, stays root's); `course grade` and `course release-to-exchange` copy them
-# into the gradebook
-c.DueDates.dates = read_due(Path(__file__).resolve().parent)
-# the course repository (a checkout holding solutions/) that `course release-to-exchange` and `course grade`
-# release and grade: never inside the installed package, which every student's server can read
-c.CourseRepository.root = {root!r}
+configure_course_dir(get_config(), Path(__file__).resolve().parent)  # noqa: F821  (traitlets provides get_config)
 '''
 
 
@@ -171,15 +222,20 @@ def _repository(root: Path) -> Path:
     return root
 
 
-def _update_names(course_path: Path) -> None:
-    """Rewrite the module names an earlier layout wrote into the settings file (values untouched)."""
-    path = course_path / CONFIG_NAME
-    if path.is_file():
-        text = path.read_text()
-        for old, new in _MOVED.items():
-            text = text.replace(old, new)
-        if text != path.read_text():  # an up-to-date file is not written: on the hub it is root's
-            path.write_text(text)
+def _write_whole(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` through a file beside it renamed into place: a reader never sees half of it.
+    The writer's own file, mode 0644 (``course hub`` makes it root's 0640 on the hub, as ``accounts.ROOT_ONLY``);
+    never written through a link (the rename replaces one)."""
+    fd, draft = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            os.fchmod(f.fileno(), 0o644)
+        os.replace(draft, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(draft)
+        raise
 
 
 def init(
@@ -200,9 +256,10 @@ def init(
         raise CourseError(f"{course_path} exists and is not a folder.")
     if course_path == REPO_ROOT or REPO_ROOT in course_path.parents:
         raise CourseError(f"{course_path} is inside the course repository: student work must never land there.")
-    _update_names(course_path)
-    old = current_settings(course_path) or Settings(
-        exchange=course_path / "exchange", db_url=f"sqlite:///{course_path / 'gradebook.db'}"
+    old = (
+        _legacy_settings(course_path)
+        or current_settings(course_path)
+        or Settings(exchange=course_path / "exchange", db_url=f"sqlite:///{course_path / 'gradebook.db'}")
     )
     if late_penalty is not None and not 0 <= late_penalty <= 100:
         raise CourseError("--late-penalty is a percent per day, from 0 to 100.")
@@ -226,26 +283,23 @@ def init(
                 f"folder as root (sudo mkdir -p {settings.exchange.parent}), then run `course init` again as "
                 "root, which lays the exchange out as the course's (root's; students write only into inbound)."
             ) from None
-    config = course_path / CONFIG_NAME
-    text = CONFIG_TEMPLATE.format(
-        exchange=str(settings.exchange),
-        db_url=settings.db_url,
-        late_penalty=settings.late_penalty,
-        root=str(settings.root) if settings.root else None,
-    )
+    kept = read_settings(course_path) if (course_path / SETTINGS_NAME).is_file() else {}
+    data = json.dumps(settings_data(settings, kept), indent=1, sort_keys=True) + "\n"
     try:
         course_path.mkdir(parents=True, exist_ok=True)
-        # the dates first: should the settings file then be refused, an older one holding dates still wins
+        # the dates first: should the settings be refused, older ones holding dates still win
         course_due.write_due(course_path, settings.due)
-        # written only when it changes: on the hub it is root's (root runs it), and moving a due date leaves it be
-        if not config.is_file() or config.read_text() != text:
-            if config.is_file() and not os.access(config, os.W_OK):
+        # each written only when it changes: on the hub both are root's, and moving a due date leaves them be
+        for path, text in ((course_path / SETTINGS_NAME, data), (course_path / CONFIG_NAME, CONFIG_TEXT)):
+            if path.is_file() and path.read_text() == text:
+                continue
+            if path.is_file() and not os.access(path, os.W_OK):
                 raise CourseError(
-                    f"{config} is root's (root runs it as code on the hub): run `course init` as root to change "
-                    "the exchange, gradebook, late rule or repository, or once to bring an older file up to date; "
-                    "due dates alone (`--due`) need no root."
+                    f"{path} is root's (root reads it on the hub): run `course init` as root to change the "
+                    "exchange, gradebook, late rule or repository, or once to bring an older course directory up "
+                    "to date; due dates alone (`--due`) need no root."
                 )
-            config.write_text(text)
+            _write_whole(path, text)
     except OSError as err:
         raise CourseError(f"cannot write the course directory {course_path} ({err.strerror or err}).") from None
     return settings

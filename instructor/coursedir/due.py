@@ -1,13 +1,12 @@
 """Due dates: data in the course directory's ``due.json``, read into its settings, copied into the gradebook.
 
-Why data beside ``nbgrader_config.py`` and not a line of it: on the hub root
-runs ``nbgrader_config.py`` as Python in the staff's privileged path, so that
-file stays root's alone (docs/hub.md, *Staff*) and an instructor could not
-move a due date (``course init --due`` failed on it with PermissionError). A
-privileged verb that rewrote the file for her would have root write, and then
-run, Python built from what staff typed. Here root runs only its own file,
-which reads ``due.json`` as JSON: a staff member who writes it can change the
-dates and nothing else. It is read on the open file (no link, a regular file
+Why a file of their own and not a line of the settings: on the hub the
+settings (``nbgrader_config.json``) name the exchange and the gradebook root
+writes, so they stay root's alone (docs/hub.md, *Staff*), and an instructor
+could not have moved a due date. A privileged verb that rewrote them for her
+would have root write settings built from what staff typed. Here every reader
+takes ``due.json`` as JSON: a staff member who writes it can change the dates
+and nothing else. It is read on the open file (no link, a regular file
 with one name, at most :data:`DUE_LIMIT` bytes), and every entry must be an
 assignment name and a date, or the settings are refused in one sentence.
 """
@@ -15,9 +14,7 @@ assignment name and a date, or the settings are refused in one sentence.
 from __future__ import annotations
 
 import json
-import os
 import re
-import stat
 from pathlib import Path
 
 from nbgrader.api import Gradebook
@@ -26,6 +23,7 @@ from traitlets import Dict
 from traitlets.config import Configurable
 
 from instructor.coursedir import atomic, gradebook
+from instructor.coursedir.data_file import NotData, read_data
 from instructor.errors import CourseError
 
 #: the due dates' file in the course directory: {assignment: "YYYY-MM-DD HH:MM:SS UTC"}
@@ -91,28 +89,20 @@ def apply_to_recorded(dates: dict[str, str], db_url: str) -> list[str]:
 def read_due(course_path: Path) -> dict[str, str]:
     """The due dates of ``<course_path>/due.json`` ({} when there is none), checked on the open file.
 
-    Root reads it (``nbgrader_config.py`` calls this) while staff may write
+    Root reads it (the settings' loader calls this) while staff may write
     it: a link, anything but a regular file with one name, more than
     :data:`DUE_LIMIT` bytes, or an entry that is not an assignment and a date
     is refused, never followed or parsed as anything but JSON.
     """
     path = Path(course_path) / DUE_NAME
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-    except FileNotFoundError:
-        return {}
-    except OSError as err:  # ELOOP: a link
+        data = read_data(path, DUE_LIMIT)
+    except NotData as why:
         raise CourseError(
-            f"{path} is not a file the course reads ({err.strerror}): write it with `course init --due`."
+            f"{path} is not a file the course reads ({why}): write it with `course init --due`."
         ) from None
-    with os.fdopen(fd, "rb") as f:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode) or info.st_nlink != 1 or info.st_size > DUE_LIMIT:
-            raise CourseError(
-                f"{path} is not a file the course reads (a regular file with one name, at most {DUE_LIMIT} "
-                "bytes): write it with `course init --due`."
-            )
-        data = f.read(DUE_LIMIT + 1)
+    if data is None:
+        return {}
     try:
         dates = json.loads(data)
     except ValueError:
@@ -120,7 +110,7 @@ def read_due(course_path: Path) -> dict[str, str]:
     good = isinstance(dates, dict) and all(
         isinstance(k, str) and _NAME.match(k) and isinstance(v, str) and len(v) < 100 for k, v in dates.items()
     )
-    if not good or len(data) > DUE_LIMIT:
+    if not good:
         raise CourseError(f"{path} must map assignment names to dates: write it with `course init --due`.")
     for when in dates.values():
         try:

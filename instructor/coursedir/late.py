@@ -4,8 +4,8 @@ nbgrader offers "no penalty" or "zero"; a course usually wants something in
 between. :class:`PercentPerDay` takes ``percent_per_day`` of the notebook's
 **autograded points** for every day (or part of a day) past the student's
 due date (an extension included), never more than those points. ``course
-init --late-penalty P`` writes it into the course directory's
-``nbgrader_config.py``, so ``course grade``, ``course extend`` and
+init --late-penalty P`` writes it into the course directory's settings
+(``nbgrader_config.json``), so ``course grade``, ``course extend`` and
 nbgrader's own ``autograde`` apply the same rule.
 
 The base is the points the autograder gave the test cells, nothing a person

@@ -34,8 +34,9 @@ from instructor.errors import CourseError
 LOGIN_DEFS = Path("/etc/login.defs")
 #: shells that let nobody log in
 NO_LOGIN = ("nologin", "false")
-#: files of the course directory that root reads as code or as who may do what: staff read them, root writes them
-ROOT_ONLY = ("nbgrader_config.py", "staff.csv")
+#: files of the course directory that root reads as settings (nbgrader runs the .py's one line) or as who may do
+#: what: staff read them, root writes them
+ROOT_ONLY = ("nbgrader_config.json", "nbgrader_config.py", "staff.csv")
 
 
 def exists(name: str) -> bool:
@@ -178,8 +179,8 @@ def share_course_dir(course_path: Path, gid: int) -> int:
 
     Folders become ``2770`` (setgid: what anyone of the group makes there
     keeps the group), files ``g+rw`` with nothing for others, all of group
-    ``gid``; :data:`ROOT_ONLY` files are root's ``0640`` (root runs
-    ``nbgrader_config.py`` as code in the privileged path) when root's, and
+    ``gid``; :data:`ROOT_ONLY` files are root's ``0640`` (root reads the
+    settings in the privileged path) when root's, and
     left as they are when not (never made root's: see ``course hub``'s
     checks). Links are not followed, and neither is a link swapped in while
     the walk runs (it goes by descriptor); a file with a second hard link, a

@@ -1,12 +1,13 @@
 """The course directory's top folder pinned (sticky) while root reads and runs its settings.
 
 On the hub the course directory is the staff group's (``2770``): each member
-may remove or rename any name at its top, root's ``nbgrader_config.py``
-included. Checking that file and then letting ``course`` or nbgrader load it
-by name left a gap: a grader who replaced it after the check had his own
-Python run as root (issue 58; ``tests/hub/test_privileged.py``). While pinned, the top
-folder has the sticky bit, so the kernel lets nobody but a file's owner (and
-root) rename or remove it: root's settings stay the file root checked. Staff
+may remove or rename any name at its top, root's settings
+(``nbgrader_config.json``, ``nbgrader_config.py``) included. Checking them
+and then letting ``course`` or nbgrader load them by name left a gap: a grader
+who replaced the ``.py`` after the check had his own Python run as root
+(issue 58; ``tests/hub/test_privileged.py``). While pinned, the top folder
+has the sticky bit, so the kernel lets nobody but a file's owner (and root)
+rename or remove it: root's settings stay the file root checked. Staff
 can still create and write files there (the gradebook's journal); replacing
 a file somebody else owns at the top (``due.json`` written by another
 account) fails until the step ends.

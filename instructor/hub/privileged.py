@@ -216,6 +216,29 @@ def _release_feedback(course_path: Path, assignment: str) -> int:
         )
 
 
+def _check_settings(course_path: Path) -> None:
+    """Refuse the step unless the course directory's settings are root's alone: the data (nbgrader_config.json,
+    which names the exchange and the gradebook root writes) and nbgrader_config.py, the one constant line of
+    ``course init`` (nbgrader runs it: root runs nothing else of the directory)."""
+    from instructor.coursedir.directory import CONFIG_NAME, CONFIG_TEXT, SETTINGS_NAME
+
+    for name in (SETTINGS_NAME, CONFIG_NAME):
+        path = course_path / name
+        try:
+            text = read_trusted(path, {0})
+        except (Untrusted, OSError) as err:
+            why = err if isinstance(err, Untrusted) else err.strerror
+            raise CourseError(
+                f"{path} is not root's alone ({why}): root reads it for the staff, so root must look at it and "
+                "make it root's again (`course hub` says how)."
+            ) from None
+        if name == CONFIG_NAME and text != CONFIG_TEXT:
+            raise CourseError(
+                f"{path} is not the line `course init` writes (the settings are data in {SETTINGS_NAME}): root "
+                "runs nothing else; run `course init` as root to write it again."
+            )
+
+
 def main(course_dir: str, group: str, argv: list[str], root: str | None = None, key: str | None = None) -> int:
     """Run one verb for a member of ``group`` on ``course_dir``, as root; the course directory re-shared after."""
     try:
@@ -226,20 +249,12 @@ def main(course_dir: str, group: str, argv: list[str], root: str | None = None, 
         course_path = Path(course_dir)
         if not course_path.is_absolute():
             raise CourseError(f"{course_dir} is not an absolute path: run `course hub` again.")
-        settings = course_path / "nbgrader_config.py"
         os.umask(0o002)  # group-writable with the folders' setgid group; others keep read (the sandbox reads as 65534)
         os.chdir("/")  # root's, not the course directory the staff write (the caller's folder was sudo's choice)
         # the top folder sticky from the check to the end of the step: the settings root checked are the ones
         # nbgrader and `course` load by name (a grader may otherwise swap them in between; issue 58)
         with pinned(course_path):
-            try:
-                read_trusted(settings, {0})
-            except (Untrusted, OSError) as err:
-                why = err if isinstance(err, Untrusted) else err.strerror
-                raise CourseError(
-                    f"{settings} is not root's alone ({why}): root runs it as Python, so root must look at it and "
-                    "make it root's again (`course hub` says how)."
-                ) from None
+            _check_settings(course_path)
             from instructor.hub.accounts import share_course_dir  # after the checks: a refused call costs no import
 
             where = ["--course-dir", course_dir, *(["--root", root] if root else [])]

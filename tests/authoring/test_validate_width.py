@@ -1,7 +1,7 @@
 """Students' Validate shows each failed check's message whole, as the course install and the bundle set it up.
 
 nbgrader 0.9.6 cuts every line of its report at ``Validator.width`` (default 90) and ends it in "...";
-the course sets the width (:data:`instructor.course_settings.VALIDATE_WIDTH`) in its own configuration and in
+the course sets the width (:data:`instructor.coursedir.nbgrader_settings.VALIDATE_WIDTH`) in its own settings and in
 the bundle's ``helpers/`` (``etc/jupyter/nbgrader_config.json``, which ``nbgrader validate`` and the
 Validate button's server extension both read from the environment's Jupyter config folder).
 """
@@ -21,7 +21,7 @@ from traitlets.config import Config
 
 from instructor.authoring.bundle_helpers import JUPYTER_CONFIG
 from instructor.cells import is_graded_test, visible_source
-from instructor.course_settings import VALIDATE_WIDTH
+from instructor.coursedir.nbgrader_settings import VALIDATE_WIDTH
 from instructor.paths import SOLUTIONS, existing_assignments, notebook_path
 from instructor.settings import configure
 from tests import factories

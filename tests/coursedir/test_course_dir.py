@@ -91,11 +91,12 @@ def test_a_bad_db_url_is_one_sentence(folder, opener):
 
 
 #: where the settings file may be read and the gradebook's URL worked out: the course directory's own modules
-READERS = {"instructor/coursedir/directory.py", "instructor/coursedir/course_dir.py"}
+#: the course directory's own modules, and the one line nbgrader runs (instructor.settings.configure_course_dir)
+READERS = {"instructor/coursedir/directory.py", "instructor/coursedir/course_dir.py", "instructor/settings.py"}
 
 
 def test_nothing_below_the_commands_reads_the_settings_or_works_out_the_url_again():
-    """Does no module but the course directory's own read nbgrader_config.py, or build the gradebook URL?"""
+    """Does no module but the course directory's own read its settings, or build the gradebook URL?"""
     pattern = re.compile(r"\b(load_config|current_settings|configured_db_url)\(|gradebook\.url\(|sqlite:///\{")
     offenders = sorted(
         f"{path.relative_to(REPO_ROOT)}:{n}"

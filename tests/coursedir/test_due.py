@@ -10,6 +10,7 @@ import pytest
 from instructor.coursedir import directory
 from instructor.coursedir.due import DUE_LIMIT, DUE_NAME, parse_due, read_due
 from instructor.errors import CourseError
+from tests.factories import older_course_dir
 
 
 @pytest.fixture
@@ -27,27 +28,27 @@ def test_the_dates_live_in_due_json_and_the_settings_read_them(folder):
 
 
 def test_moving_a_date_leaves_the_settings_file_unwritten(folder):
-    """Does `course init --due` touch only due.json when nothing else changes (the file root runs on the hub)?"""
-    settings = folder / directory.CONFIG_NAME
-    os.utime(settings, (0, 0))
+    """Does `course init --due` touch only due.json when nothing else changes (the settings are root's on the hub)?"""
+    written = [folder / directory.CONFIG_NAME, folder / directory.SETTINGS_NAME]
+    for path in written:
+        os.utime(path, (0, 0))
     directory.init(folder, due={"01_rnn": "2026-10-06 17:00:00 UTC", "02_seq2seq": "2026-10-19 17:00:00 UTC"})
-    assert settings.stat().st_mtime == 0
+    assert [path.stat().st_mtime for path in written] == [0, 0]
     assert directory.current_settings(folder).due == {
         "01_rnn": "2026-10-06 17:00:00 UTC",
         "02_seq2seq": "2026-10-19 17:00:00 UTC",
     }
 
 
-def test_an_older_settings_file_keeps_its_dates_and_is_moved(folder):
+def test_an_older_settings_file_keeps_its_dates_and_is_moved(tmp_path):
     """A file an older `course init` wrote holds its dates in Python: read as they are, moved to due.json."""
+    folder = older_course_dir(tmp_path / "cd", tmp_path / "ex")
     settings = folder / directory.CONFIG_NAME
-    (folder / DUE_NAME).unlink()
     older = settings.read_text().replace(
         "c.DueDates.dates = read_due(Path(__file__).resolve().parent)", "c.DueDates.dates = {'01_rnn': '2026-11-01'}"
     )
     assert older != settings.read_text()
     settings.write_text(older)
-    assert directory.current_settings(folder).due == {"01_rnn": "2026-11-01"}
     directory.init(folder)
     assert json.loads((folder / DUE_NAME).read_text()) == {"01_rnn": "2026-11-01"}
     assert "2026-11-01" not in settings.read_text()
@@ -62,7 +63,7 @@ def test_an_older_settings_file_keeps_its_dates_and_is_moved(folder):
         ('{"../etc": "2026-10-05"}', "must map assignment names to dates"),
         ('{"01_rnn": 5}', "must map assignment names to dates"),
         ('{"01_rnn": "next week"}', "'next week' is not a date"),
-        ("{}" + " " * DUE_LIMIT, "at most"),
+        ("{}" + " " * DUE_LIMIT, "more than"),
     ],
 )
 def test_a_due_file_that_is_not_dates_is_refused(tmp_path, text, says):

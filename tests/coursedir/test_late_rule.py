@@ -102,7 +102,8 @@ def test_the_penalty_follows_one_rule_in_every_order(graded, tmp_path, order):
     cd = tmp_path / "cd"
     shutil.copytree(source, cd)
     # the copy's settings name its own gradebook
-    (cd / "nbgrader_config.py").write_text((source / "nbgrader_config.py").read_text().replace(str(source), str(cd)))
+    settings = "nbgrader_config.json"
+    (cd / settings).write_text((source / settings).read_text().replace(str(source), str(cd)))
     assert _state(cd) == (pytest.approx(0.4), 2.0, LATE_SECONDS)  # the first grade: 2 days of 10 % of 2 points
     for event in order:
         EVENTS[event](cd, folder)

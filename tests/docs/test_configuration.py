@@ -84,28 +84,34 @@ def test_every_field_with_its_type_and_default():
             )
 
 
-def _template_settings() -> set[str]:
-    from instructor.coursedir.directory import CONFIG_TEMPLATE
+def _course_dir_settings(tmp_path) -> set[str]:
+    """The nbgrader settings a course directory's own data gives (load_config beyond the course's fixed ones)."""
+    from instructor.coursedir import directory
+    from instructor.coursedir.nbgrader_settings import configure_course
 
-    return set(re.findall(r"^c\.(\w+\.\w+) =", CONFIG_TEMPLATE, flags=re.M))
+    directory.init(tmp_path / "cd", exchange=tmp_path / "ex")
+    loaded = directory.load_config(tmp_path / "cd")
+    fixed = configure_course(Config(), tmp_path / "cd")
+    return {f"{s}.{t}" for s in loaded for t in loaded[s]} - {f"{s}.{t}" for s in fixed for t in fixed[s]}
 
 
-def test_every_nbgrader_setting_the_course_writes():
+def test_every_nbgrader_setting_the_course_writes(tmp_path):
     """Is every nbgrader setting the course writes on the page once (fixed, or a course directory's own)?"""
     from instructor.settings import configure
 
     applied = configure(Config(), Path("/course"))
-    written = {f"{section}.{trait}" for section in applied for trait in applied[section]} | _template_settings()
+    own_data = _course_dir_settings(tmp_path)
+    written = {f"{section}.{trait}" for section in applied for trait in applied[section]} | own_data
     fixed = {
         _code(r[0])
-        for r in _rows("traits set by instructor.settings.configure and instructor.coursedir.directory.CONFIG_TEMPLATE")
+        for r in _rows("traits set by instructor.settings.configure and instructor.coursedir.directory.load_config")
     }
     own = {_code(r[3]) for r in _rows("fields of instructor.coursedir.directory.Settings")}
     assert not fixed & own, f"listed twice: {fixed & own}"
     assert fixed | own == written, (
         f"in the code only {written - fixed - own}, on the page only {(fixed | own) - written}"
     )
-    assert own <= _template_settings(), f"not written by `course init`: {own - _template_settings()}"
+    assert own <= own_data, f"not written by `course init`: {own - own_data}"
 
 
 def test_every_option_named_exists():

@@ -109,7 +109,8 @@ def test_the_course_directory_is_roots_and_the_staffs(scratch):
     assert of(course_dir / "results" / "amy") == (0, gid, 0o2770)
     assert of(course_dir / "results" / "amy" / "01_rnn.json") == (0, gid, 0o660)
     assert of(course_dir / "roster.csv")[1:] == (gid, 0o660)
-    assert of(course_dir / "nbgrader_config.py") == (0, gid, 0o640)  # root runs it: staff only read it
+    assert of(course_dir / "nbgrader_config.py") == (0, gid, 0o640)  # nbgrader runs it as root: staff only read it
+    assert of(course_dir / "nbgrader_config.json") == (0, gid, 0o640)  # the settings root reads, where it writes
     assert of(course_dir / "staff.csv") == (0, gid, 0o640)  # who is admin: root's to change
     assert os.lstat("/etc/passwd").st_gid == 0  # the link was not followed
     assert accounts.share_course_dir(course_dir, gid) == 0  # a second run changes nothing

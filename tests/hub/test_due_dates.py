@@ -1,6 +1,6 @@
 """The instructor moves a due date on the hub, as herself, and root still runs only root's own file (issue 58).
 
-On the hub ``nbgrader_config.py`` is root's ``0640`` (root runs it as code in
+On the hub the settings are root's ``0640`` (root reads them in
 the staff's privileged path); ``course init --due`` as the instructor failed
 on it with PermissionError. The dates are now data in ``due.json``, which she
 writes and root's settings read as JSON, checked. A real instructor account
@@ -83,20 +83,22 @@ def test_the_instructor_moves_a_due_date_and_roots_file_stays_roots(hub):
     assert CourseDir.at(hub.course_dir).due == {"01_rnn": "2026-10-07 09:30:00 UTC"}
     with Gradebook(CourseDir.at(hub.course_dir).gradebook_url) as gb:
         assert str(gb.find_assignment("01_rnn").duedate) == "2026-10-07 09:30:00"
-    # the file root runs is untouched and still root's alone, as the privileged path requires
+    # the settings root reads are untouched and still root's alone, as the privileged path requires
     info = os.lstat(settings)
     assert (_digest(settings), info.st_uid, stat.S_IMODE(info.st_mode)) == (before, 0, 0o640)
+    data = os.lstat(hub.course_dir / directory.SETTINGS_NAME)
+    assert (data.st_uid, stat.S_IMODE(data.st_mode)) == (0, 0o640)
     due = os.lstat(hub.course_dir / "due.json")
     assert due.st_gid == hub.gid and due.st_mode & 0o060 == 0o060 and not due.st_mode & 0o007
 
 
-def test_the_instructor_cannot_change_what_root_runs(hub):
-    """A setting other than a due date is root's to change: one sentence, and the file is left as it was."""
-    settings = hub.course_dir / directory.CONFIG_NAME
-    before = _digest(settings)
+def test_the_instructor_cannot_change_what_root_reads(hub):
+    """A setting other than a due date is root's to change: one sentence, and the settings are left as they were."""
+    settings = [hub.course_dir / directory.SETTINGS_NAME, hub.course_dir / directory.CONFIG_NAME]
+    before = [_digest(path) for path in settings]
     done = as_instructor(hub, sys.executable, "-m", "instructor", "init", "--late-penalty", "50")
-    assert done.returncode != 0 and "is root's (root runs it as code on the hub)" in done.stderr, done
-    assert _digest(settings) == before
+    assert done.returncode != 0 and "is root's (root reads it on the hub)" in done.stderr, done
+    assert [_digest(path) for path in settings] == before
 
 
 def test_root_reads_no_link_the_staff_plant_as_due_dates(hub):

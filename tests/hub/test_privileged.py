@@ -108,14 +108,27 @@ def test_only_its_verbs_and_names(hub, args):
     assert done.returncode == 2 and "usage: course-privileged" in done.stderr, done
 
 
-def test_a_settings_file_staff_could_change_is_refused(hub):
-    settings = hub.course_dir / "nbgrader_config.py"
+@pytest.mark.parametrize("name", ["nbgrader_config.json", "nbgrader_config.py"])
+def test_a_settings_file_staff_could_change_is_refused(hub, name):
+    settings = hub.course_dir / name
     os.chmod(settings, 0o660)
     try:
         done = as_user(hub, GRADER, "sudo", "-n", str(hub.script), "collect", "01_rnn")
     finally:
         os.chmod(settings, 0o640)
-    assert done.returncode == 1 and "not root's alone" in done.stderr, done
+    assert done.returncode == 1 and f"{name} is not root's alone" in done.stderr, done
+
+
+def test_root_runs_no_line_of_nbgrader_config_py_but_course_inits(hub):
+    """nbgrader runs nbgrader_config.py: root's own file with a line added is refused too (issue 58)."""
+    settings = hub.course_dir / "nbgrader_config.py"
+    kept = settings.read_text()
+    settings.write_text(kept + "\nc.Exchange.root = '/tmp'\n")
+    try:
+        done = as_user(hub, GRADER, "sudo", "-n", str(hub.script), "collect", "01_rnn")
+    finally:
+        settings.write_text(kept)
+    assert done.returncode == 1 and "is not the line `course init` writes" in done.stderr, done
 
 
 def test_course_grade_in_a_staff_terminal_goes_through_it(hub):

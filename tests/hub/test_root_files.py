@@ -12,6 +12,7 @@ writing, root reads as ``course hub`` does; no sudo, no hub: seconds.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import stat
@@ -57,14 +58,15 @@ def shared():
 
 @pytest.fixture
 def hub(shared):
-    """The shared course, with root's ``staff.csv`` and ``nbgrader_config.py`` put back after each test."""
-    settings = shared.course_dir / "nbgrader_config.py"
-    kept = settings.read_bytes()
+    """The shared course, with root's ``staff.csv`` and settings put back after each test."""
+    settings = [shared.course_dir / name for name in ("nbgrader_config.json", "nbgrader_config.py")]
+    kept = [path.read_bytes() for path in settings]
     yield shared
-    for name in ("staff.csv", "nbgrader_config.py"):
-        (shared.course_dir / name).unlink(missing_ok=True)
+    for path in [shared.course_dir / "staff.csv", *settings]:
+        path.unlink(missing_ok=True)
     (shared.course_dir / "staff.csv").write_text(STAFF)
-    settings.write_bytes(kept)
+    for path, text in zip(settings, kept, strict=True):
+        path.write_bytes(text)
     accounts.share_course_dir(shared.course_dir, shared.gid)
 
 
@@ -97,12 +99,17 @@ def read_as_course_hub(hub):
     return hub_cli.settings(args)
 
 
-def test_a_graders_settings_file_never_runs_as_root(hub):
+@pytest.mark.parametrize("name", ["nbgrader_config.py", "nbgrader_config.json"])
+def test_a_graders_settings_file_never_runs_as_root(hub, name):
+    """A grader replaces a settings file root reads (the folder is the group's): his Python never runs as root,
+    and his data (an exchange of his choosing, where root would write) is refused before it is read."""
     mark = hub.scratch / "ran-as-root"
-    planted = f"\nimport os\nopen({str(mark)!r}, 'w').write(str(os.getuid()))\n"
-    swap = (
-        "cp nbgrader_config.py /tmp/$$.py && rm nbgrader_config.py && cp /tmp/$$.py nbgrader_config.py && "
-        f"rm /tmp/$$.py && printf %s {quote(planted)} >> nbgrader_config.py"
+    if name.endswith(".py"):
+        added = f"\nimport os\nopen({str(mark)!r}, 'w').write(str(os.getuid()))\n"
+    else:
+        added = json.dumps({"Exchange": {"root": str(hub.scratch / "his-exchange")}})
+    swap = f"cp {name} /tmp/$$ && rm {name} && cp /tmp/$$ {name} && rm /tmp/$$ && " + (
+        f"printf %s {quote(added)} >> {name}" if name.endswith(".py") else f"printf %s {quote(added)} > {name}"
     )
     done = as_user(GRADER, swap, hub.course_dir)
     assert done.returncode == 0, done  # the folder is the group's: he may replace the name
@@ -112,9 +119,9 @@ def test_a_graders_settings_file_never_runs_as_root(hub):
     except CourseError as err:
         refused = str(err)
     assert not mark.exists(), f"root ran the grader's nbgrader_config.py (uid {mark.read_text()})"
-    assert "could have been written by someone other than root" in refused, refused
+    assert f"{name} could have been written by someone other than root" in refused, refused
     assert GRADER in refused and "\n" not in refused, refused
-    assert os.lstat(hub.course_dir / "nbgrader_config.py").st_uid != 0  # never made root's
+    assert os.lstat(hub.course_dir / name).st_uid != 0  # never made root's
 
 
 @pytest.mark.parametrize("how", ["his own file", "a link"])

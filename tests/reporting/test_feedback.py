@@ -669,6 +669,7 @@ def test_a_class_of_pages_compiles_each_template_once(graded_class, monkeypatch)
     from instructor.coursedir.course_dir import CourseDir
     from instructor.grading.config import grading_config
     from instructor.reporting.feedback import template
+    from instructor.reporting.feedback.chain import add_feedback_chain
     from instructor.reporting.feedback.pages import feedback
 
     course, _ = graded_class
@@ -692,7 +693,7 @@ def test_a_class_of_pages_compiles_each_template_once(graded_class, monkeypatch)
     compiled.clear()
     page = files[0]
     student, assignment = page.relative_to(course / "feedback").parts[:2]
-    cfg = grading_config(CourseDir.at(course))
+    cfg = add_feedback_chain(grading_config(CourseDir.at(course)))  # as `course feedback` configures it
     api = NbGraderAPI(coursedir=CourseDirectory(config=cfg), config=cfg)
     assert api.generate_feedback(assignment, student, force=True)["success"]
     assert sorted(f for f in compiled if f is not None) == sorted(by_file)

@@ -1,8 +1,8 @@
 """The nbgrader preprocessor chain of the feedback pages, defined once.
 
 ``course feedback``, nbgrader's own ``generate_feedback`` and the
-formgrader's Generate Feedback button all run it (through
-:func:`instructor.settings.configure`).
+formgrader's Generate Feedback button all run it (:func:`add_feedback_chain`,
+through :func:`instructor.settings.configure` for nbgrader's own).
 
 A page shows the student's work and scores, never the hidden tests: not in a
 cell, not quoted in a traceback (nbgrader #917, #1363), not in anything
@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from nbconvert.preprocessors import CSSHTMLHeaderPreprocessor
 from nbgrader.preprocessors import GetGrades
+from traitlets.config import Config
 
 from instructor.grading.preprocessors.cap_output_bytes import CapOutputBytes
 from instructor.reporting.feedback.preprocessors.clear_hidden_tests import ClearHiddenTestsOfTests
@@ -29,6 +30,7 @@ from instructor.reporting.feedback.preprocessors.mark_pending import MarkPending
 from instructor.reporting.feedback.preprocessors.name_cells import NameGradedCells
 from instructor.reporting.feedback.preprocessors.shorten_tracebacks import ShortenTracebacks
 from instructor.reporting.feedback.preprocessors.withhold_leaks import WithholdLeaks
+from instructor.reporting.feedback.template import use_course_templates
 
 #: ExplainVerdicts and HideHiddenTestOutputs must see the hidden tests (and ExplainVerdicts the
 #: error outputs) before ClearHiddenTestsOfTests removes them; WithholdLeaks checks the final
@@ -48,3 +50,9 @@ FEEDBACK = [
     WithholdLeaks,
     CSSHTMLHeaderPreprocessor,
 ]
+
+
+def add_feedback_chain(c: Config) -> Config:
+    """The feedback chain and the course's page templates on ``c``."""
+    c.GenerateFeedback.preprocessors = FEEDBACK
+    return use_course_templates(c)

@@ -20,6 +20,7 @@ from instructor.coursedir import directory, places
 from instructor.coursedir.course_dir import CourseDir
 from instructor.errors import CourseError, first_line
 from instructor.grading.config import grading_config
+from instructor.reporting.feedback.chain import add_feedback_chain
 
 
 def feedback(course_dir: CourseDir, log=print) -> tuple[list[Path], list[str]]:
@@ -29,7 +30,7 @@ def feedback(course_dir: CourseDir, log=print) -> tuple[list[Path], list[str]]:
     if not autograded.is_dir():
         raise CourseError(f"{course_path} has nothing autograded yet: run `course grade` first.")
     directory.require(course_path)  # `course feedback` opens a folder `course init` may not have made
-    cfg = grading_config(course_dir)
+    cfg = add_feedback_chain(grading_config(course_dir))
     api = NbGraderAPI(coursedir=CourseDirectory(config=cfg), config=cfg)
     failures = []
     for student_dir in sorted(p for p in autograded.iterdir() if p.is_dir() and not p.is_symlink()):

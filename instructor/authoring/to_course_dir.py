@@ -31,6 +31,7 @@ from instructor.authoring.given import synced
 from instructor.authoring.variants import uses_variants, write_variants
 from instructor.coursedir import directory, due, gradebook, places, releases
 from instructor.coursedir.course_dir import CourseDir
+from instructor.coursedir.tree_copy import copy_tree
 from instructor.errors import CourseError, first_line
 from instructor.paths import notebook_path
 
@@ -79,6 +80,10 @@ def into_course_dir(course_dir: CourseDir, repo_root: Path, assignments: list[st
     ]
 
 
+#: the largest file of a student version released (the course's data files are well under it)
+RELEASED_FILE_LIMIT = 100 * 2**20
+
+
 def release_to_exchange(
     course_dir: CourseDir, repo_root: Path, assignments: list[str], force: bool = False, log=print
 ) -> Path:
@@ -97,8 +102,14 @@ def release_to_exchange(
                 log(change)
             command = [sys.executable, "-m", "nbgrader", "release_assignment", name, f"--CourseDirectory.root={folder}"]
             # run in an empty folder, the course directory named: nbgrader puts its working folder first on
-            # sys.path, and on the hub the staff write the course directory while root releases (issue 58)
+            # sys.path, and on the hub the staff write the course directory while root releases (issue 58); what
+            # it copies into the exchange comes from a copy of release/<a> of this run's own (coursedir.tree_copy)
             with tempfile.TemporaryDirectory(prefix="course-release-") as empty:
+                own = Path(empty) / "release"
+                (own / name).mkdir(parents=True)
+                for line in copy_tree(course_dir.release(name), own / name, RELEASED_FILE_LIMIT):
+                    log(f"  {line}")
+                command.append(f"--CourseDirectory.release_directory={own}")
                 done = subprocess.run(
                     command + (["--force"] if force else []), cwd=empty, capture_output=True, text=True
                 )

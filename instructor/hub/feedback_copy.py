@@ -16,18 +16,17 @@ from __future__ import annotations
 
 import errno
 import os
-import stat
 from pathlib import Path
 
 from instructor.coursedir.atomic import open_folder
 from instructor.coursedir.roster import is_student_id
+from instructor.coursedir.tree_copy import copy_file_at
 
 #: the largest file copied (a feedback page with its figures is well under it)
 MAX_BYTES = 20 * 2**20
 #: what nbgrader's release_feedback reads in each student's folder, besides the pages (``*.html``)
 RECORDS = ("timestamp.txt", "submission_secret.txt")
 _DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
-_FILE = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 
 
 def copy_feedback(course_dir: Path, assignment: str, into: Path) -> list[str]:
@@ -80,7 +79,7 @@ def _copy_student(feedback: int, student: str, assignment: str, into: Path) -> l
         target = into / student / assignment
         target.mkdir(mode=0o700, parents=True)
         for name in names:
-            why = _copy_file(inner, name, target / name)
+            why = copy_file_at(inner, name, target / name, MAX_BYTES)
             if why:
                 left_out.append(f"{where}/{name}: {why}, left out")
     finally:
@@ -92,26 +91,3 @@ def _folder_error(err: OSError) -> str:
     if err.errno in (errno.ELOOP, errno.ENOTDIR):
         return "not a folder of its own (a link or a file)"
     return err.strerror or "cannot be opened"
-
-
-def _copy_file(folder: int, name: str, to: Path) -> str:
-    """Copy ``name`` of the open ``folder`` to ``to``; returns why it was not copied ('' when it was)."""
-    try:
-        fd = os.open(name, _FILE, dir_fd=folder)
-    except OSError as err:
-        return "a link" if err.errno == errno.ELOOP else err.strerror or "cannot be opened"
-    with os.fdopen(fd, "rb") as source:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            return "not a regular file"
-        if info.st_nlink != 1:
-            return "a file with other names elsewhere (a hard link)"
-        if info.st_size > MAX_BYTES:
-            return f"over {MAX_BYTES:,} bytes"
-        data = source.read(MAX_BYTES + 1)
-    if len(data) > MAX_BYTES:  # it grew since fstat
-        return f"over {MAX_BYTES:,} bytes"
-    made = os.open(to, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
-    with os.fdopen(made, "wb") as out:
-        out.write(data)
-    return ""

@@ -77,3 +77,32 @@ def test_the_cause_is_nbgraders_own_line():
     )
     assert nbgrader_cause(raised) == "PermissionError: [Errno 13] Permission denied: '/srv/ex/seqmodels'"
     assert nbgrader_cause(subprocess.CompletedProcess([], 2, "", "")) == "exit status 2"
+
+
+def test_what_lands_in_the_exchange_is_copied_without_following_a_link(course_repo, tmp_path, monkeypatch, capsys):
+    """A link a grader slips into release/<a> after the student version is made (the staff write the course
+    directory while root releases) must not take a file of root's into the exchange, where every student reads
+    (issue 58): nbgrader releases from a copy of the run's own, made by descriptor, and the link is named."""
+    from instructor.authoring import to_course_dir
+    from instructor.coursedir.course_dir import CourseDir
+    from instructor.coursedir.directory import init
+
+    secret = tmp_path / "roots-alone.txt"
+    secret.write_text("ROOT-SECRET")
+    cd, exchange = tmp_path / "cd", tmp_path / "exchange"
+    init(cd, exchange=exchange, root=course_repo)
+    made = to_course_dir.into_course_dir
+
+    def and_a_link_planted(course_dir, repo_root, names):
+        changes = made(course_dir, repo_root, names)
+        for name in names:
+            (course_dir.release(name) / "notes.txt").symlink_to(secret)
+        return changes
+
+    monkeypatch.setattr(to_course_dir, "into_course_dir", and_a_link_planted)
+    lines: list[str] = []
+    to_course_dir.release_to_exchange(CourseDir.at(cd), course_repo, ["01_toy"], log=lines.append)
+    released = exchange / "seqmodels" / "outbound" / "01_toy"
+    assert (released / "01_toy.ipynb").is_file()
+    assert not (released / "notes.txt").exists(), "root copied the grader's link into the exchange"
+    assert "  01_toy/notes.txt: a link, left out" in lines, lines

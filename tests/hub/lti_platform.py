@@ -119,16 +119,13 @@ class _Launch(MessageLaunchAbstract):
         )
 
 
-@dataclass
-class Platform:
-    """The platform, serving on 127.0.0.1; ``tool`` (the hub's base URL) is set once the hub runs."""
+class OnLocalhost:
+    """What both test platforms share: their key pair, their server on 127.0.0.1 and the launch settings of
+    lti13.json (the dataclasses below hold ``private_key``, ``public_key`` and ``server``)."""
 
-    people: dict[str, Person]
-    tool: str = ""
-    private_key: str = ""
-    public_key: str = ""
-    server: ThreadingHTTPServer | None = None
-    launches: list[dict[str, Any]] = field(default_factory=list)
+    private_key: str
+    public_key: str
+    server: ThreadingHTTPServer | None
 
     def __post_init__(self) -> None:
         self.private_key, self.public_key = _pem_pair()
@@ -138,8 +135,8 @@ class Platform:
         assert self.server is not None
         return f"http://127.0.0.1:{self.server.server_address[1]}"
 
-    def hub_settings(self) -> dict[str, Any]:
-        """What an instructor copies from the LMS into ``<hub dir>/lti13.json``."""
+    def launch_settings(self) -> dict[str, Any]:
+        """What an instructor copies from the LMS into ``<hub dir>/lti13.json`` for launches."""
         return {
             "issuer": self.base,
             "client_id": [CLIENT_ID],
@@ -147,6 +144,31 @@ class Platform:
             "authorize_url": f"{self.base}/authorize",
             "jwks_endpoint": f"{self.base}/jwks",
         }
+
+    def serve(self, handler: type[BaseHTTPRequestHandler]) -> None:
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def stop(self) -> None:
+        if self.server is not None:
+            self.server.shutdown()
+            self.server.server_close()
+
+
+@dataclass
+class Platform(OnLocalhost):
+    """The platform, serving on 127.0.0.1; ``tool`` (the hub's base URL) is set once the hub runs."""
+
+    people: dict[str, Person]
+    tool: str = ""
+    private_key: str = ""
+    public_key: str = ""
+    server: ThreadingHTTPServer | None = None
+    launches: list[dict[str, Any]] = field(default_factory=list)
+
+    def hub_settings(self) -> dict[str, Any]:
+        """What an instructor copies from the LMS into ``<hub dir>/lti13.json``."""
+        return self.launch_settings()
 
     def config(self, fault: str = "") -> _Config:
         return _Config(
@@ -218,11 +240,5 @@ class Platform:
                 self.end_headers()
                 self.wfile.write(body)
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.serve(Handler)
         return self
-
-    def stop(self) -> None:
-        if self.server is not None:
-            self.server.shutdown()
-            self.server.server_close()

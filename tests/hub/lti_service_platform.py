@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import threading
 import urllib.parse
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -46,7 +45,7 @@ from lti1p3platform.request import Request, TRequest
 from lti1p3platform.score import UpdateScoreStatus
 from lti1p3platform.service_connector import AssignmentsGradesService, NamesRoleProvisioningService, TPage
 
-from tests.hub.lti_platform import CLIENT_ID, DEPLOYMENT_ID, _Config, _pem_pair
+from tests.hub.lti_platform import CLIENT_ID, DEPLOYMENT_ID, OnLocalhost, _Config
 
 CONTEXT = Context(id="seqmodels-2026", label="SEQ", title="Sequence models")
 
@@ -59,7 +58,7 @@ class _HttpRequest(Request):
 
 
 @dataclass
-class ServicePlatform:
+class ServicePlatform(OnLocalhost):
     """Token, NRPS and AGS on 127.0.0.1; ``members`` are NRPS member objects; ``tool_jwks`` the tool's key set."""
 
     members: list[dict[str, Any]]
@@ -78,22 +77,10 @@ class ServicePlatform:
     refuse: UpdateScoreStatus | None = None
     _ids: Any = field(default_factory=lambda: itertools.count(1))
 
-    def __post_init__(self) -> None:
-        self.private_key, self.public_key = _pem_pair()
-
-    @property
-    def base(self) -> str:
-        assert self.server is not None
-        return f"http://127.0.0.1:{self.server.server_address[1]}"
-
     def hub_settings(self) -> dict[str, Any]:
         """lti13.json, with the services' URLs."""
         return {
-            "issuer": self.base,
-            "client_id": [CLIENT_ID],
-            "deployment_id": [DEPLOYMENT_ID],
-            "authorize_url": f"{self.base}/authorize",
-            "jwks_endpoint": f"{self.base}/jwks",
+            **self.launch_settings(),
             "token_url": f"{self.base}/token",
             "memberships_url": f"{self.base}/memberships",
             "lineitems_url": f"{self.base}/lineitems",
@@ -283,11 +270,5 @@ class ServicePlatform:
 
             do_GET = do_POST = do_PUT = do_DELETE = _serve
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.serve(Handler)
         return self
-
-    def stop(self) -> None:
-        if self.server is not None:
-            self.server.shutdown()
-            self.server.server_close()

@@ -6,9 +6,9 @@
 # - build batches for a toy task: read a sequence of digits and write it back in reverse order;
 # - write a simple-cell recurrent neural network (RNN) with MyGrad and MyNN, vectorised over the batch;
 # - train it with a whole-sequence accuracy as our yardstick, and measure that accuracy for every length;
-# - find out why it fails beyond one or two digits, which is the reason for the encoder–decoder model of the next notebook;
-# - follow its gradient back through time, see when gradients vanish or explode, and meet the gated cell (GRU) that
-#   keeps them alive.
+# - find out why it fails beyond a single digit, which is the reason for the encoder–decoder model of the next notebook;
+# - follow its gradient back through time, see when gradients vanish or explode, and meet the gated cell (GRU),
+#   whose gates can learn to keep them alive.
 #
 # Shapes use one vocabulary throughout the course: `T` time steps, `N` sequences in a batch,
 # `C` entries in an input one-hot vector, `D` entries in the hidden state, `K` output classes.
@@ -19,7 +19,7 @@ import numpy as np
 import mygrad as mg
 import matplotlib.pyplot as plt
 
-from course.layers import dense  # MyNN's dense; its forward pass one operation (course.ops.affine)
+from course.layers import dense  # MyNN's dense layer (the course's faster drop-in)
 from mynn.optimizers.adam import Adam
 from mygrad.nnet import glorot_normal, softmax_crossentropy
 
@@ -226,7 +226,8 @@ assert all(np.array_equal(a, b) for a, b in zip(first, second)), "np.random.seed
 # %% [markdown] nbgrader={"grade": false, "grade_id": "rnn_text", "locked": true, "schema_version": 3, "solution": false}
 # ## Part B: a simple-cell RNN (3 points)
 #
-# At step $t$ the cell mixes the new input with its previous state, then reads out scores:
+# This is the simple (Elman, or *vanilla*) RNN. At step $t$ the cell mixes the new input with its previous state,
+# then reads out scores:
 #
 # $$
 # h_t = \tanh\!\big(x_t W_{xh} + h_{t-1} W_{hh} + b\big), \qquad y_t = h_t W_{hy} + b_y, \qquad t = 1, \dots, T,
@@ -517,7 +518,8 @@ assert np.allclose(h.data, h1_ref, atol=1e-5), \
 # MyGrad's `softmax_crossentropy` wants scores of shape $(M, K)$ and labels of shape $(M,)$: merge the time
 # and batch axes with a `reshape`, which keeps each score row next to its own label.
 #
-# A reversal is only right when every token is right, so the accuracy counts whole sequences:
+# A reversal is only right when every token is right, so the accuracy counts whole sequences (*exact-match*
+# accuracy):
 #
 # $$
 # \text{accuracy} = \frac{1}{N} \sum_{n=1}^{N} \prod_{t=1}^{T} \Big[\operatorname*{arg\,max}_k\, y_{t,n,k} = \text{target}_{t,n}\Big].
@@ -826,6 +828,10 @@ assert np.allclose(acc, one_wrong), "when one sequence of each batch is wrong, t
 # have the same length, so the batch accuracy jumps to 1 whenever a batch of one-digit sequences comes along.
 # Training runs inside `mg.mem_guard_off`, which skips MyGrad's memory guarding and makes each step much faster.
 #
+# The notebook runs in one of two modes: *full mode*, your own run, with the numbers in `SETTINGS`, and *quick
+# mode*, the short run the grader uses (or `COURSE_QUICK=1`), where `pick(full=..., quick=...)` takes the small
+# number so that every cell ends in seconds.
+#
 # The cell prints a progress line every 30 s (steps done, time per step, time left) and its whole time at the
 # end. The 3000 steps take under a minute on a laptop, and a few minutes on a machine that other work keeps busy.
 # To try other settings, change them in `SETTINGS`, the one cell the training reads.
@@ -916,9 +922,9 @@ for L, a in zip(lengths, accuracies):
 #
 # - 1 point: at step $t$ the RNN has read only $x_1, \dots, x_t$ but must already write $d_{T-t}$, a digit it
 #   has not read yet for the first half of the target, so there it can only guess (one time in ten).
-# - 1 point: this is a limit of the architecture, not of training: more steps or a larger $D$ cannot help; the
-#   model has to read the whole input before writing (an encoder, then a decoder). The bound
-#   $10^{-\lfloor L/2 \rfloor}$ is welcome but not required. So is the reason it falls below that bound from
+# - 1 point: either that this is a limit of the architecture, not of training (more steps or a larger $D$ cannot
+#   help), or the remedy, reading the whole input before writing (an encoder, then a decoder): either earns it.
+#   The bound $10^{-\lfloor L/2 \rfloor}$ is welcome but not required. So is the reason it falls below that bound from
 #   $L = 3$ on: which digit is due depends on the length, which it learns only at the end marker.
 # - No point for "vanishing gradients" or "too small a model" alone: they do not explain why one digit is always
 #   right and two almost never.
@@ -1048,7 +1054,8 @@ for label, g in norms.items():
 # 1. Train on sequences of exactly two digits (`seq_len_min = seq_len_max = 2` in `SETTINGS`). Before you run
 #    it, use your answer to Part E to predict the accuracy; then measure it with `accuracy_by_length`.
 # 2. Change the task to copying: the target is the digits in their own order, then `<E>`. Train and measure
-#    the accuracy for every length. Why can a plain RNN learn this one, and where does it still break down?
+#    the accuracy for every length. Why can a plain RNN learn this one at every length, when it could not learn
+#    the reversal?
 # 3. Double $D$ to 200. Which changes more: the time a training step takes (time it) or the accuracy by length?
 # 4. How many learnable numbers does `RNN` hold? Write the count in terms of $C$, $D$ and $K$, then check it
 #    against `sum(p.size for p in model.parameters)` for the trained model.

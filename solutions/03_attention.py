@@ -17,7 +17,7 @@ import numpy as np
 import mygrad as mg
 import matplotlib.pyplot as plt
 
-from course.layers import dense  # MyNN's dense; its forward pass one operation (course.ops.affine)
+from course.layers import dense  # MyNN's dense layer (the course's faster drop-in)
 from course.recurrent import RNN  # notebook 01's RNN, its loop over time one operation
 from mynn.optimizers.adam import Adam
 from mygrad.nnet import glorot_normal, softmax_crossentropy
@@ -36,7 +36,7 @@ setup_backend()
 # and `one_hot_encode_prediction` and `Seq2Seq` from notebook 02. Run it.
 #
 # `RNN` comes from `course.recurrent`, imported in the first cell, as in notebook 02: notebook 01's reference with its
-# loop over time done by one MyGrad operation, `course.ops.tanh_recurrence`.
+# input layer and loop over time done by one MyGrad operation, `course.ops.tanh_rnn`.
 
 # %% course={"given": ["01_rnn:generate_batch", "01_rnn:loss_and_accuracy", "01_rnn:accuracy_by_length", "02_seq2seq:one_hot_encode_prediction", "02_seq2seq:seq2seq"]} nbgrader={"grade": false, "grade_id": "given_code", "locked": true, "schema_version": 3, "solution": false} tags=["library"]
 # Given code from earlier assignments (locked).
@@ -269,7 +269,7 @@ class Seq2Seq:
 # The product $H^e W_\alpha$ does not depend on $t$. Compute it **once** per batch, right after the encoder, and reuse it
 # at every decoder step.
 #
-# Time is axis 0 and the batch axis 1, as always. The three quantities then have these shapes:
+# Time is axis 0 and the batch axis 1, as always. The five quantities then have these shapes:
 #
 # | quantity | shape | how |
 # |---|---|---|
@@ -1092,10 +1092,10 @@ sequence_explorer(
 #
 # - 1 point: an anti-diagonal of (nearly) one-hot rows, and the column named as the picture shows it: one to the right
 #   of the digit written, $j = T - t + 1$, with the `<S>` row on `<E>`. If the student's own picture lines up on the
-#   digit's column ($j = T - t$), accept that when the answer matches their picture.
+#   digit's column ($j = T - t$), accept that too. The graded notebook shows only the quick-mode run's picture, so
+#   take the student's description of their own full run at its word when it hangs together.
 # - 1 point: why that state helps (it has read the digit to write, one step earlier or at that step, and hands it over
 #   directly rather than through $h^e_T$), and the main diagonal for copying.
-# - Half a point off for "step $t$ reads the digit it writes" when the picture shows the `<S>` row on `<E>`.
 #
 # ### END MARK SCHEME
 

@@ -59,6 +59,8 @@ def run(req: BenchRequest) -> dict:
         raise CourseError("--jobs takes a whole number of at least 1.")
     quiet = not sys.stderr.isatty()
     if only == "claims":  # never part of a run of every part: it takes about an hour
+        if req.seeds < 1:
+            raise CourseError("--seeds takes a whole number of at least 1.")
         from benchmarks.claims import RESULTS, bench_claims
         from benchmarks.claims import table as claims_table
 

@@ -8,8 +8,8 @@
 # In this notebook, we:
 #
 # - turn a step's scores into the next input of a decoder (greedy decoding);
-# - build a **Seq2Seq** model: an *encoder* RNN reads the digits into its last hidden state, and a *decoder* RNN
-#   started from that state writes the reversal one token at a time;
+# - build a **Seq2Seq** model (Sutskever, Vinyals and Le, 2014; Cho et al., 2014): an *encoder* RNN reads the digits
+#   into its last hidden state, and a *decoder* RNN started from that state writes the reversal one token at a time;
 # - train it on the reversal task of notebook 01 and measure its whole-sequence accuracy for every length;
 # - train it again with *teacher forcing*, its decoder reading the true previous tokens instead of its own
 #   guesses, and see *exposure bias* in what follows a first mistake;
@@ -40,10 +40,9 @@ setup_backend()
 # `START_TOKEN = 10` (`<S>`) and `END_TOKEN = 11` (`<E>`). Run it; it is locked.
 #
 # The class `RNN` is imported in the first cell, from `course.recurrent`. It is notebook 01's reference `RNN`
-# (the same layers, weights, call and `parameters`) with one change: its loop over the $T$ steps is a single MyGrad
-# operation, `course.ops.tanh_recurrence`, whose backward pass (backpropagation through time) is written by
-# hand. It computes the same states as your loop, and training here takes about a quarter less time
-# (`RNN??` shows its code).
+# (the same layers, weights, call and `parameters`) with one change: its input layer and its loop over the $T$
+# steps are a single MyGrad operation, `course.ops.tanh_rnn`, whose backward pass (backpropagation through time)
+# is written by hand. It computes the same states as your loop, only faster (`RNN??` shows its code).
 #
 # Two facts about `RNN` matter here. A call `rnn(x, h)` with `x` of shape $(T, N, C)$ and a start state `h`
 # of shape $(1, N, D)$ returns the scores $(T, N, K)$ and the states $h_1, \dots, h_T$ as $(T, N, D)$.
@@ -728,9 +727,9 @@ for length in (5, 17, 17):
 # ## Part C: beam search (3 points)
 #
 # Greedy decoding commits to one token per step and never takes it back. One wrong pick, as in the long reversals
-# above, costs the whole sequence, and the wrong token is also the next step's input. Often the right token was a
-# close second at that step, and the model itself would have rated the right output as a whole more likely. Its probability of an output $s_1, \dots, s_T$ is a product over the steps, so its
-# **log-probability** is a sum:
+# above, costs the whole sequence, and the wrong token is also the next step's input. Sometimes the model itself
+# rated the right output more likely as a whole: a *search error*, which a wider search can repair. The
+# probability of an output $s_1, \dots, s_T$ is a product over the steps, so its **log-probability** is a sum:
 #
 # $$
 # \log p(s_1, \dots, s_T \mid x) = \sum_{t=1}^{T} \log p(s_t \mid s_1, \dots, s_{t-1}, x), \qquad
@@ -738,7 +737,8 @@ for length in (5, 17, 17):
 # $$
 #
 # The second formula is the **log-softmax** of the step's scores (`mg.nnet.logsoftmax`). Raw scores are not
-# log-probabilities: their scale differs from step to step and from one partial output to another.
+# log-probabilities: each step's carry their own offset, the $\log \sum$ term, which differs from step to step and
+# from one partial output to another.
 #
 # Checking all $K^T$ outputs is out of reach ($12^{21}$ for 20 digits). **Beam search** keeps the $B$ most likely
 # partial outputs (the *beam*, $B$ its width). At each step it extends every one of them by each of the $K$ tokens,
@@ -763,7 +763,7 @@ for length in (5, 17, 17):
 # | quantity | shape | meaning |
 # |---|---|---|
 # | `total` | $(N, B)$ | the summed log-probability of each kept output |
-# | `tokens` | $(t, N, B)$ | the tokens each kept output has written so far |
+# | `tokens` | $(t, N, B)$ | the tokens each kept output has written in the $t$ steps so far (at first $t = 0$) |
 # | `h` | $(1, N B, D)$ | each kept output's decoder state |
 # | `candidates` | $(N, B K)$ | `(total[:, :, None] + log_p).reshape(N, B * K)`, with `log_p` reshaped to $(N, B, K)$ first |
 #

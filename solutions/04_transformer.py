@@ -1,14 +1,14 @@
 # %% [markdown] nbgrader={"grade": false, "grade_id": "intro", "locked": true, "schema_version": 3, "solution": false}
 # # Notebook 4: Transformers — decrypting a Vigenère cipher
 #
-# The recurrent models of the earlier notebooks read a sequence one step at a time, carrying a hidden state along. A Transformer has none: every position reads every other one through attention, all at once, and a positional encoding tells it the order. Here a small Transformer learns, from pairs of encrypted and plain messages alone, to decrypt text encrypted with one fixed Vigenère key. It never sees the key, so what it learns is that one key. Messages longer than 24 symbols are decrypted in pieces, each starting at the key's first symbol, as training messages do.
+# The earlier notebooks' recurrent models read a sequence one step at a time. A Transformer has none: every position reads every other one through attention, all at once, and a positional encoding tells it the order. Here a small Transformer learns, from pairs of encrypted and plain messages alone, to decrypt text encrypted with one fixed Vigenère key. It never sees the key, so what it learns is that one key. Messages longer than 24 symbols are decrypted in pieces, each starting at the key's first symbol, as training messages do.
 #
 # In this notebook, we
 #
 # - build scaled dot-product attention, one head and then many, the masks that keep it off padding and the future, the residual connection with layer normalisation, and the encoder and decoder layers;
 # - add the sinusoidal positional encoding and a variant made for this cipher, and assemble an encoder–decoder Transformer;
 # - train it with teacher forcing and a loss that ignores padding, decrypt held-out text greedily, and test what it has learned;
-# - look at what every attention head of the trained model reads.
+# - look at what each trained attention head reads.
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "intro_picture_text", "locked": true, "schema_version": 3, "solution": false}
 # The whole model, which Part I assembles from the parts before it:
@@ -36,7 +36,7 @@ import matplotlib.pyplot as plt
 
 import mygrad as mg
 from mygrad.nnet import glorot_normal, relu, softmax_crossentropy
-from course.layers import dense  # MyNN's dense; its forward pass one operation (course.ops.affine)
+from course.layers import dense  # MyNN's dense layer (the course's faster drop-in)
 from mynn.optimizers.adam import Adam
 
 from course import ops
@@ -1258,11 +1258,11 @@ assert np.array_equal(mask, want), "causal_mask is wrong for random lengths"
 # %% [markdown] nbgrader={"grade": false, "grade_id": "add_and_norm_text", "locked": true, "schema_version": 3, "solution": false}
 # ## Part E: residual connection and layer normalisation (3 points)
 #
-# Each sub-layer (an attention or a feed-forward network) is wrapped the same way. Its output $x_\text{new}$ is added to its input $x_\text{old}$, a *residual connection*: the sub-layer only learns a change, and through the sum the gradient reaches the input without passing through the sub-layer. The sum is normalised over its $d$ features:
+# Each sub-layer (attention or feed-forward) is wrapped the same way. Its output $x_\text{new}$ is added to its input $x_\text{old}$, a *residual connection*: the sub-layer only learns a change, and through the sum the gradient reaches the input without passing through the sub-layer. The sum is normalised over its $d$ features:
 #
 # $$x = x_\text{old} + x_\text{new}, \qquad \mu = \frac{1}{d}\sum_{j=1}^{d} x_j, \qquad \sigma^2 = \frac{1}{d}\sum_{j=1}^{d} (x_j - \mu)^2, \qquad \text{out} = g \odot \frac{x - \mu}{\sqrt{\sigma^2 + \varepsilon}} + b .$$
 #
-# Each position of each sequence is normalised on its own, over the last axis. The gain $g$ and shift $b$ (shape (d,), float32) start at ones and zeros and are learned; $\varepsilon = 10^{-5}$ (`EPS`) goes *under* the root, so a constant vector ($\sigma^2 = 0$) comes out as $b$. By hand: $x = (2, 2, 2, 6)$ has μ = 3 and σ² = 3, so with $g = 1$, $b = 0$ the output is $(-1, -1, -1, 3) / \sqrt{3} \approx (-0.577, -0.577, -0.577, 1.732)$.
+# Each position is normalised on its own, over the last axis. The gain $g$ and shift $b$ (shape (d,), float32) start at ones and zeros and are learned; $\varepsilon = 10^{-5}$ (`EPS`) goes *under* the root, so a constant vector ($\sigma^2 = 0$) comes out as $b$. By hand: $x = (2, 2, 2, 6)$ has μ = 3 and σ² = 3, so with $g = 1$, $b = 0$ the output is $(-1, -1, -1, 3) / \sqrt{3} \approx (-0.577, -0.577, -0.577, 1.732)$.
 #
 # Write `ResidualConnectionAndLayerNorm`, with attributes `gain` and `bias`.
 
@@ -3371,7 +3371,7 @@ assert calls == want_calls, "expected one encoder run (model.encode, once per ba
 # Expect a plateau: the loss first falls to about what can be guessed without the key (letter frequencies, and in English the letters before), stays there for several hundred steps, then drops steeply, and the accuracy climbs towards 100 %.
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "teacher_forcing_text", "locked": true, "schema_version": 3, "solution": false}
-# **Teacher forcing.** Notebook 02's Seq2Seq trained free running, reading its own guesses, and its Part E measured teacher forcing against that. This decoder reads the true plain text, *teacher forcing*, and the causal mask makes that sound and parallel. Sound, because position $i$ reads the true symbols before it, never the one it must predict: what it reads when decrypting, if its earlier guesses are right. Parallel, because the mask gives each position its own view of one input, so one pass trains all $t$ predictions, where an RNN takes $t$ steps. The price is 02's *exposure bias*, which costs little here: each plain symbol follows from its cipher symbol and position alone, and half the training messages are random symbols, so a wrong symbol in the prefix is nothing new. The accuracies plotted are teacher-forced: per real character, and per message.
+# **Teacher forcing.** Notebook 02's Seq2Seq trained free running, reading its own guesses, and its Part E measured teacher forcing against that. This decoder reads the true plain text, *teacher forcing*, and the causal mask makes that sound and parallel. Sound, because position $i$ reads the true symbols before it, never the one it must predict: what it reads when decrypting, if its earlier guesses are right. Parallel, because the mask gives each position its own view of one input, so one pass trains all $t$ predictions, where an RNN takes $t$ steps. The price is 02's *exposure bias*, which costs little here: each plain symbol follows from its cipher symbol and its position alone, and in the random half of the messages the symbols before give no clue to the next, so a wrong one there does little harm. The accuracies plotted are teacher-forced: per real character, and per message.
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "training_promise_text", "locked": true, "schema_version": 3, "solution": false}
 # **What full mode promises.** Trained in full mode (2000 steps), most runs leave the plateau and decrypt held-out messages almost perfectly (below); some fall short of that, and some are still on it at the end. If yours falls short, retrain with other seeds (both of the training cell). That takes about a minute on a laptop, several on a busy machine (a float64 constant, such as a Python float, slows every step); the cell prints its progress every 30 s. Your own code draws its weights in another order: your plateau and figures will differ. Once it works, try other sizes, heads or rates, or corpus text alone (`"random_share": 0`).
@@ -3546,7 +3546,7 @@ for name, (secrets, plain, piece) in tests.items():
 # %% [markdown] nbgrader={"grade": false, "grade_id": "encodings_text", "locked": true, "schema_version": 3, "solution": false}
 # ## Standard or quarter turn?
 #
-# The cell below trains the model of `SETTINGS` twice, from the same initial weights on the same batches, once with each encoding of Part H, for the first `pick(full=1200, quick=2)` steps of the main run's schedule, then decrypts the same 300 held-out messages of 1–48 symbols with each. Both sit on the plateau for a while; what differs is how soon each leaves it. Often the quarter turn is ahead, sometimes the standard one, and sometimes both are still on the plateau: compare the two in your own run. Both runs take a minute or two on a laptop.
+# The cell below trains the model of `SETTINGS` twice, from the same initial weights on the same batches, once with each encoding of Part H, for the first 1,200 steps of the main run's schedule (2 in quick mode), then decrypts the same 300 held-out messages of 1–48 symbols with each. Both sit on the plateau for a while; what differs is how soon each leaves it. Often the quarter turn is ahead, sometimes the standard one, and sometimes both are still on the plateau: compare the two in your own run. Both runs take a minute or two on a laptop.
 
 # %% tags=["slow"]
 n_compare = pick(full=1200, quick=2)  # training steps per encoding
@@ -3665,13 +3665,13 @@ cipher_explorer(encrypt=lambda m: cipher(m, KEY), decrypt=lambda c: decrypt_with
 # *Model answer.*
 # 1. Mostly cipher position $i$, the same position: the $i$-th plain symbol is the $i$-th cipher symbol shifted back by key symbol $i \bmod 4$, so the cipher symbol the output needs sits at that one source position; which key symbol to subtract follows from the position, and the key itself is in the weights. In the picture of the trained model this shows as a bright diagonal in at least one head; other heads may spread their weight, and the padded keys get none.
 # 2. From the positional encoding: it is added to every input vector, and its fastest pair (quarter turn) repeats every 4 positions, so $i \bmod 4$ (which key symbol applies) can be read off each position's vector. The encoder's self-attention, which sees its inputs as a set, could not tell positions apart without it; the decoder's causal mask gives only a weak count (exercise 6).
-# 3. It would lean on the language: it would "correct" rare words, names and typos towards frequent English spellings, and fail on messages that are not English prose (random letters, codes, abbreviations), more so on short messages, where there is little context and the start and end look unlike training text.
+# 3. It would lean on the language: it would "correct" rare words, names and typos towards frequent English spellings, and fail on messages that are not English prose (random letters, codes, abbreviations), more so on short messages, where there is little context to lean on.
 #
 # *Rubric (4 points).*
 # - Question 1 (2 points): 1 point for the same position $i$ (a bright diagonal in the picture); 1 point for the reason: one cipher symbol and one key symbol decide each output symbol, so attention can read that cipher symbol at its own source position, wherever it sits, without carrying it through a state.
 # - Question 2 (1 point): the positional encoding supplies $i \bmod 4$ (the quarter turn's fastest pair repeats every 4 positions; with the standard encoding, accept any account of how a layer can work $i \bmod 4$ out of its features); no point for "attention" alone.
 # - Question 3 (1 point): a concrete failure of a language-trained model on non-prose or unusual text, and where it shows.
-# - Half points where an answer has the idea but not its reason; answers that cite their own attention picture correctly get the credit even when it shows a different but explained pattern.
+# - Half points where an answer has the idea but not its reason; answers that describe another pattern in their own full run, and explain it, get the credit (the graded notebook shows only the quick-mode run's maps).
 #
 # ### END MARK SCHEME
 
@@ -3681,7 +3681,7 @@ cipher_explorer(encrypt=lambda m: cipher(m, KEY), decrypt=lambda c: decrypt_with
 # %% [markdown] nbgrader={"grade": false, "grade_id": "attention_suits_text", "locked": true, "schema_version": 3, "solution": false}
 # ## Why attention suits this cipher
 #
-# Plain symbol $i$ depends on two things only: cipher symbol $i$, and which key symbol applies at position $i$. Attention reads cipher symbol $i$ straight from its own position, for every position at once, where 02's encoder–decoder must squeeze it through one state. (Even 01's plain RNN could learn this cipher, which goes position by position, by counting $i \bmod 4$; attention earns its keep when the symbol needed is far away or out of order, as in 02's reversal.) The cell below checks your answer to question 1: the share of each encoder–decoder head's weight on the query's own position (the diagonal of the maps), over held-out messages. Expect at least one head close to 1.
+# Plain symbol $i$ depends on two things only: cipher symbol $i$, and which key symbol applies at position $i$. Attention reads cipher symbol $i$ straight from its own position, for every position at once, where 02's encoder–decoder must squeeze it through one state. (Even 01's plain RNN could learn this cipher, which goes position by position, by counting $i \bmod 4$; attention earns its keep when the symbol needed is far away or out of order, as in the reversal, which 03's attention solved.) The cell below checks your answer to question 1: the share of each encoder–decoder head's weight on the query's own position (the diagonal of the maps), over held-out messages. Expect at least one head close to 1.
 
 # %%
 # the share of each encoder-decoder head's weight on the query's own position, averaged over held-out messages
@@ -3705,8 +3705,8 @@ print(f"the most: {on_own.max():.2f} of a head's weight on cipher symbol i")
 # 3. **Pre-LN.** Write a `PreNormResidual` computing $x + \operatorname{sublayer}(\operatorname{Norm}(x))$ (the sub-layer passed in as a function), use it in both layer classes, with one more `Norm` after each stack, and train. Compare the loss curves with post-LN's, then again with the rate five times higher for both.
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "exercises_more_text", "locked": true, "schema_version": 3, "solution": false}
-# 4. **Beam search.** Write a beam search for `Transformer.decode`, as notebook 02 did for Seq2Seq: keep the k best partial plain texts by the sum of their log-probabilities. With k = 4, does it ever beat greedy decoding on held-out messages? What does that say about the model's confidence?
-# 5. **More heads or wider heads?** With d = 29, train with `n_head` = 1, 2, 4 and 7 ($d_k$ = 29, 14, 7, 4). Then widen d to 32 and 64 by padding the one-hot vectors with zeros. Which helps more, and how do the pictures change?
+# 4. **Beam search.** Write a beam search for `Transformer.decode`, as notebook 02 did for Seq2Seq: keep the $B$ best partial plain texts by the sum of their log-probabilities. With $B = 4$, does it ever beat greedy decoding on held-out messages? What does that say about the model's confidence?
+# 5. **More heads or wider heads?** With d = 29, train with `n_head` = 1, 2, 4 and 7 ($d_k$ = 29, 14, 7, 4). Then pad the one-hot vectors with zeros to d = 32 and 64. Which helps more, and how do the pictures change?
 # 6. **Any key.** Give each message its own random key of 3 to 6 symbols, and the model the key too, at the front of the source behind a separator token of its own (`N_SYMBOLS` becomes 30). The model must now learn decryption rather than one key. Does the quarter turn still help when the key's period varies, and what would an encoding with several short periods look like? Then train with no position at all (a positional encoder whose `__call__` returns zeros): what does the model get right, and why can the causal mask still tell a few positions apart?
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "recap", "locked": true, "schema_version": 3, "solution": false}

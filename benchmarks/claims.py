@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import copy
 import json
-import os
 import re
 import time
 from collections.abc import Callable
@@ -28,13 +27,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
-from nbclient import NotebookClient
 from nbformat.v4 import new_code_cell
-from traitlets.config import Config
 
 from benchmarks.machine import load_average, machine_info
 from instructor.cells import read, tags
-from instructor.kernels import kernel_transport
+from instructor.kernels import execute_in
 from instructor.paths import REPO_ROOT, SOLUTIONS, notebook_path
 
 REGISTRY = REPO_ROOT / "benchmarks" / "claims.toml"
@@ -140,26 +137,9 @@ def run_notebook(assignment: str, seed: int, timeout: int = 3600, quick: bool = 
     ``quick``: in quick mode instead, to try the probes in seconds (its figures prove nothing)."""
     nb = seeded_notebook(assignment, seed)
     path = notebook_path(assignment, SOLUTIONS)
-    env = {k: v for k, v in os.environ.items() if k != "COURSE_QUICK"}
-    env["OPENBLAS_NUM_THREADS"] = "1"
-    if quick:
-        env["COURSE_QUICK"] = "1"
-    saved = dict(os.environ)
-    os.environ.clear()
-    os.environ.update(env)
+    env = {"OPENBLAS_NUM_THREADS": "1", **({"COURSE_QUICK": "1"} if quick else {})}
     start = time.perf_counter()
-    try:
-        NotebookClient(
-            nb,
-            timeout=timeout,
-            kernel_name="python3",
-            allow_errors=True,
-            config=kernel_transport(Config()),
-            resources={"metadata": {"path": str(path.parent)}},
-        ).execute()
-    finally:
-        os.environ.clear()
-        os.environ.update(saved)
+    execute_in(nb, path.parent, env, timeout, drop=("COURSE_QUICK",))
     seconds = time.perf_counter() - start
     errors = [
         f"cell {i}: {o.get('ename')}: {o.get('evalue')}"

@@ -7,16 +7,12 @@ tests); student work runs in :mod:`instructor.sandbox`.
 from __future__ import annotations
 
 import copy
-import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from nbclient import NotebookClient
-from traitlets.config import Config
-
 from instructor.cells import grade_id, is_graded_test, tags, task_of
-from instructor.kernels import kernel_transport
+from instructor.kernels import execute_in
 
 #: The environment of a quick-mode run (CI, nbval, demo, tests).
 QUICK_ENV = {"COURSE_QUICK": "1", "OPENBLAS_NUM_THREADS": "1"}
@@ -63,22 +59,8 @@ def run_trial(nb, cwd: Path, skip_tags=(), env: dict | None = None, timeout: int
     nb = copy.deepcopy(nb)
     kept = [i for i, c in enumerate(nb.cells) if not set(tags(c)) & set(skip_tags)]
     nb.cells = [nb.cells[i] for i in kept]
-    saved = dict(os.environ)
-    os.environ.update(QUICK_ENV if env is None else env)
     start = time.perf_counter()
-    try:
-        client = NotebookClient(
-            nb,
-            timeout=timeout,
-            kernel_name="python3",
-            allow_errors=True,
-            config=kernel_transport(Config()),
-            resources={"metadata": {"path": str(cwd)}},
-        )
-        client.execute()
-    finally:
-        os.environ.clear()
-        os.environ.update(saved)
+    execute_in(nb, cwd, QUICK_ENV if env is None else env, timeout)
     run = TrialRun(seconds=time.perf_counter() - start)
     run.cells = [result_of(i, cell) for i, cell in zip(kept, nb.cells, strict=True) if cell.cell_type == "code"]
     return run

@@ -19,17 +19,16 @@ It is named in one place: ``--course-dir``, else the environment variable
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import pwd
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from traitlets.config import Config
 from traitlets.config.loader import PyFileConfigLoader
 
+from instructor.coursedir import atomic
 from instructor.coursedir import due as course_due
 from instructor.coursedir import exchange as course_exchange
 from instructor.coursedir.data_file import NotData, read_data
@@ -222,22 +221,6 @@ def _repository(root: Path) -> Path:
     return root
 
 
-def _write_whole(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a file beside it renamed into place: a reader never sees half of it.
-    The writer's own file, mode 0644 (``course hub`` makes it root's 0640 on the hub, as ``accounts.ROOT_ONLY``);
-    never written through a link (the rename replaces one)."""
-    fd, draft = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-            os.fchmod(f.fileno(), 0o644)
-        os.replace(draft, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(draft)
-        raise
-
-
 def init(
     course_path: Path,
     exchange: Path | None = None,
@@ -299,7 +282,7 @@ def init(
                     "exchange, gradebook, late rule or repository, or once to bring an older course directory up "
                     "to date; due dates alone (`--due`) need no root."
                 )
-            _write_whole(path, text)
+            atomic.write_own(path, text, 0o644)  # `course hub` makes it root's 0640 (accounts.ROOT_ONLY)
     except OSError as err:
         raise CourseError(f"cannot write the course directory {course_path} ({err.strerror or err}).") from None
     return settings

@@ -8,19 +8,20 @@ grades only students on it (or on ``--roster FILE``, read the same way).
 from __future__ import annotations
 
 import csv
-import os
+import io
 import re
-import stat
 from pathlib import Path
 
 from nbgrader.api import Gradebook
 
-from instructor.coursedir.atomic import open_folder
+from instructor.coursedir.data_file import NotData, read_data
 from instructor.errors import CourseError
 from instructor.terminal import bidi_marks
 
 ROSTER_NAME = "roster.csv"
 ROSTER_COLUMNS = ["id", "first_name", "last_name", "email"]
+#: the largest roster.csv read (a class of thousands is well under it)
+ROSTER_LIMIT = 4 * 2**20
 _STUDENT_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@-]*$")
 #: what a student id may hold, in words
 STUDENT_ID_RULE = "letters, digits, _ . @ - only"
@@ -82,27 +83,20 @@ def ids(path: Path) -> set[str]:
 def roster(course_path: Path) -> set[str] | None:
     """The ids on the course directory's roster, or None if no roster was imported.
 
-    Read as root reads the staff's course directory on the hub: the folder reached without following a link
-    planted in it, the file opened without following one (a link is refused: it could make root read and
-    pass on a file of root's) and read only if it is a regular file (a FIFO would stall the reader).
+    Read as root reads the staff's course directory on the hub (:mod:`instructor.coursedir.data_file`): a
+    link in its place is refused (it could make root read a file of root's and pass its lines on), and so is
+    anything but a regular file with one name (a FIFO would stall the reader).
     """
     path = course_path / ROSTER_NAME
     try:
-        folder = open_folder(course_path)
-    except FileNotFoundError:
+        data = read_data(path, ROSTER_LIMIT)
+    except NotData as why:
+        raise CourseError(
+            f"{path} is not a file the course reads ({why}): import the class again with `course roster import`."
+        ) from None
+    if data is None:
         return None
-    try:
-        fd = os.open(ROSTER_NAME, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=folder)
-    except FileNotFoundError:
-        return None
-    except OSError as err:
-        raise CourseError(f"{path} cannot be read ({err.strerror}): the roster must be a file, not a link.") from None
-    finally:
-        os.close(folder)
-    with os.fdopen(fd, newline="", encoding="utf-8-sig") as f:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise CourseError(f"{path} is not a regular file: the roster must be one.")
-        return {r["id"] for r in _rows(f, path)}
+    return {r["id"] for r in _rows(io.StringIO(data.decode("utf-8-sig"), newline=""), path)}
 
 
 def import_roster(course_path: Path, source: Path, db_url: str) -> tuple[int, int]:

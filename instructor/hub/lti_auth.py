@@ -6,8 +6,6 @@ What it adds, and why: :mod:`instructor.hub.lti` (which ``course hub`` imports; 
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -19,6 +17,7 @@ from ltiauthenticator.lti13.handlers import LTI13CallbackHandler, LTI13ConfigHan
 from tornado.web import HTTPError
 from traitlets import Set, Unicode
 
+from instructor.coursedir.atomic import write_own
 from instructor.hub.lti import DEPLOYMENT_CLAIM, MAX_AGE, RANKS, ROLES_CLAIM, lms_rank, public_jwks
 
 
@@ -119,15 +118,7 @@ class CourseLTI13Authenticator(LTI13Authenticator):
         """Write the spent nonces whole (a file beside it, renamed into place), readable by the hub alone."""
         if not self.spent_nonces_file:
             return
-        path = Path(self.spent_nonces_file)
-        fd, draft = tempfile.mkstemp(prefix=".spent-nonces.", dir=path.parent)  # mode 0600
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                json.dump(self._spent, f)
-            os.replace(draft, path)
-        except BaseException:
-            os.unlink(draft)
-            raise
+        write_own(Path(self.spent_nonces_file), json.dumps(self._spent), 0o600)
 
     def get_handlers(self, app):
         return [*super().get_handlers(app), ("/lti13/jwks", JWKSHandler)]

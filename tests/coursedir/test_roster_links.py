@@ -30,7 +30,7 @@ def test_a_link_in_place_of_the_roster_is_refused(tmp_path):
     secret.write_text("id\nroot-only-line\n")
     (tmp_path / "cd").mkdir()
     (tmp_path / "cd" / ROSTER_NAME).symlink_to(secret)
-    with pytest.raises(CourseError, match="not a link"):
+    with pytest.raises(CourseError, match="a symbolic link"):
         roster(tmp_path / "cd")
 
 

@@ -71,32 +71,14 @@ def judged_lines(course_dir, assignments) -> list[str]:
 
 def run_reference(assignment: str, solutions=SOLUTIONS) -> list[str]:
     """The reference's fast cells run with split test cells; one line per cell the grader failed outside."""
-    import os
-
-    from nbclient import NotebookClient
-    from traitlets.config import Config
-
     from instructor.authoring.trial import QUICK_ENV
-    from instructor.kernels import kernel_transport
+    from instructor.kernels import execute_in
 
     path = notebook_path(assignment, solutions)
     nb = read(path)
     nb.cells = [c for c in nb.cells if "slow" not in tags(c)]
     checks = split_notebook(nb)
-    saved = dict(os.environ)
-    os.environ.update(QUICK_ENV)
-    try:
-        NotebookClient(
-            nb,
-            timeout=600,
-            kernel_name="python3",
-            allow_errors=True,
-            config=kernel_transport(Config()),
-            resources={"metadata": {"path": str(path.parent)}},
-        ).execute()
-    finally:
-        os.environ.clear()
-        os.environ.update(saved)
+    execute_in(nb, path.parent, QUICK_ENV)
     failed = []
     for cell in nb.cells:
         verdict = judge_split(cell, checks)

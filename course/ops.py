@@ -22,7 +22,11 @@ operations here do the same work in fewer NumPy passes:
   students wrote in 01;
 * :func:`tanh_rnn`, the same with the input layer's ``x_t W_xh + b`` taken
   inside (one operation where ``affine`` then ``tanh_recurrence`` are two):
-  what :class:`course.recurrent.RNN` calls.
+  what :class:`course.recurrent.RNN` calls;
+* :func:`attend`, one decoder step of notebook 03's attention (scores, softmax
+  over the encoder steps, context) as one operation where the students'
+  einsum, softmax and einsum are three, for its full-mode training
+  (:mod:`course.fused`).
 
 Two NumPy facts make most of the difference (NumPy 2.x, float32):
 
@@ -46,7 +50,16 @@ import mygrad._utils.graph_tracking as _tracking
 import numpy as np
 from mygrad.operation_base import Operation
 
-__all__ = ["BLOCKED", "affine", "layer_norm", "softmax", "softmax_crossentropy", "tanh_recurrence", "tanh_rnn"]
+__all__ = [
+    "BLOCKED",
+    "affine",
+    "attend",
+    "layer_norm",
+    "softmax",
+    "softmax_crossentropy",
+    "tanh_recurrence",
+    "tanh_rnn",
+]
 
 #: The score a masked pair gets before the softmax: its weight is then exactly 0.
 #: A row with no allowed entry gets equal weights, as ``softmax(where(mask, s, BLOCKED))`` gives.
@@ -532,3 +545,77 @@ def tanh_rnn(x, w_xh, b, h0, w_hh, *, constant=None):
         h_1, ..., h_T.
     """
     return mg.execute_op(TanhRNN, x, w_xh, b, h0, w_hh, constant=constant)
+
+
+class Attend(Operation):
+    """The context ``c = sum_t a_t h^e_t`` of one decoder step, ``a = softmax_t(H^e W_alpha . h^d)``, gradient by hand.
+
+    The weights ``a`` are kept on the operation (``self.weights``) for the
+    caller to return as a constant: notebook 03's model only draws them.
+    """
+
+    def __call__(self, enc_proj, enc_h, h_t):
+        self.variables = (enc_proj, enc_h, h_t)
+        proj, states, h = enc_proj.data, enc_h.data, h_t.data
+        if proj.ndim != 3 or states.shape[1:] != proj.shape[1:] or h.shape != (1,) + proj.shape[1:]:
+            raise ValueError(
+                f"attend takes enc_proj and enc_h of shape (T, N, D) and h_t of shape (1, N, D), "
+                f"not {proj.shape}, {states.shape} and {h.shape}"
+            )
+        scores = np.einsum("tnd,nd->tn", proj, h[0])  # (T, N)
+        scores -= scores.max(axis=0)  # each column's largest is 0: exp cannot overflow
+        weights = np.exp(scores, out=scores)
+        weights /= weights.sum(axis=0)
+        self.weights = weights  # (T, N): each column sums to 1
+        self._grads_for = None
+        self._grads: tuple = ()
+        return np.einsum("tn,tnd->nd", weights, states)[None]  # (1, N, D)
+
+    def _gradients(self, grad: np.ndarray) -> tuple:
+        """d loss / d (enc_proj, enc_h, h_t) from d loss / d c, shape (1, N, D)."""
+        proj, states, h = (v.data for v in self.variables)
+        a, g = self.weights, grad[0]  # (T, N), (N, D)
+        d_a = np.einsum("nd,tnd->tn", g, states)  # d loss / d a
+        d_scores = a * (d_a - np.einsum("tn,tn->n", a, d_a))  # the softmax's Jacobian, column by column
+        d_proj = d_scores[:, :, None] * h  # (T, N, D)
+        d_states = a[:, :, None] * g  # (T, N, D)
+        d_h = np.einsum("tn,tnd->nd", d_scores, proj)[None]  # (1, N, D)
+        return d_proj, d_states, d_h
+
+    def backward_var(self, grad, index, **kwargs):
+        if self._grads_for is not grad:  # MyGrad asks once per input, with the same gradient
+            self._grads = self._gradients(grad)
+            self._grads_for = grad
+        return self._grads[index]
+
+
+def attend(enc_proj, enc_h, h_t):
+    """One step of dot-product attention over the encoder states, as one operation: notebook 03's ``attend``.
+
+    Equals ``e = einsum("tnd,snd->tsn", enc_proj, h_t)``, ``a = softmax(e, axis=0)``,
+    ``c = einsum("tsn,tnd->snd", a, enc_h)``, with gradients reaching all three inputs
+    through ``c``.
+
+    Parameters
+    ----------
+    enc_proj : array_like, shape=(T, N, D)
+        The encoder states times W_alpha.
+    enc_h : array_like, shape=(T, N, D)
+        The encoder states.
+    h_t : array_like, shape=(1, N, D)
+        The decoder state of this step.
+
+    Returns
+    -------
+    c_t : mygrad.Tensor, shape=(1, N, D)
+        The context of each sequence.
+    a_t : mygrad.Tensor, shape=(T, N)
+        The weights, a constant: no gradient flows back through them.
+    """
+    context = mg.execute_op(Attend, enc_proj, enc_h, h_t)
+    weights = context.creator.weights if context.creator is not None else None
+    if weights is None:  # no graph (mg.no_autodiff): the operation was not kept, so compute the weights again
+        scores = np.einsum("tnd,nd->tn", mg.asarray(enc_proj), mg.asarray(h_t)[0])
+        weights = np.exp(scores - scores.max(axis=0))
+        weights /= weights.sum(axis=0)
+    return context, mg.tensor(weights, constant=True)

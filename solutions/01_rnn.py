@@ -847,6 +847,20 @@ SETTINGS = {
     "n_steps": 3000,  # training steps in full mode
 }
 
+# %% [markdown] nbgrader={"grade": false, "grade_id": "fused_text", "locked": true, "schema_version": 3, "solution": false}
+# **Training on a fused operation.** Your `RNN.__call__` makes a few MyGrad operations at every time step, and
+# each keeps its arrays for the backward pass. `course.ops.tanh_rnn` computes all $T$ states as one operation,
+# with its backward pass, backpropagation through time (below), written by hand. The cell below runs it and
+# your `__call__` on the same random inputs. If they give the same scores, states and gradients, training runs
+# it in place of your `__call__` inside `with fused:`, on your model's own weights: the model learns what your
+# loop would teach it, in less time. If not, training runs your own code, and the cell says why. Every cell
+# after training, the accuracy by length too, runs your own `__call__`.
+
+# %% nbgrader={"grade": false, "grade_id": "fused", "locked": true, "schema_version": 3, "solution": false}
+from course.fused import rnn_training
+
+fused = rnn_training(globals())  # prints what training will run
+
 # %% tags=["slow"]
 np.random.seed(0)
 model = RNN(dim_input=12, dim_recurrent=SETTINGS["dim_recurrent"], dim_output=12)
@@ -856,7 +870,7 @@ n_steps = pick(full=SETTINGS["n_steps"], quick=30)
 batch_size = SETTINGS["batch_size"]
 
 plotter, fig, ax = create_plot(["loss", "accuracy"])
-with mg.mem_guard_off:
+with mg.mem_guard_off, fused:  # fused: course.ops.tanh_rnn runs RNN.__call__, if the cell above found it agrees
     for step in progress(n_steps):  # range(n_steps), with a progress line every 30 s
         x, target, _ = generate_batch(SETTINGS["seq_len_min"], SETTINGS["seq_len_max"], batch_size)
         scores, _ = model(x)

@@ -981,6 +981,19 @@ def learning_rate(step, n_steps):
     return SETTINGS["final_learning_rate"] if drop else SETTINGS["learning_rate"]
 
 
+# %% [markdown] nbgrader={"grade": false, "grade_id": "fused_text", "locked": true, "schema_version": 3, "solution": false}
+# **Training on a fused operation.** Every decoder step calls your `attend`: a few MyGrad operations, each
+# keeping its arrays for the backward pass. `course.ops.attend` computes the scores, the weights and the context
+# as one operation, its gradients written by hand. The cell below runs it and your `attend` on the same random
+# inputs; if they give the same weights, context and gradients, training runs it in place of yours inside
+# `with fused:`, in less time. If not, training runs your own `attend`, and the cell says why. Every cell after
+# training, the weights drawn too, runs your own.
+
+# %% nbgrader={"grade": false, "grade_id": "fused", "locked": true, "schema_version": 3, "solution": false}
+from course.fused import attention_training
+
+fused = attention_training(globals())  # prints what training will run
+
 # %% tags=["slow"]
 np.random.seed(0)
 model = AttentionSeq2Seq(dim_input=12, dim_recurrent=SETTINGS["dim_recurrent"], dim_output=12)
@@ -990,7 +1003,7 @@ n_steps = pick(full=SETTINGS["n_steps"], quick=30)
 batch_size = SETTINGS["batch_size"]
 
 plotter, fig, ax = create_plot(["loss", "accuracy"])
-with mg.mem_guard_off:
+with mg.mem_guard_off, fused:  # fused: course.ops.attend runs attend, if the cell above found it agrees
     for step in progress(n_steps):  # range(n_steps), with a progress line every 30 s
         optimizer.learning_rate = learning_rate(step, n_steps)
         x, target, _ = generate_batch(SETTINGS["seq_len_min"], SETTINGS["seq_len_max"], batch_size)

@@ -3371,10 +3371,10 @@ assert calls == want_calls, "expected one encoder run (model.encode, once per ba
 # Expect a plateau: the loss first falls to about what can be guessed without the key (letter frequencies, and in English the letters before), stays there for several hundred steps, then drops steeply, and the accuracy climbs towards 100 %.
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "teacher_forcing_text", "locked": true, "schema_version": 3, "solution": false}
-# **Teacher forcing.** Notebook 02's Seq2Seq trained free running, reading its own guesses, and its Part E measured teacher forcing against that. This decoder reads the true plain text, *teacher forcing*, and the causal mask makes that sound and parallel. Sound, because position $i$ reads the true symbols before it, never the one it must predict: what it reads when decrypting, if its earlier guesses are right. Parallel, because the mask gives each position its own view of one input, so one pass trains all $t$ predictions, where an RNN takes $t$ steps. The price is 02's *exposure bias*, which costs little here: each plain symbol follows from its cipher symbol and its position alone, and in the random half of the messages the symbols before give no clue to the next, so a wrong one there does little harm. The accuracies plotted are teacher-forced: per real character, and per message.
+# **Teacher forcing.** Notebook 02's Seq2Seq trained free running, on its own guesses. This decoder reads the true plain text, *teacher forcing*, and the causal mask makes that sound and parallel. Sound, because position $i$ reads the true symbols before it, never the one it must predict: what it reads when decrypting, if its earlier guesses are right. Parallel, because the mask gives each position its own view of one input, so one pass trains all $t$ predictions, where an RNN takes $t$ steps. The price is 02's *exposure bias*, which costs little here: each plain symbol follows from its cipher symbol and its position alone, and in the random half of the messages the symbols before give no clue to the next, so a wrong one there does little harm. The accuracies plotted are teacher-forced: per real character, and per message.
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "training_promise_text", "locked": true, "schema_version": 3, "solution": false}
-# **What full mode promises.** Trained in full mode (2000 steps), most runs leave the plateau and decrypt held-out messages almost perfectly (below); some fall short of that, and some are still on it at the end. If yours falls short, retrain with other seeds (both of the training cell). That takes about a minute on a laptop, several on a busy machine (a float64 constant, such as a Python float, slows every step); the cell prints its progress every 30 s. Your own code draws its weights in another order: your plateau and figures will differ. Once it works, try other sizes, heads or rates, or corpus text alone (`"random_share": 0`).
+# **What full mode promises.** Trained in full mode (2000 steps), most runs leave the plateau and decrypt held-out messages almost perfectly (below); some fall short of that, and some are still on it at the end. If yours falls short, retrain with other seeds (both of the training cell). That takes about a minute on a laptop, several on a busy machine (a float64 constant, such as a Python float, slows every step). Your own code draws its weights in another order: your plateau and figures will differ.
 
 # %% nbgrader={"grade": false, "grade_id": "settings", "locked": true, "schema_version": 3, "solution": false} tags=["library"]
 # The training settings, in one place: the training cell below reads them.
@@ -3432,6 +3432,14 @@ def training_step(model, optimizer, rng, texts, batch_size=None):
     return loss.item(), scores.data, target, lengths
 
 
+# %% [markdown] nbgrader={"grade": false, "grade_id": "fused_text", "locked": true, "schema_version": 3, "solution": false}
+# **Training on fused operations.** `course.ops` has your layer norm and `masked_loss` as one operation each, with hand-written gradients: faster. The cell below checks each against yours on random inputs; inside `with fused:` only, those that agree stand in for yours, and it names any it leaves to your code.
+
+# %% nbgrader={"grade": false, "grade_id": "fused", "locked": true, "schema_version": 3, "solution": false}
+from course.fused import transformer_training
+
+fused = transformer_training(globals())  # prints what training will run
+
 # %% tags=["slow"]
 np.random.seed(0)  # the initial weights come from NumPy's global generator
 model = new_model()
@@ -3440,7 +3448,7 @@ n_steps = pick(full=SETTINGS["n_steps"], quick=2)
 rng = np.random.default_rng(0)
 
 plotter, fig, ax = create_plot(["loss", "char_accuracy", "message_accuracy"])
-with mg.mem_guard_off:
+with mg.mem_guard_off, fused:  # fused: course.ops runs the layer norm and the loss, where the cell above found they agree
     for step in progress(n_steps):  # range(n_steps), with a progress line every 30 s
         optimizer.learning_rate = learning_rate(step, n_steps)
         loss, scores, target, lengths = training_step(model, optimizer, rng, train_texts)
@@ -3526,7 +3534,7 @@ print(f"decrypted {decrypt_with_model(secret, model)!r}")
 #
 # The model saw pairs of cipher and plain text, never the key; every training message started at the key's first symbol and had at most 48 symbols. Has it learned to decrypt Vigenère ciphers, or this one key? The cell below decrypts held-out messages encrypted with the key started one symbol later, `"lapc"` (as a piece cut from the middle of a longer message would be), and messages of 49–100 symbols, in pieces and whole (`piece=100`).
 #
-# Expect close to none of the characters right with the key one symbol later: at position $i$ the model subtracts the key symbol it learned for $i \bmod 4$, now always the wrong one (no two neighbouring symbols of `"clap"` are equal). It learned one key, aligned with the message's start. Expect the long messages decrypted whole to lose many characters and nearly every whole message, where in pieces they keep nearly every character: it never trained on positions past 48. Exercise 6 leads to a model that does more.
+# Expect close to none of the characters right with the key one symbol later: at position $i$ the model subtracts the key symbol it learned for $i \bmod 4$, now always the wrong one (no two neighbouring symbols of `"clap"` are equal). It learned one key, aligned with the message's start. Expect the long messages decrypted whole to lose many characters and nearly every whole message, where in pieces they keep nearly every character: it never trained on positions past 48.
 
 # %% tags=["slow"]
 messages = held_out_messages(held_out_texts, 1, MAX_LENGTH, pick(full=200, quick=2), seed=3)
@@ -3557,7 +3565,7 @@ for name in ENCODERS:
     rival = new_model(name)
     rival_optimizer = Adam(rival.parameters, learning_rate=SETTINGS["learning_rate"])
     rival_rng = np.random.default_rng(0)  # ... and the same batches
-    with mg.mem_guard_off:
+    with mg.mem_guard_off, fused:
         for step in progress(n_compare):  # range(n_compare), with a progress line every 30 s
             rival_optimizer.learning_rate = learning_rate(step, SETTINGS["n_steps"])  # the main run's first steps
             training_step(rival, rival_optimizer, rival_rng, train_texts)
@@ -3707,7 +3715,7 @@ print(f"the most: {on_own.max():.2f} of a head's weight on cipher symbol i")
 # %% [markdown] nbgrader={"grade": false, "grade_id": "exercises_more_text", "locked": true, "schema_version": 3, "solution": false}
 # 4. **Beam search.** Write a beam search for `Transformer.decode`, as notebook 02 did for Seq2Seq: keep the $B$ best partial plain texts by the sum of their log-probabilities. With $B = 4$, does it ever beat greedy decoding on held-out messages? What does that say about the model's confidence?
 # 5. **More heads or wider heads?** With d = 29, train with `n_head` = 1, 2, 4 and 7 ($d_k$ = 29, 14, 7, 4). Then pad the one-hot vectors with zeros to d = 32 and 64. Which helps more, and how do the pictures change?
-# 6. **Any key.** Give each message its own random key of 3 to 6 symbols, and the model the key too, at the front of the source behind a separator token of its own (`N_SYMBOLS` becomes 30). The model must now learn decryption rather than one key. Does the quarter turn still help when the key's period varies, and what would an encoding with several short periods look like? Then train with no position at all (a positional encoder whose `__call__` returns zeros): what does the model get right, and why can the causal mask still tell a few positions apart?
+# 6. **Any key.** Give each message its own random key of 3 to 6 symbols, and the model the key too, at the front of the source behind a separator token of its own (`N_SYMBOLS` becomes 30). The model must now learn decryption rather than one key. Does the quarter turn still help when the key's period varies? Then train with no position at all (a positional encoder whose `__call__` returns zeros): what does the model get right, and why can the causal mask still tell a few positions apart?
 
 # %% [markdown] nbgrader={"grade": false, "grade_id": "recap", "locked": true, "schema_version": 3, "solution": false}
 # ## Recap

@@ -13,6 +13,7 @@ the notebook's library cells.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import statistics
 import time
@@ -24,6 +25,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 from tqdm import tqdm
 
+from course import fused
 from instructor.authoring.library import load_library
 from instructor.paths import REPO_ROOT, SOLUTIONS
 
@@ -54,6 +56,18 @@ class ModelPart:
     time_cap: float = 300.0
     #: further step timings (label -> trainer factory), e.g. another batch size
     also_time: dict = field(default_factory=dict)
+    #: the notebook's ``with fused:`` block (:mod:`course.fused`): its full-mode training runs the stand-ins that
+    #: agree with the reference's code, so the bench times the same; None where the notebook has none (02)
+    fused: Callable | None = None
+
+    def stand_ins(self) -> contextlib.AbstractContextManager:
+        """The notebook's ``with fused:`` block on its library module (a block that changes nothing for 02)."""
+        if self.fused is None:
+            return contextlib.nullcontext()
+        block = self.fused(vars(self.library), announce=False)
+        if block.refused:  # the reference's own code must agree with every stand-in (tests/course/test_fused.py)
+            raise RuntimeError(f"{self.assignment}: the reference disagrees with course.fused: {block.refused}")
+        return block
 
     @property
     def library(self):
@@ -200,6 +214,7 @@ MODELS = [
         "length 1 solved, chance beyond length 2",
         _recurrent("RNN", _rnn_fails_as_promised),
         eval_every=500,
+        fused=fused.rnn_training,
     ),
     ModelPart(
         "seq2seq",
@@ -216,6 +231,7 @@ MODELS = [
         ">= 99 % at every length 1-20",
         _recurrent("AttentionSeq2Seq", lambda acc: acc.min() >= 0.99),
         eval_every=500,
+        fused=fused.attention_training,
     ),
     ModelPart(
         "transformer",
@@ -226,6 +242,7 @@ MODELS = [
         eval_every=400,
         time_cap=600.0,
         also_time={"batch 10": _transformer(10)},
+        fused=fused.transformer_training,
     ),
 ]
 
@@ -248,14 +265,25 @@ def time_steps(step: Callable[[], None], warmup: int = 10, steps: int = 50, repe
     }
 
 
+def in_full_mode(part: ModelPart, trainer: Trainer) -> Trainer:
+    """The trainer with each step inside the notebook's ``with fused:`` block, as its full-mode training cell runs."""
+    block = part.stand_ins()
+
+    def step():
+        with block:
+            trainer.step()
+
+    return Trainer(step, trainer.evaluate)  # evaluation outside the block, as in the notebook
+
+
 def bench_model(part: ModelPart, quiet: bool = False) -> dict:
     """ms/step, then steps and seconds until the promise holds."""
     lib = part.library
     with threadpool_limits(1), mg.mem_guard_off:
-        timing = time_steps(part.make(lib).step)
+        timing = time_steps(in_full_mode(part, part.make(lib)).step)
         for label, make in part.also_time.items():
-            timing[f"median_ms_{label.replace(' ', '_')}"] = time_steps(make(lib).step)["median_ms"]
-        trainer = part.make(lib)  # fresh weights for the run to the promise
+            timing[f"median_ms_{label.replace(' ', '_')}"] = time_steps(in_full_mode(part, make(lib)).step)["median_ms"]
+        trainer = in_full_mode(part, part.make(lib))  # fresh weights for the run to the promise
         trained, seconds, result = 0, 0.0, {"reached": False}
         bar = tqdm(total=part.step_cap, desc=f"{part.key:11s}", unit="step", leave=False, disable=quiet)
         while trained < part.step_cap and seconds < part.time_cap:

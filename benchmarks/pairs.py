@@ -12,7 +12,9 @@ making is outside both, so the two time the same work.
 The project's step is the body of the bench's step (``models.py``): for
 01-03 ``loss_and_accuracy(model(x))``, ``backward``, ``Adam.step``; for 04
 the body of the notebook's ``training_step`` (model, ``masked_loss``,
-``backward``, ``Adam.step``), with the learning rate of its first steps.
+``backward``, ``Adam.step``), with the learning rate of its first steps; each
+inside the notebook's ``with fused:`` block (:mod:`course.fused`), as its
+full-mode training cell runs it.
 Importing this module imports torch.
 """
 
@@ -89,10 +91,13 @@ def recurrent_pair(part: ModelPart, lib, cls_name: str, pool: int) -> Pair:
     ]
     twin_batches = [(torch.from_numpy(x), torch.from_numpy(target.astype(np.int64))) for x, target in batches]
 
+    stand_ins = part.stand_ins()  # the notebook's `with fused:` block, as its full-mode training runs
+
     def project_step(i: int) -> float:
         x, target = batches[i % pool]
-        loss, _ = lib.loss_and_accuracy(_first(model(x)), target)
-        loss.backward()
+        with stand_ins:
+            loss, _ = lib.loss_and_accuracy(_first(model(x)), target)
+            loss.backward()
         optimizer.step()
         return loss.item()
 
@@ -138,11 +143,14 @@ def transformer_pair(part: ModelPart, lib, pool: int, twin_class=TwinTransformer
     ]
     twin_batches = [tuple(torch.from_numpy(a) for a in batch) for batch in batches]
 
+    stand_ins = part.stand_ins()  # the notebook's `with fused:` block, as its full-mode training runs
+
     def project_step(i: int) -> float:
         source, decoder_input, target, lengths = batches[i % pool]
-        scores = model(source, decoder_input, lengths, lengths)
-        loss = lib.masked_loss(scores, target, lengths)
-        loss.backward()
+        with stand_ins:
+            scores = model(source, decoder_input, lengths, lengths)
+            loss = lib.masked_loss(scores, target, lengths)
+            loss.backward()
         optimizer.step()
         return loss.item()
 

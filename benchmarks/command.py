@@ -17,7 +17,9 @@ HELP = (
 )
 EXAMPLES = """\
 parts: rnn, seq2seq, attention, transformer, notebooks, autograde, class, class-tools;
-  claims (only with --only: each solution notebook in full mode per seed, about an hour for 5 seeds)
+  claims (only with --only: each solution notebook in full mode per seed, about an hour for 5 seeds);
+  busy (only with --only: 01's and 04's full-mode training idle and beside two busy processes, 1 and 2 BLAS
+  threads, about ten minutes)
 
 examples (from the repository's top folder; `course bench` takes the same options in a checkout):
   python -m benchmarks                    # every part, quick-mode notebook timings
@@ -25,6 +27,7 @@ examples (from the repository's top folder; `course bench` takes the same option
   python -m benchmarks --only class --class-size 400 --modes serial,jobs --json class.json
   python -m benchmarks --only class-tools --class-size 400   # report, similarity, extend, export on 400 graded
   python -m benchmarks --only claims --seeds 5   # the numbers the notebooks state -> benchmarks/results/claims.json
+  python -m benchmarks --only busy --json busy.json   # full runs on a busy machine against idle
   python -m benchmarks --against torch    # each model's step against its PyTorch twin (pip install -e ".[torch]")
   python -m benchmarks --against torch --only attention --rounds 5 --json torch.json
 """

@@ -19,7 +19,7 @@ from instructor.authoring import mistakes
 from instructor.errors import CourseError
 from instructor.paths import REPO_ROOT, SOLUTIONS, existing_assignments
 
-PARTS = [p.key for p in MODELS] + ["notebooks", "autograde", "class", "class-tools", "claims"]
+PARTS = [p.key for p in MODELS] + ["notebooks", "autograde", "class", "class-tools", "claims", "busy"]
 #: the course's catalogue of deliberate mistakes, which the class part grades
 MISTAKES = REPO_ROOT / "tests" / "mistakes"
 
@@ -68,6 +68,16 @@ def run(req: BenchRequest) -> dict:
         print("\n".join(claims_table(claims)))
         print(f"wrote {req.json or RESULTS}")
         return claims
+    if only == "busy":  # never part of a run of every part: it keeps the machine busy for minutes
+        from benchmarks.busy import bench_busy
+        from benchmarks.busy import table as busy_table
+
+        figures = {"machine": machine_info(), "busy": bench_busy(quiet=quiet)}
+        print("\n".join(busy_table(figures["busy"])))
+        if req.json:
+            Path(req.json).write_text(json.dumps(figures, indent=2) + "\n")
+            print(f"wrote {req.json}")
+        return figures
     results: dict = {"machine": machine_info()}
     present = existing_assignments(SOLUTIONS)
     for part in MODELS:

@@ -136,6 +136,20 @@ def cases(seed: int = 0) -> list[Case]:
             lambda: ops.tanh_recurrence(ops.affine(step, w_xh, b_in), start, w_hh),
         )
     )
+    enc_proj, enc_h, dec_h = _rng_tensors(rng, (20, 100, 25), (20, 100, 25), (1, 100, 25))  # one step of 03
+
+    def attend_composed():
+        weights = softmax(mg.einsum("tnd,snd->tsn", enc_proj, dec_h), axis=0)
+        return mg.einsum("tsn,tnd->snd", weights, enc_h)
+
+    found.append(
+        Case(
+            "attend",
+            "T = 20, N = 100, D = 25",
+            lambda: ops.attend(enc_proj, enc_h, dec_h)[0],
+            attend_composed,
+        )
+    )
     return found
 
 

@@ -29,8 +29,8 @@ import nbformat
 from instructor.authoring.generate import generate_assignment
 from instructor.authoring.given import synced
 from instructor.authoring.variants import uses_variants, write_variants
-from instructor.coursedir import directory, due, gradebook, places, releases
-from instructor.coursedir.course_dir import CourseDir
+from instructor.coursedir import directory, due, gradebook, releases
+from instructor.coursedir.course_dir import RELEASE, SOURCE, CourseDir
 from instructor.coursedir.tree_copy import copy_tree
 from instructor.errors import CourseError, first_line
 from instructor.paths import notebook_path
@@ -69,9 +69,9 @@ def into_course_dir(course_dir: CourseDir, repo_root: Path, assignments: list[st
         if uses_variants(nb):  # each student's own parameters, released beside the notebook
             write_variants(course_dir, name, target)
     for name in assignments:
-        releases.keep(folder, name)  # the release students may hold, before nbgrader replaces it
-        generate_assignment(folder, name, source=places.SOURCE, release=places.RELEASE, database=True, db_url=db_url)
-        releases.keep(folder, name)
+        releases.keep(course_dir, name)  # the release students may hold, before nbgrader replaces it
+        generate_assignment(folder, name, source=SOURCE, release=RELEASE, database=True, db_url=db_url)
+        releases.keep(course_dir, name)
     due.apply_due_dates(course_dir.due, db_url, assignments)
     return [
         line
@@ -147,7 +147,7 @@ def _all_or_nothing(course_dir: CourseDir, name: str) -> Iterator[None]:
     """Put back what the block wrote for assignment ``name`` if it raises: its folders, archive and gradebook entry."""
     folder = course_dir.path
     parts = [course_dir.source(name), course_dir.release(name)]
-    archive = course_dir.releases / name
+    archive = course_dir.archive(name)
     made = [p for p in (parts[0].parent, parts[1].parent, course_dir.releases, archive) if not p.exists()]
     archived = set(archive.glob("*")) if archive.is_dir() else set()
     recorded = gradebook.has_assignment(course_dir.gradebook_url, name)

@@ -40,7 +40,7 @@ def uses_variants(nb) -> bool:
 def write_variants(course_dir: CourseDir, assignment: str, folder: Path) -> int:
     """Write ``folder/variants.json``: the variant seed of each student on ``course_dir``'s roster in
     ``assignment``. Returns how many students it holds (0 without a roster: every kernel then says so)."""
-    students = roster(course_dir.path) or set()
+    students = roster(course_dir) or set()
     seeds = variant_seeds(read_key(key_file(course_dir)), assignment, students) if students else {}
     text = {
         "about": (

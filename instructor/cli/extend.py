@@ -7,9 +7,8 @@ from datetime import timedelta
 
 from instructor.cli.options import add_course_dir, add_db
 from instructor.coursedir import directory, extensions
-from instructor.coursedir.course_dir import CourseDir
-from instructor.coursedir.extensions import EXTENSIONS_NAME, SHOWN, Extension
-from instructor.coursedir.roster import ROSTER_NAME
+from instructor.coursedir.course_dir import EXTENSIONS, CourseDir
+from instructor.coursedir.extensions import SHOWN, Extension
 from instructor.errors import CourseError
 from instructor.grading.extension import Extended, PenaltyChange, due_or_none, extend, remove_extension
 
@@ -17,7 +16,7 @@ NAME = "extend"
 HELP = "Give one student a later due date for an assignment (or remove it); the late penalty follows."
 EXAMPLES = f"""\
 what it does:
-  keeps the extension in <dir>/{EXTENSIONS_NAME} (who extended, when, why).
+  keeps the extension in <dir>/{EXTENSIONS} (who extended, when, why).
   If the submission is already graded, its late penalty is computed again
   at once, by the course directory's late rule, from the student's own due
   date: the grade table, `course export` (its duedate column is the
@@ -72,7 +71,7 @@ def run(args) -> int:
     ext, earlier = done.extension, done.earlier
     if not done.on_roster:  # kept all the same: the roster may be imported later
         print(
-            f"course extend: warning: {ext.student} is not on the roster ({course_dir.path / ROSTER_NAME}); the "
+            f"course extend: warning: {ext.student} is not on the roster ({course_dir.roster_file}); the "
             "extension is kept, and counts once they are on it and graded.",
             file=sys.stderr,
         )
@@ -114,11 +113,11 @@ def format_listing(course_dir: CourseDir, student: str | None = None, assignment
     """Every extension as a table: the student's due date, how much later than the class's, who extended, when, why."""
     rows = [
         e
-        for e in extensions.listing(course_dir.path)
+        for e in extensions.listing(course_dir)
         if (not student or e.student == student) and (not assignment or e.assignment == assignment)
     ]
     if not rows:
-        return f"no extension ({course_dir.path / EXTENSIONS_NAME})"
+        return f"no extension ({course_dir.extensions})"
     head = (
         f"{'student':16s} {'assignment':16s} {'due (student)':20s}  {'later by':16s} {'extended by':12s} "
         f"{'extended on':20s}  because"

@@ -139,7 +139,7 @@ def settings(args) -> config.HubSettings:
         course_dir=course_dir.path,
         exchange=course_dir.exchange,
         hub_dir=hub_dir,
-        people=people(course_dir.path, recorded_instructors(hub_dir / "state")),
+        people=people(course_dir, recorded_instructors(hub_dir / "state")),
         ip=args.ip,
         port=args.port,
         memory_mb=args.memory,

@@ -15,8 +15,8 @@ from pathlib import Path
 
 from instructor.cli.options import add_course_dir
 from instructor.coursedir import directory
-from instructor.coursedir.course_dir import CourseDir
-from instructor.coursedir.roster import ROSTER_NAME, read_roster_file
+from instructor.coursedir.course_dir import ROSTER_NAME, CourseDir
+from instructor.coursedir.roster import read_roster_file
 from instructor.errors import CourseError
 from instructor.hub import lti_grades, lti_roster
 from instructor.hub.lti_services import AGS_SCOPES, MEMBERSHIPS, NRPS_SCOPE, Services
@@ -84,14 +84,14 @@ def run(args) -> int:
 
 def comparison(services: Services, course_dir: CourseDir, hub_dir: Path) -> lti_roster.Comparison:
     """The LMS's members beside the roster and staff.csv, read as `course hub` reads them."""
-    who = people(course_dir.path, recorded_instructors(hub_dir / "state"))
+    who = people(course_dir, recorded_instructors(hub_dir / "state"))
     staff = {n: "instructor" for n in who.instructors} | {n: "grader" for n in who.graders}
     staff_emails = {e: n for e, n in who.emails.items() if n in staff}
     assert services.memberships_url
     found = services.get_all(services.memberships_url, MEMBERSHIPS, "the membership list", key="members")
     members = lti_roster.members(found)
     print(f"LMS: {len(members)} member(s) at {services.memberships_url}")
-    rows = read_roster_file(course_dir.path / ROSTER_NAME)
+    rows = read_roster_file(course_dir.roster_file)
     return lti_roster.compare(members, rows, staff, staff_emails)
 
 
@@ -102,7 +102,7 @@ def _roster(course_dir: CourseDir, hub_dir: Path, add: bool) -> int:
     if add and c.lms_students:
         from instructor.coursedir.roster import ROSTER_COLUMNS, import_roster
 
-        rows = read_roster_file(course_dir.path / ROSTER_NAME)
+        rows = read_roster_file(course_dir.roster_file)
         new, refused = lti_roster.new_rows(c.lms_students, {r["id"] for r in rows} | set(c.matched))
         if new:
             import csv
@@ -114,7 +114,7 @@ def _roster(course_dir: CourseDir, hub_dir: Path, add: bool) -> int:
                     writer = csv.DictWriter(f, fieldnames=ROSTER_COLUMNS)
                     writer.writeheader()
                     writer.writerows(new)
-                added, _ = import_roster(course_dir.path, source, course_dir.gradebook_url)
+                added, _ = import_roster(course_dir, source)
             print(f"roster: {added} student(s) added from the LMS: {', '.join(r['id'] for r in new)}")
             print("  restart `course hub` to give them accounts")
         if refused:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from instructor.cli.options import add_course_dir, add_db
 from instructor.coursedir import directory, journal, overrides
-from instructor.coursedir.course_dir import CourseDir
+from instructor.coursedir.course_dir import JOURNALS, CourseDir
 from instructor.errors import CourseError
 
 NAME = "override"
@@ -16,7 +16,7 @@ HELP = (
 EXAMPLES = f"""\
 what it does:
   writes the points into the gradebook as the formgrader's Save does, and a
-  line into your own grade journal, <dir>/{journal.places.JOURNALS}/<you>.jsonl: who (your
+  line into your own grade journal, <dir>/{JOURNALS}/<you>.jsonl: who (your
   account, as the system names it), when, which cell, what points. `course
   export` refuses a gradebook holding a score that no journal line explains
   (written with sqlite3 or any tool but the formgrader and `course`), and

@@ -6,8 +6,8 @@ from pathlib import Path
 
 from instructor.cli.options import add_course_dir
 from instructor.coursedir import directory
-from instructor.coursedir.course_dir import CourseDir
-from instructor.coursedir.roster import ROSTER_NAME, import_roster
+from instructor.coursedir.course_dir import ROSTER_NAME, CourseDir
+from instructor.coursedir.roster import import_roster
 
 NAME = "roster"
 HELP = "Import the class list (CSV: id, first_name, last_name, email) into the course directory's gradebook."
@@ -34,6 +34,6 @@ def run(args) -> int:
     course_path = directory.resolve(args.course_dir)
     print(f"course directory: {course_path}")
     course_dir = CourseDir.at(course_path)
-    added, updated = import_roster(course_dir.path, args.file, course_dir.gradebook_url)
-    print(f"roster: {added} student(s) added, {updated} updated ({course_path / ROSTER_NAME})")
+    added, updated = import_roster(course_dir, args.file)
+    print(f"roster: {added} student(s) added, {updated} updated ({course_dir.roster_file})")
     return 0

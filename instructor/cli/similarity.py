@@ -78,11 +78,11 @@ def _count(n: int, thing: str) -> str:
 def run(args) -> int:
     if args.top < 0 or args.min_chars < 0:
         raise CourseError("--top and --min-chars are counts: 0 or more.")
-    course_path = CourseDir.at(directory.resolve(args.course_dir)).path
-    print(f"course directory: {course_path}")
+    course_dir = CourseDir.at(directory.resolve(args.course_dir))
+    print(f"course directory: {course_dir.path}")
     started = time.perf_counter()
-    result = analyse(course_path, args.assignment, args.threshold, args.min_chars)
-    page, table = write(course_path, result)
+    result = analyse(course_dir, args.assignment, args.threshold, args.min_chars)
+    page, table = write(course_dir, result)
     shown = result.shown
     print(
         f"{result.assignment}: {_count(len(result.documents), 'graded submission')}, "

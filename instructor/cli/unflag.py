@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from instructor.cli.options import add_course_dir, add_db
 from instructor.coursedir import directory
-from instructor.coursedir.course_dir import CourseDir
-from instructor.coursedir.reviews import REVIEWS
+from instructor.coursedir.course_dir import REVIEWS, CourseDir
 from instructor.grading.review import unflag
 
 NAME = "unflag"

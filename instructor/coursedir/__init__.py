@@ -3,8 +3,8 @@
 ::
 
     directory.py   where it is, `course init`, its settings (data: nbgrader_config.json)
-    course_dir.py  CourseDir: the directory opened once, and every place in it by name
-    places.py      the one module that spells its folder and file names
+    course_dir.py  CourseDir: the directory opened once, and every place in it by name (the one module
+                   that spells its folder and file names; every store below takes a CourseDir)
     roster.py      the class list and the student-id rule
     gradebook.py   the gradebook's URL (SQLite or a server) and what the course reads from it
     releases.py    every student version issued, to check a submission against its own

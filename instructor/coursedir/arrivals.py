@@ -33,14 +33,15 @@ import os
 import stat
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, TypeAdapter
 
-from instructor.coursedir import directory, places
 from instructor.coursedir.store import Store
 
-ARRIVALS = places.ARRIVALS
+if TYPE_CHECKING:
+    from instructor.coursedir.course_dir import CourseDir
+
 STORED = "%Y-%m-%d %H:%M:%S.%f UTC"
 
 
@@ -61,9 +62,9 @@ def _history(value):
 Record = dict[str, Annotated[list[Arrival], BeforeValidator(_history)]]
 
 
-def arrivals(course_path: Path) -> Store[Record]:
+def arrivals(course_dir: CourseDir) -> Store[Record]:
     """The store of ``<dir>/arrivals.json``."""
-    return Store(places.arrivals(course_path), TypeAdapter(Record), dict)
+    return Store(course_dir.arrivals, TypeAdapter(Record), dict)
 
 
 def change_time(submission_dir: Path) -> str:
@@ -112,16 +113,16 @@ def notebooks_hash(folder: Path) -> str:
 class Arrivals:
     """The record of one course directory, read once; :meth:`save` writes what was seen this run."""
 
-    def __init__(self, course_path: Path | None):
-        self.course_path = course_path
-        self.known: Record = arrivals(course_path).read() if course_path is not None else {}
+    def __init__(self, course_dir: CourseDir | None):
+        self.course_dir = course_dir
+        self.known: Record = arrivals(course_dir).read() if course_dir is not None else {}
         self.new: Record = {}
         self.seen: list[Path] = []
 
     @property
     def recording(self) -> bool:
         """Are arrivals kept (a course directory `course init` made)? Nothing is saved or sealed otherwise."""
-        return self.course_path is not None and directory.is_course_dir(Path(self.course_path))
+        return self.course_dir is not None and self.course_dir.exists
 
     def of(self, submission_dir: Path) -> str:
         """When the bytes now in ``submission_dir`` arrived: the recorded time while they are unchanged, else
@@ -147,9 +148,9 @@ class Arrivals:
 
     def save(self) -> None:
         """Merge this run's arrivals into the file, under its lock: an arrival recorded meanwhile is kept."""
-        if not self.new or not self.recording or self.course_path is None:
+        if not self.new or not self.recording or self.course_dir is None:
             return
-        with arrivals(self.course_path).update() as record:
+        with arrivals(self.course_dir).update() as record:
             for name, history in self.new.items():
                 merged = record.setdefault(name, [])
                 for arrival in history:

@@ -12,10 +12,32 @@ works the URL out again::
     course_dir.settings        what `course init` wrote: exchange, db_url, late penalty, due dates
     course_dir.gradebook_url   --db, else the settings' db_url, else sqlite:///<dir>/gradebook.db
     course_dir.exchange        nbgrader's exchange root (students fetch and submit there)
-    course_dir.releases        <dir>/releases/: every student version issued
-    course_dir.result(s, a)    <dir>/results/<s>/<a>.json, and every other place (coursedir.places)
     course_dir.config          the nbgrader Config of those settings (the grading and feedback layers add
                                their chains: grading.config, reporting.feedback.chain)
+
+It is the one door to the directory: every place in it is named here, and
+nothing else spells a folder or file name of it. For a student ``s`` and an
+assignment ``a``::
+
+    <dir>/source/a/                 the instructor's version (from solutions/)     source(a)
+    <dir>/release/a/a.ipynb         the newest student version nbgrader generated  release_notebook(a)
+    <dir>/releases/a/               every student version issued (.releases)      archive(a)
+    <dir>/submitted/s/a/            what `nbgrader collect` copied                 submitted
+    <dir>/autograded/s/a/a.ipynb    the executed, scored notebook                  autograded_notebook(s, a)
+    <dir>/feedback/s/a/             the feedback pages                             feedback
+    <dir>/results/s/a.json          the recorded Result of one submission          result(s, a)
+    <dir>/logs/s/a.log              what happened while grading it                 log(s, a)
+    <dir>/reviews/s/a.json          flags a person cleared (.reviews)              reviews(s, a)
+    <dir>/overrides.json            every grade changed by hand (.overrides)       overrides
+    <dir>/arrivals.json             when each exchange folder's bytes arrived      arrivals
+    <dir>/extensions.json           later due dates (.extensions)                  extensions
+    <dir>/grade-journals/<n>.jsonl  who wrote each grade, one file per account     journals
+    <dir>/roster.csv                the class (.roster)                            roster_file
+    <dir>/.hidden-inputs.key        the key of the hidden checks' inputs (0600)    hidden_key
+
+The stores of those files (coursedir.extensions, .overrides, .reviews,
+.arrivals, .journal, .releases, .roster, .hidden_seed) take a CourseDir and
+find their file through it.
 
 It is frozen and plain data (paths, strings, a Config), so a Dask worker
 receives it whole with each task.
@@ -24,14 +46,64 @@ receives it whole with each task.
 from __future__ import annotations
 
 import copy
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from traitlets.config import Config
 
-from instructor.coursedir import directory, gradebook, places
+from instructor.coursedir import directory, gradebook
+from instructor.coursedir.ids import is_student_id
 from instructor.errors import CourseError
 from instructor.paths import COURSE_ID
+
+SOURCE = "source"
+RELEASE = "release"
+RELEASES = "releases"
+SUBMITTED = "submitted"
+AUTOGRADED = "autograded"
+FEEDBACK = "feedback"
+RESULTS = "results"
+LOGS = "logs"
+REVIEWS = "reviews"
+OVERRIDES = "overrides.json"
+ARRIVALS = "arrivals.json"
+EXTENSIONS = "extensions.json"
+#: one journal of grade changes per account (coursedir.journal); never handed back to the owner: its files'
+#: owners are their authors
+JOURNALS = "grade-journals"
+HIDDEN_KEY = ".hidden-inputs.key"
+#: the class list (coursedir.roster)
+ROSTER_NAME = "roster.csv"
+#: the lock file of a folder's side files (coursedir.store)
+LOCK = ".course-lock"
+
+#: what `course` writes inside a course directory (root hands them back to the owner: coursedir.owner)
+GRADER_WRITES = (
+    LOCK,
+    ARRIVALS,
+    EXTENSIONS,
+    OVERRIDES,
+    AUTOGRADED,
+    FEEDBACK,
+    LOGS,
+    RESULTS,
+    REVIEWS,
+    RELEASE,
+    RELEASES,
+    SOURCE,
+    "gradebook.db",
+    "grades.csv",
+    ROSTER_NAME,
+)
+
+
+def _bad_name(s: str, a: str) -> tuple[str, str] | None:
+    """(bucket, stem) for a name that is no valid id (a bad folder found at intake); None for valid ids."""
+    if is_student_id(s) and is_student_id(a):
+        return None
+    # several bad folders share one name: keep each
+    return (s if is_student_id(s) else "_invalid"), re.sub(r"[^A-Za-z0-9_.-]", "_", f"{s}-{a}")[:80]
 
 
 @dataclass(frozen=True)
@@ -52,74 +124,113 @@ class CourseDir:
         """nbgrader's exchange root: students fetch from and submit to ``<exchange>/<course id>/``."""
         return self.settings.exchange
 
+    # ------------------------------------------------------------------ every place of the directory
+
     @property
     def releases(self) -> Path:
         """``<dir>/releases/``: every student version of each assignment issued (:mod:`.releases`)."""
-        return self.path / places.RELEASES
+        return self.path / RELEASES
 
-    # every place of the directory, named in coursedir.places
     @property
     def submitted(self) -> Path:
         """``<dir>/submitted/``: the default folder ``course grade`` grades."""
-        return places.submitted(self.path)
+        return self.path / SUBMITTED
 
     @property
     def results(self) -> Path:
-        """``<dir>/results/``: one file per recorded submission."""
-        return places.results(self.path)
+        """``<dir>/results/``: one file per recorded submission (:meth:`result`)."""
+        return self.path / RESULTS
 
     @property
     def feedback(self) -> Path:
-        """``<dir>/feedback/``: the feedback pages."""
-        return places.feedback(self.path)
+        """``<dir>/feedback/``: the feedback pages, by student and assignment."""
+        return self.path / FEEDBACK
 
     @property
     def overrides(self) -> Path:
         """``<dir>/overrides.json``: the overrides: grades changed by hand."""
-        return places.overrides(self.path)
+        return self.path / OVERRIDES
 
     @property
     def arrivals(self) -> Path:
         """``<dir>/arrivals.json``: when each exchange folder's bytes arrived."""
-        return places.arrivals(self.path)
+        return self.path / ARRIVALS
 
     @property
     def extensions(self) -> Path:
         """``<dir>/extensions.json``: the extensions granted."""
-        return places.extensions(self.path)
+        return self.path / EXTENSIONS
+
+    @property
+    def logs(self) -> Path:
+        """``<dir>/logs/``: one log per graded submission (:meth:`log`)."""
+        return self.path / LOGS
+
+    @property
+    def autograded_root(self) -> Path:
+        """``<dir>/autograded/``: the executed, scored notebooks (:meth:`autograded`)."""
+        return self.path / AUTOGRADED
+
+    @property
+    def reviews_root(self) -> Path:
+        """``<dir>/reviews/``: one file per submission whose flags a person cleared (:meth:`reviews`)."""
+        return self.path / REVIEWS
+
+    @property
+    def journals(self) -> Path:
+        """``<dir>/grade-journals/``: each account's journal of the grades it wrote (coursedir.journal)."""
+        return self.path / JOURNALS
+
+    @property
+    def roster_file(self) -> Path:
+        """``<dir>/roster.csv``: the class as `course roster import` wrote it (coursedir.roster)."""
+        return self.path / ROSTER_NAME
 
     @property
     def hidden_key(self) -> Path:
-        """``<dir>/.hidden-inputs.key``: the key of the hidden checks' inputs (instructor.coursedir.hidden_seed)."""
-        return places.hidden_key(self.path)
+        """``<dir>/.hidden-inputs.key``: the key the seeds of the hidden checks' inputs are made with
+        (the grader's alone: coursedir.hidden_seed)."""
+        return self.path / HIDDEN_KEY
 
     def source(self, assignment: str) -> Path:
-        """``<dir>/source/<a>/``."""
-        return places.source(self.path, assignment)
+        """``<dir>/source/<a>/``: the instructor's version nbgrader generates the release from."""
+        return self.path / SOURCE / assignment
 
     def release(self, assignment: str) -> Path:
-        """``<dir>/release/<a>/``."""
-        return places.release(self.path, assignment)
+        """``<dir>/release/<a>/``: the newest student version and its files."""
+        return self.path / RELEASE / assignment
 
     def release_notebook(self, assignment: str) -> Path:
         """``<dir>/release/<a>/<a>.ipynb``: the newest student version."""
-        return places.release_notebook(self.path, assignment)
+        return self.release(assignment) / f"{assignment}.ipynb"
+
+    def archive(self, assignment: str) -> Path:
+        """``<dir>/releases/<a>/``: every student version of ``a`` issued (coursedir.releases)."""
+        return self.releases / assignment
 
     def result(self, student: str, assignment: str) -> Path:
-        """``<dir>/results/<s>/<a>.json``: the recorded Result."""
-        return places.result(self.path, student, assignment)
+        """``<dir>/results/<s>/<a>.json``: the recorded Result (a name that is no valid id gets a file of its own
+        under ``_invalid``)."""
+        bad = _bad_name(student, assignment)
+        return self.results / (f"{student}/{assignment}.json" if bad is None else f"{bad[0]}/{bad[1]}.json")
 
     def log(self, student: str, assignment: str) -> Path:
-        """``<dir>/logs/<s>/<a>.log``."""
-        return places.log(self.path, student, assignment)
+        """``<dir>/logs/<s>/<a>.log`` (a name that is no valid id: as :meth:`result`)."""
+        bad = _bad_name(student, assignment)
+        return self.logs / (f"{student}/{assignment}.log" if bad is None else f"{bad[0]}/{bad[1]}.log")
 
     def autograded(self, student: str, assignment: str) -> Path | None:
-        """``<dir>/autograded/<s>/<a>/`` (None for a name that is no valid id)."""
-        return places.autograded(self.path, student, assignment)
+        """``<dir>/autograded/<s>/<a>/``; None for a name that is no valid id (nothing of it is autograded)."""
+        return self.autograded_root / student / assignment if _bad_name(student, assignment) is None else None
+
+    def autograded_notebook(self, student: str, assignment: str, notebook: str | None = None) -> Path:
+        """``<dir>/autograded/<s>/<a>/<notebook>.ipynb`` (``notebook`` defaults to ``a``): the notebook the
+        formgrader shows (the one overrides are typed over)."""
+        return self.autograded_root / student / assignment / f"{notebook or assignment}.ipynb"
 
     def reviews(self, student: str, assignment: str) -> Path:
-        """``<dir>/reviews/<s>/<a>.json``: the flags a person cleared."""
-        return places.reviews(self.path, student, assignment)
+        """``<dir>/reviews/<s>/<a>.json``: the flags a person cleared for one submission."""
+        return self.reviews_root / student / f"{assignment}.json"
 
     @property
     def due(self) -> dict[str, str]:
@@ -160,6 +271,20 @@ class CourseDir:
             return cls._read(path, db)
         settings = directory.Settings(exchange=path / "exchange", db_url=_sqlite(path))
         return cls(path, settings, db or settings.db_url, given_db=db)
+
+    @classmethod
+    def places_at(cls, path: Path) -> CourseDir:
+        """The places of the folder at ``path``, its settings NOT read (`course init`'s defaults stand in).
+
+        For what nbgrader starts with a path alone and must not make read the
+        settings: the formgrader's pages (the server serves one directory and
+        never runs its configuration again, issue 58) and the export plugin
+        beside a ``results/`` that may be in no course directory. Only the
+        places and the stores they name are to be used of it.
+        """
+        path = Path(path)
+        settings = directory.Settings(exchange=path / "exchange", db_url=_sqlite(path))
+        return cls(path, settings, settings.db_url)
 
     def init(self) -> CourseDir:
         """Write the directory's settings with `course init`'s defaults; the directory as then read."""

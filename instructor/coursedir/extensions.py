@@ -23,7 +23,6 @@ from __future__ import annotations
 import getpass
 import math
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Annotated
 
 import dateutil.tz
@@ -39,13 +38,11 @@ from pydantic import (
     model_validator,
 )
 
-from instructor.coursedir import places
 from instructor.coursedir.course_dir import CourseDir
-from instructor.coursedir.roster import STUDENT_ID_RULE, is_student_id
+from instructor.coursedir.ids import STUDENT_ID_RULE, is_student_id
 from instructor.coursedir.store import Store
 from instructor.errors import CourseError
 
-EXTENSIONS_NAME = places.EXTENSIONS
 #: how dates are written in the file (the form ``course init --due`` writes)
 STORED = "%Y-%m-%d %H:%M:%S UTC"
 #: how dates are shown
@@ -188,18 +185,18 @@ def parse_days(text: str | float) -> float:
 # --------------------------------------------------------------------------- the file
 
 
-def granted(course_path: Path) -> Store[Granted]:
+def granted(course_dir: CourseDir) -> Store[Granted]:
     """The store of ``<dir>/extensions.json``."""
-    return Store(places.extensions(course_path), TypeAdapter(Granted), dict)
+    return Store(course_dir.extensions, TypeAdapter(Granted), dict)
 
 
-def read(course_path: Path) -> dict[tuple[str, str], Extension]:
+def read(course_dir: CourseDir) -> dict[tuple[str, str], Extension]:
     """Every extension of the course directory, by (student, assignment); {} if none was granted.
 
     A file that cannot be read stops whoever asks, in one sentence: grading on
     without it would quietly give late penalties a person took back.
     """
-    return _flat(granted(course_path).read())
+    return _flat(granted(course_dir).read())
 
 
 def _flat(nested: Granted) -> dict[tuple[str, str], Extension]:
@@ -213,14 +210,14 @@ def _flat(nested: Granted) -> dict[tuple[str, str], Extension]:
 # --------------------------------------------------------------------------- what `course extend` does
 
 
-def find(course_path: Path, student: str, assignment: str) -> Extension | None:
+def find(course_dir: CourseDir, student: str, assignment: str) -> Extension | None:
     """The extension of ``student``'s ``assignment``, or None."""
-    return read(course_path).get((student, assignment))
+    return read(course_dir).get((student, assignment))
 
 
-def listing(course_path: Path) -> list[Extension]:
+def listing(course_dir: CourseDir) -> list[Extension]:
     """Every extension, by assignment then student."""
-    return sorted(read(course_path).values(), key=lambda e: (e.assignment, e.student))
+    return sorted(read(course_dir).values(), key=lambda e: (e.assignment, e.student))
 
 
 def grant(
@@ -261,7 +258,7 @@ def grant(
         granted_by=by or getpass.getuser(),
         granted_on=datetime.now(UTC).strftime(SHOWN),
     )
-    with granted(course_dir.path).update() as nested:
+    with granted(course_dir).update() as nested:
         nested.setdefault(assignment, {})[student] = ext
         _in_order(nested)
     return ext
@@ -274,10 +271,10 @@ def _in_order(nested: Granted) -> None:
     nested.update(ordered)
 
 
-def remove(course_path: Path, student: str, assignment: str) -> Extension:
+def remove(course_dir: CourseDir, student: str, assignment: str) -> Extension:
     """Take back ``student``'s extension of ``assignment``; returns what was removed. One sentence if there is none."""
     check_names(student, assignment)
-    with granted(course_path).update() as nested:
+    with granted(course_dir).update() as nested:
         ext = nested.get(assignment, {}).pop(student, None)
         if ext is None:
             raise CourseError(f"{student} has no extension of {assignment}; `course extend --list` shows them all.")
@@ -285,14 +282,14 @@ def remove(course_path: Path, student: str, assignment: str) -> Extension:
     return ext.model_copy(update={"student": student, "assignment": assignment})
 
 
-def extension_for(course_path: Path, student: str, assignment: str, duedate: datetime | None) -> timedelta | None:
+def extension_for(course_dir: CourseDir, student: str, assignment: str, duedate: datetime | None) -> timedelta | None:
     """What nbgrader adds to the class's ``duedate`` (naive UTC) for this student; None for no extension.
 
     None too when the assignment has no due date (nothing to be late for) and
     when an ``until`` no longer falls after a class's due date moved later:
     an extension never makes a student's due date earlier than the class's.
     """
-    return delay_of(find(course_path, student, assignment), duedate)
+    return delay_of(find(course_dir, student, assignment), duedate)
 
 
 def delay_of(ext: Extension | None, duedate: datetime | None) -> timedelta | None:

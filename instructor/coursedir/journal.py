@@ -58,11 +58,12 @@ import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from instructor.coursedir import places
 from instructor.errors import CourseError
+
+if TYPE_CHECKING:
+    from instructor.coursedir.course_dir import CourseDir
 
 AUTOGRADE = "autograde"
 HAND_GRADE = "hand grade"
@@ -120,9 +121,9 @@ def _folder_mode(parent: os.stat_result) -> int:
     return 0o1770 | (parent.st_mode & 0o2000) | (parent.st_mode & 0o005)
 
 
-def open_folder(course_path: Path, create: bool) -> int | None:
+def open_folder(course_dir: CourseDir, create: bool) -> int | None:
     """A descriptor of ``<dir>/grade-journals/`` (made when ``create``; None if there is none), never a link."""
-    path = places.journals(course_path)
+    path = course_dir.journals
     flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
     try:
         return os.open(path, flags)
@@ -131,7 +132,7 @@ def open_folder(course_path: Path, create: bool) -> int | None:
             return None
     except OSError as err:  # ELOOP, ENOTDIR: a link or a file in its place
         raise CourseError(f"{path} is not the course's folder of grade journals ({err.strerror}).") from None
-    parent = os.stat(course_path)
+    parent = os.stat(course_dir.path)
     with contextlib.suppress(FileExistsError):
         os.mkdir(path, 0o700)
         fd = os.open(path, flags)
@@ -148,16 +149,16 @@ def open_folder(course_path: Path, create: bool) -> int | None:
 
 
 @contextlib.contextmanager
-def writer(course_path: Path) -> Iterator[Writer]:
+def writer(course_dir: CourseDir) -> Iterator[Writer]:
     """This account's journal, open for appending and checked (see the module doc), before any grade is written.
 
     Opened first so that a journal that cannot be written stops the change before the gradebook commits.
     """
-    folder = open_folder(Path(course_path), create=True)
+    folder = open_folder(course_dir, create=True)
     assert folder is not None
     me = os.geteuid()
     name = account(me) + SUFFIX
-    where = places.journals(course_path) / name
+    where = course_dir.journals / name
     try:
         try:
             fd = os.open(
@@ -212,10 +213,10 @@ def line(kind: str, assignment: str, student: str, notebook: str, cell: str, **s
     }
 
 
-def record(course_path: Path, *lines: dict[str, Any]) -> None:
+def record(course_dir: CourseDir, *lines: dict[str, Any]) -> None:
     """Append ``lines`` to this account's journal."""
     if lines:
-        with writer(course_path) as w:
+        with writer(course_dir) as w:
             w.write(*lines)
 
 
@@ -343,22 +344,21 @@ def _parse(raw: bytes) -> tuple[dict[str, Any], str]:
     return (data, "") if not why else ({}, why)
 
 
-def read(course_path: Path) -> tuple[list[Entry], list[str]]:
+def read(course_dir: CourseDir) -> tuple[list[Entry], list[str]]:
     """Every line of every journal, oldest first, and what cannot be taken as one author's (one line each).
 
     A journal counts only as a regular file, not a link, that nobody but its
     owner can write, read by descriptor; a file with a second name is read once.
     """
-    course_path = Path(course_path)
-    folder = open_folder(course_path, create=False)
+    folder = open_folder(course_dir, create=False)
     if folder is None:
         return [], []
     entries: list[Entry] = []
     problems: list[str] = []
     seen: set[tuple[int, int]] = set()
-    owner = os.stat(course_path).st_uid
+    owner = os.stat(course_dir.path).st_uid
     latest = (datetime.now(UTC) + CLOCK_SLACK).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-    where = places.journals(course_path)
+    where = course_dir.journals
     try:
         names = sorted(n for n in os.listdir(folder) if n.endswith(SUFFIX))
         for name in names:
@@ -463,9 +463,9 @@ def found_in(gb) -> dict[tuple[str, str, str, str], dict[str, float | None]]:
     return found
 
 
-def unexplained(course_path: Path, gb) -> list[str]:
+def unexplained(course_dir: CourseDir, gb) -> list[str]:
     """One line per score of the gradebook ``gb`` that no journal line explains, after what cannot be read."""
-    entries, problems = read(course_path)
+    entries, problems = read(course_dir)
     cells, graded = replay(entries)
     found = found_in(gb)
     out = list(problems)
@@ -489,9 +489,9 @@ def unexplained(course_path: Path, gb) -> list[str]:
     return out
 
 
-def check(course_path: Path, gb) -> None:
+def check(course_dir: CourseDir, gb) -> None:
     """Refuse (:class:`CourseError`) when a score of the gradebook ``gb`` is not explained by the journals."""
-    wrong = unexplained(course_path, gb)
+    wrong = unexplained(course_dir, gb)
     if not wrong:
         return
     shown = wrong[:SHOWN] + ([f"... and {len(wrong) - SHOWN} more."] if len(wrong) > SHOWN else [])

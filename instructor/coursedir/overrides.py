@@ -37,14 +37,13 @@ from nbgrader.api import Gradebook, MissingEntry
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, TypeAdapter
 
 from instructor.cells import grade_id, is_graded_test, task_of
-from instructor.coursedir import gradebook, journal, places
+from instructor.coursedir import gradebook, journal
 from instructor.coursedir.store import Store
 from instructor.errors import CourseError
 
 if TYPE_CHECKING:
     from instructor.coursedir.course_dir import CourseDir
 
-OVERRIDES = places.OVERRIDES
 SHOWN = "%Y-%m-%d %H:%M UTC"
 
 
@@ -75,21 +74,21 @@ class Change(BaseModel):
         return self.student, self.assignment, self.cell, self.from_, self.to
 
 
-def overrides_store(course_path: Path) -> Store[list[Change]]:
+def overrides_store(course_dir: CourseDir) -> Store[list[Change]]:
     """The store of ``<dir>/overrides.json``."""
-    return Store(places.overrides(course_path), TypeAdapter(list[Change]), list)
+    return Store(course_dir.overrides, TypeAdapter(list[Change]), list)
 
 
 def now() -> str:
     return datetime.now(UTC).strftime(SHOWN)
 
 
-def entries(course_path: Path) -> list[Change]:
+def entries(course_dir: CourseDir) -> list[Change]:
     """Every change recorded, oldest first ([] if none or unreadable)."""
-    return overrides_store(course_path).read_or_empty()
+    return overrides_store(course_dir).read_or_empty()
 
 
-def add(course_path: Path, *new: Change) -> None:
+def add(course_dir: CourseDir, *new: Change) -> None:
     """Append entries: under the overrides file's lock, read again, written whole (a kill leaves the old list).
 
     An entry whose :meth:`Change.key` the overrides file holds already is an override
@@ -99,7 +98,7 @@ def add(course_path: Path, *new: Change) -> None:
     """
     if not new:
         return
-    with overrides_store(course_path).update() as changes:
+    with overrides_store(course_dir).update() as changes:
         known = {e.key() for e in changes if e.what == "override"}
         for entry in new:
             if entry.what != "override" or entry.key() not in known:
@@ -128,11 +127,6 @@ def credited_answers(nb) -> dict[str, str]:
     return found
 
 
-def graded_notebook(course_path: Path, student: str, assignment: str, notebook: str) -> Path:
-    """The autograded notebook a grader sees in the formgrader (the one overrides are typed over)."""
-    return places.autograded_notebook(course_path, student, assignment, notebook)
-
-
 def credited_in(path: Path) -> dict[str, str]:
     """:func:`credited_answers` of the notebook at ``path``; {} if there is none or it cannot be read."""
     try:
@@ -141,12 +135,12 @@ def credited_in(path: Path) -> dict[str, str]:
         return {}
 
 
-def override_of(course_path: Path, grade, student: str, assignment: str, by: str, seen_by: str) -> Change | None:
+def override_of(course_dir: CourseDir, grade, student: str, assignment: str, by: str, seen_by: str) -> Change | None:
     """The overrides file's entry for nbgrader's ``grade`` if it is an override (a test cell's manual score that differs
     from the autograder's), with the answer it credited as the autograded notebook holds it now; else None."""
     if grade.auto_score is None or grade.manual_score is None or grade.manual_score == grade.auto_score:
         return None
-    notebook = graded_notebook(course_path, student, assignment, grade.notebook.name)
+    notebook = course_dir.autograded_notebook(student, assignment, grade.notebook.name)  # as the formgrader shows it
     return Change(
         student=student,
         assignment=assignment,
@@ -161,14 +155,14 @@ def override_of(course_path: Path, grade, student: str, assignment: str, by: str
     )
 
 
-def observe(course_path: Path, gb, command: str) -> list[Change]:
+def observe(course_dir: CourseDir, gb, command: str) -> list[Change]:
     """Record every override the gradebook ``gb`` holds that the overrides file lacks; returns the current ones.
 
     An override is a test cell (one the autograder scored) whose ``manual_score``
     is set and differs from its ``auto_score``. The entries returned are the
     file's, so ``at`` is when the override was first seen.
     """
-    known = {e.key(): e for e in entries(course_path) if e.what == "override"}
+    known = {e.key(): e for e in entries(course_dir) if e.what == "override"}
     current, new = [], []
     for assignment in gb.assignments:
         for sub in assignment.submissions:
@@ -179,13 +173,13 @@ def observe(course_path: Path, gb, command: str) -> list[Change]:
                     key = (sub.student.id, assignment.name, grade.name, grade.auto_score, grade.manual_score)
                     if key not in known:
                         seen_by = f"{journal.account(os.geteuid())} (course {command})"
-                        entry = override_of(course_path, grade, sub.student.id, assignment.name, by="", seen_by=seen_by)
+                        entry = override_of(course_dir, grade, sub.student.id, assignment.name, by="", seen_by=seen_by)
                         if entry is None:
                             continue
                         known[key] = entry
                         new.append(entry)
                     current.append(known[key])
-    add(course_path, *new)
+    add(course_dir, *new)
     return current
 
 
@@ -194,7 +188,7 @@ def observe_course(course_dir: CourseDir, command: str) -> list[Change]:
     if not gradebook.exists(course_dir.gradebook_url):
         return []
     with Gradebook(course_dir.gradebook_url) as gb:
-        return observe(course_dir.path, gb, command)
+        return observe(course_dir, gb, command)
 
 
 def words(entry: Change) -> str:
@@ -215,7 +209,7 @@ def give(
     Save does: into the gradebook, into this account's grade journal (opened first) and, for a test cell, into
     the overrides. Returns the cell's scores as saved: ``auto``, ``manual``, ``extra``."""
     me = journal.account(os.geteuid())
-    with journal.writer(course_dir.path) as journalled, Gradebook(course_dir.gradebook_url) as gb:
+    with journal.writer(course_dir) as journalled, Gradebook(course_dir.gradebook_url) as gb:
         try:
             grade = gb.find_grade(cell, assignment, assignment, student)
         except MissingEntry:
@@ -228,10 +222,10 @@ def give(
         grade.needs_manual_grade = points is None and grade.auto_score is None
         gb.db.commit()
         journalled.write(journal.hand_line(grade))
-        entry = override_of(course_dir.path, grade, student, assignment, by=me, seen_by="course override")
+        entry = override_of(course_dir, grade, student, assignment, by=me, seen_by="course override")
         saved = {"auto": grade.auto_score, "manual": grade.manual_score, "extra": grade.extra_credit}
     if entry is not None:
-        add(course_dir.path, entry)
+        add(course_dir, entry)
     return saved
 
 
@@ -240,8 +234,8 @@ def accept(course_dir: CourseDir) -> list[dict]:
     returns the lines written. A journal that cannot be read is not settled here (``course export`` says why)."""
     if not gradebook.exists(course_dir.gradebook_url):
         return []
-    with journal.writer(course_dir.path) as journalled, Gradebook(course_dir.gradebook_url) as gb:
-        entries, _ = journal.read(course_dir.path)
+    with journal.writer(course_dir) as journalled, Gradebook(course_dir.gradebook_url) as gb:
+        entries, _ = journal.read(course_dir)
         cells, _ = journal.replay(entries)
         lines = []
         for key, values in sorted(journal.found_in(gb).items()):

@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from instructor.coursedir.places import GRADER_WRITES  # what `course` writes inside a course directory
+from instructor.coursedir.course_dir import GRADER_WRITES  # what `course` writes inside a course directory
 
 
 def hand_back(course_path: Path) -> int:

@@ -81,7 +81,7 @@ def clear(course_dir: CourseDir, student: str, assignment: str) -> Seen:
 
 def taken_back(course_dir: CourseDir, changes: Sequence[overrides.Change]) -> None:
     """Step 2, right after the commit that took ``changes`` back: each noted in overrides.json."""
-    overrides.add(course_dir.path, *changes)
+    overrides.add(course_dir, *changes)
 
 
 def write(course_dir: CourseDir, student: str, assignment: str, files: Files, results: Store[Any], result: Any) -> None:
@@ -98,7 +98,7 @@ def write(course_dir: CourseDir, student: str, assignment: str, files: Files, re
     else:
         # an old grade must not outlive a re-submission that cannot be graded
         if gradebook.forget(course_dir.gradebook_url, student, assignment):
-            journal.record(course_dir.path, journal.removal_line(assignment, student))
+            journal.record(course_dir, journal.removal_line(assignment, student))
         if autograded is not None and autograded.exists():
             shutil.rmtree(autograded)
     write_atomic(course_dir.log(student, assignment), files.log)

@@ -14,31 +14,32 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import nbformat
 
 from instructor.cells import visible_source
-from instructor.coursedir import places
 
-ARCHIVE = places.RELEASES
+if TYPE_CHECKING:
+    from instructor.coursedir.course_dir import CourseDir
 
 
-def keep(course_path: Path, assignment: str) -> Path | None:
+def keep(course_dir: CourseDir, assignment: str) -> Path | None:
     """Copy ``<dir>/release/<a>/<a>.ipynb`` into the archive (once per content); returns the copy, or None."""
-    current = places.release_notebook(course_path, assignment)
+    current = course_dir.release_notebook(assignment)
     if not current.is_file():
         return None
     data = current.read_bytes()
-    target = places.archive(course_path, assignment) / f"{hashlib.sha256(data).hexdigest()[:16]}.ipynb"
+    target = course_dir.archive(assignment) / f"{hashlib.sha256(data).hexdigest()[:16]}.ipynb"
     if not target.exists():
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(data)
     return target
 
 
-def issued(course_path: Path, assignment: str) -> list:
+def issued(course_dir: CourseDir, assignment: str) -> list:
     """The archived releases of ``assignment``, oldest first (by file time), as notebooks."""
-    paths = sorted(places.archive(course_path, assignment).glob("*.ipynb"), key=lambda p: (p.stat().st_mtime, p.name))
+    paths = sorted(course_dir.archive(assignment).glob("*.ipynb"), key=lambda p: (p.stat().st_mtime, p.name))
     return [nbformat.read(str(p), as_version=4) for p in paths]
 
 

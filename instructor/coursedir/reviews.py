@@ -12,14 +12,14 @@ cleared stays cleared; a new submission, or a new flag, needs a new look
 
 from __future__ import annotations
 
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, TypeAdapter
 
-from instructor.coursedir import places
 from instructor.coursedir.store import Store, read_every
 
-REVIEWS = places.REVIEWS
+if TYPE_CHECKING:
+    from instructor.coursedir.course_dir import CourseDir
 
 
 class Clearing(BaseModel):
@@ -38,25 +38,25 @@ class Clearing(BaseModel):
 _SHAPE: TypeAdapter[list[Clearing]] = TypeAdapter(list[Clearing])
 
 
-def clearings(course_path: Path, student: str, assignment: str) -> Store[list[Clearing]]:
+def clearings(course_dir: CourseDir, student: str, assignment: str) -> Store[list[Clearing]]:
     """The store of one submission's clearings."""
-    return Store(places.reviews(course_path, student, assignment), _SHAPE, list)
+    return Store(course_dir.reviews(student, assignment), _SHAPE, list)
 
 
-def entries(course_path: Path, student: str, assignment: str) -> list[Clearing]:
+def entries(course_dir: CourseDir, student: str, assignment: str) -> list[Clearing]:
     """Every clearing recorded for this submission, oldest first ([] if none or unreadable)."""
-    return clearings(course_path, student, assignment).read_or_empty()
+    return clearings(course_dir, student, assignment).read_or_empty()
 
 
-def add(course_path: Path, student: str, assignment: str, entry: Clearing) -> None:
+def add(course_dir: CourseDir, student: str, assignment: str, entry: Clearing) -> None:
     """Append ``entry`` (under the store's lock, read again, written whole: a kill leaves the old list)."""
-    with clearings(course_path, student, assignment).update() as found:
+    with clearings(course_dir, student, assignment).update() as found:
         found.append(entry)
 
 
-def every(course_path: Path) -> dict[tuple[str, str], list[Clearing]]:
+def every(course_dir: CourseDir) -> dict[tuple[str, str], list[Clearing]]:
     """The clearings of every submission of the course directory, by (student, assignment) (unreadable: none)."""
-    paths = sorted(places.reviews_root(course_path).glob("*/*.json"))
+    paths = sorted(course_dir.reviews_root.glob("*/*.json"))
     return {(path.parent.name, path.stem): found for path, found in read_every(paths, _SHAPE).items() if found}
 
 

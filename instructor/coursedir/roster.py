@@ -1,4 +1,4 @@
-"""The class list: the one roster reader, and the rule for a student id.
+"""The class list: the one roster reader (the rule for a student id is :mod:`.ids`).
 
 ``course roster import`` adds a CSV (``id,first_name,last_name,email``) to the
 course directory's ``roster.csv`` and to the gradebook; ``course grade``
@@ -9,27 +9,19 @@ from __future__ import annotations
 
 import csv
 import io
-import re
 from pathlib import Path
 
 from nbgrader.api import Gradebook
 
+from instructor.coursedir.course_dir import CourseDir
 from instructor.coursedir.data_file import NotData, read_data
+from instructor.coursedir.ids import STUDENT_ID_RULE, is_student_id
 from instructor.errors import CourseError
 from instructor.terminal import bidi_marks
 
-ROSTER_NAME = "roster.csv"
 ROSTER_COLUMNS = ["id", "first_name", "last_name", "email"]
 #: the largest roster.csv read (a class of thousands is well under it)
 ROSTER_LIMIT = 4 * 2**20
-_STUDENT_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@-]*$")
-#: what a student id may hold, in words
-STUDENT_ID_RULE = "letters, digits, _ . @ - only"
-
-
-def is_student_id(name: str) -> bool:
-    """A valid student id: a letter or digit, then letters, digits, ``_ . @ -``."""
-    return bool(_STUDENT_ID.match(name))
 
 
 def read_roster_file(path: Path) -> list[dict[str, str]]:
@@ -80,14 +72,14 @@ def ids(path: Path) -> set[str]:
     return {r["id"] for r in read_roster_file(path)}
 
 
-def roster(course_path: Path) -> set[str] | None:
+def roster(course_dir: CourseDir) -> set[str] | None:
     """The ids on the course directory's roster, or None if no roster was imported.
 
     Read as root reads the staff's course directory on the hub (:mod:`instructor.coursedir.data_file`): a
     link in its place is refused (it could make root read a file of root's and pass its lines on), and so is
     anything but a regular file with one name (a FIFO would stall the reader).
     """
-    path = course_path / ROSTER_NAME
+    path = course_dir.roster_file
     try:
         data = read_data(path, ROSTER_LIMIT)
     except NotData as why:
@@ -99,14 +91,14 @@ def roster(course_path: Path) -> set[str] | None:
     return {r["id"] for r in _rows(io.StringIO(data.decode("utf-8-sig"), newline=""), path)}
 
 
-def import_roster(course_path: Path, source: Path, db_url: str) -> tuple[int, int]:
+def import_roster(course_dir: CourseDir, source: Path) -> tuple[int, int]:
     """Add or update the students of ``source`` in the roster and the gradebook; returns (added, updated)."""
     new = read_roster_file(source)
-    path = course_path / ROSTER_NAME
+    path = course_dir.roster_file
     merged = {r["id"]: r for r in (read_roster_file(path) if path.is_file() else [])}
     added = sum(r["id"] not in merged for r in new)
     merged.update({r["id"]: r for r in new})
-    with Gradebook(db_url) as gb:
+    with Gradebook(course_dir.gradebook_url) as gb:
         for row in new:
             gb.update_or_create_student(
                 row["id"],

@@ -48,7 +48,7 @@ from typing import Generic, NoReturn, TypeVar
 from pydantic import TypeAdapter, ValidationError
 
 from instructor.coursedir.atomic import give, keep_for, make_folders, write_atomic
-from instructor.coursedir.places import LOCK  # one per folder: updates of different files in it take turns
+from instructor.coursedir.course_dir import LOCK  # one per folder: updates of different files in it take turns
 from instructor.errors import CourseError
 
 T = TypeVar("T")

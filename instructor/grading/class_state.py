@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from types import MappingProxyType
 
-from instructor.coursedir import extensions, gradebook, places, reviews
+from instructor.coursedir import extensions, gradebook, reviews
 from instructor.coursedir.course_dir import CourseDir
 from instructor.coursedir.extensions import Extension
 from instructor.coursedir.reviews import Clearing
@@ -76,14 +76,14 @@ class ClassState:
 
         A results file cut short or malformed, or not at its own place, is left out (graded again).
         """
-        paths = sorted(places.results(course_dir.path).glob("*/*.json"))
+        paths = sorted(course_dir.results.glob("*/*.json"))
         results = {
             result.key: result
             for path, result in read_every(paths, RESULT_SHAPE).items()
-            if result is not None and path == places.result(course_dir.path, *result.key)
+            if result is not None and path == course_dir.result(*result.key)
         }
         try:
-            granted, unreadable = extensions.read(course_dir.path), ""
+            granted, unreadable = extensions.read(course_dir), ""
         except Unreadable as err:
             granted, unreadable = {}, str(err)
         return cls(
@@ -91,7 +91,7 @@ class ClassState:
             due=MappingProxyType(gradebook.due_dates(course_dir.gradebook_url)),
             extensions=MappingProxyType(granted),
             extensions_unreadable=unreadable,
-            reviews=MappingProxyType({k: tuple(v) for k, v in reviews.every(course_dir.path).items()}),
+            reviews=MappingProxyType({k: tuple(v) for k, v in reviews.every(course_dir).items()}),
             in_gradebook=frozenset(gradebook.in_gradebook(course_dir.gradebook_url)),
             results=MappingProxyType(results),
         )

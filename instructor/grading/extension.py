@@ -18,7 +18,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from pathlib import Path
 
 import nbformat
 from nbformat.v4 import new_notebook
@@ -33,7 +32,7 @@ from instructor.coursedir.roster import roster
 from instructor.errors import CourseError
 from instructor.grading.chains import run_chain
 from instructor.grading.config import grading_config
-from instructor.grading.record import SUMMARY, places
+from instructor.grading.record import SUMMARY
 
 
 @dataclass(frozen=True)
@@ -65,16 +64,16 @@ def extend(
     because: str = "",
 ) -> Extended:
     """Give ``student`` a later due date for ``assignment`` (replacing an earlier one); the grade follows."""
-    earlier = extensions.find(course_dir.path, student, assignment)
+    earlier = extensions.find(course_dir, student, assignment)
     ext = extensions.grant(course_dir, student, assignment, until=until, days=days, because=because)
-    listed = roster(course_dir.path)
+    listed = roster(course_dir)
     change = apply_extension(course_dir, ext.student, ext.assignment)
     return Extended(ext, earlier, change, due_or_none(course_dir, assignment), listed is None or student in listed)
 
 
 def remove_extension(course_dir: CourseDir, student: str, assignment: str) -> Extended:
     """Remove ``student``'s extension of ``assignment``; the grade follows the class's due date again."""
-    gone = extensions.remove(course_dir.path, student, assignment)
+    gone = extensions.remove(course_dir, student, assignment)
     change = apply_extension(course_dir, student, assignment)
     return Extended(gone, None, change, due_or_none(course_dir, assignment), True)
 
@@ -90,7 +89,6 @@ def due_or_none(course_dir: CourseDir, assignment: str) -> datetime | None:
 def apply_extension(course_dir: CourseDir, student: str, assignment: str) -> PenaltyChange | None:
     """Bring a graded submission in line with ``extensions.json``; None if the gradebook has no such submission."""
     cfg = grading_config(course_dir)
-    course_path = course_dir.path
     db_url, course_id = course_dir.gradebook_url, course_dir.course_id
     if not gradebook.exists(db_url):
         return None
@@ -101,7 +99,7 @@ def apply_extension(course_dir: CourseDir, student: str, assignment: str) -> Pen
             return None
         before = sub.late_submission_penalty or 0.0
         # None when the extension was removed: nbgrader then counts from the class's due date again
-        sub.extension = extensions.extension_for(course_path, student, assignment, sub.assignment.duedate)
+        sub.extension = extensions.extension_for(course_dir, student, assignment, sub.assignment.duedate)
         gb.db.commit()
         notebooks = [nb.notebook.name for nb in sub.notebooks]
     for name in notebooks:
@@ -111,15 +109,14 @@ def apply_extension(course_dir: CourseDir, student: str, assignment: str) -> Pen
     with Gradebook(db_url, course_id) as gb:
         submission = gb.find_submission(assignment, student)
         after = submission.late_submission_penalty or 0.0
-        journal.record(course_path, *journal.penalty_lines(submission))  # who moved the penalty, and when
-    _show_in_notebook(course_path, student, assignment, after)
+        journal.record(course_dir, *journal.penalty_lines(submission))  # who moved the penalty, and when
+    _show_in_notebook(course_dir, student, assignment, after)
     return PenaltyChange(before, after)
 
 
-def _show_in_notebook(course_path: Path, student: str, assignment: str, penalty: float) -> None:
+def _show_in_notebook(course_dir: CourseDir, student: str, assignment: str, penalty: float) -> None:
     """Write the new penalty into the autograded notebook's summary (the formgrader's banner), if it has one."""
-    autograded = places(course_path, student, assignment)[2]
-    path = autograded / f"{assignment}.ipynb" if autograded else None
+    path = course_dir.autograded_notebook(student, assignment) if course_dir.autograded(student, assignment) else None
     if path is None or not path.is_file():
         return
     nb = nbformat.read(str(path), as_version=4)

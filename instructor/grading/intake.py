@@ -20,7 +20,7 @@ import nbformat
 
 from instructor.coursedir.arrivals import Arrivals
 from instructor.coursedir.course_dir import CourseDir
-from instructor.coursedir.roster import STUDENT_ID_RULE, is_student_id
+from instructor.coursedir.ids import STUDENT_ID_RULE, is_student_id
 from instructor.errors import CourseError, first_line
 from instructor.grading.submission import Status, Submission
 
@@ -137,7 +137,7 @@ def find_submissions(
         subs = _from_folders(submissions_dir, known)
         exchange = _course_inbound(course_dir)
         origins = _trace_to_exchange(subs, exchange, course_dir) if exchange is not None else []
-    arrivals = Arrivals(course_dir.path if course_dir is not None else None)
+    arrivals = Arrivals(course_dir)
     for sub, folder in origins:
         sub.received = arrivals.of(folder)
     arrivals.save()

@@ -21,17 +21,15 @@ import hashlib
 import traceback
 from dataclasses import dataclass
 from datetime import timedelta
-from pathlib import Path
 
 import nbformat
 from nbgrader.api import Gradebook
 from nbgrader.utils import parse_utc
 
 from instructor.coursedir import journal, overrides, recorded, reviews
-from instructor.coursedir import places as coursedir_places
 from instructor.coursedir.course_dir import CourseDir
+from instructor.coursedir.ids import is_student_id
 from instructor.coursedir.recorded import ANSWERS, Seen
-from instructor.coursedir.roster import is_student_id
 from instructor.coursedir.store import Unreadable
 from instructor.errors import first_line
 from instructor.grading.chains import RECORD, run_chain
@@ -41,19 +39,6 @@ from instructor.grading.submission import Result, Status, Submission, result_fil
 
 #: files of an exchange submission that nbgrader's feedback commands need beside the autograded notebook
 EXCHANGE_FILES = ("timestamp.txt", "submission_secret.txt")
-
-
-def places(course_path: Path, student: str, assignment: str) -> tuple[Path, Path, Path | None]:
-    """(results file, log file, autograded folder) of one submission (named in :mod:`instructor.coursedir.places`).
-
-    A name that is no valid id (a bad folder found at intake) gets a results
-    and a log file of its own, and no autograded folder.
-    """
-    return (
-        coursedir_places.result(course_path, student, assignment),
-        coursedir_places.log(course_path, student, assignment),
-        coursedir_places.autograded(course_path, student, assignment),
-    )
 
 
 @dataclass(frozen=True)
@@ -241,7 +226,7 @@ def _into_gradebook(course_dir: CourseDir, sub: Submission, extension: timedelta
             gb.db.commit()
         submission = gb.find_submission(sub.assignment, sub.student)
         # who wrote these scores, and when: the grading account's journal (course export checks the gradebook with it)
-        journal.record(course_dir.path, *journal.autograde_lines(submission, {c.cell for c in taken}))
+        journal.record(course_dir, *journal.autograde_lines(submission, {c.cell for c in taken}))
         return submission.late_submission_penalty or 0.0
 
 
@@ -259,10 +244,10 @@ def _exchange_files(sub: Submission) -> dict[str, bytes]:
     return found
 
 
-def read_results(course_path: Path) -> dict[tuple[str, str], Result]:
+def read_results(course_dir: CourseDir) -> dict[tuple[str, str], Result]:
     """Every recorded result of the course directory, by (student, assignment)."""
     found = {}
-    for path in sorted(coursedir_places.results(course_path).glob("*/*.json")):
+    for path in sorted(course_dir.results.glob("*/*.json")):
         result = results_at(path).read()
         if result is not None:
             found[result.key] = result

@@ -29,7 +29,6 @@ def unflag(course_dir: CourseDir, student: str, assignment: str, because: str, b
     """Clear every flag of ``student``'s ``assignment``; returns the new result. Raises CourseError if none."""
     if not because.strip():
         raise CourseError("say why the flags are cleared (--because TEXT): the reason is kept with the grade.")
-    course_path = course_dir.path
     results = result_file(course_dir, student, assignment)
     autograded = course_dir.autograded(student, assignment)
     try:
@@ -37,7 +36,7 @@ def unflag(course_dir: CourseDir, student: str, assignment: str, because: str, b
     except Unreadable:
         result = None
     if result is None:
-        missing = f"{student}/{assignment} has no recorded grade in {course_path}: run `course grade` first."
+        missing = f"{student}/{assignment} has no recorded grade in {course_dir.path}: run `course grade` first."
         raise CourseError(missing) from None
     if result.status is not Status.FLAGGED:
         raise CourseError(f"{student}/{assignment} is not flagged (it is {result.status.shown}); nothing to clear.")
@@ -48,7 +47,7 @@ def unflag(course_dir: CourseDir, student: str, assignment: str, because: str, b
         at=datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
         because=" ".join(because.split())[:300],
     )
-    reviews.add(course_path, student, assignment, entry)
+    reviews.add(course_dir, student, assignment, entry)
     _unmark(course_dir.gradebook_url, student, assignment)
     cleared = dataclasses.replace(result, status=Status.GRADED, reason="", notes=[*result.notes, reviews.note(entry)])
     notebook = autograded / f"{assignment}.ipynb" if autograded else None

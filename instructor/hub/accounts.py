@@ -28,7 +28,7 @@ import sys
 from pathlib import Path
 
 from instructor.coursedir import exchange as course_exchange
-from instructor.coursedir import places
+from instructor.coursedir.course_dir import JOURNALS
 from instructor.errors import CourseError
 
 LOGIN_DEFS = Path("/etc/login.defs")
@@ -189,7 +189,7 @@ def share_course_dir(course_path: Path, gid: int) -> int:
     changed = 0
     top = str(course_path.resolve())
     # each grade journal stays writable by its author alone (coursedir.journal): never made the group's
-    journals = os.path.join(top, places.JOURNALS)
+    journals = os.path.join(top, JOURNALS)
     # by directory descriptor, each entry changed through a descriptor opened without following links: the staff
     # write this tree, and an entry checked by path could be swapped for a link before root changes it (issue 58)
     for folder, subfolders, files, dirfd in os.fwalk(top, follow_symlinks=False):

@@ -59,7 +59,7 @@ from nbgrader.exchange.default.collect import ExchangeCollect
 from nbgrader.utils import parse_utc
 from traitlets import Int
 
-from instructor.coursedir.roster import is_student_id
+from instructor.coursedir.ids import is_student_id
 from instructor.errors import first_line
 from instructor.grading.intake import kind, read_regular
 from instructor.hub.accounts import system_reason, uid_min

@@ -19,7 +19,7 @@ import os
 from pathlib import Path
 
 from instructor.coursedir.atomic import open_folder
-from instructor.coursedir.roster import is_student_id
+from instructor.coursedir.ids import is_student_id
 from instructor.coursedir.tree_copy import copy_file_at
 
 #: the largest file copied (a feedback page with its figures is well under it)

@@ -74,7 +74,7 @@ def plan(course_dir: CourseDir, now: datetime | None = None) -> Plan:
     released = released_in(course_dir)
     out = Plan()
     with Gradebook(course_dir.graded_gradebook()) as gb:
-        journal.check(course_dir.path, gb)  # a score no tool wrote stops the send, as it stops the export
+        journal.check(course_dir, gb)  # a score no tool wrote stops the send, as it stops the export
         due = []
         for a in gb.assignments:
             when = class_due(course_dir, a.name, a.duedate)
@@ -92,9 +92,9 @@ def plan(course_dir: CourseDir, now: datetime | None = None) -> Plan:
             gb,
             due,
             (),
-            read_results(course_dir.path),
+            read_results(course_dir),
             now=now,
-            due_of=student_due(course_dir.path, course_dir.due),
+            due_of=student_due(course_dir, course_dir.due),
             released=released,
         )
     for row in found:

@@ -28,7 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from instructor.coursedir.roster import is_student_id
+from instructor.coursedir.ids import is_student_id
 from instructor.hub import lti
 from instructor.hub.staff import is_login
 

@@ -37,7 +37,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from instructor.coursedir.roster import is_student_id
+from instructor.coursedir.ids import is_student_id
 from instructor.errors import CourseError
 from instructor.hub.pinned import pinned
 from instructor.hub.staff import Untrusted, read_trusted

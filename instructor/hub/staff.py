@@ -25,9 +25,13 @@ import re
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from instructor.coursedir import roster
 from instructor.errors import CourseError
+
+if TYPE_CHECKING:
+    from instructor.coursedir.course_dir import CourseDir
 
 STAFF_NAME = "staff.csv"
 ROLES = ("instructor", "grader")
@@ -151,12 +155,12 @@ def read_staff(path: Path, instructors=(), emails: dict[str, str] | None = None)
     return found
 
 
-def people(course_path: Path, instructors=()) -> People:
-    """Students and staff of the course directory ``course_path``; a one-sentence error if either is missing.
+def people(course_dir: CourseDir, instructors=()) -> People:
+    """Students and staff of ``course_dir``; a one-sentence error if either is missing.
 
     ``instructors``: those of the last accepted start, who may own staff.csv besides root.
     """
-    path = course_path / STAFF_NAME
+    path = course_dir.path / STAFF_NAME
     staff_emails: dict[str, str] = {}
     try:
         staff = read_staff(path, instructors, staff_emails)
@@ -167,9 +171,9 @@ def people(course_path: Path, instructors=()) -> People:
         ) from None
     if "instructor" not in staff.values():
         raise CourseError(f"{path} names no instructor.")
-    students = roster.roster(course_path)
+    students = roster.roster(course_dir)
     if not students:
-        raise CourseError(f"{course_path} has no roster: run `course roster import class.csv` first.")
+        raise CourseError(f"{course_dir.path} has no roster: run `course roster import class.csv` first.")
     both = students & set(staff)
     if both:
         raise CourseError(f"{', '.join(sorted(both))} is both on the roster and in {path}.")
@@ -181,7 +185,7 @@ def people(course_path: Path, instructors=()) -> People:
         )
     emails = {
         row["email"].strip().lower(): row["id"]
-        for row in roster.read_roster_file(course_path / roster.ROSTER_NAME)
+        for row in roster.read_roster_file(course_dir.roster_file)
         if (row.get("email") or "").strip()
     }
     twice = sorted(e for e in staff_emails if e in emails)

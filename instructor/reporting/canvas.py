@@ -261,9 +261,9 @@ def export_canvas(course_dir: CourseDir, to: Path, assignments=()) -> Sheet:
     """Write the Canvas file of a course directory to ``to``; returns what it holds."""
     db_url = course_dir.graded_gradebook()
     with Gradebook(db_url) as gb:
-        journal.check(course_dir.path, gb)  # a score no tool wrote stops the export, before any file
-        due_of = student_due(course_dir.path, course_dir.due)
-        sheet = build(gb, assignments, read_results(course_dir.path), due_of=due_of, released=released_in(course_dir))
+        journal.check(course_dir, gb)  # a score no tool wrote stops the export, before any file
+        due_of = student_due(course_dir, course_dir.due)
+        sheet = build(gb, assignments, read_results(course_dir), due_of=due_of, released=released_in(course_dir))
     try:
         write(sheet, to)
     except OSError as err:  # a folder the user may not write to, a full disk

@@ -180,5 +180,5 @@ def make_report(course_dir: CourseDir, assignment: str, to: Path | None = None) 
     """
     found = analyse(course_dir, assignment)  # one sentence if nothing was graded
     overrides.observe_course(course_dir, "report")
-    changed = [e.shown() for e in overrides.entries(course_dir.path) if e.assignment == assignment]
+    changed = [e.shown() for e in overrides.entries(course_dir) if e.assignment == assignment]
     return found, write(found, (to or course_dir.path / "reports" / assignment).resolve(), changed)

@@ -273,19 +273,21 @@ class PendingCsvExportPlugin(ExportPlugin):
     )
 
     def export(self, gradebook: Gradebook) -> None:
-        course_path = Path(self.results).parent if self.results else None
-        try:
-            released = released_in(CourseDir.at(course_path)) if course_path else None
-        except CourseError:  # results beside no course directory: no exchange to ask
-            released = None
-        if course_path is not None:
-            journal.check(course_path, gradebook)  # a score no tool wrote stops the export, before any file
-        found = read_results(course_path) if course_path else {}
+        course_dir, released = None, None
+        if self.results:
+            try:
+                course_dir = CourseDir.at(Path(self.results).parent)
+                released = released_in(course_dir)
+            except CourseError:  # results beside no course directory: no exchange to ask
+                course_dir = CourseDir.places_at(Path(self.results).parent)
+        if course_dir is not None:
+            journal.check(course_dir, gradebook)  # a score no tool wrote stops the export, before any file
+        found = read_results(course_dir) if course_dir else {}
         by_cell: dict[tuple[str, str], list[overrides.Change]] = {}
-        if course_path is not None:
-            current = {e.key() for e in overrides.observe(course_path, gradebook, "export")}
+        if course_dir is not None:
+            current = {e.key() for e in overrides.observe(course_dir, gradebook, "export")}
             # oldest first: the overrides in force, and every grade taken back
-            for entry in overrides.entries(course_path):
+            for entry in overrides.entries(course_dir):
                 if entry.what != "override" or entry.key() in current:
                     by_cell.setdefault((entry.student, entry.assignment), []).append(entry)
         dest = self.to or "grades.csv"
@@ -302,7 +304,7 @@ class PendingCsvExportPlugin(ExportPlugin):
                         [str(s) for s in self.student],
                         found,
                         # the class's due dates as the configuration nbgrader (or `course export`) was given says
-                        due_of=student_due(course_path, self.config.DueDates.get("dates", {})) if course_path else None,
+                        due_of=student_due(course_dir, self.config.DueDates.get("dates", {})) if course_dir else None,
                         overrides_of=lambda s, a: by_cell.get((s, a), []),
                         released=released,
                     )
@@ -310,13 +312,13 @@ class PendingCsvExportPlugin(ExportPlugin):
             )
 
 
-def student_due(course_path: Path, due: dict[str, str]):
+def student_due(course_dir: CourseDir, due: dict[str, str]):
     """``due_of`` for :func:`rows`: the class's due date moved by the student's extension (``course extend``).
 
     The class's date is the settings' (``course init --due``: ``due``), where
     it is written, else the gradebook's copy (which ``course grade`` refreshes).
     """
-    granted = extensions.read(course_path)
+    granted = extensions.read(course_dir)
     written = {a: parse_utc(d) for a, d in due.items()}
 
     def due_of(student: str, assignment: str, duedate):

@@ -46,12 +46,16 @@ import asyncio
 import json
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from jinja2 import ChoiceLoader, Environment, FileSystemLoader, PrefixLoader
 from tornado import web
 
 from instructor.coursedir import journal
 from instructor.errors import CourseError, first_line
+
+if TYPE_CHECKING:
+    from instructor.coursedir.course_dir import CourseDir
 
 #: where the .tpl pages the course changes are (nbgrader's own are looked up after them)
 TEMPLATES = Path(__file__).resolve().parent / "templates"
@@ -117,30 +121,29 @@ def _formgrader():
     return handlers, apihandlers
 
 
-def course_flagged(course_path: Path, student: str, assignment: str) -> bool:
+def course_flagged(course_dir: CourseDir, student: str, assignment: str) -> bool:
     """True when `course grade`'s results file for ``student``'s ``assignment`` says ``flagged``."""
-    from instructor.coursedir import places
     from instructor.coursedir.store import Unreadable
     from instructor.grading.submission import Status, results_at
 
     try:
-        result = results_at(places.result(course_path, student, assignment)).read()
+        result = results_at(course_dir.result(student, assignment)).read()
     except Unreadable:
         return False
     return result is not None and result.status is Status.FLAGGED
 
 
-def record_override(course_path: Path, grade, by: str):
+def record_override(course_dir: CourseDir, grade, by: str):
     """Write an override of an autograded cell (``grade``: nbgrader's Grade, just saved) into the overrides,
     unless it holds the same one already; returns the entry, or None if ``grade`` is no override."""
     from instructor.coursedir import overrides
 
     notebook = grade.notebook
     entry = overrides.override_of(
-        course_path, grade, notebook.student.id, notebook.assignment.name, by=by, seen_by="the formgrader"
+        course_dir, grade, notebook.student.id, notebook.assignment.name, by=by, seen_by="the formgrader"
     )
     if entry is not None:
-        overrides.add(course_path, entry)  # under the overrides file's lock; the same override is not added twice
+        overrides.add(course_dir, entry)  # under the overrides file's lock; the same override is not added twice
     return entry
 
 
@@ -152,6 +155,8 @@ def grader() -> str:
 
 
 def _handlers():
+    from instructor.coursedir.course_dir import CourseDir
+
     handlers, apihandlers = _formgrader()
     check_xsrf, check_notebook_dir = handlers.check_xsrf, handlers.check_notebook_dir
     nbgrader_pages = FileSystemLoader(handlers.template_path)
@@ -199,7 +204,7 @@ def _handlers():
             self.finish(json.dumps({"success": False, "error": REFUSAL, "log": ""}))
 
     def flag_from_results(handler, rows, student=None):
-        root = Path(handler.coursedir.root)
+        root = CourseDir.places_at(Path(handler.coursedir.root))
         for row in rows:
             who = student or row.get("student")
             if who and not row.get("flagged") and course_flagged(root, who, row.get("assignment") or ""):
@@ -211,16 +216,16 @@ def _handlers():
         @check_xsrf
         @check_notebook_dir
         def put(self, grade_id):
-            course_path = Path(self.coursedir.root)
+            course_dir = CourseDir.places_at(Path(self.coursedir.root))
             try:
                 # this server's account's own journal, opened (and checked) before nbgrader commits anything
-                with journal.writer(course_path) as journalled:
+                with journal.writer(course_dir) as journalled:
                     super().put(grade_id)  # nbgrader saves the grade and answers with it
                     grade = self.gradebook.find_grade_by_id(grade_id)
                     journalled.write(journal.hand_line(grade))
             except CourseError as err:
                 raise web.HTTPError(500, reason=first_line(err)) from None
-            record_override(course_path, grade, grader())
+            record_override(course_dir, grade, grader())
 
     class NotebookSubmissions(apihandlers.BaseApiHandler):
         @web.authenticated

@@ -18,11 +18,9 @@ from __future__ import annotations
 import json
 from collections import Counter
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from nbgrader.api import Gradebook, MissingEntry
 
-from instructor.coursedir import places
 from instructor.coursedir.course_dir import CourseDir
 from instructor.errors import CourseError
 from instructor.grading.record import read_results
@@ -87,9 +85,9 @@ def _source_cells(gb: Gradebook, assignment: str) -> tuple[list, dict[str, str]]
     return cells, sources
 
 
-def _outputs(course_path: Path, student: str, assignment: str) -> dict[str, list]:
+def _outputs(course_dir: CourseDir, student: str, assignment: str) -> dict[str, list]:
     """grade_id -> outputs of each graded cell of a student's autograded notebook ({} if there is none)."""
-    path = places.autograded_notebook(course_path, student, assignment)
+    path = course_dir.autograded_notebook(student, assignment)
     try:
         nb = json.loads(path.read_text())
     except (OSError, ValueError):
@@ -105,7 +103,7 @@ def _outputs(course_path: Path, student: str, assignment: str) -> dict[str, list
 def analyse(course_dir: CourseDir, assignment: str) -> ClassReport:
     """The class report of ``assignment`` in ``course_dir``."""
     url = course_dir.graded_gradebook()
-    results = {k: v for k, v in read_results(course_dir.path).items() if k[1] == assignment}
+    results = {k: v for k, v in read_results(course_dir).items() if k[1] == assignment}
     with Gradebook(url) as gb:
         try:
             grade_cells, sources = _source_cells(gb, assignment)
@@ -130,7 +128,7 @@ def analyse(course_dir: CourseDir, assignment: str) -> ClassReport:
                 cell.failed += 1
                 if not cell.written:
                     if outputs is None:
-                        outputs = _outputs(course_dir.path, row["student_id"], assignment)
+                        outputs = _outputs(course_dir, row["student_id"], assignment)
                     # one line per check that failed (its message with each value named by its code, never a value)
                     cell.mistakes[report_line(sources.get(cell.grade_id, ""), outputs.get(cell.grade_id, []))] += 1
     report = ClassReport(assignment, float(max_score), rows, cells)

@@ -24,14 +24,18 @@ import csv
 import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from instructor.cells import read
-from instructor.coursedir import places, releases
+from instructor.coursedir import releases
 from instructor.errors import CourseError, first_line
 from instructor.reporting.export import inert_cell
 from instructor.reporting.similarity_documents import Document, document, student_version_answers, student_version_code
 from instructor.reporting.similarity_fingerprints import NOISE, boilerplate_hashes, fingerprints
 from instructor.reporting.similarity_pairs import Pair, locate, score_all
+
+if TYPE_CHECKING:
+    from instructor.coursedir.course_dir import CourseDir
 
 __all__ = ["NOISE", "THRESHOLD", "MIN_CHARS", "OUTPUT", "CSV_COLUMNS", "Similarity", "analyse", "write_csv"]
 
@@ -81,21 +85,21 @@ class Similarity:
         return statistics.median(scores) if scores else 0.0
 
 
-def student_versions(course_path: Path, assignment: str) -> list:
+def student_versions(course_dir: CourseDir, assignment: str) -> list:
     """The student versions of ``assignment``: ``release/<a>/<a>.ipynb`` and every archived version."""
-    current = places.release_notebook(course_path, assignment)
+    current = course_dir.release_notebook(assignment)
     if Path(assignment).name != assignment or assignment.startswith(".") or not current.is_file():
-        known = sorted(p.name for p in places.release(course_path, "").glob("*") if p.is_dir())
+        known = sorted(p.name for p in course_dir.release("").glob("*") if p.is_dir())
         raise CourseError(
-            f"unknown assignment {assignment!r}: {places.release(course_path, '')} has no "
+            f"unknown assignment {assignment!r}: {course_dir.release('')} has no "
             f"{assignment}/{assignment}.ipynb (released: {', '.join(known) or 'none'})."
         )
-    return [read(current), *releases.issued(course_path, assignment)]
+    return [read(current), *releases.issued(course_dir, assignment)]
 
 
-def submissions(course_path: Path, assignment: str) -> dict[str, Path]:
+def submissions(course_dir: CourseDir, assignment: str) -> dict[str, Path]:
     """student -> their graded notebook ``autograded/<student>/<a>/<a>.ipynb`` (symlinks and hidden folders skipped)."""
-    root = places.autograded_root(course_path)
+    root = course_dir.autograded_root
     found = {}
     for student_dir in sorted(root.iterdir()) if root.is_dir() else []:
         path = student_dir / assignment / f"{assignment}.ipynb"
@@ -110,16 +114,18 @@ def submissions(course_path: Path, assignment: str) -> dict[str, Path]:
     return found
 
 
-def analyse(course_path: Path, assignment: str, threshold: float = THRESHOLD, min_chars: int = MIN_CHARS) -> Similarity:
-    """Compare every pair of graded submissions of ``assignment`` in the course directory at ``course_path``."""
+def analyse(
+    course_dir: CourseDir, assignment: str, threshold: float = THRESHOLD, min_chars: int = MIN_CHARS
+) -> Similarity:
+    """Compare every pair of graded submissions of ``assignment`` in ``course_dir``."""
     if not 0 <= threshold < 1:
         raise CourseError(f"the threshold is a share of a submission's code, from 0 to 1 (not {threshold}).")
-    notebooks = student_versions(course_path, assignment)
+    notebooks = student_versions(course_dir, assignment)
     boilerplate, answers = boilerplate_hashes(student_version_code(notebooks)), student_version_answers(notebooks)
-    paths = submissions(course_path, assignment)
+    paths = submissions(course_dir, assignment)
     if not paths:
         raise CourseError(
-            f"there is no graded submission of {assignment} in {course_path / 'autograded'}: run `course grade` first."
+            f"there is no graded submission of {assignment} in {course_dir.autograded_root}: run `course grade` first."
         )
     docs, skipped = {}, []
     for student, path in paths.items():

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import jinja2
 import numpy as np
@@ -22,6 +23,9 @@ from instructor.reporting.rendering import STATIC_PAGE_POLICY
 from instructor.reporting.similarity import OUTPUT, Similarity, write_csv
 from instructor.reporting.similarity_documents import Document, Span
 from instructor.reporting.similarity_pairs import Pair
+
+if TYPE_CHECKING:
+    from instructor.coursedir.course_dir import CourseDir
 
 TEMPLATES = Path(__file__).parent / "templates"
 TEMPLATE = "similarity.html.j2"
@@ -101,9 +105,9 @@ def render(result: Similarity) -> str:
     return env.get_template(TEMPLATE).render(r=result, shown=shown, views=views, csp=STATIC_PAGE_POLICY)
 
 
-def write(course_path: Path, result: Similarity) -> tuple[Path, Path]:
+def write(course_dir: CourseDir, result: Similarity) -> tuple[Path, Path]:
     """Write ``<dir>/similarity/<a>.html`` and ``<a>.csv``; returns their paths."""
-    out = course_path / OUTPUT
+    out = course_dir.path / OUTPUT
     out.mkdir(parents=True, exist_ok=True)
     page = out / f"{result.assignment}.html"
     page.write_text(render(result), encoding="utf-8")

@@ -36,11 +36,10 @@ class Grade:
 
 def grades(course_dir: CourseDir, assignments=(), students=()) -> list[Grade]:
     """Every submission (of the named assignments and students, if any): its points, or why it was not graded."""
-    course_path = course_dir.path
     if not course_dir.results.is_dir():
         course_dir.graded_gradebook()
     wanted = lambda s, a: (not assignments or a in assignments) and (not students or s in students)  # noqa: E731
-    results_left = {k: v for k, v in read_results(course_path).items() if wanted(*k)}
+    results_left = {k: v for k, v in read_results(course_dir).items() if wanted(*k)}
     rows = []
     url = course_dir.gradebook_url
     if gradebook.exists(url):

@@ -68,6 +68,9 @@ EXECUTOR_INSIDE = "/sandbox/executor.py"
 STUDENT_PACKAGE = "course"
 #: the grader's packages, never visible inside
 GRADER_PACKAGES = ("instructor", "course_data")
+#: packages of the venv the kernel never needs, covered like the grader's: ipykernel imports debugpy whenever
+#: it finds it (about 0.1 s of every kernel start), for a debugger no grading run attaches
+UNNEEDED_PACKAGES = ("debugpy",)
 
 
 def package_dir(name: str) -> Path:
@@ -97,13 +100,15 @@ def readonly_roots() -> list[str]:
 
 
 def hidden(roots: list[str]) -> list[str]:
-    """The grader's packages where a bound root holds them (a venv they were installed into).
+    """The grader's packages, and the installed ones of :data:`UNNEEDED_PACKAGES`, where a bound root holds them
+    (a venv they were installed into).
 
     They are covered by an empty folder inside the sandbox: student code reads
     neither the grader nor the data builder.
     """
     grader = [package_dir(name) for name in GRADER_PACKAGES]
-    return sorted(str(p) for p in grader if any(p.is_relative_to(root) for root in roots))
+    unneeded = [package_dir(name) for name in UNNEEDED_PACKAGES if importlib.util.find_spec(name) is not None]
+    return sorted(str(p) for p in grader + unneeded if any(p.is_relative_to(root) for root in roots))
 
 
 def bwrap_args(

@@ -44,30 +44,46 @@ import json
 import os
 import re
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
 import warnings
 from collections.abc import Iterable
+from queue import Empty
 from types import ModuleType
 from typing import cast
 
-# jsonschema (under nbformat) imports rfc3987_syntax when it is installed
-# (jupyter-events pulls it in); building its grammar costs about 2.4 s in every
-# executor process, for an IRI format check that notebook validation never uses.
+# jsonschema (under nbformat) imports the format checkers' libraries that are installed (jupyter-events pulls
+# them in): rfc3987_syntax builds a grammar (about 2.4 s in every executor process), isoduration imports arrow,
+# the others add a few ms each, for format checks that notebook validation never makes (nbformat validates
+# with fastjsonschema, or jsonschema without a format checker).
 # (None in sys.modules makes the import fail: the import system's documented rule, wider than its type)
-cast("dict[str, ModuleType | None]", sys.modules).setdefault("rfc3987_syntax", None)
+for _unused in (
+    "rfc3987_syntax",
+    "rfc3987",
+    "rfc3986_validator",
+    "rfc3339_validator",
+    "isoduration",
+    "uri_template",
+    "webcolors",
+    "jsonpointer",
+    "fqdn",
+    "idna",
+):
+    cast("dict[str, ModuleType | None]", sys.modules).setdefault(_unused, None)
 # the home is the kernel's (another uid in the sandbox): jupyter_client looks in IPython's folder there for
 # kernel specs only, and IPython warns that it cannot write it
 warnings.filterwarnings("ignore", message="IPython parent", category=UserWarning)
 
 # these import jsonschema and IPython: after the two lines above (E402)
 import nbformat  # noqa: E402
+from jupyter_client.asynchronous import AsyncKernelClient  # noqa: E402
 from jupyter_client.manager import AsyncKernelManager  # noqa: E402
 from nbclient import NotebookClient  # noqa: E402
 from nbclient.exceptions import CellExecutionComplete, CellTimeoutError, DeadKernelError  # noqa: E402
 from nbformat.v4 import new_output, output_from_msg  # noqa: E402
-from traitlets import List, Unicode  # noqa: E402
+from traitlets import List, Type, Unicode  # noqa: E402
 from traitlets.config import Config  # noqa: E402
 
 from course import channel  # noqa: E402  (the one definition of the channel's MIME type and notes)
@@ -146,10 +162,69 @@ def _skip_undecodable(channel) -> None:
     channel.get_msg = get_msg
 
 
+class KernelClient(AsyncKernelClient):
+    """jupyter_client's client, without the 0.2 s of silence it waits for once the kernel answers."""
+
+    async def wait_for_ready(self, timeout: float | None = None) -> None:
+        """Wait until the kernel answers ``kernel_info`` on shell and iopub (as jupyter_client does), then drop the
+        iopub messages already here.
+
+        jupyter_client ends its wait by reading iopub until nothing comes for 0.2 s (every kernel start, and
+        after an interrupt). Nothing needs that silence: nbclient and ``execute_interactive`` keep only the
+        messages whose parent is their own request.
+        """
+        deadline = time.monotonic() + (float("inf") if timeout is None else timeout)
+        while True:
+            self.kernel_info()
+            try:
+                msg = await self.shell_channel.get_msg(timeout=1)
+            except Empty:
+                pass
+            else:
+                if msg["msg_type"] == "kernel_info_reply":
+                    try:  # iopub is connected once the reply's status message comes (else ask again)
+                        await self.iopub_channel.get_msg(timeout=0.2)
+                    except Empty:
+                        pass
+                    else:
+                        self._handle_kernel_info_reply(msg)
+                        break
+            if not await self._async_is_alive():
+                raise RuntimeError("Kernel died before replying to kernel_info")
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"Kernel didn't respond in {timeout:g} seconds")
+        while True:
+            try:
+                await self.iopub_channel.get_msg(timeout=0)
+            except Empty:
+                break
+
+
 class KernelManager(AsyncKernelManager):
     """Starts the kernel behind ``launch_prefix`` (in the sandbox: ``setpriv`` to the kernel's own uid)."""
 
     launch_prefix = List(Unicode(), config=True)
+    client_factory = Type(KernelClient, klass=AsyncKernelClient, config=True)
+
+    async def shutdown_kernel(self, now: bool = False, restart: bool = False) -> None:  # type: ignore[override]
+        """Kill the kernel and its process group at once, and wait until it is gone (nbclient's last step).
+
+        jupyter_client's shutdown interrupts the kernel, asks it to stop (its atexit hooks run: student code)
+        and polls every 0.1 s for up to 5 s before it kills it; nothing a kernel does after its last cell is
+        read, so it is killed (``now`` and ``restart`` change nothing).
+        """
+        self.shutting_down = True
+        self.stop_restarter()
+        provisioner = self.provisioner
+        process = getattr(provisioner, "process", None)
+        if provisioner is None or process is None:
+            return
+        await provisioner.kill()
+        try:
+            process.wait(timeout=5)
+        except subprocess.TimeoutExpired:  # not dead 5 s after SIGKILL: the grader kills what is left
+            return
+        await provisioner.wait()  # the process is gone: jupyter_client closes its pipes and forgets it
 
     def format_kernel_cmd(self, extra_arguments=None):
         return [*self.launch_prefix, *super().format_kernel_cmd(extra_arguments)]

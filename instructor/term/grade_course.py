@@ -87,7 +87,7 @@ def grade_course(req: GradeRequest, log=print) -> Graded:
     # the names asked for checked where the assignments are read, before intake touches the submissions
     _check(req)
     isolation = check_isolation(req.unsafe, req.limits)
-    ids = roster.ids(req.roster) if req.roster else roster.roster(course_dir.path)
+    ids = roster.ids(req.roster) if req.roster else roster.roster(course_dir)
     known = existing_assignments(req.root / "solutions")
     if unknown := [name for name in req.assignments if name not in known]:
         raise CourseError(f"There is no assignment {unknown[0]!r} (known: {', '.join(known)}).")

@@ -22,6 +22,7 @@ import shutil
 import pytest
 
 from instructor.cli.formgrader import COURSE_PAGES
+from instructor.coursedir.course_dir import CourseDir
 from tests.browser.lab import jupyter_lab
 from tests.browser.test_jupyterlab import OPEN_TIMEOUT_MS, SCREENSHOTS, chromium  # noqa: F401  (fixture)
 from tests.system import require_sandbox
@@ -259,7 +260,9 @@ def test_an_autograded_cell_is_overridden_only_deliberately(chromium, hostile_co
 
     from instructor.coursedir import overrides
 
-    recorded = [e.shown() for e in overrides.entries(hostile_course_dir) if e.cell == "add__values"]
+    recorded = [
+        e.shown() for e in overrides.entries(CourseDir.places_at(hostile_course_dir)) if e.cell == "add__values"
+    ]
     assert [(e["student"], e["from"], e["to"], e["by"]) for e in recorded] == [("eve", 2.0, 1.0, getpass.getuser())]
     assert recorded[0]["at"]  # when, to the minute
 

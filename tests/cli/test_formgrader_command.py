@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from instructor.cli.formgrader import COURSE_PAGES, command
+from instructor.coursedir.course_dir import CourseDir
 from instructor.reporting import formgrader_pages
 
 
@@ -23,9 +24,9 @@ def test_a_flag_is_read_from_course_grades_results(tmp_path):
 
     results = tmp_path / "results" / "eve"
     results.mkdir(parents=True)
-    assert not formgrader_pages.course_flagged(tmp_path, "eve", "01_rnn")
+    assert not formgrader_pages.course_flagged(CourseDir.places_at(tmp_path), "eve", "01_rnn")
     record = {"student": "eve", "assignment": "01_rnn", "status": "flagged", "reason": "the test cell was edited"}
     (results / "01_rnn.json").write_text(json.dumps(record))
-    flagged = formgrader_pages.course_flagged(tmp_path, "eve", "01_rnn")
+    flagged = formgrader_pages.course_flagged(CourseDir.places_at(tmp_path), "eve", "01_rnn")
     (results / "01_rnn.json").write_text(json.dumps({**record, "status": "graded"}))
-    assert flagged and not formgrader_pages.course_flagged(tmp_path, "eve", "01_rnn")
+    assert flagged and not formgrader_pages.course_flagged(CourseDir.places_at(tmp_path), "eve", "01_rnn")

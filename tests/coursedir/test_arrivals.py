@@ -14,7 +14,8 @@ from pathlib import Path
 from nbgrader.api import Gradebook
 
 from instructor.coursedir import directory
-from instructor.coursedir.arrivals import ARRIVALS, Arrivals, notebooks_hash
+from instructor.coursedir.arrivals import Arrivals, notebooks_hash
+from instructor.coursedir.course_dir import ARRIVALS, CourseDir
 from tests.system import require_root
 
 STAMP = "%Y-%m-%d %H:%M:%S.%f UTC"
@@ -89,13 +90,13 @@ def test_unchanged_bytes_keep_their_arrival_and_an_old_record_gets_its_hash(tmp_
     folder.mkdir(parents=True)
     (folder / "01_toy.ipynb").write_text("{}")
     (cd / ARRIVALS).write_text(json.dumps({folder.name: "2026-01-01 10:00:00.000000 UTC"}))
-    arrivals = Arrivals(cd)
+    arrivals = Arrivals(CourseDir.places_at(cd))
     assert arrivals.of(folder) == "2026-01-01 10:00:00.000000 UTC"
     arrivals.save()
     assert json.loads((cd / ARRIVALS).read_text())[folder.name] == [
         {"at": "2026-01-01 10:00:00.000000 UTC", "sha256": notebooks_hash(folder)}
     ]
-    assert Arrivals(cd).of(folder) == "2026-01-01 10:00:00.000000 UTC"
+    assert Arrivals(CourseDir.places_at(cd)).of(folder) == "2026-01-01 10:00:00.000000 UTC"
 
 
 def test_a_submitted_folder_is_no_longer_the_students_to_write(course_repo, tmp_path, run_course):

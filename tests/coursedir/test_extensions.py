@@ -26,9 +26,9 @@ def test_days_and_until_give_the_student_a_later_due_date(folder):
     """Does --days add N (fractional) days to the class's due date, and --until set the student's own?"""
     extensions.grant(CourseDir.at(folder), "amy", "01_rnn", days="1.5", because="  ill,\n doctor's note ", by="ana")
     extensions.grant(CourseDir.at(folder), "bob", "01_rnn", until="2026-10-08 12:00 UTC")
-    assert extensions.extension_for(folder, "amy", "01_rnn", DUE) == timedelta(days=1, hours=12)
-    assert extensions.extension_for(folder, "bob", "01_rnn", DUE) == timedelta(days=2, hours=19)
-    assert extensions.extension_for(folder, "cat", "01_rnn", DUE) is None
+    assert extensions.extension_for(CourseDir.at(folder), "amy", "01_rnn", DUE) == timedelta(days=1, hours=12)
+    assert extensions.extension_for(CourseDir.at(folder), "bob", "01_rnn", DUE) == timedelta(days=2, hours=19)
+    assert extensions.extension_for(CourseDir.at(folder), "cat", "01_rnn", DUE) is None
 
 
 def test_the_file_says_who_granted_what_when_and_why(folder):
@@ -49,18 +49,18 @@ def test_a_new_grant_replaces_the_earlier_one(folder):
     """Do two grants for the same student and assignment leave the second only (extensions do not add up)?"""
     extensions.grant(CourseDir.at(folder), "amy", "01_rnn", days=3)
     extensions.grant(CourseDir.at(folder), "amy", "01_rnn", days=1)
-    assert [(e.student, e.days) for e in extensions.listing(folder)] == [("amy", 1)]
-    assert extensions.extension_for(folder, "amy", "01_rnn", DUE) == timedelta(days=1)
+    assert [(e.student, e.days) for e in extensions.listing(CourseDir.at(folder))] == [("amy", 1)]
+    assert extensions.extension_for(CourseDir.at(folder), "amy", "01_rnn", DUE) == timedelta(days=1)
 
 
 def test_remove_takes_the_extension_back_and_says_when_there_is_none(folder):
     """Does remove() drop the entry (the others kept), and refuse in one sentence when there is nothing to remove?"""
     extensions.grant(CourseDir.at(folder), "amy", "01_rnn", days=3)
     extensions.grant(CourseDir.at(folder), "bob", "01_rnn", days=2)
-    assert extensions.remove(folder, "amy", "01_rnn").days == 3
-    assert [e.student for e in extensions.listing(folder)] == ["bob"]
+    assert extensions.remove(CourseDir.at(folder), "amy", "01_rnn").days == 3
+    assert [e.student for e in extensions.listing(CourseDir.at(folder))] == ["bob"]
     with pytest.raises(CourseError, match="amy has no extension of 01_rnn"):
-        extensions.remove(folder, "amy", "01_rnn")
+        extensions.remove(CourseDir.at(folder), "amy", "01_rnn")
 
 
 @pytest.mark.parametrize("until", ["2026-10-01 12:00 UTC", "2026-10-05 17:00 UTC"])
@@ -118,13 +118,13 @@ def test_a_date_nbgrader_would_misread_is_refused(folder, until, message):
 def test_no_extension_where_there_is_nothing_to_extend(folder):
     """Is there no extension without a due date, nor when the class's due date moved past an --until?"""
     extensions.grant(CourseDir.at(folder), "amy", "01_rnn", until="2026-10-08 17:00 UTC")
-    assert extensions.extension_for(folder, "amy", "01_rnn", None) is None
-    assert extensions.extension_for(folder, "amy", "01_rnn", datetime(2026, 10, 9)) is None
+    assert extensions.extension_for(CourseDir.at(folder), "amy", "01_rnn", None) is None
+    assert extensions.extension_for(CourseDir.at(folder), "amy", "01_rnn", datetime(2026, 10, 9)) is None
 
 
 def test_an_unreadable_file_stops_in_one_sentence(folder):
     """Is a hand-broken extensions.json refused in one sentence, not silently ignored (grades would change)?"""
     (folder / "extensions.json").write_text('{"01_rnn": {"amy": {"because": "neither until nor days"}}}')
     with pytest.raises(CourseError, match="extensions.json cannot be read") as err:
-        extensions.extension_for(folder, "amy", "01_rnn", DUE)
+        extensions.extension_for(CourseDir.at(folder), "amy", "01_rnn", DUE)
     assert len(str(err.value).splitlines()) == 1

@@ -20,7 +20,8 @@ from pathlib import Path
 import pytest
 from nbgrader.api import Gradebook
 
-from instructor.coursedir import journal, places
+from instructor.coursedir import journal
+from instructor.coursedir.course_dir import CourseDir
 from instructor.errors import CourseError
 from tests.system import require_root
 
@@ -45,7 +46,7 @@ def _graded(course: Path) -> None:
         gb.add_submission(A, AMY)
         gb.find_grade("add__values", A, A, AMY).auto_score = 2.0
         gb.db.commit()
-        journal.record(course, *journal.autograde_lines(gb.find_submission(A, AMY)))
+        journal.record(CourseDir.places_at(course), *journal.autograde_lines(gb.find_submission(A, AMY)))
 
 
 def _sqlite(course: Path, column: str, value, cell: str) -> None:
@@ -58,12 +59,12 @@ def _sqlite(course: Path, column: str, value, cell: str) -> None:
 
 def _wrong(course: Path) -> list[str]:
     with Gradebook(_url(course)) as gb:
-        return journal.unexplained(course, gb)
+        return journal.unexplained(CourseDir.places_at(course), gb)
 
 
 def _hand_grade(course: Path, cell: str, points: float) -> None:
     """What the formgrader's Save does (its handler: the journal opened first, nbgrader's commit, the line)."""
-    with journal.writer(course) as w, Gradebook(_url(course)) as gb:
+    with journal.writer(CourseDir.places_at(course)) as w, Gradebook(_url(course)) as gb:
         grade = gb.find_grade(cell, A, A, AMY)
         grade.manual_score = points
         gb.db.commit()
@@ -86,14 +87,16 @@ def test_tools_scores_are_explained_and_name_their_author(course):
         os.environ.pop("USER")
         os.environ.pop("LOGNAME")
     assert _wrong(course) == []
-    entries, problems = journal.read(course)
+    entries, problems = journal.read(CourseDir.places_at(course))
     assert problems == []
     me = journal.account(os.geteuid())
     hand = [e for e in entries if e.data["kind"] == journal.HAND_GRADE]
     assert [(e.author, e.data["cell"], e.data["manual"]) for e in hand] == [(me, "why", 0.5)]
-    info = os.stat(places.journals(course) / f"{me}.jsonl")
+    info = os.stat(CourseDir.places_at(course).journals / f"{me}.jsonl")
     assert stat.S_IMODE(info.st_mode) == 0o644 and info.st_uid == os.geteuid()
-    assert os.stat(places.journals(course)).st_mode & stat.S_ISVTX  # sticky: nobody removes another's journal
+    assert (
+        os.stat(CourseDir.places_at(course).journals).st_mode & stat.S_ISVTX
+    )  # sticky: nobody removes another's journal
 
 
 @pytest.mark.parametrize(
@@ -111,7 +114,7 @@ def test_a_score_written_with_sqlite_stops_the_export(course, column, value, cel
     wrong = _wrong(course)
     assert len(wrong) == 1 and wrong[0].startswith(f"{A}, {AMY}, {said}"), wrong
     with Gradebook(_url(course)) as gb, pytest.raises(CourseError) as refused:
-        journal.check(course, gb)
+        journal.check(CourseDir.places_at(course), gb)
     message = str(refused.value)
     assert wrong[0] in message and "nothing was exported" in message
     assert "course override" in message and "course grade -a A -s STUDENT --force" in message
@@ -132,13 +135,13 @@ def test_a_regrade_keeps_a_hand_grade_and_a_removed_submission_must_be_journalle
     gradebook outside the tools is found, and one `course grade` took out (its removal line) is not."""
     _hand_grade(course, "why", 0.5)
     with Gradebook(_url(course)) as gb:  # course grade again: the hand grade kept (no `manual` in its lines)
-        journal.record(course, *journal.autograde_lines(gb.find_submission(A, AMY)))
+        journal.record(CourseDir.places_at(course), *journal.autograde_lines(gb.find_submission(A, AMY)))
     assert _wrong(course) == []
     with Gradebook(_url(course)) as gb:
         gb.remove_submission(A, AMY)
     (line,) = _wrong(course)
     assert line.startswith(f"{A}, {AMY}: the gradebook has no submission where the journal holds one"), line
-    journal.record(course, journal.removal_line(A, AMY))
+    journal.record(CourseDir.places_at(course), journal.removal_line(A, AMY))
     assert _wrong(course) == []
 
 
@@ -152,7 +155,7 @@ def test_a_late_penalty_moves_only_through_the_tools(course):
         line
     )
     with Gradebook(_url(course)) as gb:
-        journal.record(course, *journal.penalty_lines(gb.find_submission(A, AMY)))
+        journal.record(CourseDir.places_at(course), *journal.penalty_lines(gb.find_submission(A, AMY)))
         assert _wrong(course) == []
 
 
@@ -162,7 +165,7 @@ def test_a_line_no_journal_may_hold_is_refused(course):
     future = journal.line(journal.HAND_GRADE, A, AMY, A, "why", manual=1.0)
     future["at"] = "2099-01-01T00:00:00.000000Z"
     _sqlite(course, "manual_score", 1.0, "why")
-    with open(places.journals(course) / f"{me}.jsonl", "a") as f:
+    with open(CourseDir.places_at(course).journals / f"{me}.jsonl", "a") as f:
         f.write(json.dumps(future) + "\n{not json\n")
     wrong = _wrong(course)
     assert any("line 4: dated 2099-01-01" in w for w in wrong), wrong
@@ -218,7 +221,7 @@ def shared():
 
 
 def test_a_grader_cannot_write_or_remove_anothers_journal(shared):
-    theirs = places.journals(shared) / f"{journal.account(INSTRUCTOR)}.jsonl"
+    theirs = CourseDir.places_at(shared).journals / f"{journal.account(INSTRUCTOR)}.jsonl"
     line = json.dumps(journal.line(journal.HAND_GRADE, A, AMY, A, "why", manual=1.0)) + "\n"
 
     def append():
@@ -227,7 +230,7 @@ def test_a_grader_cannot_write_or_remove_anothers_journal(shared):
 
     assert _as(GRADER, append).startswith("PermissionError"), "the grader wrote into the instructor's journal"
     assert _as(GRADER, theirs.unlink).startswith("PermissionError"), "the grader removed the instructor's journal"
-    moved = places.journals(shared) / "elsewhere.jsonl"
+    moved = CourseDir.places_at(shared).journals / "elsewhere.jsonl"
     assert _as(GRADER, lambda: theirs.rename(moved)).startswith("PermissionError")
     assert _wrong(shared) == []
 
@@ -235,7 +238,7 @@ def test_a_grader_cannot_write_or_remove_anothers_journal(shared):
 def test_a_journal_made_by_another_account_is_never_written_as_its_name(shared):
     """The grader makes a file named as the next account's journal, writable by all: does that account's tool
     refuse to write into it (its lines would be the grader's), and are its lines taken as the grader's?"""
-    planted = places.journals(shared) / f"{journal.account(GRADER + 10)}.jsonl"
+    planted = CourseDir.places_at(shared).journals / f"{journal.account(GRADER + 10)}.jsonl"
 
     def plant():
         fd = os.open(planted, os.O_WRONLY | os.O_CREAT, 0o666)
@@ -243,10 +246,13 @@ def test_a_journal_made_by_another_account_is_never_written_as_its_name(shared):
         os.close(fd)
 
     assert _as(GRADER, plant) == "None"
-    refused = _as(GRADER + 10, lambda: journal.record(shared, journal.line(journal.HAND_GRADE, A, AMY, A, "why")))
+    refused = _as(
+        GRADER + 10,
+        lambda: journal.record(CourseDir.places_at(shared), journal.line(journal.HAND_GRADE, A, AMY, A, "why")),
+    )
     assert refused.startswith("CourseError") and "is not your grade journal" in refused, refused
     assert planted.read_bytes() == b""
-    entries, problems = journal.read(shared)
+    entries, problems = journal.read(CourseDir.places_at(shared))
     assert [p for p in problems if "could be written by others than" in p], problems
 
 
@@ -259,22 +265,22 @@ def test_lines_a_grader_writes_are_his_and_no_autograde(shared):
         journal.line(journal.HAND_GRADE, A, AMY, A, "why", manual=1.0),
         journal.line(journal.AUTOGRADE, A, AMY, A, "add__values", auto=0.0),
     ]
-    assert _as(GRADER, lambda: journal.record(shared, *lines)) == "None"
+    assert _as(GRADER, lambda: journal.record(CourseDir.places_at(shared), *lines)) == "None"
     wrong = _wrong(shared)
     grader = journal.account(GRADER)
     assert any(f"(by {grader}), line 2: {grader} is neither root nor the owner" in w for w in wrong), wrong
     assert any("cell add__values, autograded points: the gradebook holds 0, the journal 2" in w for w in wrong)
     assert not any("cell why" in w for w in wrong), wrong  # his hand grade: explained, and his
-    entries, _ = journal.read(shared)
+    entries, _ = journal.read(CourseDir.places_at(shared))
     assert [(e.author, e.data["cell"]) for e in entries if e.data["kind"] == journal.HAND_GRADE] == [(grader, "why")]
 
 
 def test_a_link_is_no_journal(shared):
-    folder = places.journals(shared)
+    folder = CourseDir.places_at(shared).journals
     os.symlink(folder / f"{journal.account(INSTRUCTOR)}.jsonl", folder / "copy.jsonl")
-    _, problems = journal.read(shared)
+    _, problems = journal.read(CourseDir.places_at(shared))
     assert [p for p in problems if "copy.jsonl is not a grade journal the course reads (a link)" in p], problems
     shutil.rmtree(folder)
     os.symlink(shared, folder)
     with pytest.raises(CourseError, match="is not the course's folder of grade journals"):
-        journal.read(shared)
+        journal.read(CourseDir.places_at(shared))

@@ -70,7 +70,7 @@ def _extend(cd, folder) -> None:
 
 
 def _take_back(cd, folder) -> None:
-    extensions.remove(cd, "amy", "01_toy")
+    extensions.remove(CourseDir.places_at(cd), "amy", "01_toy")
     apply_extension(CourseDir.at(cd), "amy", "01_toy")
 
 

@@ -11,18 +11,19 @@ import os
 
 import pytest
 
-from instructor.coursedir.roster import ROSTER_NAME, roster
+from instructor.coursedir.course_dir import ROSTER_NAME, CourseDir
+from instructor.coursedir.roster import roster
 from instructor.errors import CourseError
 
 
 def test_the_roster_is_read(tmp_path):
     (tmp_path / ROSTER_NAME).write_text("id,first_name,last_name,email\namy,Amy,A,\nbob,,,\n")
-    assert roster(tmp_path) == {"amy", "bob"}
+    assert roster(CourseDir.places_at(tmp_path)) == {"amy", "bob"}
 
 
 def test_no_roster_is_none(tmp_path):
-    assert roster(tmp_path) is None
-    assert roster(tmp_path / "missing") is None
+    assert roster(CourseDir.places_at(tmp_path)) is None
+    assert roster(CourseDir.places_at(tmp_path / "missing")) is None
 
 
 def test_a_link_in_place_of_the_roster_is_refused(tmp_path):
@@ -31,10 +32,10 @@ def test_a_link_in_place_of_the_roster_is_refused(tmp_path):
     (tmp_path / "cd").mkdir()
     (tmp_path / "cd" / ROSTER_NAME).symlink_to(secret)
     with pytest.raises(CourseError, match="a symbolic link"):
-        roster(tmp_path / "cd")
+        roster(CourseDir.places_at(tmp_path / "cd"))
 
 
 def test_a_fifo_in_place_of_the_roster_is_refused_without_waiting(tmp_path):
     os.mkfifo(tmp_path / ROSTER_NAME)
     with pytest.raises(CourseError, match="not a regular file"):
-        roster(tmp_path)
+        roster(CourseDir.places_at(tmp_path))

@@ -14,6 +14,7 @@ import pytest
 
 from instructor.coursedir import overrides, reviews
 from instructor.coursedir.atomic import write_atomic
+from instructor.coursedir.course_dir import OVERRIDES, REVIEWS, CourseDir
 from instructor.coursedir.store import Unreadable
 from instructor.reporting.formgrader_pages import record_override
 from tests.system import require_root
@@ -75,15 +76,15 @@ def shared(open_tmp):
 def test_root_and_a_grader_updating_at_once_lose_nothing(shared):
     """Root's `course grade` and a grader append to the overrides file at the same time, 60 entries each, interleaved:
     is every entry there, and is the file still 0660 in the course group (whoever wrote it last owns it)?"""
-    overrides.add(shared, _change("warm-up"))  # every module loaded before the fork
+    overrides.add(CourseDir.places_at(shared), _change("warm-up"))  # every module loaded before the fork
 
     def writer(who: str):
-        return lambda: [overrides.add(shared, _change(f"{who}{i}")) for i in range(60)]
+        return lambda: [overrides.add(CourseDir.places_at(shared), _change(f"{who}{i}")) for i in range(60)]
 
     _wait(_as(0, 0, writer("root")), _as(GRADER, INSTRUCTOR, writer("grader")))
-    cells = [e.cell for e in overrides.entries(shared)]
+    cells = [e.cell for e in overrides.entries(CourseDir.places_at(shared))]
     assert sorted(cells) == sorted(["warm-up"] + [f"{who}{i}" for who in ("root", "grader") for i in range(60)])
-    info = os.stat(shared / overrides.OVERRIDES)
+    info = os.stat(shared / OVERRIDES)
     assert (info.st_uid in (INSTRUCTOR, GRADER), info.st_gid, stat.S_IMODE(info.st_mode)) == (True, INSTRUCTOR, 0o660)
 
 
@@ -93,7 +94,7 @@ def test_a_hand_grade_taken_back_by_root_survives_the_formgraders_override(open_
     cd = open_tmp / "cd"
     cd.mkdir(mode=0o700)
     os.chown(cd, INSTRUCTOR, INSTRUCTOR)
-    overrides.add(cd, _change("why", what="hand grade reset"))  # root's course grade
+    overrides.add(CourseDir.places_at(cd), _change("why", what="hand grade reset"))  # root's course grade
 
     class Grade:  # what nbgrader's formgrader hands record_override: the grade just saved
         name, auto_score, manual_score = "rnn__matches_numpy", 0.0, 2.0
@@ -107,24 +108,24 @@ def test_a_hand_grade_taken_back_by_root_survives_the_formgraders_override(open_
             },
         )
 
-    _wait(_as(INSTRUCTOR, INSTRUCTOR, lambda: record_override(cd, Grade, "ana")))
-    changes = json.loads((cd / overrides.OVERRIDES).read_text())
+    _wait(_as(INSTRUCTOR, INSTRUCTOR, lambda: record_override(CourseDir.places_at(cd), Grade, "ana")))
+    changes = json.loads((cd / OVERRIDES).read_text())
     assert [(e["cell"], e["what"], e.get("by", "")) for e in changes] == [
         ("why", "hand grade reset", ""),
         ("rnn__matches_numpy", "override", "ana"),
     ]
-    info = os.stat(cd / overrides.OVERRIDES)
+    info = os.stat(cd / OVERRIDES)
     assert (info.st_uid, stat.S_IMODE(info.st_mode)) == (INSTRUCTOR, 0o600)
 
 
 def test_an_unreadable_store_is_never_written_over(tmp_path):
     """An overrides file that cannot be parsed: does an update stop in one sentence, leaving the file as it was?"""
-    (tmp_path / overrides.OVERRIDES).write_text('[{"student": "amy"')
+    (tmp_path / OVERRIDES).write_text('[{"student": "amy"')
     with pytest.raises(Unreadable, match="overrides.json cannot be read") as err:
-        overrides.add(tmp_path, _change("rnn"))
+        overrides.add(CourseDir.places_at(tmp_path), _change("rnn"))
     assert len(str(err.value).splitlines()) == 1
-    assert (tmp_path / overrides.OVERRIDES).read_text() == '[{"student": "amy"'
-    assert overrides.entries(tmp_path) == []  # what only shows the records reads none
+    assert (tmp_path / OVERRIDES).read_text() == '[{"student": "amy"'
+    assert overrides.entries(CourseDir.places_at(tmp_path)) == []  # what only shows the records reads none
 
 
 def test_new_files_follow_the_folder_and_old_files_keep_their_group_and_mode(tmp_path):
@@ -143,7 +144,7 @@ def test_new_files_follow_the_folder_and_old_files_keep_their_group_and_mode(tmp
     os.chmod(private / "a.json", 0o640)
     write_atomic(private / "a.json", "[]")
     assert stat.S_IMODE(os.stat(private / "a.json").st_mode) == 0o640
-    reviews.add(shared, "amy", "01_rnn", reviews.Clearing(flags=["f"], by="ana", because="looked"))
-    folder = shared / reviews.REVIEWS / "amy"
+    reviews.add(CourseDir.places_at(shared), "amy", "01_rnn", reviews.Clearing(flags=["f"], by="ana", because="looked"))
+    folder = shared / REVIEWS / "amy"
     assert (os.stat(folder).st_gid, stat.S_IMODE(os.stat(folder).st_mode)) == (gid, 0o2770)
-    assert [e.because for e in reviews.entries(shared, "amy", "01_rnn")] == ["looked"]
+    assert [e.because for e in reviews.entries(CourseDir.places_at(shared), "amy", "01_rnn")] == ["looked"]

@@ -14,7 +14,7 @@ from instructor.grading import resume
 from instructor.grading.class_state import ClassState
 from instructor.grading.intake import find_submissions
 from instructor.grading.pipeline import grade
-from instructor.grading.record import places, read_results, record
+from instructor.grading.record import read_results, record
 from instructor.grading.submission import Result, Status, Submission, carried, results_at
 from tests.factories import released_toy_class
 
@@ -65,7 +65,7 @@ def test_record_then_resume_skips_what_is_unchanged(toy):
     graded = grade(CourseDir.at(course_dir), sub, LIMITS, BARE, unsafe=True)
     graded.fingerprint = print_
     result = record(CourseDir.at(course_dir), graded, ClassState.read(CourseDir.at(course_dir)))
-    assert read_results(course_dir)[sub.key] == result
+    assert read_results(CourseDir.at(course_dir))[sub.key] == result
     assert resume.recorded(ClassState.read(CourseDir.at(course_dir)), sub, print_) == result
     changed = {**print_, "release_sha256": "0" * 64}
     assert resume.recorded(ClassState.read(CourseDir.at(course_dir)), sub, changed) is None
@@ -84,7 +84,7 @@ def test_a_rerun_retries_by_status_not_by_wording(toy, status, reason, retried):
     course_dir, subs = toy
     [sub] = [s for s in subs if s.key == ("blank", "02_toy")]
     print_ = resume.fingerprint(CourseDir.at(course_dir), sub)
-    path, _, _ = places(course_dir, *sub.key)
+    path = CourseDir.at(course_dir).result(*sub.key)
     path.parent.mkdir(parents=True, exist_ok=True)
     results_at(path).write(Result(*sub.key, status, reason, fingerprint=print_))
     assert (resume.recorded(ClassState.read(CourseDir.at(course_dir)), sub, print_) is None) is retried
@@ -95,7 +95,7 @@ def test_a_bad_results_file_is_graded_again(toy):
     course_dir, subs = toy
     [sub] = [s for s in subs if s.key == ("blank", "01_toy")]
     print_ = resume.fingerprint(CourseDir.at(course_dir), sub)
-    path, _, _ = places(course_dir, *sub.key)
+    path = CourseDir.at(course_dir).result(*sub.key)
     path.parent.mkdir(parents=True, exist_ok=True)
     written = json.loads(results_at(path).dump(Result(*sub.key, Status.GRADED, fingerprint=print_)))
     path.write_text(json.dumps({**written, "status": "great"}))

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from instructor.coursedir.course_dir import CourseDir
 from instructor.errors import CourseError
 from instructor.hub import config
 from instructor.hub.staff import People, people
@@ -127,13 +128,13 @@ def test_who_is_on_the_hub_is_checked(tmp_path, staff, roster, error):
     if staff is not None:
         (tmp_path / "staff.csv").write_text("id,role\n" + staff)
     with pytest.raises(CourseError, match=error):
-        people(tmp_path)
+        people(CourseDir.places_at(tmp_path))
 
 
 def test_people_from_the_course_directory(tmp_path):
     (tmp_path / "roster.csv").write_text("id,first_name\namy,Amy\nbob,Bob\n")
     (tmp_path / "staff.csv").write_text("id,role\nteach,instructor\nta,grader\n")
-    found = people(tmp_path)
+    found = people(CourseDir.places_at(tmp_path))
     assert found.students == {"amy", "bob"} and found.instructors == {"teach"} and found.graders == {"ta"}
 
 

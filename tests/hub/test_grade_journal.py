@@ -26,7 +26,7 @@ from types import SimpleNamespace
 import pytest
 from nbgrader.api import Gradebook
 
-from instructor.coursedir import journal, places
+from instructor.coursedir import journal
 from instructor.coursedir.course_dir import CourseDir
 from instructor.hub import accounts
 from tests.hub.harness import GRADER, INSTRUCTOR, STUDENTS, course, remove_accounts
@@ -56,7 +56,7 @@ def shared():
             gb.add_submission(A, AMY)
             gb.find_grade("add__values", A, A, AMY).auto_score = 2.0
             gb.db.commit()
-            journal.record(course_dir, *journal.autograde_lines(gb.find_submission(A, AMY)))
+            journal.record(CourseDir.places_at(course_dir), *journal.autograde_lines(gb.find_submission(A, AMY)))
         gid = accounts.staff_group(GROUP, [INSTRUCTOR, GRADER], accounts.Made(scratch / "state" / "made.json"))
         accounts.share_course_dir(course_dir, gid)
         yield SimpleNamespace(scratch=scratch, course_dir=course_dir, gid=gid)
@@ -91,11 +91,11 @@ def test_the_instructors_hand_grade_is_hers_and_a_graders_sqlite_write_is_refuse
     hub = shared
     given = course_cmd(hub, INSTRUCTOR, "override", A, AMY, "why", "0.5")
     assert given.returncode == 0, given.stdout + given.stderr
-    hers = places.journals(hub.course_dir) / f"{INSTRUCTOR}.jsonl"
+    hers = CourseDir.places_at(hub.course_dir).journals / f"{INSTRUCTOR}.jsonl"
     accounts.share_course_dir(hub.course_dir, hub.gid)  # as every privileged step ends: her journal stays hers
     info = os.lstat(hers)
     assert (info.st_uid, stat.S_IMODE(info.st_mode)) == (int(_uid(INSTRUCTOR)), 0o644)
-    assert os.lstat(places.journals(hub.course_dir)).st_mode & stat.S_ISVTX
+    assert os.lstat(CourseDir.places_at(hub.course_dir).journals).st_mode & stat.S_ISVTX
     exported = course_cmd(hub, INSTRUCTOR, "export", "--file", str(hub.course_dir / "grades.csv"))
     assert exported.returncode == 0, exported.stdout + exported.stderr
 
@@ -121,7 +121,7 @@ def _uid(user: str) -> str:
 
 def test_a_grader_cannot_write_or_forge_anothers_journal(shared):
     hub = shared
-    folder = places.journals(hub.course_dir)
+    folder = CourseDir.places_at(hub.course_dir).journals
     assert course_cmd(hub, INSTRUCTOR, "override", A, AMY, "why", "0.5").returncode == 0
     hers, roots = folder / f"{INSTRUCTOR}.jsonl", folder / "root.jsonl"
     before = {p: p.read_bytes() for p in (hers, roots)}
@@ -151,6 +151,6 @@ def test_a_grader_cannot_write_or_forge_anothers_journal(shared):
     assert f"(by {GRADER}), line 2: {GRADER} is neither root nor the owner of the course directory" in said, said
     assert f"{A}, {AMY}, cell add__values, autograded points: the gradebook holds 0, the journal 2" in said, said
     assert "cell why" not in said, said  # his hand grade explains it, and names him
-    entries, _ = journal.read(hub.course_dir)
+    entries, _ = journal.read(CourseDir.places_at(hub.course_dir))
     why = [e for e in entries if e.data["cell"] == "why" and "manual" in e.data]
     assert (why[-1].author, why[-1].data["manual"]) == (GRADER, 1.0)

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 import pytest
 
+from instructor.coursedir.course_dir import CourseDir
 from instructor.errors import CourseError
 from instructor.hub import config, lti
 from instructor.hub.staff import people
@@ -47,9 +48,12 @@ def course_dir(tmp_path, staff="id,role,email\nteach,instructor,Teach@Example.ed
 
 
 def test_staff_csv_may_give_e_mails_and_usernames_json_holds_the_rosters_and_the_staffs(tmp_path):
-    assert people(course_dir(tmp_path)).emails == {"amy@example.edu": "amy", "teach@example.edu": "teach"}
+    assert people(CourseDir.places_at(course_dir(tmp_path))).emails == {
+        "amy@example.edu": "amy",
+        "teach@example.edu": "teach",
+    }
     with pytest.raises(CourseError, match="amy@example.edu is the e-mail of a student on the roster and of staff"):
-        people(course_dir(tmp_path, "id,role,email\nteach,instructor,amy@example.edu\n"))
+        people(CourseDir.places_at(course_dir(tmp_path, "id,role,email\nteach,instructor,amy@example.edu\n")))
 
 
 def test_lti13_json_turns_lti_on_in_the_configuration_jupyterhub_loads(tmp_path):
@@ -68,7 +72,9 @@ def test_lti13_json_turns_lti_on_in_the_configuration_jupyterhub_loads(tmp_path)
     os.chmod(hub_dir / "lti13.json", 0o644)
     read = lti.read_settings(hub_dir)
     assert read is not None and read["client_id"] == ["10000000000042"] and read["username_key"] == "email"
-    s = config.HubSettings("seqmodels", tmp_path, tmp_path / "x", hub_dir, people(course_dir(tmp_path)), lti=read)
+    s = config.HubSettings(
+        "seqmodels", tmp_path, tmp_path / "x", hub_dir, people(CourseDir.places_at(course_dir(tmp_path))), lti=read
+    )
     app = JupyterHub()
     app.load_config_file(str(config.write(s)))
     c = app.config

@@ -17,7 +17,8 @@ import urllib.request
 
 import pytest
 
-from instructor.coursedir import journal, places
+from instructor.coursedir import journal
+from instructor.coursedir.course_dir import CourseDir
 from tests.browser.lab import jupyter_lab
 
 ROSTER = "id,first_name,last_name,email\namy,Amy,Adams,amy@example.org\n"
@@ -53,7 +54,7 @@ def _score(cd, run_course) -> str:
 
 
 def _hand_lines(cd) -> list[tuple[str, str, str, float | None]]:
-    entries, problems = journal.read(cd)
+    entries, problems = journal.read(CourseDir.places_at(cd))
     assert problems == []
     return [(e.author, e.data["kind"], e.data["cell"], e.data["manual"]) for e in entries if "manual" in e.data]
 
@@ -64,7 +65,7 @@ def test_a_score_written_with_sqlite_is_refused_at_export(graded, run_course):
     how to settle it, and writes no file; `course override` settles it under its author's name."""
     me = journal.account(os.geteuid())
     assert _score(graded, run_course) == "2.0"
-    autograde = [e for e in journal.read(graded)[0] if e.data["kind"] == journal.AUTOGRADE]
+    autograde = [e for e in journal.read(CourseDir.places_at(graded))[0] if e.data["kind"] == journal.AUTOGRADE]
     assert {e.author for e in autograde} == {me} and {e.data["cell"] for e in autograde} >= {"add__values", "why"}
 
     _sqlite(graded, "why", 1.0)
@@ -113,5 +114,5 @@ def test_a_hand_grade_saved_in_the_formgrader_is_journalled_as_the_servers_accou
             assert json.load(r)["manual_score"] == 1.0
     me = journal.account(os.geteuid())
     assert _hand_lines(graded) == [(me, journal.HAND_GRADE, "why", 1.0)]
-    assert (places.journals(graded) / f"{me}.jsonl").stat().st_uid == os.geteuid()
+    assert (CourseDir.places_at(graded).journals / f"{me}.jsonl").stat().st_uid == os.geteuid()
     assert _score(graded, run_course) == "3.0"

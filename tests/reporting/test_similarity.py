@@ -33,6 +33,7 @@ import pytest
 
 from instructor.cells import strip_markers
 from instructor.coursedir import directory
+from instructor.coursedir.course_dir import CourseDir
 from instructor.paths import NOTEBOOKS, SOLUTIONS
 from instructor.reporting import similarity, similarity_documents, similarity_fingerprints, similarity_page
 from instructor.reporting.similarity_pairs import Pair
@@ -379,7 +380,7 @@ def course(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def result(course) -> similarity.Similarity:
-    return similarity.analyse(course, A)
+    return similarity.analyse(CourseDir.places_at(course), A)
 
 
 def _pair(result, x: str, y: str) -> Pair:
@@ -473,7 +474,7 @@ def test_fast_scores_are_copydetects(course, result):
     """Are the vectorised shares exactly copydetect's compare_files on the same fingerprints?"""
     from copydetect import compare_files
 
-    notebooks = similarity.student_versions(course, A)
+    notebooks = similarity.student_versions(CourseDir.places_at(course), A)
     boilerplate = similarity_fingerprints.boilerplate_hashes(similarity_documents.student_version_code(notebooks))
     answers = similarity_documents.student_version_answers(notebooks)
     prints = {s: similarity_fingerprints.fingerprints(d, boilerplate, answers) for s, d in result.documents.items()}
@@ -525,8 +526,8 @@ def hostile_page(tmp_path_factory):
             "blank": released(),
         },
     )
-    result = similarity.analyse(folder, A)
-    page, table = similarity_page.write(folder, result)
+    result = similarity.analyse(CourseDir.places_at(folder), A)
+    page, table = similarity_page.write(CourseDir.places_at(folder), result)
     return result, page.read_text(), table
 
 
@@ -557,7 +558,7 @@ def test_the_page_keeps_student_text_inert(hostile_page):
 
 def test_the_page_marks_the_matches_side_by_side(course, result):
     """Does each shown pair get a side-by-side view, task by task, with the matches marked?"""
-    page, _ = similarity_page.write(course, result)
+    page, _ = similarity_page.write(CourseDir.places_at(course), result)
     html = page.read_text()
     assert page == course / "similarity" / f"{A}.html" and html.count('<section id="pair-') == len(result.shown)
     first = html[html.index('<section id="pair-1">') : html.index('<section id="pair-2">')]
@@ -567,7 +568,7 @@ def test_the_page_marks_the_matches_side_by_side(course, result):
 
 def test_the_csv(course, result, hostile_page):
     """Does the CSV list the pairs shown, highest first, and keep a student id from starting a formula?"""
-    _, table = similarity_page.write(course, result)
+    _, table = similarity_page.write(CourseDir.places_at(course), result)
     with open(table, newline="") as f:
         rows = list(csv.DictReader(f))
     assert list(rows[0]) == similarity.CSV_COLUMNS and len(rows) == len(result.shown)
@@ -651,9 +652,9 @@ def test_a_class_of_100_is_compared_pair_by_pair(tmp_path):
     it takes is the benchmark's: `course bench --only class-tools`)"""
     folder = write_course(tmp_path / "course", synthetic_class(100))
     started = time.perf_counter()
-    result = similarity.analyse(folder, A)
+    result = similarity.analyse(CourseDir.places_at(folder), A)
     analysed = time.perf_counter()
-    page, table = similarity_page.write(folder, result)
+    page, table = similarity_page.write(CourseDir.places_at(folder), result)
     done = time.perf_counter()
     print(
         f"\n100 submissions, {len(result.pairs)} pairs, {len(result.shown)} shown: "

@@ -10,6 +10,7 @@ from traitlets import Bool
 
 from instructor.cells import visible_source
 from instructor.coursedir import releases
+from instructor.coursedir.course_dir import CourseDir
 from instructor.grading.preprocessors.release_notebook import release_notebook
 from instructor.grading.submission import carried
 
@@ -102,4 +103,4 @@ def _archive(config, sub) -> list:
         from nbgrader.coursedir import CourseDirectory
 
         folder = Path(CourseDirectory(config=config).root)
-    return releases.issued(folder, sub.assignment)
+    return releases.issued(CourseDir.places_at(folder), sub.assignment)  # the archive's place, nothing read

@@ -16,7 +16,7 @@ from pathlib import Path
 from nbgrader.apps.api import NbGraderAPI
 from nbgrader.coursedir import CourseDirectory
 
-from instructor.coursedir import directory, places
+from instructor.coursedir import directory
 from instructor.coursedir.course_dir import CourseDir
 from instructor.errors import CourseError, first_line
 from instructor.grading.config import grading_config
@@ -25,11 +25,10 @@ from instructor.reporting.feedback.chain import add_feedback_chain
 
 def feedback(course_dir: CourseDir, log=print) -> tuple[list[Path], list[str]]:
     """HTML feedback for every autograded submission; returns (files, failures), never stops early."""
-    course_path = course_dir.path
-    autograded = places.autograded_root(course_path)
+    autograded = course_dir.autograded_root
     if not autograded.is_dir():
-        raise CourseError(f"{course_path} has nothing autograded yet: run `course grade` first.")
-    directory.require(course_path)  # `course feedback` opens a folder `course init` may not have made
+        raise CourseError(f"{course_dir.path} has nothing autograded yet: run `course grade` first.")
+    directory.require(course_dir.path)  # `course feedback` opens a folder `course init` may not have made
     cfg = add_feedback_chain(grading_config(course_dir))
     api = NbGraderAPI(coursedir=CourseDirectory(config=cfg), config=cfg)
     failures = []
@@ -46,7 +45,7 @@ def feedback(course_dir: CourseDir, log=print) -> tuple[list[Path], list[str]]:
             if why:
                 failures.append(f"{who}: {why}")
                 log(f"  no feedback for {who}: {why}")
-                logs = places.logs(course_path) / student_dir.name
+                logs = course_dir.logs / student_dir.name
                 logs.mkdir(parents=True, exist_ok=True)
                 (logs / f"{assignment_dir.name}.feedback.log").write_text(details)
     return sorted(course_dir.feedback.rglob("*.html")), failures

@@ -37,6 +37,7 @@ from instructor.cli import (
 )
 from instructor.cli.options import UNTIL, deprecation
 from instructor.coursedir import directory, owner
+from instructor.coursedir.course_dir import CourseDir
 from instructor.errors import CourseError
 from instructor.terminal import inert_output
 
@@ -156,7 +157,7 @@ def _hand_back(args) -> None:
         return
     course_path = directory.resolve(args.course_dir or getattr(args, "course_path", None))
     if directory.is_course_dir(course_path):
-        owner.hand_back(course_path)
+        owner.hand_back(CourseDir.places_at(course_path))  # its places: nothing read as root
 
 
 if __name__ == "__main__":

@@ -47,7 +47,7 @@ def runner(
 
     def on_workers(todo: Todo) -> Generator[Submission, None, None]:
         with connect(jobs, scheduler) as client:
-            check_workers(client, course_dir.path, list({sub.folder.parent for sub, _ in todo}), unsafe)
+            check_workers(client, course_dir, list({sub.folder.parent for sub, _ in todo}), unsafe)
             yield from on_dask(client, course_dir, todo, limits, unsafe)
 
     if jobs or scheduler:

@@ -10,9 +10,13 @@ from __future__ import annotations
 
 import uuid
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from instructor import sandbox
 from instructor.errors import CourseError
+
+if TYPE_CHECKING:
+    from instructor.coursedir.course_dir import CourseDir
 
 
 def _worker_sees(token_path: str, token: str, submissions_dirs: list[str]) -> str:
@@ -33,13 +37,13 @@ def _worker_sandbox() -> tuple[bool, str]:
     return isolation.safe, isolation.detail
 
 
-def check_workers(client, course_path: Path, submissions: list[Path], unsafe: bool) -> int:
+def check_workers(client, course_dir: CourseDir, submissions: list[Path], unsafe: bool) -> int:
     """Refuse in one sentence unless every worker sees the course directory and the submissions (and has a sandbox)."""
     workers = client.scheduler_info().get("workers", {})
     if not workers:
         client.wait_for_workers(1, timeout=60)
     token = uuid.uuid4().hex
-    token_path = course_path / f".course-worker-check-{token}"
+    token_path = course_dir.path / f".course-worker-check-{token}"
     token_path.write_text(token)
     try:
         seen = client.run(_worker_sees, str(token_path), token, sorted({str(f) for f in submissions}))

@@ -38,7 +38,7 @@ CATEGORIES = ("matmul", "elementwise", "softmax", "shape", "optimizer", "bookkee
 CATEGORY_MEANING = {
     "matmul": (
         "matrix products (matmul, einsum, course.ops.affine with its bias, course.ops.tanh_recurrence and "
-        "tanh_rnn with their tanh; mm, bmm, addmm)"
+        "tanh_rnn with their tanh, course.ops.attend with its softmax; mm, bmm, addmm)"
     ),
     "elementwise": "elementwise arithmetic and reductions (+, *, tanh, relu, sum, mean, var, ...)",
     "softmax": "softmax and its mask, cross-entropy, layer norm",
@@ -48,7 +48,17 @@ CATEGORY_MEANING = {
 }
 
 # --- MyGrad: operation classes by name ---
-_MYGRAD_MATMUL = {"MatMul", "EinSum", "Tensordot", "MultiMatMul", "Dot", "Affine", "TanhRecurrence", "TanhRNN"}
+_MYGRAD_MATMUL = {
+    "MatMul",
+    "EinSum",
+    "Tensordot",
+    "MultiMatMul",
+    "Dot",
+    "Affine",
+    "TanhRecurrence",
+    "TanhRNN",
+    "Attend",
+}
 _MYGRAD_SOFTMAX = {
     "Softmax",
     "MaskedSoftmax",

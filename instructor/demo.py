@@ -124,7 +124,7 @@ def demo(names: list[str], scratch: Path) -> None:
     seconds = time.perf_counter() - start
     rows = grades(course_dir)
     print(format_table(rows, isolation.detail))
-    print("\n".join(judged_lines(course_dir.path, names)))
+    print("\n".join(judged_lines(course_dir, names)))
     print(f"autograded {len(subs)} submissions in {seconds:.1f} s ({seconds / len(subs):.1f} s each)")
     failures = [f"{r.student}/{r.assignment} ({r.reason})" for r in run.results if r.status is not Status.GRADED]
     if failures:

@@ -117,12 +117,12 @@ def _as_a_user_who_is_not_root():
     from instructor.grading.submission import NotGraded
     from instructor.term import grade_course
 
-    check_isolation, preprocess = grade_course.check_isolation, SandboxedExecute.preprocess
+    require_isolation, preprocess = grade_course.require_isolation, SandboxedExecute.preprocess
 
     def needs_the_sandbox(unsafe, limits=None):
         if not unsafe:
             require_sandbox()
-        return check_isolation(unsafe, limits)
+        return require_isolation(unsafe, limits)
 
     def in_the_sandbox(self, nb, resources):
         try:
@@ -134,7 +134,7 @@ def _as_a_user_who_is_not_root():
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(sandbox, "refuse_without_limits", lambda isolation, limits: "")
-        patch.setattr(grade_course, "check_isolation", needs_the_sandbox)
+        patch.setattr(grade_course, "require_isolation", needs_the_sandbox)
         patch.setattr(SandboxedExecute, "preprocess", in_the_sandbox)
         yield
 

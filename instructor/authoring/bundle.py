@@ -23,7 +23,7 @@ assignment lists): :mod:`instructor.authoring.bundle_helpers`.
 
 No solution, hidden test, mark scheme, instructor tool or unnamed assignment
 goes in, and no file speaks of what students do not have (``solutions/``,
-``tests/``, the ``course`` command, the data builder): :func:`check_bundle`
+``tests/``, the ``course`` command, the data builder): :func:`verify_bundle`
 verifies it before the bundle is written.
 """
 
@@ -91,7 +91,7 @@ def instructor_mentions(folder: Path, verbs: Iterable[str]) -> list[str]:
     return found
 
 
-def check_bundle(folder: Path, names: list[str], solutions: Path, verbs: Iterable[str]) -> list[str]:
+def verify_bundle(folder: Path, names: list[str], solutions: Path, verbs: Iterable[str]) -> list[str]:
     """Problems that would make the bundle give something away or confuse a student (empty when clean).
 
     ``verbs``: the ``course`` command's, which no file may name.
@@ -149,7 +149,7 @@ def build(
             shutil.copytree(scratch / "notebooks" / name, staged / name)
         write_helpers(staged / "helpers", root)
         (staged / "README.md").write_text(readme(names))
-        problems = check_bundle(staged, names, scratch / "solutions", verbs)
+        problems = verify_bundle(staged, names, scratch / "solutions", verbs)
         if problems:
             more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
             raise CourseError(f"The bundle is not fit for students: {problems[0]}{more}.")

@@ -2,7 +2,7 @@
 
 Set up a venv, install the helpers, start JupyterLab, work, validate, hand
 in. It speaks only of what the bundle holds
-(:func:`instructor.authoring.bundle.check_bundle` refuses it otherwise).
+(:func:`instructor.authoring.bundle.verify_bundle` refuses it otherwise).
 """
 
 from __future__ import annotations

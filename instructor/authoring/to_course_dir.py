@@ -148,7 +148,7 @@ def _all_or_nothing(course_dir: CourseDir, name: str) -> Iterator[None]:
     folder = course_dir.path
     parts = [course_dir.source(name), course_dir.release(name)]
     archive = course_dir.archive(name)
-    made = [p for p in (parts[0].parent, parts[1].parent, course_dir.releases, archive) if not p.exists()]
+    made = [p for p in (parts[0].parent, parts[1].parent, course_dir.archive_root, archive) if not p.exists()]
     archived = set(archive.glob("*")) if archive.is_dir() else set()
     recorded = gradebook.has_assignment(course_dir.gradebook_url, name)
     with tempfile.TemporaryDirectory(prefix=f".release-{name}-", dir=folder) as kept:

@@ -90,14 +90,14 @@ def run(args) -> int:
         return _run_canvas(args, course_dir)
     if args.assignment:
         raise CourseError("--assignment goes with --format canvas; the CSV lists every assignment.")
-    to = (args.file or course_dir.path / "grades.csv").resolve()
+    to = (args.file or course_dir.grades_csv).resolve()
     export.export_csv(course_dir, to)
     print(f"wrote {to}")
     return 0
 
 
 def _run_canvas(args, course_dir: CourseDir) -> int:
-    to = (args.file or course_dir.path / canvas.DEFAULT_NAME).resolve()
+    to = (args.file or course_dir.canvas_csv).resolve()
     sheet = canvas.export_canvas(course_dir, to, assignments=names(args.assignment))
     print("\n".join(canvas.upload_notes(sheet)))
     print(f"wrote {to} (Canvas: Grades > Import; see `course export --help`)")

@@ -125,7 +125,7 @@ def add_arguments(p):
     )
 
 
-def _check_sudo(passed: Path | None) -> None:
+def _require_sudo(passed: Path | None) -> None:
     """Under sudo, which drops $COURSE_DIR: refuse to make a new course directory where nobody named one."""
     if (
         passed is None
@@ -157,7 +157,7 @@ def run(args) -> int:
     routed = _privileged(args)
     if routed is not None:
         return routed
-    _check_sudo(args.course_dir)
+    _require_sudo(args.course_dir)
     # made with `course init`'s defaults once its submissions are found, if `course init` never ran
     course_dir = CourseDir.planned(directory.resolve(args.course_dir), db=args.db)
     request = GradeRequest(
@@ -179,6 +179,6 @@ def run(args) -> int:
     counts = graded.run.counts()
     print(
         f"{counts['graded']} graded, {counts['flagged']} flagged for review, {counts['not graded']} not graded "
-        f"(reasons above; logs in {graded.course_dir.path / 'logs'})"
+        f"(reasons above; logs in {graded.course_dir.logs})"
     )
     return 0

@@ -172,7 +172,7 @@ def run(args) -> int:
     accounts.refuse_system(s.people.everyone)
     if not is_login(s.unix_group):
         raise CourseError(f"--staff-group {s.unix_group!r} is not a group name (lower-case letters, digits, _ or -).")
-    for change in accounts.check_exchange(s.exchange, s.course_dir, s.course_id):
+    for change in accounts.set_up_exchange(s.exchange, s.course_dir, s.course_id):
         print(f"  exchange: {change}")
     made = accounts.Made(s.state / "made.json")
     created = accounts.create(sorted(s.people.everyone), s.passwords, made)
@@ -184,7 +184,7 @@ def run(args) -> int:
     record_instructors(s.state, s.people.instructors)  # who may own staff.csv at the next start
     if accounts.share_course_dir(s.course_dir, gid):
         print(f"  {s.course_dir}: root's and {s.unix_group}'s (setgid folders, group-writable files, not others')")
-    accounts.check_reachable(min(s.people.students))
+    accounts.require_reachable(min(s.people.students))
     print(
         f"  students: {len(s.people.students)}, instructors: {', '.join(sorted(s.people.instructors))}"
         + (f", graders: {', '.join(sorted(s.people.graders))}" if s.people.graders else "")

@@ -19,9 +19,9 @@ It is the one door to the directory: every place in it is named here, and
 nothing else spells a folder or file name of it. For a student ``s`` and an
 assignment ``a``::
 
-    <dir>/source/a/                 the instructor's version (from solutions/)     source(a)
-    <dir>/release/a/a.ipynb         the newest student version nbgrader generated  release_notebook(a)
-    <dir>/releases/a/               every student version issued (.releases)      archive(a)
+    <dir>/source/a/a.ipynb          the instructor's version (from solutions/)     source_notebook(a)
+    <dir>/release/a/a.ipynb         the newest student version nbgrader generated  student_version(a)
+    <dir>/releases/a/               the archived versions of a (.releases)         archive(a)
     <dir>/submitted/s/a/            what `nbgrader collect` copied                 submitted
     <dir>/autograded/s/a/a.ipynb    the executed, scored notebook                  autograded_notebook(s, a)
     <dir>/feedback/s/a/             the feedback pages                             feedback
@@ -75,11 +75,16 @@ JOURNALS = "grade-journals"
 HIDDEN_KEY = ".hidden-inputs.key"
 #: the class list (coursedir.roster)
 ROSTER_NAME = "roster.csv"
+#: what the course's reports write by default: `course export` (CSV, Canvas), `course report`, `course similarity`
+GRADES_CSV = "grades.csv"
+CANVAS_CSV = "canvas.csv"
+REPORTS = "reports"
+SIMILARITY = "similarity"
 #: the lock file of a folder's side files (coursedir.store)
 LOCK = ".course-lock"
 
 #: what `course` writes inside a course directory (root hands them back to the owner: coursedir.owner)
-GRADER_WRITES = (
+COURSE_WRITES = (
     LOCK,
     ARRIVALS,
     EXTENSIONS,
@@ -93,7 +98,7 @@ GRADER_WRITES = (
     RELEASES,
     SOURCE,
     "gradebook.db",
-    "grades.csv",
+    GRADES_CSV,
     ROSTER_NAME,
 )
 
@@ -127,8 +132,8 @@ class CourseDir:
     # ------------------------------------------------------------------ every place of the directory
 
     @property
-    def releases(self) -> Path:
-        """``<dir>/releases/``: every student version of each assignment issued (:mod:`.releases`)."""
+    def archive_root(self) -> Path:
+        """``<dir>/releases/``: the archived versions, every student version of each assignment (:mod:`.releases`)."""
         return self.path / RELEASES
 
     @property
@@ -187,6 +192,25 @@ class CourseDir:
         return self.path / ROSTER_NAME
 
     @property
+    def grades_csv(self) -> Path:
+        """``<dir>/grades.csv``: where `course export` writes by default (``canvas_csv`` with --format canvas)."""
+        return self.path / GRADES_CSV
+
+    @property
+    def canvas_csv(self) -> Path:
+        """``<dir>/canvas.csv``: `course export --format canvas`'s default file."""
+        return self.path / CANVAS_CSV
+
+    @property
+    def similarity_root(self) -> Path:
+        """``<dir>/similarity/``: `course similarity`'s pages and tables, one of each per assignment."""
+        return self.path / SIMILARITY
+
+    def report(self, assignment: str) -> Path:
+        """``<dir>/reports/<a>/``: `course report`'s default folder for ``a``."""
+        return self.path / REPORTS / assignment
+
+    @property
     def hidden_key(self) -> Path:
         """``<dir>/.hidden-inputs.key``: the key the seeds of the hidden checks' inputs are made with
         (the grader's alone: coursedir.hidden_seed)."""
@@ -196,17 +220,21 @@ class CourseDir:
         """``<dir>/source/<a>/``: the instructor's version nbgrader generates the release from."""
         return self.path / SOURCE / assignment
 
+    def source_notebook(self, assignment: str) -> Path:
+        """``<dir>/source/<a>/<a>.ipynb``: the instructor's notebook as ``course grade`` copied it last."""
+        return self.source(assignment) / f"{assignment}.ipynb"
+
     def release(self, assignment: str) -> Path:
         """``<dir>/release/<a>/``: the newest student version and its files."""
         return self.path / RELEASE / assignment
 
-    def release_notebook(self, assignment: str) -> Path:
+    def student_version(self, assignment: str) -> Path:
         """``<dir>/release/<a>/<a>.ipynb``: the newest student version."""
         return self.release(assignment) / f"{assignment}.ipynb"
 
     def archive(self, assignment: str) -> Path:
-        """``<dir>/releases/<a>/``: every student version of ``a`` issued (coursedir.releases)."""
-        return self.releases / assignment
+        """``<dir>/releases/<a>/``: the archived versions of ``a`` (coursedir.releases)."""
+        return self.archive_root / assignment
 
     def result(self, student: str, assignment: str) -> Path:
         """``<dir>/results/<s>/<a>.json``: the recorded Result (a name that is no valid id gets a file of its own
@@ -255,7 +283,7 @@ class CourseDir:
         ``db`` (``--db URL``) names a gradebook on a server: it wins over the
         settings, and is opened once here (the one check of the server).
         """
-        gradebook.check_server(db)
+        gradebook.require_server(db)
         return cls._read(directory.require(Path(path)), db)
 
     @classmethod
@@ -265,7 +293,7 @@ class CourseDir:
         ``course grade`` makes the directory with those defaults once its
         submissions are found (:meth:`init`).
         """
-        gradebook.check_server(db)
+        gradebook.require_server(db)
         path = Path(path)
         if directory.is_course_dir(path):
             return cls._read(path, db)

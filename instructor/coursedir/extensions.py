@@ -126,7 +126,7 @@ Granted = dict[Name, dict[Name, Extension]]
 # --------------------------------------------------------------------------- checks
 
 
-def check_names(student: str, assignment: str) -> None:
+def require_ids(student: str, assignment: str) -> None:
     """One sentence if ``student`` or ``assignment`` is no valid name (the roster's id rule for both)."""
     if not is_student_id(student):
         raise CourseError(f"{student!r} is not a valid student id ({STUDENT_ID_RULE}).")
@@ -235,7 +235,7 @@ def grant(
     ``until``: the student's due date (a date string), after the class's;
     ``days``: how many days after the class's. Exactly one of them.
     """
-    check_names(student, assignment)
+    require_ids(student, assignment)
     if (until is None) == (days is None):
         raise CourseError("give the new due date with --until DATE or --days N (one of them).")
     duedate = class_due(course_dir, assignment)
@@ -273,7 +273,7 @@ def _in_order(nested: Granted) -> None:
 
 def remove(course_dir: CourseDir, student: str, assignment: str) -> Extension:
     """Take back ``student``'s extension of ``assignment``; returns what was removed. One sentence if there is none."""
-    check_names(student, assignment)
+    require_ids(student, assignment)
     with granted(course_dir).update() as nested:
         ext = nested.get(assignment, {}).pop(student, None)
         if ext is None:

@@ -55,7 +55,7 @@ def exists(db_url: str) -> bool:
     return not db_url.startswith("sqlite:///") or Path(db_url[len("sqlite:///") :]).exists()
 
 
-def check_server(db: str | None) -> None:
+def require_server(db: str | None) -> None:
     """For ``--db URL``: one sentence if the database cannot be opened (nothing to check for SQLite)."""
     if not db:
         return

@@ -31,7 +31,7 @@ names who asked (``asked_by``: sudo's ``SUDO_USER``, which the privileged path
 checked against the staff group). ``autograde`` lines count only from root or
 the account that owns the course directory (the one that grades off the hub).
 
-**``course export`` replays the journals** (:func:`check`): for every grade of
+**``course export`` replays the journals** (:func:`require_explained`): for every grade of
 the gradebook, the autograded points must be those of the latest ``autograde``
 (or ``accepted``) line of that cell, and the points given by hand and the
 extra credit those of the latest line that set them; a submission the
@@ -344,7 +344,7 @@ def _parse(raw: bytes) -> tuple[dict[str, Any], str]:
     return (data, "") if not why else ({}, why)
 
 
-def read(course_dir: CourseDir) -> tuple[list[Entry], list[str]]:
+def read_journals(course_dir: CourseDir) -> tuple[list[Entry], list[str]]:
     """Every line of every journal, oldest first, and what cannot be taken as one author's (one line each).
 
     A journal counts only as a regular file, not a link, that nobody but its
@@ -465,7 +465,7 @@ def found_in(gb) -> dict[tuple[str, str, str, str], dict[str, float | None]]:
 
 def unexplained(course_dir: CourseDir, gb) -> list[str]:
     """One line per score of the gradebook ``gb`` that no journal line explains, after what cannot be read."""
-    entries, problems = read(course_dir)
+    entries, problems = read_journals(course_dir)
     cells, graded = replay(entries)
     found = found_in(gb)
     out = list(problems)
@@ -489,7 +489,7 @@ def unexplained(course_dir: CourseDir, gb) -> list[str]:
     return out
 
 
-def check(course_dir: CourseDir, gb) -> None:
+def require_explained(course_dir: CourseDir, gb) -> None:
     """Refuse (:class:`CourseError`) when a score of the gradebook ``gb`` is not explained by the journals."""
     wrong = unexplained(course_dir, gb)
     if not wrong:

@@ -235,7 +235,7 @@ def accept(course_dir: CourseDir) -> list[dict]:
     if not gradebook.exists(course_dir.gradebook_url):
         return []
     with journal.writer(course_dir) as journalled, Gradebook(course_dir.gradebook_url) as gb:
-        entries, _ = journal.read(course_dir)
+        entries, _ = journal.read_journals(course_dir)
         cells, _ = journal.replay(entries)
         lines = []
         for key, values in sorted(journal.found_in(gb).items()):

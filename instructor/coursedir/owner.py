@@ -15,18 +15,18 @@ from __future__ import annotations
 
 import os
 
-from instructor.coursedir.course_dir import GRADER_WRITES, CourseDir  # GRADER_WRITES: what `course` writes there
+from instructor.coursedir.course_dir import COURSE_WRITES, CourseDir  # COURSE_WRITES: what `course` writes there
 
 
 def hand_back(course_dir: CourseDir) -> int:
-    """As root, give root's files among :data:`GRADER_WRITES` to ``course_dir``'s owner; returns how many."""
+    """As root, give root's files among :data:`COURSE_WRITES` to ``course_dir``'s owner; returns how many."""
     if os.geteuid() != 0:
         return 0
     owner = os.stat(course_dir.path)
     if owner.st_uid == 0:
         return 0
     changed = 0
-    for name in GRADER_WRITES:
+    for name in COURSE_WRITES:
         top = course_dir.path / name
         paths = [top] if top.is_file() or top.is_symlink() else [top, *top.rglob("*")] if top.is_dir() else []
         for path in paths:

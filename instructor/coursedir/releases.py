@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
 def keep(course_dir: CourseDir, assignment: str) -> Path | None:
     """Copy ``<dir>/release/<a>/<a>.ipynb`` into the archive (once per content); returns the copy, or None."""
-    current = course_dir.release_notebook(assignment)
+    current = course_dir.student_version(assignment)
     if not current.is_file():
         return None
     data = current.read_bytes()
@@ -37,8 +37,8 @@ def keep(course_dir: CourseDir, assignment: str) -> Path | None:
     return target
 
 
-def issued(course_dir: CourseDir, assignment: str) -> list:
-    """The archived releases of ``assignment``, oldest first (by file time), as notebooks."""
+def archived(course_dir: CourseDir, assignment: str) -> list:
+    """The archived versions of ``assignment``, oldest first (by file time), as notebooks."""
     paths = sorted(course_dir.archive(assignment).glob("*.ipynb"), key=lambda p: (p.stat().st_mtime, p.name))
     return [nbformat.read(str(p), as_version=4) for p in paths]
 

@@ -26,7 +26,7 @@ from instructor.grading.preprocessors.flag_test_machinery import FlagTestMachine
 from instructor.grading.preprocessors.inert_student_content import InertStudentContent
 from instructor.grading.preprocessors.judge_checks import JudgeChecks
 from instructor.grading.preprocessors.keep_hand_grades import KeepHandGrades
-from instructor.grading.preprocessors.match_release import MatchRelease
+from instructor.grading.preprocessors.match_student_version import MatchStudentVersion
 from instructor.grading.preprocessors.restore_tampered_cells import RestoreTamperedCells
 from instructor.grading.preprocessors.sandboxed_execute import SandboxedExecute
 from instructor.grading.preprocessors.split_checks import SplitChecks
@@ -36,7 +36,7 @@ from instructor.grading.preprocessors.split_checks import SplitChecks
 #: silently repairs it; the scan reads student code after locked cells are restored; test cells are split
 #: last, once they hold the release's code again.
 PREPARE = [
-    MatchRelease,
+    MatchStudentVersion,
     RestoreTamperedCells,
     ClearOutput,
     DeduplicateIds,

@@ -38,8 +38,8 @@ def fingerprint(course_dir: CourseDir, sub: Submission) -> dict:
     if sub.status is not Status.QUEUED:  # intake found it ungradable
         return {}
     path = submitted_notebook(sub)
-    release = course_dir.release_notebook(sub.assignment)
-    if path is None or not release.is_file():
+    version = course_dir.student_version(sub.assignment)
+    if path is None or not version.is_file():
         return {}
     try:
         data = read_regular(path)
@@ -55,7 +55,7 @@ def fingerprint(course_dir: CourseDir, sub: Submission) -> dict:
         "submission_sha256": _sha256(data, stamp_bytes),
         # where they were read: a rerun from another source grades again (its arrival time may differ)
         "source": sub.folder.name,
-        "release_sha256": _sha256(release.read_bytes()),
+        "release_sha256": _sha256(version.read_bytes()),
     }
 
 

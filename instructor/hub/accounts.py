@@ -240,7 +240,7 @@ def _share_entry(dirfd: int, name: str, at_top: bool, gid: int) -> int:
         os.close(fd)
 
 
-def check_exchange(exchange: Path, course_path: Path, course_id: str) -> list[str]:
+def set_up_exchange(exchange: Path, course_path: Path, course_id: str) -> list[str]:
     """The exchange outside the (private) course directory, laid out as the course's; returns what changed."""
     if exchange.resolve().is_relative_to(course_path.resolve()):
         raise CourseError(
@@ -250,7 +250,7 @@ def check_exchange(exchange: Path, course_path: Path, course_id: str) -> list[st
     return course_exchange.lay_out(exchange, course_id)
 
 
-def check_reachable(user: str) -> None:
+def require_reachable(user: str) -> None:
     """``user`` can run this Python with the course, nbgrader and JupyterHub, or a one-sentence error."""
     probe = subprocess.run(
         ["runuser", "-u", user, "--", sys.executable, "-c", "import course, nbgrader, jupyterhub.singleuser"],

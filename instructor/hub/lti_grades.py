@@ -74,7 +74,7 @@ def plan(course_dir: CourseDir, now: datetime | None = None) -> Plan:
     released = released_in(course_dir)
     out = Plan()
     with Gradebook(course_dir.graded_gradebook()) as gb:
-        journal.check(course_dir, gb)  # a score no tool wrote stops the send, as it stops the export
+        journal.require_explained(course_dir, gb)  # a score no tool wrote stops the send, as it stops the export
         due = []
         for a in gb.assignments:
             when = class_due(course_dir, a.name, a.duedate)

@@ -216,7 +216,7 @@ def _release_feedback(course_path: Path, assignment: str) -> int:
         )
 
 
-def _check_settings(course_path: Path) -> None:
+def _require_root_settings(course_path: Path) -> None:
     """Refuse the step unless the course directory's settings are root's alone: the data (nbgrader_config.json,
     which names the exchange and the gradebook root writes) and nbgrader_config.py, the one constant line of
     ``course init`` (nbgrader runs it: root runs nothing else of the directory)."""
@@ -254,7 +254,7 @@ def main(course_dir: str, group: str, argv: list[str], root: str | None = None, 
         # the top folder sticky from the check to the end of the step: the settings root checked are the ones
         # nbgrader and `course` load by name (a grader may otherwise swap them in between; issue 58)
         with pinned(course_path):
-            _check_settings(course_path)
+            _require_root_settings(course_path)
             from instructor.hub.accounts import share_course_dir  # after the checks: a refused call costs no import
 
             where = ["--course-dir", course_dir, *(["--root", root] if root else [])]

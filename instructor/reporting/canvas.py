@@ -66,7 +66,7 @@ from pathlib import Path
 from nbgrader.api import Gradebook
 
 from instructor.coursedir import journal
-from instructor.coursedir.course_dir import CourseDir
+from instructor.coursedir.course_dir import CANVAS_CSV, CourseDir
 from instructor.errors import CourseError, first_line
 from instructor.grading.record import read_results
 from instructor.reporting.export import inert_cell, released_in, rows, student_due
@@ -96,7 +96,7 @@ CELL_RULE = {
     "not graded": "empty: there is no grade",
 }
 #: where ``course export --format canvas`` writes, in the course directory, unless told
-DEFAULT_NAME = "canvas.csv"
+DEFAULT_NAME = CANVAS_CSV  # <dir>/canvas.csv (CourseDir.canvas_csv)
 #: empty cells listed one by one in the summary; more are counted only
 LISTED = 20
 #: what an instructor does with the file, step by step (``course export --help`` and the README print these)
@@ -261,7 +261,7 @@ def export_canvas(course_dir: CourseDir, to: Path, assignments=()) -> Sheet:
     """Write the Canvas file of a course directory to ``to``; returns what it holds."""
     db_url = course_dir.graded_gradebook()
     with Gradebook(db_url) as gb:
-        journal.check(course_dir, gb)  # a score no tool wrote stops the export, before any file
+        journal.require_explained(course_dir, gb)  # a score no tool wrote stops the export, before any file
         due_of = student_due(course_dir, course_dir.due)
         sheet = build(gb, assignments, read_results(course_dir), due_of=due_of, released=released_in(course_dir))
     try:

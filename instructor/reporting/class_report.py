@@ -181,4 +181,4 @@ def make_report(course_dir: CourseDir, assignment: str, to: Path | None = None) 
     found = analyse(course_dir, assignment)  # one sentence if nothing was graded
     overrides.observe_course(course_dir, "report")
     changed = [e.shown() for e in overrides.entries(course_dir) if e.assignment == assignment]
-    return found, write(found, (to or course_dir.path / "reports" / assignment).resolve(), changed)
+    return found, write(found, (to or course_dir.report(assignment)).resolve(), changed)

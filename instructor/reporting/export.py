@@ -18,7 +18,7 @@ writes nbgrader's columns, then (see :data:`COLUMN_HELP`)
 * ``<assignment>:<grade_id>``: the points of each graded cell.
 
 Nothing is written while a score of the gradebook is one no journal line
-explains (:func:`instructor.coursedir.journal.check`: written outside the
+explains (:func:`instructor.coursedir.journal.require_explained`: written outside the
 formgrader and the ``course`` commands, so nobody can say who wrote it).
 
 No text cell starts a spreadsheet formula: student-chosen text (a folder
@@ -281,7 +281,7 @@ class PendingCsvExportPlugin(ExportPlugin):
             except CourseError:  # results beside no course directory: no exchange to ask
                 course_dir = CourseDir.places_at(Path(self.results).parent)
         if course_dir is not None:
-            journal.check(course_dir, gradebook)  # a score no tool wrote stops the export, before any file
+            journal.require_explained(course_dir, gradebook)  # a score no tool wrote stops the export, before any file
         found = read_results(course_dir) if course_dir else {}
         by_cell: dict[tuple[str, str], list[overrides.Change]] = {}
         if course_dir is not None:

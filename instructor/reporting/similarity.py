@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 
 from instructor.cells import read
 from instructor.coursedir import releases
+from instructor.coursedir.course_dir import SIMILARITY
 from instructor.errors import CourseError, first_line
 from instructor.reporting.export import inert_cell
 from instructor.reporting.similarity_documents import Document, document, student_version_answers, student_version_code
@@ -47,7 +48,7 @@ THRESHOLD = 0.4
 #: `dense(...)` lines every RNN needs: 66)
 MIN_CHARS = 100
 #: the output folder, ``<dir>/similarity/<a>.html`` and ``.csv``
-OUTPUT = "similarity"
+OUTPUT = SIMILARITY  # <dir>/similarity/ (CourseDir.similarity_root)
 #: the CSV's header; ``tokens_matched`` holds :attr:`Pair.chars_matched` (the column keeps its name for the
 #: scripts that read it: docs/glossary.md)
 CSV_COLUMNS = ["student_a", "student_b", "similarity_a", "similarity_b", "tokens_matched", "tasks"]
@@ -87,14 +88,14 @@ class Similarity:
 
 def student_versions(course_dir: CourseDir, assignment: str) -> list:
     """The student versions of ``assignment``: ``release/<a>/<a>.ipynb`` and every archived version."""
-    current = course_dir.release_notebook(assignment)
+    current = course_dir.student_version(assignment)
     if Path(assignment).name != assignment or assignment.startswith(".") or not current.is_file():
         known = sorted(p.name for p in course_dir.release("").glob("*") if p.is_dir())
         raise CourseError(
             f"unknown assignment {assignment!r}: {course_dir.release('')} has no "
             f"{assignment}/{assignment}.ipynb (released: {', '.join(known) or 'none'})."
         )
-    return [read(current), *releases.issued(course_dir, assignment)]
+    return [read(current), *releases.archived(course_dir, assignment)]
 
 
 def submissions(course_dir: CourseDir, assignment: str) -> dict[str, Path]:

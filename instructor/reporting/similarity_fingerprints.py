@@ -12,7 +12,7 @@ versions (stubs, signatures, docstrings, given and test cells) is
 copydetect's boilerplate; and so is every fingerprint that touches a released
 character (the lines an answer cell keeps from its released version), so that
 the seams between a released docstring and a student's first statement never
-match (:func:`drop_released`). A submission left as released has no
+match (:func:`drop_student_version`). A submission left as released has no
 fingerprint and matches nobody.
 
 Each document is fingerprinted once, and flattened (:class:`Fingerprints`)
@@ -77,7 +77,7 @@ def kept_lines(source: str, versions: list[str]) -> np.ndarray:
     return mask
 
 
-def released_text(doc: Document, answers: dict[str, list[str]]) -> np.ndarray:
+def student_version_text(doc: Document, answers: dict[str, list[str]]) -> np.ndarray:
     """A mask over ``doc.text``: True on the lines each answer cell keeps from its released version."""
     mask = np.zeros(len(doc.text), dtype=bool)
     for span in doc.spans:
@@ -104,7 +104,7 @@ def boilerplate_characters(code: CodeFingerprint, boilerplate: np.ndarray) -> np
     return np.cumsum(edges)[: len(code.filtered_code)] > 0
 
 
-def drop_released(code: CodeFingerprint, released: np.ndarray) -> CodeFingerprint:
+def drop_student_version(code: CodeFingerprint, released: np.ndarray) -> CodeFingerprint:
     """``code`` without the fingerprints that cover a released character (``released``: a mask of the filtered code).
 
     copydetect drops a fingerprint only when all of it is boilerplate. Every
@@ -155,8 +155,8 @@ class Fingerprints:
 def fingerprints(doc: Document, boilerplate: np.ndarray, answers: dict[str, list[str]]) -> Fingerprints:
     """``doc``'s fingerprints with no released character in any: copydetect's boilerplate, then the seams."""
     code = _fingerprint(doc.text, boilerplate)
-    released = boilerplate_characters(code, boilerplate) | to_filtered(released_text(doc, answers), code)
-    return Fingerprints(drop_released(code, released))
+    released = boilerplate_characters(code, boilerplate) | to_filtered(student_version_text(doc, answers), code)
+    return Fingerprints(drop_student_version(code, released))
 
 
 def overlap(mine: Fingerprints, theirs: Fingerprints) -> tuple[int, float]:

@@ -20,7 +20,7 @@ import numpy as np
 from markupsafe import Markup, escape
 
 from instructor.reporting.rendering import STATIC_PAGE_POLICY
-from instructor.reporting.similarity import OUTPUT, Similarity, write_csv
+from instructor.reporting.similarity import Similarity, write_csv
 from instructor.reporting.similarity_documents import Document, Span
 from instructor.reporting.similarity_pairs import Pair
 
@@ -107,7 +107,7 @@ def render(result: Similarity) -> str:
 
 def write(course_dir: CourseDir, result: Similarity) -> tuple[Path, Path]:
     """Write ``<dir>/similarity/<a>.html`` and ``<a>.csv``; returns their paths."""
-    out = course_dir.path / OUTPUT
+    out = course_dir.similarity_root
     out.mkdir(parents=True, exist_ok=True)
     page = out / f"{result.assignment}.html"
     page.write_text(render(result), encoding="utf-8")

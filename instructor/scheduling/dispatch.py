@@ -27,7 +27,7 @@ from instructor.errors import CourseError, first_line
 from instructor.grading.class_run import Tasks, Todo
 from instructor.grading.pipeline import grade
 from instructor.grading.submission import Status, Submission
-from instructor.scheduling.workers import check_workers
+from instructor.scheduling.workers import require_workers
 
 #: how long to wait for a scheduler given by --scheduler
 CONNECT_TIMEOUT = "20s"
@@ -47,7 +47,7 @@ def runner(
 
     def on_workers(todo: Todo) -> Generator[Submission, None, None]:
         with connect(jobs, scheduler) as client:
-            check_workers(client, course_dir, list({sub.folder.parent for sub, _ in todo}), unsafe)
+            require_workers(client, course_dir, list({sub.folder.parent for sub, _ in todo}), unsafe)
             yield from on_dask(client, course_dir, todo, limits, unsafe)
 
     if jobs or scheduler:

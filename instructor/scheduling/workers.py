@@ -37,7 +37,7 @@ def _worker_sandbox() -> tuple[bool, str]:
     return isolation.safe, isolation.detail
 
 
-def check_workers(client, course_dir: CourseDir, submissions: list[Path], unsafe: bool) -> int:
+def require_workers(client, course_dir: CourseDir, submissions: list[Path], unsafe: bool) -> int:
     """Refuse in one sentence unless every worker sees the course directory and the submissions (and has a sandbox)."""
     workers = client.scheduler_info().get("workers", {})
     if not workers:

@@ -46,7 +46,7 @@ class GradeRequest:
     unsafe: bool = False
 
 
-def check_isolation(unsafe: bool, limits: sandbox.Limits | None = None) -> sandbox.Isolation:
+def require_isolation(unsafe: bool, limits: sandbox.Limits | None = None) -> sandbox.Isolation:
     """The sandbox in use; refuse without one unless the instructor said --unsafe, and without memory and
     process limits unless --no-limits (``limits.required`` False)."""
     isolation = sandbox.detect()
@@ -61,7 +61,7 @@ def check_isolation(unsafe: bool, limits: sandbox.Limits | None = None) -> sandb
     return isolation
 
 
-def _check(req: GradeRequest) -> None:
+def _require_sane_numbers(req: GradeRequest) -> None:
     """An instructor's mistake in the request's numbers, in one sentence (nothing read: before any disk)."""
     if req.limits.cell_timeout <= 0 or req.limits.notebook_budget <= 0:
         raise CourseError("--cell-timeout and --budget must be positive numbers of seconds.")
@@ -85,8 +85,8 @@ def grade_course(req: GradeRequest, log=print) -> Graded:
     course_dir = req.course_dir
     # refusals first: what needs no disk, then the sandbox; then what the class is (roster, assignments), with
     # the names asked for checked where the assignments are read, before intake touches the submissions
-    _check(req)
-    isolation = check_isolation(req.unsafe, req.limits)
+    _require_sane_numbers(req)
+    isolation = require_isolation(req.unsafe, req.limits)
     ids = roster.ids(req.roster) if req.roster else roster.roster(course_dir)
     known = existing_assignments(req.root / "solutions")
     if unknown := [name for name in req.assignments if name not in known]:
@@ -122,5 +122,5 @@ def grade_course(req: GradeRequest, log=print) -> Graded:
     )
     overrides.observe_course(course_dir, "grade")  # as early as a course command can: the formgrader's overrides
     rows = grades(course_dir, req.assignments, req.students)
-    checks = judged_lines(course_dir.path, sorted({r.assignment for r in rows}))
+    checks = judged_lines(course_dir, sorted({r.assignment for r in rows}))
     return Graded(run, isolation, course_dir, rows, checks)

@@ -12,7 +12,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from instructor.authoring.bundle import build, check_bundle, instructor_words
+from instructor.authoring.bundle import build, instructor_words, verify_bundle
 from instructor.authoring.bundle_helpers import JUPYTER_CONFIG, LAB_PLUGINS_OFF, SERVER_EXTENSIONS_OFF, requirements
 from instructor.authoring.bundle_readme import readme
 from instructor.authoring.leaks import secret_lines
@@ -304,14 +304,14 @@ def test_instructor_words_spare_what_students_have(text):
     ],
 )
 def test_check_bundle_refuses_instructor_words(toy_bundle, tmp_path, where, change):
-    """Does check_bundle refuse a bundle whose README, helper files or notebook prose speak of solutions/, tests/
+    """Does verify_bundle refuse a bundle whose README, helper files or notebook prose speak of solutions/, tests/
     or a `course` verb, naming the place?"""
     folder = tmp_path / "week1"
     shutil.copytree(toy_bundle, folder)
     solutions = toy_bundle.parent / "repo/solutions"
-    assert check_bundle(folder, ["01_toy"], solutions, VERBS) == []
+    assert verify_bundle(folder, ["01_toy"], solutions, VERBS) == []
     change(folder / where)
-    problems = check_bundle(folder, ["01_toy"], solutions, VERBS)
+    problems = verify_bundle(folder, ["01_toy"], solutions, VERBS)
     assert len(problems) == 1 and problems[0].startswith(where), problems
     if where.endswith(".ipynb"):
         assert re.match(r"01_toy/01_toy.ipynb cell 1 mentions 'course bench'", problems[0]), problems

@@ -29,7 +29,7 @@ def test_open_holds_what_the_settings_file_says(folder, tmp_path):
     assert course_dir.settings.late_penalty == 25
     assert course_dir.due == {"01_rnn": "2026-10-05 17:00 UTC"}
     assert course_dir.gradebook_url == f"sqlite:///{folder / 'gradebook.db'}"
-    assert course_dir.releases == folder / "releases"
+    assert course_dir.archive_root == folder / "releases"
     assert course_dir.course_id == COURSE_ID
     assert course_dir.config.PercentPerDay.percent_per_day == 25
 
@@ -113,6 +113,6 @@ def test_the_gradebook_server_is_checked_in_one_place():
     callers = sorted(
         str(path.relative_to(REPO_ROOT))
         for path in (REPO_ROOT / "instructor").rglob("*.py")
-        if re.search(r"(?<!def )check_server\(", path.read_text())
+        if re.search(r"(?<!def )require_server\(", path.read_text())
     )
     assert callers == ["instructor/coursedir/course_dir.py"]

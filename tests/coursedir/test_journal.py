@@ -87,7 +87,7 @@ def test_tools_scores_are_explained_and_name_their_author(course):
         os.environ.pop("USER")
         os.environ.pop("LOGNAME")
     assert _wrong(course) == []
-    entries, problems = journal.read(CourseDir.places_at(course))
+    entries, problems = journal.read_journals(CourseDir.places_at(course))
     assert problems == []
     me = journal.account(os.geteuid())
     hand = [e for e in entries if e.data["kind"] == journal.HAND_GRADE]
@@ -114,7 +114,7 @@ def test_a_score_written_with_sqlite_stops_the_export(course, column, value, cel
     wrong = _wrong(course)
     assert len(wrong) == 1 and wrong[0].startswith(f"{A}, {AMY}, {said}"), wrong
     with Gradebook(_url(course)) as gb, pytest.raises(CourseError) as refused:
-        journal.check(CourseDir.places_at(course), gb)
+        journal.require_explained(CourseDir.places_at(course), gb)
     message = str(refused.value)
     assert wrong[0] in message and "nothing was exported" in message
     assert "course override" in message and "course grade -a A -s STUDENT --force" in message
@@ -252,7 +252,7 @@ def test_a_journal_made_by_another_account_is_never_written_as_its_name(shared):
     )
     assert refused.startswith("CourseError") and "is not your grade journal" in refused, refused
     assert planted.read_bytes() == b""
-    entries, problems = journal.read(CourseDir.places_at(shared))
+    entries, problems = journal.read_journals(CourseDir.places_at(shared))
     assert [p for p in problems if "could be written by others than" in p], problems
 
 
@@ -271,16 +271,16 @@ def test_lines_a_grader_writes_are_his_and_no_autograde(shared):
     assert any(f"(by {grader}), line 2: {grader} is neither root nor the owner" in w for w in wrong), wrong
     assert any("cell add__values, autograded points: the gradebook holds 0, the journal 2" in w for w in wrong)
     assert not any("cell why" in w for w in wrong), wrong  # his hand grade: explained, and his
-    entries, _ = journal.read(CourseDir.places_at(shared))
+    entries, _ = journal.read_journals(CourseDir.places_at(shared))
     assert [(e.author, e.data["cell"]) for e in entries if e.data["kind"] == journal.HAND_GRADE] == [(grader, "why")]
 
 
 def test_a_link_is_no_journal(shared):
     folder = CourseDir.places_at(shared).journals
     os.symlink(folder / f"{journal.account(INSTRUCTOR)}.jsonl", folder / "copy.jsonl")
-    _, problems = journal.read(CourseDir.places_at(shared))
+    _, problems = journal.read_journals(CourseDir.places_at(shared))
     assert [p for p in problems if "copy.jsonl is not a grade journal the course reads (a link)" in p], problems
     shutil.rmtree(folder)
     os.symlink(shared, folder)
     with pytest.raises(CourseError, match="is not the course's folder of grade journals"):
-        journal.read(CourseDir.places_at(shared))
+        journal.read_journals(CourseDir.places_at(shared))

@@ -503,7 +503,7 @@ def test_grading_threads_never_parse_at_once(monkeypatch):
 
     from instructor.grading.checks import judge, split
     from instructor.grading.preprocessors.flag_test_machinery import reads_history
-    from instructor.grading.preprocessors.match_release import defined_names
+    from instructor.grading.preprocessors.match_student_version import defined_names
     from instructor.paths import NOTEBOOKS
 
     release = read(notebook_path(ASSIGNMENTS[0], NOTEBOOKS))

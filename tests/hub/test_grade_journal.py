@@ -151,6 +151,6 @@ def test_a_grader_cannot_write_or_forge_anothers_journal(shared):
     assert f"(by {GRADER}), line 2: {GRADER} is neither root nor the owner of the course directory" in said, said
     assert f"{A}, {AMY}, cell add__values, autograded points: the gradebook holds 0, the journal 2" in said, said
     assert "cell why" not in said, said  # his hand grade explains it, and names him
-    entries, _ = journal.read(CourseDir.places_at(hub.course_dir))
+    entries, _ = journal.read_journals(CourseDir.places_at(hub.course_dir))
     why = [e for e in entries if e.data["cell"] == "why" and "manual" in e.data]
     assert (why[-1].author, why[-1].data["manual"]) == (GRADER, 1.0)

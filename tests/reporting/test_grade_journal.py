@@ -54,7 +54,7 @@ def _score(cd, run_course) -> str:
 
 
 def _hand_lines(cd) -> list[tuple[str, str, str, float | None]]:
-    entries, problems = journal.read(CourseDir.places_at(cd))
+    entries, problems = journal.read_journals(CourseDir.places_at(cd))
     assert problems == []
     return [(e.author, e.data["kind"], e.data["cell"], e.data["manual"]) for e in entries if "manual" in e.data]
 
@@ -65,7 +65,9 @@ def test_a_score_written_with_sqlite_is_refused_at_export(graded, run_course):
     how to settle it, and writes no file; `course override` settles it under its author's name."""
     me = journal.account(os.geteuid())
     assert _score(graded, run_course) == "2.0"
-    autograde = [e for e in journal.read(CourseDir.places_at(graded))[0] if e.data["kind"] == journal.AUTOGRADE]
+    autograde = [
+        e for e in journal.read_journals(CourseDir.places_at(graded))[0] if e.data["kind"] == journal.AUTOGRADE
+    ]
     assert {e.author for e in autograde} == {me} and {e.data["cell"] for e in autograde} >= {"add__values", "why"}
 
     _sqlite(graded, "why", 1.0)

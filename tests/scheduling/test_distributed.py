@@ -87,7 +87,7 @@ class _Elsewhere:
 def test_a_worker_that_cannot_see_the_course_directory_is_refused(tmp_path):
     """Is a worker without the shared filesystem refused in one sentence that says what workers need?"""
     with pytest.raises(CourseError) as err:
-        workers.check_workers(_Elsewhere(), CourseDir.places_at(tmp_path), [tmp_path], unsafe=True)
+        workers.require_workers(_Elsewhere(), CourseDir.places_at(tmp_path), [tmp_path], unsafe=True)
     text = str(err.value)
     assert "tcp://10.0.0.9:4000 cannot grade: it cannot read the course directory" in text
     assert "on a filesystem they share with this machine" in text and "\n" not in text

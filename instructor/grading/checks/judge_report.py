@@ -14,12 +14,17 @@ kernel with the test cells split, and every cell is judged outside as
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from instructor.cells import hidden_line_numbers, is_graded_test, read, tags
 from instructor.grading.checks.influence import Influenced, influenced
 from instructor.grading.checks.judge import imported_names
 from instructor.grading.checks.notebook import judge_split, notebook_imports, split_notebook, test_cell_id
 from instructor.grading.checks.split import JUDGED, KERNEL_ASSERT, plan
 from instructor.paths import SOLUTIONS, notebook_path
+
+if TYPE_CHECKING:
+    from instructor.coursedir.course_dir import CourseDir
 
 
 def static_report(assignment: str, solutions=SOLUTIONS) -> tuple[int, int, list[str]]:
@@ -56,11 +61,11 @@ def kernel_influenced(nb) -> list[Influenced]:
     ]
 
 
-def judged_lines(course_dir, assignments) -> list[str]:
+def judged_lines(course_dir: CourseDir, assignments) -> list[str]:
     """One line per assignment for the grade report: how many checks the grader judged outside the kernel."""
     lines = []
     for assignment in assignments:
-        path = notebook_path(assignment, course_dir / "source")
+        path = course_dir.source_notebook(assignment)
         if not path.is_file():
             continue
         judged, kernel, named = where_judged(read(path))

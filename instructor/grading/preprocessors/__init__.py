@@ -2,7 +2,7 @@
 
 The chains that use them, and their order, are in :mod:`instructor.grading.chains`:
 
-* prepare: ``match_release`` (a notebook without nbgrader metadata),
+* prepare: ``match_student_version`` (a notebook without nbgrader metadata),
   ``restore_tampered_cells`` (edited tests and locked cells),
   ``flag_test_machinery`` (student code that reaches into the tests), ``split_checks`` (each
   test cell keeps only what must run in the kernel; its checks wait outside);

@@ -28,7 +28,7 @@ from nbconvert.filters.markdown import markdown2html_mistune
 from nbconvert.preprocessors import Preprocessor
 from traitlets import Bool
 
-from instructor.grading.preprocessors.release_notebook import release_notebook
+from instructor.grading.preprocessors.student_version import read_student_version
 from instructor.terminal import visible_bidi
 
 #: output types a browser shows as text or as a plain picture, never as markup
@@ -149,9 +149,9 @@ def _attachments_inline(source: str, attachments: dict) -> str:
     return _ATTACHMENT.sub(one, source)
 
 
-def course_text(release) -> set[str]:
+def course_text(version) -> set[str]:
     """The markdown and raw cells of the release, word for word (the course's own text)."""
-    return {c.source for c in (release.cells if release is not None else []) if c.cell_type in ("markdown", "raw")}
+    return {c.source for c in (version.cells if version is not None else []) if c.cell_type in ("markdown", "raw")}
 
 
 def is_course_cell(cell, course: set[str]) -> bool:
@@ -185,7 +185,7 @@ class InertStudentContent(Preprocessor):
 
     def preprocess(self, nb, resources):
         nb.metadata.pop("course_grading", None)  # the grader's summary (grading.record) is written after this
-        course = course_text(release_notebook(self.config, resources))
+        course = course_text(read_student_version(self.config, resources))
         for cell in nb.cells:
             make_inert(cell, course)
         return nb, resources

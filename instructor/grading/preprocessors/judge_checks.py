@@ -18,7 +18,7 @@ from instructor.grading.checks.notebook import (
 )
 from instructor.grading.checks.private import SEND_IMPORT
 from instructor.grading.checks.worker import Budget
-from instructor.grading.preprocessors.release_notebook import release_notebook
+from instructor.grading.preprocessors.student_version import read_student_version
 from instructor.grading.submission import carried
 
 
@@ -70,10 +70,10 @@ def _from_gradebook(nb, resources, config, seed: int | None, variant: int | None
     with Gradebook(info["db_url"]) as gb:
         notebook = gb.find_notebook(info["notebook"], info["assignment"])
         sources = {c.name: c.source for c in notebook.source_cells}
-    release = release_notebook(config, resources)
-    if release is None:
+    version = read_student_version(config, resources)
+    if version is None:
         return none
     tests = {grade_id(cell) for cell in nb.cells if is_graded_test(cell)}
     return plan_checks(
-        {name: source for name, source in sources.items() if name in tests}, setup_sources(release), seed, variant
+        {name: source for name, source in sources.items() if name in tests}, setup_sources(version), seed, variant
     )

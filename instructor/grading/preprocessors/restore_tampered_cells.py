@@ -11,7 +11,7 @@ from traitlets import Bool
 from instructor.cells import visible_source
 from instructor.coursedir import releases
 from instructor.coursedir.course_dir import CourseDir
-from instructor.grading.preprocessors.release_notebook import release_notebook
+from instructor.grading.preprocessors.student_version import read_student_version
 from instructor.grading.submission import carried
 
 #: nbgrader metadata fields a student cannot change through the notebook UI
@@ -39,13 +39,13 @@ class RestoreTamperedCells(Preprocessor):
     enabled = Bool(True).tag(config=True)
 
     def preprocess(self, nb, resources):
-        release = release_notebook(self.config, resources)
-        if release is None:
+        version = read_student_version(self.config, resources)
+        if version is None:
             return nb, resources
         sub = carried(resources)
         flag = sub.flag
-        released = _by_id(release)
-        fetched = _by_id(releases.origin(nb, release, _archive(self.config, sub)))
+        released = _by_id(version)
+        fetched = _by_id(releases.origin(nb, version, _archive(self.config, sub)))
         seen = set()
         for cell in nb.cells:
             meta = cell.get("metadata", {}).get("nbgrader")
@@ -103,4 +103,4 @@ def _archive(config, sub) -> list:
         from nbgrader.coursedir import CourseDirectory
 
         folder = Path(CourseDirectory(config=config).root)
-    return releases.issued(CourseDir.places_at(folder), sub.assignment)  # the archive's place, nothing read
+    return releases.archived(CourseDir.places_at(folder), sub.assignment)  # the archive's place, nothing read

@@ -10,7 +10,7 @@ from traitlets import Bool, Instance
 
 from instructor import sandbox
 from instructor.grading.machine_busy import MachineBusy, busy_reason
-from instructor.grading.preprocessors.release_notebook import release_notebook
+from instructor.grading.preprocessors.student_version import read_student_version
 from instructor.grading.submission import NotGraded, carried
 
 
@@ -87,7 +87,7 @@ class SandboxedExecute(Preprocessor):
             run.stopped_at,
             run.timed_out,
             nb,
-            release_notebook(self.config, resources),
+            read_student_version(self.config, resources),
             self.limits.cell_timeout,
         )
         if busy:

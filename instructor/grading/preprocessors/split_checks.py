@@ -6,7 +6,7 @@ from nbconvert.preprocessors import Preprocessor
 from traitlets import Bool
 
 from instructor.grading.checks.notebook import carry, split_notebook
-from instructor.grading.preprocessors.release_notebook import release_notebook
+from instructor.grading.preprocessors.student_version import read_student_version
 
 
 class SplitChecks(Preprocessor):
@@ -23,10 +23,10 @@ class SplitChecks(Preprocessor):
     enabled = Bool(True).tag(config=True)
 
     def preprocess(self, nb, resources):
-        release = release_notebook(self.config, resources)
-        if release is None:  # nothing to take the imports from: nbgrader's rule, in the kernel
+        version = read_student_version(self.config, resources)
+        if version is None:  # nothing to take the imports from: nbgrader's rule, in the kernel
             return nb, resources
         sub = resources.get("course")  # graded by course grade: the submission's own hidden inputs
         seeds = getattr(sub, "hidden_seed", None), getattr(sub, "variant_seed", None)
-        carry(resources, split_notebook(nb, release, *seeds))
+        carry(resources, split_notebook(nb, version, *seeds))
         return nb, resources

@@ -1,4 +1,4 @@
-"""The released (student) version of the notebook being graded, for comparisons."""
+"""The student version of the notebook being graded (nbgrader's ``release/``), for comparisons."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ import nbformat
 from instructor.grading.submission import carried
 
 
-def release_notebook(config, resources):
+def read_student_version(config, resources):
     """Read ``<release>/<assignment>/<notebook>.ipynb`` of nbgrader's course directory, or None.
 
-    The release named by the submission in ``resources["course"]`` comes first.
+    The student version named by the submission in ``resources["course"]`` comes first.
     """
     path = carried(resources).student_version
     if path is None:

@@ -1,4 +1,4 @@
-"""Grade a notebook that lost its nbgrader metadata by moving its answers into the release."""
+"""Grade a notebook that lost its nbgrader metadata by moving its answers into the student version."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import copy
 from nbconvert.preprocessors import Preprocessor
 from traitlets import Bool
 
-from instructor.grading.preprocessors.release_notebook import release_notebook
+from instructor.grading.preprocessors.student_version import read_student_version
 from instructor.grading.submission import NotGraded, carried
 from instructor.grading.syntax import parse
 
@@ -22,7 +22,7 @@ def defined_names(source: str) -> set[str]:
     return {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
 
 
-class MatchRelease(Preprocessor):
+class MatchStudentVersion(Preprocessor):
     """If no cell carries nbgrader metadata, rebuild the notebook from the release.
 
     An honest student who pasted their code into a fresh notebook loses every
@@ -37,12 +37,12 @@ class MatchRelease(Preprocessor):
     def preprocess(self, nb, resources):
         if any(c.get("metadata", {}).get("nbgrader") for c in nb.cells):
             return nb, resources
-        release = release_notebook(self.config, resources)
-        if release is None:
+        version = read_student_version(self.config, resources)
+        if version is None:
             raise NotGraded("the notebook has no nbgrader metadata and there is no release to match it to")
         student = [c for c in nb.cells if c.cell_type == "code"]
-        answers = [c for c in release.cells if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("solution")]
-        rebuilt, matched = copy.deepcopy(release), 0
+        answers = [c for c in version.cells if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("solution")]
+        rebuilt, matched = copy.deepcopy(version), 0
         by_id = {
             c.metadata["nbgrader"]["grade_id"]: c
             for c in rebuilt.cells

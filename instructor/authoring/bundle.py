@@ -15,7 +15,7 @@ students a bundle::
 
 The student package (``course/``: quick mode, live plots, explorers, the data
 loader of 04) is copied whole when the bundle is built, so it exists once in the
-source; it imports nothing of the grader (the code that draws the figures is the
+source; it imports nothing of the autograder (the code that draws the figures is the
 authors', in ``instructor/authoring/figures``: students get the SVG files). Installing the helpers also
 installs nbgrader, for its Validate button, and switches off the rest of
 nbgrader's interface (the formgrader, Create Assignment, the course and

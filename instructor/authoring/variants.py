@@ -10,7 +10,7 @@ student on the course directory's roster
 key, the assignment and the student).
 
 The seeds are no secret (each only picks a student's parameters, which she
-sees), and the grader never reads the file: it derives the seed of the
+sees), and the autograder never reads the file: it derives the seed of the
 student it grades itself. A student missing from the file (she joined after
 the release) works with the author's parameters, and her kernel says so,
 until the assignment is released again; her grade comes from her own code

@@ -1,4 +1,4 @@
-"""course judge: which checks of an assignment the grader judges outside the kernel, and which it cannot."""
+"""course judge: which checks of an assignment the autograder judges outside the kernel, and which it cannot."""
 
 from __future__ import annotations
 

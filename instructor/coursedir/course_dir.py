@@ -213,7 +213,7 @@ class CourseDir:
     @property
     def hidden_key(self) -> Path:
         """``<dir>/.hidden-inputs.key``: the key the seeds of the hidden checks' inputs are made with
-        (the grader's alone: coursedir.hidden_seed)."""
+        (the autograder's alone: coursedir.hidden_seed)."""
         return self.path / HIDDEN_KEY
 
     def source(self, assignment: str) -> Path:

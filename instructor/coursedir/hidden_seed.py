@@ -1,7 +1,7 @@
 """The seed of a submission's hidden inputs: the course's key, the student and the notebook's bytes.
 
 Hidden checks draw what they hand the student's code from
-:func:`course.draws.hidden_rng`; the grader seeds it, in the kernel and in its
+:func:`course.draws.hidden_rng`; the autograder seeds it, in the kernel and in its
 judging process alike, with :func:`seed_for`: an HMAC-SHA256 under the
 course's key of the assignment, the student and the SHA-256 of the notebook
 as intake read it. The same submission graded again draws the same inputs

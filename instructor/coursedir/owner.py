@@ -2,11 +2,11 @@
 
 Grading needs root (the sandbox switches to uids 65534 and 65533 and makes cgroups);
 nothing else does. After ``sudo course grade`` (or ``feedback``, ``unflag``),
-the files the grader wrote go back to the owner of the course directory, so
+the files the autograder wrote go back to the owner of the course directory, so
 the formgrader, exports and hand grading run as that instructor, without
 root's rights (a page that could run script would then hold only theirs).
 
-Only the folders the grader writes are walked, never the exchange (students
+Only the folders the autograder writes are walked, never the exchange (students
 write there); links are not followed, and a file with a second hard link is
 left alone (it may be somebody else's file).
 """

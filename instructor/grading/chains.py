@@ -49,7 +49,7 @@ PREPARE = [
 #: the only stage that runs student code, in the sandbox
 EXECUTE = [SandboxedExecute]
 #: outside the sandbox, on what came back (ClearMetadataPreprocessor is off unless configured, as in nbgrader);
-#: the grader judges the checks on the values the kernel sent (JudgeChecks); the student's markup is made
+#: the autograder judges the checks on the values the kernel sent (JudgeChecks); the student's markup is made
 #: inert last, before anyone opens the graded notebook
 SCORE = [
     CheckTestsRan,

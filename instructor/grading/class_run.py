@@ -43,7 +43,7 @@ class ClassRun:
     mode: str = "serial"
 
     def counts(self) -> dict[str, int]:
-        """How many ended graded, flagged and not graded (a failure of the grader counts as not graded)."""
+        """How many ended graded, flagged and not graded (a failure of the autograder counts as not graded)."""
         return {
             shown: sum(r.status.shown == shown for r in self.results) for shown in ("graded", "flagged", "not graded")
         }

@@ -357,12 +357,12 @@ def _from_exchange(inbound: Path, known: list[str]) -> tuple[list[Submission], l
 
 
 def _login(path: Path) -> str:
-    """The login name of whoever owns ``path``; "" for root and for the grader's own account."""
+    """The login name of whoever owns ``path``; "" for root and for the autograder's own account."""
     return _login_of(path.lstat().st_uid)
 
 
 def _login_of(uid: int) -> str:
-    """The login name of ``uid``; "" for root and for the grader's own account."""
+    """The login name of ``uid``; "" for root and for the autograder's own account."""
     if uid in (0, os.geteuid()):
         return ""
     try:

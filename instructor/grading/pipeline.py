@@ -3,7 +3,7 @@
 It writes nothing shared (it reads the release and the gradebook), so it can
 run anywhere that sees the course directory; the coordinator records what it
 returns (:mod:`instructor.grading.record`). A submission that cannot be
-graded ends ``not graded`` with one sentence; a failure of the grader itself
+graded ends ``not graded`` with one sentence; a failure of the autograder itself
 ends ``grader failed`` (a rerun tries it again); neither stops a batch.
 """
 

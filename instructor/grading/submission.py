@@ -30,7 +30,7 @@ class Status(str, enum.Enum):
     GRADED = "graded"
     FLAGGED = "flagged"  # graded, and a person should look (the reason lists why)
     NOT_GRADED = "not graded"  # it cannot be graded; the reason says why
-    GRADER_FAILED = "grader failed"  # the grader itself failed on it: a rerun tries again
+    GRADER_FAILED = "grader failed"  # the autograder itself failed on it: a rerun tries again
 
     @property
     def shown(self) -> str:

@@ -464,7 +464,7 @@ class Raised:
     shows at a visible check only if the student's own run of the same cell
     (the notebook they handed in, made from the release, which holds no
     hidden test) failed with the very same message, which therefore holds
-    nothing of the grader's run (words that read as NumPy's, with numbers,
+    nothing of the autograder's run (words that read as NumPy's, with numbers,
     carried 36 hidden inputs); during a hidden check, never. ``exception``
     after hidden code is the exception's name only if it is Python's or
     NumPy's or the one the student's own run raised (a class made at run time

@@ -1,4 +1,4 @@
-"""The value channel, read by the grader: the values a kernel sent, taken out of a test cell's outputs.
+"""The value channel, read by the autograder: the values a kernel sent, taken out of a test cell's outputs.
 
 In place of each judged check, a split test cell's kernel code sends the
 values the check reads (:func:`course.values.send`): one ``display_data``
@@ -19,7 +19,7 @@ from course.channel import CUT_NOTE, DROPPED_NOTE, MIME
 from instructor.cells import grade_id, is_graded_test
 from instructor.grading.checks.judge import Fault
 
-#: the grader's words for each fault of the channel
+#: the autograder's words for each fault of the channel
 FAULT_MESSAGES = {
     Fault.FORGED: "the kernel sent the values of one check twice",
     Fault.STRAY: "this cell showed values no check of it asked for",

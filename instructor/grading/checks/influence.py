@@ -1,6 +1,6 @@
 """Which checks compare the kernel's values only with the kernel's values.
 
-A judged check is sound when one side of what it compares is the grader's:
+A judged check is sound when one side of what it compares is the autograder's:
 a literal, or a value the cell builds itself (a given). ``assert out.shape
 == (2, 3)`` and ``assert np.allclose(out, expected)`` with ``expected`` a
 given are; ``assert np.allclose(out.data, expected.data)`` with both bound
@@ -17,7 +17,7 @@ The rule, per ``assert`` of a judged statement:
   both are; ``not x``, ``np.all(x)``, ``all(x)``, ``bool(x)`` are what ``x`` is,
   ``all(f(p) for p in ps)`` what ``f(p)`` is;
 - a grader's predicate on kernel values (``isinstance(out, np.ndarray)``,
-  ``np.isfinite(loss)``) is anchored: the grader chose what must hold;
+  ``np.isfinite(loss)``) is anchored: the autograder chose what must hold;
 - a bare kernel value (``assert same``, ``assert out.ok``) is not: the
   kernel chose the verdict.
 
@@ -94,7 +94,7 @@ class _Taint:
                 return
 
     def _bind(self, target: ast.AST, value: ast.AST) -> None:
-        # enumerate(x): the index is the grader's; zip(a, b): each item comes from its own source
+        # enumerate(x): the index is the autograder's; zip(a, b): each item comes from its own source
         if isinstance(target, ast.Tuple) and isinstance(value, ast.Call) and _func_name(value) in ("enumerate", "zip"):
             sources = [None, *value.args[:1]] if _func_name(value) == "enumerate" else list(value.args)
             if len(sources) == len(target.elts):
@@ -107,7 +107,7 @@ class _Taint:
 
 
 def _anchored(test: ast.AST, taint: _Taint) -> bool:
-    """Does the grader hold one side of what ``test`` asserts?"""
+    """Does the autograder hold one side of what ``test`` asserts?"""
     if not taint.reads_kernel(test):
         return True
     if isinstance(test, ast.BoolOp):
@@ -127,7 +127,7 @@ def _anchored(test: ast.AST, taint: _Taint) -> bool:
             return _anchored(test.args[0], taint)
         if isinstance(test.func, ast.Attribute) and test.func.attr in _PASS_THROUGH and not test.args:
             return _anchored(test.func.value, taint)  # (a == b).all()
-        # a predicate: anchored when the grader chose the function (it is not a kernel value itself)
+        # a predicate: anchored when the autograder chose the function (it is not a kernel value itself)
         return not taint.reads_kernel(test.func)
     return False  # a kernel value's own truth
 

@@ -1,11 +1,11 @@
-"""Judge a test cell's checks in the grader's own process, on the values its kernel sent.
+"""Judge a test cell's checks in the autograder's own process, on the values its kernel sent.
 
-The grader runs the cell's given and judged statements itself
+The autograder runs the cell's given and judged statements itself
 (:mod:`instructor.grading.checks.split`): the givens build the same inputs
 and expected values the cell builds, from its own seeded generators; each
 judged statement runs with the kernel values it reads taken from what the
 kernel sent (:mod:`course.values`), decoded as plain data. The verdict,
-and the message it shows, are the grader's: the kernel only supplied values.
+and the message it shows, are the autograder's: the kernel only supplied values.
 A cell that fails without a check saying so fails with a :class:`Fault`.
 """
 
@@ -32,7 +32,7 @@ _RANDOM_STATE = threading.Lock()
 
 
 class Fault(enum.StrEnum):
-    """Why the grader failed a cell when no check of it said no: the ``exception`` of its :class:`Verdict`
+    """Why the autograder failed a cell when no check of it said no: the ``exception`` of its :class:`Verdict`
     (a check that fails names its own exception, ``AssertionError`` ...)."""
 
     MISSING = "MissingValues"  # a check's values never came: the kernel stopped before it
@@ -51,14 +51,14 @@ CHANNEL_FAULTS = frozenset({Fault.FORGED, Fault.STRAY, Fault.CUT, Fault.LOST})
 
 @dataclass(frozen=True)
 class Verdict:
-    """How the grader judged one test cell: passed, or where it failed and why."""
+    """How the autograder judged one test cell: passed, or where it failed and why."""
 
     passed: bool
     line: int = 0  # the cell's line of the failing check (1-based), 0 if it passed
     exception: str = ""  # the failing check's exception's name, or a Fault
     message: str = ""
     missing: bool = False  # the check's values never came (the kernel stopped, or they were sent twice)
-    broken: bool = False  # the grader could not run a statement the cell gives itself: the release's fault
+    broken: bool = False  # the autograder could not run a statement the cell gives itself: the release's fault
 
 
 def trusted_imports(sources: list[str]) -> dict:
@@ -77,7 +77,7 @@ def _imports(sources: tuple[str, ...]) -> dict:
     for source in sources:
         try:
             tree = parse(source)
-        except SyntaxError:  # a magic or a shell line: not an import the grader needs
+        except SyntaxError:  # a magic or a shell line: not an import the autograder needs
             continue
         for node in tree.body:
             if isinstance(node, ast.Import):
@@ -112,7 +112,7 @@ def _failing_line(err: BaseException, default: int) -> int:
 
 
 def judge(plan: Plan, imports: dict, sent: dict[int, dict]) -> Verdict:
-    """The grader's verdict on the cell of ``plan``, given the values its kernel sent (check index -> values)."""
+    """The autograder's verdict on the cell of ``plan``, given the values its kernel sent (check index -> values)."""
     with _RANDOM_STATE:
         state = np.random.get_state()
         try:

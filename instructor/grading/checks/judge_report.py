@@ -1,4 +1,4 @@
-"""The judge's report on an assignment: which checks the grader judges outside the kernel, and which it cannot.
+"""The judge's report on an assignment: which checks the autograder judges outside the kernel, and which it cannot.
 
     course judge 01_rnn [--run]        (instructor/cli/judge.py)
 
@@ -62,7 +62,7 @@ def kernel_influenced(nb) -> list[Influenced]:
 
 
 def judged_lines(course_dir: CourseDir, assignments) -> list[str]:
-    """One line per assignment for the grade report: how many checks the grader judged outside the kernel."""
+    """One line per assignment for the grade report: how many checks the autograder judged outside the kernel."""
     lines = []
     for assignment in assignments:
         path = course_dir.source_notebook(assignment)
@@ -75,7 +75,7 @@ def judged_lines(course_dir: CourseDir, assignments) -> list[str]:
 
 
 def run_reference(assignment: str, solutions=SOLUTIONS) -> list[str]:
-    """The reference's fast cells run with split test cells; one line per cell the grader failed outside."""
+    """The reference's fast cells run with split test cells; one line per cell the autograder failed outside."""
     from instructor.authoring.trial import QUICK_ENV
     from instructor.kernels import execute_in
 

@@ -1,8 +1,8 @@
-"""A notebook's test cells split before the sandbox runs it, and judged by the grader after.
+"""A notebook's test cells split before the sandbox runs it, and judged by the autograder after.
 
 Both ``course grade`` (the preprocessors ``SplitChecks`` and ``JudgeChecks``)
 and the test suite's mistake runner use these, so a mistake is proven to
-lose points exactly as the grader takes them. What the split leaves for the
+lose points exactly as the autograder takes them. What the split leaves for the
 judge is a :class:`NotebookChecks`, made one way (:func:`plan_checks`) and
 carried beside the :class:`~instructor.grading.submission.Submission` in
 nbgrader's resources (:func:`carry`, :func:`carried_checks`); it never
@@ -33,7 +33,7 @@ RESOURCES_KEY = "course_checks"
 
 @dataclass(frozen=True)
 class SplitCell:
-    """One graded test cell as the grader split it: what its kernel runs, and what the judge needs after."""
+    """One graded test cell as the autograder split it: what its kernel runs, and what the judge needs after."""
 
     plan: Plan  # its statements and how each runs (:mod:`.split`)
     original: str  # its source as the release has it: the cell shows it again once judged
@@ -47,7 +47,7 @@ class SplitCell:
 
 @dataclass(frozen=True)
 class NotebookChecks:
-    """The split test cells of one notebook and the release's set-up code whose trusted imports the grader
+    """The split test cells of one notebook and the release's set-up code whose trusted imports the autograder
     makes itself (:func:`~instructor.grading.checks.judge.trusted_imports`)."""
 
     cells: tuple[SplitCell, ...]
@@ -65,7 +65,7 @@ class NotebookChecks:
 
 def setup_sources(nb) -> tuple[str, ...]:
     """The code of the set-up cells of ``nb`` (a release or source notebook: the author's), whose imports of
-    trusted modules the grader makes itself (:func:`~instructor.grading.checks.judge.trusted_imports`)."""
+    trusted modules the autograder makes itself (:func:`~instructor.grading.checks.judge.trusted_imports`)."""
     meta = lambda c: c.get("metadata", {}).get("nbgrader", {})  # noqa: E731
     return tuple(
         c.source for c in nb.cells if c.cell_type == "code" and not meta(c).get("grade") and not meta(c).get("solution")
@@ -205,7 +205,7 @@ def judge_cell(
             # the cell ran to its end, yet values it asked for are not here: something took them away
             verdict = Verdict(False, verdict.line, Fault.LOST, FAULT_MESSAGES[Fault.LOST], missing=True)
     if not verdict.passed and not (verdict.missing and kernel_failed and not fault):
-        # the grader's own words; the traceback's frame names the check (instructor.reporting.failures reads it)
+        # the autograder's own words; the traceback's frame names the check (instructor.reporting.failures reads it)
         count = cell.get("execution_count") or ""
         cell["outputs"].append(
             new_output(

@@ -24,7 +24,7 @@ import secrets
 
 from instructor.grading.syntax import parse
 
-#: modules the grader imports itself: a name bound by importing one of them is the grader's, not the kernel's
+#: modules the autograder imports itself: a name bound by importing one of them is the autograder's, not the kernel's
 TRUSTED_MODULES = ("numpy", "mygrad", "mynn", "course", "math", "itertools", "functools", "collections")
 #: the start of the line that binds, in a split cell's kernel code, the function the kernel calls in place of a
 #: judged statement (course.values.send) under a private name (:mod:`.private`): in every split cell
@@ -56,7 +56,7 @@ def _imports_line(setup: tuple[str, ...]) -> tuple[str, tuple[tuple[str, str], .
     for source in setup:
         try:
             tree = parse(source)
-        except SyntaxError:  # a magic or a shell line: the grader binds nothing from it either
+        except SyntaxError:  # a magic or a shell line: the autograder binds nothing from it either
             continue
         for node in tree.body:
             if isinstance(node, ast.Import) and all(a.name.split(".")[0] in TRUSTED_MODULES for a in node.names):

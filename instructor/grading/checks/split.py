@@ -1,4 +1,4 @@
-"""Split a test cell into what runs in the student's kernel and what the grader judges outside.
+"""Split a test cell into what runs in the student's kernel and what the autograder judges outside.
 
 A test cell of the course is plain Python: statements that call the
 student's code, statements that build inputs and expected values, and
@@ -17,12 +17,12 @@ student's code, statements that build inputs and expected values, and
 ``judged``
     it holds an ``assert`` and reads nothing of the kernel but kernel values.
     It never runs in the kernel: there, a call that sends the kernel values
-    it reads takes its place, and the grader runs the statement itself, in its
+    it reads takes its place, and the autograder runs the statement itself, in its
     own process, on those values (:mod:`instructor.grading.checks.judge`);
 ``kernel assert``
     it holds an ``assert`` and calls the student's code itself: it runs in
     the kernel, and only the error it raises there can fail the cell (what
-    the report calls a check the grader cannot judge outside).
+    the report calls a check the autograder cannot judge outside).
 
 The kernel values a judged statement reads travel by value only
 (:mod:`course.values`): arrays, numbers, strings and containers of them.
@@ -149,7 +149,7 @@ def _is_global_random(node: ast.Attribute) -> bool:
     )
 
 
-#: calls that hand the student's code a copy of a value, so the grader's own stays what the cell made
+#: calls that hand the student's code a copy of a value, so the autograder's own stays what the cell made
 _COPIES = {("np", "array"), ("np", "copy"), ("mg", "tensor"), ("mg", "Tensor")}
 
 
@@ -218,7 +218,7 @@ def plan(cell: str, source: str, imported: set[str]) -> Plan:
     """The :class:`Plan` of the test cell ``cell`` whose (trusted, release) source is ``source``.
 
     ``imported`` are the names the notebook binds by importing a trusted
-    module (:data:`.private.TRUSTED_MODULES`); the grader binds them outside itself.
+    module (:data:`.private.TRUSTED_MODULES`); the autograder binds them outside itself.
     Raises SyntaxError if the source does not parse. Every submission of a
     release has the same test cells: a plan is made once per process, by one
     thread (the grading tasks of a process ask for it from several).
@@ -235,7 +235,7 @@ _PLANNING = threading.Lock()
 def _plan(cell: str, source: str, imported: frozenset[str]) -> Plan:
     tree = parse(source)
     lines = source.splitlines()
-    cell_bound: set[str] = set()  # bound by a given statement of this cell: the grader has its own value
+    cell_bound: set[str] = set()  # bound by a given statement of this cell: the autograder has its own value
     kernel: set[str] = set()  # kernel values: bound or touched by a probe
     definitions: dict[str, set[str]] = {}  # a function defined in the cell -> the cell's names it reads
     kernel_functions: set[str] = set()  # functions the cell defines from the kernel's state: they run there
@@ -264,13 +264,13 @@ def _plan(cell: str, source: str, imported: frozenset[str]) -> Plan:
         if kind in (PROBE, KERNEL_ASSERT):
             probe_ran = True
             # what a probe binds is the kernel's; a value it reads, the student's code may have changed (not a
-            # function of the cell: the grader keeps its own, though what it reads becomes the kernel's)
+            # function of the cell: the autograder keeps its own, though what it reads becomes the kernel's)
             kernel |= binds | (reads & cell_bound - definitions.keys() - _copied_only(node))
             st.in_kernel = True
         elif kind == GIVEN:
             cell_bound |= binds
-            kernel -= binds  # bound again by the cell itself: the grader's value from here on
-        else:  # judged: runs outside only; what it binds is the grader's
+            kernel -= binds  # bound again by the cell itself: the autograder's value from here on
+        else:  # judged: runs outside only; what it binds is the autograder's
             st.kernel_values = sorted(n for n in reads & kernel if n != GLOBAL_RANDOM)
             cell_bound |= binds
             kernel -= binds

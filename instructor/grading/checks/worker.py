@@ -2,7 +2,7 @@
 
 The values a kernel sends are data, but data can still be made to cost: an
 array of shape ``(10**6, 1, 1, 1)`` broadcast against a reference, a set
-whose items all hash alike. So the grader's process never decodes or judges
+whose items all hash alike. So the autograder's process never decodes or judges
 them itself: one worker process per grader process (started on first use,
 reused, started again after a failure) does, under ``RLIMIT_AS``, with a
 deadline per cell and a budget of judging time per submission

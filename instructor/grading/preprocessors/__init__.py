@@ -8,7 +8,7 @@ The chains that use them, and their order, are in :mod:`instructor.grading.chain
   test cell keeps only what must run in the kernel; its checks wait outside);
 * execute: ``sandboxed_execute`` (the sandbox, the only place student code runs);
 * score: ``check_tests_ran`` (a test that never ran scores 0), ``fail_shaped_outputs`` (a test
-  cell that returns a value or shows a widget scores 0), ``judge_checks`` (the grader judges
+  cell that returns a value or shows a widget scores 0), ``judge_checks`` (the autograder judges
   every check on the values the kernel sent), ``cap_output_bytes`` (text and figures,
   each within a budget; what fails a cell is never cut), ``inert_student_content``;
 * record: ``keep_hand_grades`` (a regrade keeps a grader's work).

@@ -48,7 +48,7 @@ class CapOutputBytes(Preprocessor):
     """
 
     enabled = Bool(True).tag(config=True)
-    #: the sandbox's own value, every field of it (its output budgets and verdict_chars), so the grader keeps
+    #: the sandbox's own value, every field of it (its output budgets and verdict_chars), so the autograder keeps
     #: what the executor kept (never rebuilt field by field: a field left out would fall back to its default)
     limits = Instance(Limits, kw={}, help="the output budgets of one submission (instructor.sandbox.Limits)").tag(
         config=True

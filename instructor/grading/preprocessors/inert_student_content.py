@@ -155,7 +155,7 @@ def course_text(version) -> set[str]:
 
 
 def is_course_cell(cell, course: set[str]) -> bool:
-    """The course's own text: a cell of the release word for word, or a locked cell (the grader put
+    """The course's own text: a cell of the release word for word, or a locked cell (the autograder put
     its text and metadata back from the release before anything ran: it holds the mark scheme too)."""
     meta = cell.get("metadata", {}).get("nbgrader", {})
     return cell.source in course or bool(meta.get("locked") and not meta.get("solution"))
@@ -184,7 +184,7 @@ class InertStudentContent(Preprocessor):
     enabled = Bool(True).tag(config=True)
 
     def preprocess(self, nb, resources):
-        nb.metadata.pop("course_grading", None)  # the grader's summary (grading.record) is written after this
+        nb.metadata.pop("course_grading", None)  # the autograder's summary (grading.record) is written after this
         course = course_text(read_student_version(self.config, resources))
         for cell in nb.cells:
             make_inert(cell, course)

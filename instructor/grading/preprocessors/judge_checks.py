@@ -1,4 +1,4 @@
-"""After the sandbox, outside it: the grader judges every graded test cell on the values its kernel sent."""
+"""After the sandbox, outside it: the autograder judges every graded test cell on the values its kernel sent."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ class JudgeChecks(Preprocessor):
 
     The cell's code becomes the release's again (what the student and the
     instructor read); the values the kernel sent leave its outputs. A check
-    fails on the grader's own run of it; an error the kernel showed still
+    fails on the autograder's own run of it; an error the kernel showed still
     fails the cell (a crash of the student's code, or a check that runs in
     the kernel). Under nbgrader's own ``autograde`` (which prepares in
     another pass, so the checks are not in ``resources``) they are made again

@@ -19,7 +19,7 @@ def outputs_into(sent, returned):
 
     The executor runs with the student's uid, so what it returns is not
     trusted: which cells there are, their code, and their grading metadata
-    (grade ids, points) stay as the grader sent them; a returned notebook
+    (grade ids, points) stay as the autograder sent them; a returned notebook
     whose cells differ from those sent is refused (:class:`NotGraded`).
     """
     cells = returned.get("cells", []) if isinstance(returned, dict) else []
@@ -79,7 +79,7 @@ class SandboxedExecute(Preprocessor):
         sub.log.append(f"limits held: {', '.join(run.limits_held) or 'none (no cgroup)'}")
         if run.hit_process_limit:
             sub.flag(f"hit the limit of {self.limits.processes} processes")
-        if run.status == "not_started":  # the grader's side failed: nothing of the student's ran
+        if run.status == "not_started":  # the autograder's side failed: nothing of the student's ran
             raise SandboxNotStarted(run.reason)
         # a limit met in given code before any student code ran is the machine's, not the student's
         busy = busy_reason(

@@ -1,4 +1,4 @@
-"""Withhold every output the grader's run produced once hidden code had run; show the student's own instead.
+"""Withhold every output the autograder's run produced once hidden code had run; show the student's own instead.
 
 (Run before ClearHiddenTests.)
 """
@@ -98,7 +98,7 @@ class HideHiddenTestOutputs(Preprocessor):
     cell shows no output, and no note: the page's heading says why once. Its
     run count (``In [n]``), and that of the cells that ran hidden tests, is
     the student's own run's too (none without it): code in the kernel sets
-    the count the grader's run recorded.
+    the count the autograder's run recorded.
 
     The note on a cell that ran hidden tests stands only where a hidden check
     ran and failed (``hidden_failed``, set by :class:`ExplainVerdicts`); a

@@ -12,11 +12,11 @@ compares the values and the gradients. A stand-in that agrees replaces the
 student's function inside ``with`` blocks only; one that does not is left
 out, and one printed sentence names the student's function that training
 then runs. Outside the blocks nothing is replaced, so graded cells and
-everything after training run the student's own code.
+everything after training run the student's own code::
 
-    fused = transformer_training(globals())     # prints what training will use
+    fused = transformer_training(globals())  # prints what training will use
     with fused:
-        ... training steps ...
+        ...  # training steps
 """
 
 from __future__ import annotations

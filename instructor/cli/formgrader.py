@@ -48,8 +48,8 @@ def add_arguments(p):
 COURSE_PAGES = "--ServerApp.jpserver_extensions=instructor.reporting.formgrader_pages=True"
 
 
-def command(course_path, ip: str, port: int, extra: list[str]) -> list[str]:
-    """The ``jupyter lab`` command line; it must run in ``course_path`` (nbgrader reads the config there)."""
+def command(course_dir: CourseDir, ip: str, port: int, extra: list[str]) -> list[str]:
+    """The ``jupyter lab`` command line; it must run in ``course_dir`` (nbgrader reads the config there)."""
     return [
         sys.executable,
         "-m",
@@ -58,7 +58,7 @@ def command(course_path, ip: str, port: int, extra: list[str]) -> list[str]:
         f"--ip={ip}",
         f"--port={port}",
         "--port-retries=0",
-        f"--ServerApp.root_dir={course_path}",
+        f"--ServerApp.root_dir={course_dir.path}",
         COURSE_PAGES,
         *extra,
     ]
@@ -67,7 +67,7 @@ def command(course_path, ip: str, port: int, extra: list[str]) -> list[str]:
 def run(args) -> int:
     course_path = directory.resolve(args.course_dir)
     print(f"course directory: {course_path}")
-    CourseDir.at(course_path)  # a course directory whose settings read (the formgrader reads the same file)
+    course_dir = CourseDir.at(course_path)  # its settings read (the formgrader reads the same file)
     if os.geteuid() == 0 and "--allow-root" not in args.extra:
         raise CourseError(
             "the formgrader shows student work in your browser with the rights of the user running it: "
@@ -80,6 +80,6 @@ def run(args) -> int:
         flush=True,
     )
     try:
-        return subprocess.call(command(course_path, args.ip, args.port, args.extra), cwd=course_path)
+        return subprocess.call(command(course_dir, args.ip, args.port, args.extra), cwd=course_path)
     except KeyboardInterrupt:
         return 0

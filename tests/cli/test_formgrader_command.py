@@ -11,7 +11,7 @@ from instructor.reporting import formgrader_pages
 
 def test_the_command_loads_the_course_pages():
     """Does the jupyter lab command line enable the extension module that refuses Autograde and marks flags?"""
-    line = command(Path("/srv/course"), "127.0.0.1", 8888, ["--allow-root"])
+    line = command(CourseDir.places_at(Path("/srv/course")), "127.0.0.1", 8888, ["--allow-root"])
     assert COURSE_PAGES in line and line[-1] == "--allow-root"
     module = COURSE_PAGES.split("=", 1)[1].rsplit("=", 1)[0]
     assert module == formgrader_pages.__name__

@@ -116,3 +116,44 @@ def test_the_gradebook_server_is_checked_in_one_place():
         if re.search(r"(?<!def )require_server\(", path.read_text())
     )
     assert callers == ["instructor/coursedir/course_dir.py"]
+
+
+#: where a bare ``course_path`` stays (docs/glossary.md, "Where a bare course_path stays"): what opens or makes a
+#: CourseDir, the settings' own files, nbgrader's configuration hook, and root-run code of the hub
+BARE_COURSE_PATH = {
+    "instructor/coursedir/directory.py": {
+        "is_course_dir",
+        "require",
+        "read_settings",
+        "load_config",
+        "current_settings",
+        "_legacy_settings",
+        "settings_of",
+        "init",
+    },
+    "instructor/coursedir/due.py": {"read_due", "write_due"},
+    "instructor/settings.py": {"configure_course_dir"},
+    "instructor/hub/accounts.py": {"share_course_dir", "set_up_exchange"},
+    "instructor/hub/pinned.py": {"lock_path", "pinned"},
+    "instructor/hub/privileged.py": {"_release_feedback", "_require_root_settings"},
+}
+
+
+def test_a_bare_course_path_is_taken_only_where_the_glossary_allows_it():
+    """Does every other function that needs the course directory take a CourseDir (issue 60), and does nothing
+    outside course_dir.py import a module of places again?"""
+    import ast
+
+    taken: dict[str, set[str]] = {}
+    for path in (REPO_ROOT / "instructor").rglob("*.py"):
+        name = str(path.relative_to(REPO_ROOT))
+        if name.startswith("instructor/sandbox/") or name == "instructor/grading/execute.py":
+            continue  # owned elsewhere
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                args = node.args.posonlyargs + node.args.args + node.args.kwonlyargs
+                if any(a.arg == "course_path" for a in args):
+                    taken.setdefault(name, set()).add(node.name)
+            if isinstance(node, ast.ImportFrom) and node.module and "places" in node.module.split("."):
+                taken.setdefault(name, set()).add(f"import {node.module}")
+    assert taken == BARE_COURSE_PATH

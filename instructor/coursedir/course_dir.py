@@ -217,7 +217,7 @@ class CourseDir:
         return self.path / HIDDEN_KEY
 
     def source(self, assignment: str) -> Path:
-        """``<dir>/source/<a>/``: the instructor's version nbgrader generates the release from."""
+        """``<dir>/source/<a>/``: the instructor's version nbgrader generates the student version from."""
         return self.path / SOURCE / assignment
 
     def source_notebook(self, assignment: str) -> Path:

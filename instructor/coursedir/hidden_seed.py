@@ -114,7 +114,7 @@ def variant_seed_for(key: bytes, assignment: str, student: str) -> int:
 
 
 def variant_seeds(key: bytes, assignment: str, students) -> dict[str, int]:
-    """Each of ``students``' variant seed in ``assignment``: what the release's ``variants.json`` holds."""
+    """Each of ``students``' variant seed in ``assignment``: what the student version's ``variants.json`` holds."""
     return {student: variant_seed_for(key, assignment, student) for student in sorted(students)}
 
 

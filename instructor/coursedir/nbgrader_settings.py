@@ -17,7 +17,7 @@ from traitlets.config import Config
 from instructor.kernels import kernel_transport
 from instructor.paths import COURSE_ID
 
-#: Files that never belong in a release, an autograded copy or feedback.
+#: Files that never belong in a student version, an autograded copy or feedback.
 IGNORE = [
     ".ipynb_checkpoints",
     "*.pyc",

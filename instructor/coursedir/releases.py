@@ -1,9 +1,9 @@
 """Every student version of an assignment the course directory has issued, kept for good.
 
 A fix mid-term (a test's message corrected in ``solutions/``) makes a new
-release, but the students who fetched the old one hold its locked cells. A
-submission is checked against the release it was made from, so a fix never
-reads as a student's edit::
+student version, but the students who fetched the old one hold its locked
+cells. A submission is checked against the student version it was made from,
+so a fix never reads as a student's edit::
 
     <dir>/releases/<a>/<sha256 of the notebook, 16 hex>.ipynb
 
@@ -53,7 +53,7 @@ def _locked(nb) -> dict[str, str]:
 
 
 def origin(submitted, newest, archived: list):
-    """The release ``submitted`` was most likely made from: the one whose locked cells it matches most.
+    """The student version ``submitted`` was most likely made from: the one whose locked cells it matches most.
 
     ``newest`` wins ties, then the most recent archived one. With no archive
     (a course directory graded before releases were kept) it is ``newest``.

@@ -2,7 +2,7 @@
 
     submission.py  the Submission every stage carries, its Status, the recorded Result
     intake.py      1. find every submission; one that cannot be read ends `not graded`
-    prepare.py     2. match to the release, undo tampering, restore locked cells, flag reaching into tests
+    prepare.py     2. match to the student version, undo tampering, restore locked cells, flag reaching into tests
     execute.py     3. run it in the sandbox (the only stage that runs student code)
     score.py       4. outside the sandbox: did every test run? points, flags
     record.py      5. what a graded submission changes, decided without I/O; then gradebook, notebook, log, results

@@ -34,7 +34,7 @@ from instructor.grading.preprocessors.split_checks import SplitChecks
 #: before any student code runs. Order matters: matching rebuilds a notebook
 #: before anything compares it; tampering is detected before OverwriteCells
 #: silently repairs it; the scan reads student code after locked cells are restored; test cells are split
-#: last, once they hold the release's code again.
+#: last, once they hold the student version's code again.
 PREPARE = [
     MatchStudentVersion,
     RestoreTamperedCells,

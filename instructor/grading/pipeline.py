@@ -1,6 +1,6 @@
 """One submission through stages 2-4 (prepare, execute, score): the task a worker runs.
 
-It writes nothing shared (it reads the release and the gradebook), so it can
+It writes nothing shared (it reads the student version and the gradebook), so it can
 run anywhere that sees the course directory; the coordinator records what it
 returns (:mod:`instructor.grading.record`). A submission that cannot be
 graded ends ``not graded`` with one sentence; a failure of the autograder itself

@@ -1,8 +1,8 @@
-"""Stage 2, prepare: the submitted notebook, ready to run and compared with the release.
+"""Stage 2, prepare: the submitted notebook, ready to run and compared with the student version.
 
 Reads the notebook and the submission's timestamp, then runs the
 :data:`~instructor.grading.chains.PREPARE` chain: a notebook without nbgrader
-metadata is matched to the release, tampering is reported and undone,
+metadata is matched to the student version, tampering is reported and undone,
 nbgrader overwrites the locked and test cells, student code that reaches
 into the test machinery is flagged. Nothing of the student's runs here.
 """

@@ -3,7 +3,7 @@
 A recorded result (``<dir>/results/<s>/<a>.json``) carries the fingerprint
 of what was graded: a hash of the submitted notebook's bytes (with
 ``timestamp.txt``, so a re-submission with a new stamp counts as new), the
-folder it was read from and a hash of the release notebook it was graded
+folder it was read from and a hash of the student version it was graded
 against. A
 rerun skips a submission whose fingerprint is unchanged; everything else
 (new, re-submitted, release changed, never recorded, killed mid-record, or

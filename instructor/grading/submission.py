@@ -65,7 +65,7 @@ class Submission:
     variant_seed: int | None = None  # what its student's own parameters are drawn from (course.draws.variant)
     # prepare
     student_version: Path | None = None  # the student version (<dir>/release/<a>/<a>.ipynb) it is compared with
-    files: list[Path] | None = None  # the release's other files, copied beside it in the sandbox
+    files: list[Path] | None = None  # the student version's other files, copied beside it in the sandbox
     timestamp: str = ""  # when the student submitted (nbgrader's timestamp.txt), for late penalties
     # execute
     isolation: Isolation | None = None

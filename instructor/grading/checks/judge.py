@@ -58,13 +58,13 @@ class Verdict:
     exception: str = ""  # the failing check's exception's name, or a Fault
     message: str = ""
     missing: bool = False  # the check's values never came (the kernel stopped, or they were sent twice)
-    broken: bool = False  # the autograder could not run a statement the cell gives itself: the release's fault
+    broken: bool = False  # the autograder could not run a statement the cell gives itself: the student version's fault
 
 
 def trusted_imports(sources: list[str]) -> dict:
     """The namespace the notebook's imports of trusted modules give (``import numpy as np`` ...).
 
-    ``sources`` are the release's set-up cells; anything but an import of one
+    ``sources`` are the student version's set-up cells; anything but an import of one
     of :data:`~instructor.grading.checks.private.TRUSTED_MODULES` is left out.
     The namespace is shared (one per release and process): :func:`judge` works on a copy.
     """

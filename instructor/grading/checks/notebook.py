@@ -36,7 +36,7 @@ class SplitCell:
     """One graded test cell as the autograder split it: what its kernel runs, and what the judge needs after."""
 
     plan: Plan  # its statements and how each runs (:mod:`.split`)
-    original: str  # its source as the release has it: the cell shows it again once judged
+    original: str  # its source as the student version has it: the cell shows it again once judged
     kernel_code: str  # what the kernel runs in its place
     origin: tuple[int, ...]  # for each line of ``kernel_code``, the cell's line it stands for
 
@@ -47,7 +47,7 @@ class SplitCell:
 
 @dataclass(frozen=True)
 class NotebookChecks:
-    """The split test cells of one notebook and the release's set-up code whose trusted imports the autograder
+    """The split test cells of one notebook and the student version's set-up code whose trusted imports the autograder
     makes itself (:func:`~instructor.grading.checks.judge.trusted_imports`)."""
 
     cells: tuple[SplitCell, ...]
@@ -64,7 +64,7 @@ class NotebookChecks:
 
 
 def setup_sources(nb) -> tuple[str, ...]:
-    """The code of the set-up cells of ``nb`` (a release or source notebook: the author's), whose imports of
+    """The code of the set-up cells of ``nb`` (a student version or source notebook: the author's), whose imports of
     trusted modules the autograder makes itself (:func:`~instructor.grading.checks.judge.trusted_imports`)."""
     meta = lambda c: c.get("metadata", {}).get("nbgrader", {})  # noqa: E731
     return tuple(
@@ -88,8 +88,9 @@ def test_cell_id(cell) -> str:
 def plan_checks(
     sources: Mapping[str, str], setup: Sequence[str], seed: int | None = None, variant: int | None = None
 ) -> NotebookChecks:
-    """The split of each test cell of ``sources`` (grade_id -> the release's source), with the release's set-up
-    cells ``setup``: the kernel part binds their trusted imports privately, the judge makes them itself.
+    """The split of each test cell of ``sources`` (grade_id -> the student version's source), with the student
+    version's set-up cells ``setup``: the kernel part binds their trusted imports privately, the judge makes them
+    itself.
 
     A cell whose source does not parse is left out: it runs as it is, and nbgrader's rule (an error fails
     it) decides.
@@ -185,7 +186,7 @@ def judge_cell(
     seed: int | None = None,
     variant: int | None = None,
 ) -> Verdict:
-    """Judge executed test ``cell`` outside; its source is the release's again, a failure is an error output.
+    """Judge executed test ``cell`` outside; its source is the student version's again, a failure is an error output.
 
     ``budget`` is the submission's judging time (:class:`~instructor.grading.checks.worker.Budget`);
     ``seed`` and ``variant``, what the cell's hidden inputs and the student's parameters were drawn from in the

@@ -48,7 +48,7 @@ def imports_line(setup: tuple[str, ...] | list[str]) -> tuple[str, dict[str, str
     return line, dict(names)
 
 
-# Cached, as :func:`rewrite` is: each test cell of each submission asks again about the release's same set-up
+# Cached, as :func:`rewrite` is: each test cell of each submission asks again about the student version's same set-up
 # cells and statements, and each answer is a pure function of its text (one parse per set-up cell per test cell).
 @functools.lru_cache(maxsize=256)
 def _imports_line(setup: tuple[str, ...]) -> tuple[str, tuple[tuple[str, str], ...]]:

@@ -69,7 +69,7 @@ class Plan:
 
     cell: str
     statements: list[Statement]
-    source: str = ""  # the cell's code as the release has it
+    source: str = ""  # the cell's code as the student version has it
 
     def kernel_code(
         self, setup: tuple[str, ...] = (), seed: int | None = None, variant: int | None = None
@@ -78,7 +78,7 @@ class Plan:
         and for each of its lines the cell's line it stands for (a traceback in the kernel is read back with it).
 
         Its first line binds the send function and the trusted imports of
-        ``setup`` (the release's set-up cells) under private names, which the
+        ``setup`` (the student version's set-up cells) under private names, which the
         probes read in place of the notebook's globals (:mod:`.private`).
         """
         header, private = imports_line(setup)
@@ -215,7 +215,7 @@ def statement_names(node: ast.stmt) -> tuple[set[str], set[str]]:
 
 
 def plan(cell: str, source: str, imported: set[str]) -> Plan:
-    """The :class:`Plan` of the test cell ``cell`` whose (trusted, release) source is ``source``.
+    """The :class:`Plan` of the test cell ``cell`` whose (trusted, student version) source is ``source``.
 
     ``imported`` are the names the notebook binds by importing a trusted
     module (:data:`.private.TRUSTED_MODULES`); the autograder binds them outside itself.

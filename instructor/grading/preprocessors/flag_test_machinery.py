@@ -153,7 +153,7 @@ class FlagTestMachinery(Preprocessor):
     Tests run in the kernel that student code controls, so no check inside
     it proves anything; this one reads the code from outside. Only cells a
     student may edit are read (unlocked ones; locked cells are restored from
-    the release). A flagged notebook keeps its score, marked for a human.
+    the student version). A flagged notebook keeps its score, marked for a human.
     """
 
     enabled = Bool(True).tag(config=True)

@@ -5,7 +5,7 @@ renders it with the instructor's session, as the grader's user), so the
 student's markup is made harmless in the file itself, whoever renders it:
 
 - a markdown or raw cell whose text is not the course's own (not a cell of
-  the release, word for word) is rendered to HTML and sanitised by nh3
+  the student version, word for word) is rendered to HTML and sanitised by nh3
   (Ammonia's allow-list: no script, no event handler, no ``javascript:``
   link, no form, no frame, no style), then kept as one HTML block in the
   cell, which every markdown renderer passes through as it is;
@@ -14,7 +14,7 @@ student's markup is made harmless in the file itself, whoever renders it:
 - a mark that sets the direction of text (U+202E ...), which would show
   "evil" as "live", is shown as a visible ``<U+202E>`` in both.
 
-The course's own cells (the release's text, and locked cells, which the
+The course's own cells (the student version's text, and locked cells, which the
 grader restored) are left as they are, so their text and math show exactly
 once. Code is shown as text by every renderer already.
 """
@@ -150,13 +150,13 @@ def _attachments_inline(source: str, attachments: dict) -> str:
 
 
 def course_text(version) -> set[str]:
-    """The markdown and raw cells of the release, word for word (the course's own text)."""
+    """The markdown and raw cells of the student version, word for word (the course's own text)."""
     return {c.source for c in (version.cells if version is not None else []) if c.cell_type in ("markdown", "raw")}
 
 
 def is_course_cell(cell, course: set[str]) -> bool:
-    """The course's own text: a cell of the release word for word, or a locked cell (the autograder put
-    its text and metadata back from the release before anything ran: it holds the mark scheme too)."""
+    """The course's own text: a cell of the student version word for word, or a locked cell (the autograder put
+    its text and metadata back from the student version before anything ran: it holds the mark scheme too)."""
     meta = cell.get("metadata", {}).get("nbgrader", {})
     return cell.source in course or bool(meta.get("locked") and not meta.get("solution"))
 

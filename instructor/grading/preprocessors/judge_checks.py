@@ -25,13 +25,13 @@ from instructor.grading.submission import carried
 class JudgeChecks(Preprocessor):
     """Judge each split test cell (:mod:`instructor.grading.checks.judge`); a failure is an error output.
 
-    The cell's code becomes the release's again (what the student and the
+    The cell's code becomes the student version's again (what the student and the
     instructor read); the values the kernel sent leave its outputs. A check
     fails on the autograder's own run of it; an error the kernel showed still
     fails the cell (a crash of the student's code, or a check that runs in
     the kernel). Under nbgrader's own ``autograde`` (which prepares in
     another pass, so the checks are not in ``resources``) they are made again
-    from the gradebook's copy of the release's test code.
+    from the gradebook's copy of the student version's test code.
     """
 
     enabled = Bool(True).tag(config=True)
@@ -61,7 +61,7 @@ class JudgeChecks(Preprocessor):
 
 
 def _from_gradebook(nb, resources, config, seed: int | None, variant: int | None) -> NotebookChecks:
-    """The checks of ``nb``'s split test cells, made again from the release's code in the gradebook (their
+    """The checks of ``nb``'s split test cells, made again from the student version's code in the gradebook (their
     hidden inputs drawn from ``seed`` and the student's parameters from ``variant``, as the split drew them)."""
     none = NotebookChecks((), ())
     info = resources.get("nbgrader", {})

@@ -23,12 +23,12 @@ def defined_names(source: str) -> set[str]:
 
 
 class MatchStudentVersion(Preprocessor):
-    """If no cell carries nbgrader metadata, rebuild the notebook from the release.
+    """If no cell carries nbgrader metadata, rebuild the notebook from the student version.
 
     An honest student who pasted their code into a fresh notebook loses every
     ``grade_id``; nbgrader would then grade nothing and score 0. Each code
-    answer cell of the release is matched to the last student cell that
-    defines the same functions and classes; the release notebook with those
+    answer cell of the student version is matched to the last student cell that
+    defines the same functions and classes; the student version with those
     answers filled in is graded. Nothing matched raises :class:`NotGraded`.
     """
 

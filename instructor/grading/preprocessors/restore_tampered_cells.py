@@ -19,18 +19,18 @@ FIELDS = ("grade", "solution", "locked", "points", "grade_id")
 
 
 class RestoreTamperedCells(Preprocessor):
-    """Compare every cell with the release it was made from, by ``grade_id``; flag and repair.
+    """Compare every cell with the student version it was made from, by ``grade_id``; flag and repair.
 
-    The release the student fetched (:func:`instructor.coursedir.releases.origin`)
+    The student version the student fetched (:func:`instructor.coursedir.releases.origin`)
     is what an edit is measured against, so a test fixed mid-term is no
-    student's edit; what is put back comes from the newest release.
+    student's edit; what is put back comes from the newest student version.
 
-    - a cell whose ``grade_id`` the release does not have (a fake grade
+    - a cell whose ``grade_id`` the student version does not have (a fake grade
       cell) loses its grading metadata;
     - edited grading metadata, or a changed cell type, is put back;
     - an edited or deleted test or locked cell is reported here; nbgrader's
       ``OverwriteCells`` (with ``add_missing_cells``) then restores it; an
-      edited one keeps the student's text and the release's in
+      edited one keeps the student's text and the student version's in
       ``metadata.course_edit`` (the formgrader shows them side by side).
 
     Runs before ``OverwriteCells``. Findings are flags of the submission in ``resources["course"]``.
@@ -72,12 +72,12 @@ class RestoreTamperedCells(Preprocessor):
                 else:
                     cell.setdefault("outputs", [])
                     cell.setdefault("execution_count", None)
-            elif meta != want:  # the release changed it (points, say): nbgrader reads the new one
+            elif meta != want:  # the student version changed it (points, say): nbgrader reads the new one
                 cell.metadata["nbgrader"] = copy.deepcopy(want)
             if want.get("locked") and visible_source(cell.source) != visible_source(theirs.source):
                 kind = "test" if want.get("grade") else "locked"
                 flag(f"the {kind} cell {grade_id!r} was edited (restored)")
-                # kept for the reviewer: the formgrader shows it beside the release's text
+                # kept for the reviewer: the formgrader shows it beside the student version's text
                 cell.metadata["course_edit"] = {"release": theirs.source, "student": cell.source}
         for grade_id, original in released.items():
             want = original.metadata["nbgrader"]

@@ -46,7 +46,7 @@ class SandboxNotStarted(RuntimeError):
 class SandboxedExecute(Preprocessor):
     """Execute the notebook in a sandbox (:mod:`instructor.sandbox`) and return the executed copy.
 
-    Files of the release that are not notebooks are copied next to it (the
+    Files of the student version that are not notebooks are copied next to it (the
     submission's ``files``; under nbgrader's own autograde, the files it
     copied beside the notebook). Refuses to run anything when no isolation is
     available, unless ``unsafe`` is set. What happened goes to the

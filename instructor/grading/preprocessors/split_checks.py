@@ -12,7 +12,7 @@ from instructor.grading.preprocessors.student_version import read_student_versio
 class SplitChecks(Preprocessor):
     """Replace each graded test cell's code by its kernel part (:mod:`instructor.grading.checks.split`).
 
-    Runs last in prepare, on the release's test code that ``OverwriteCells``
+    Runs last in prepare, on the student version's test code that ``OverwriteCells``
     put back. The kernel gets the statements that call the student's code and
     the inputs they need; each check becomes a call that sends the values it
     reads. What a hidden check compares with, and how, stays here: the checks

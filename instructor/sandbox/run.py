@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import json
 import os
-import select
 import shutil
 import subprocess
 import sys
@@ -144,20 +143,6 @@ def _read_channel(fd: int, into: list) -> None:
     into.append(data)
 
 
-def _wait(proc: subprocess.Popen, seconds: float) -> int:
-    """``proc.wait(timeout=seconds)``, told of the exit by the kernel (a pidfd) where it can: Popen's own wait
-    polls, its sleeps growing to 50 ms, so each sandbox would end on average 25 ms after its executor did."""
-    try:
-        pidfd = os.pidfd_open(proc.pid)
-    except (AttributeError, OSError):  # not Linux 5.3 or later: Popen's polling
-        return proc.wait(timeout=seconds)
-    try:
-        select.select([pidfd], [], [], seconds)
-    finally:
-        os.close(pidfd)
-    return proc.wait(timeout=0)  # raises TimeoutExpired if it still runs
-
-
 def _supervise(
     started: list[str], env: dict, folder: Path, out: Path, work: Path, limits: Limits, pipe: tuple[int, int]
 ) -> Execution:
@@ -187,7 +172,7 @@ def _supervise(
                 os.close(result_fd)  # the executor holds the only writing end now
             reader.start()
             try:
-                code = _wait(proc, limits.wall_clock)
+                code = proc.wait(timeout=limits.wall_clock)
             except subprocess.TimeoutExpired:
                 proc.kill()
                 code = proc.wait()

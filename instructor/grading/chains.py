@@ -20,8 +20,8 @@ from nbgrader.preprocessors import (
 )
 
 from instructor.grading.preprocessors.cap_output_bytes import CapOutputBytes
-from instructor.grading.preprocessors.check_tests_ran import CheckTestsRan
 from instructor.grading.preprocessors.fail_shaped_outputs import FailShapedTestOutputs
+from instructor.grading.preprocessors.fail_tests_not_run import FailTestsNotRun
 from instructor.grading.preprocessors.flag_test_machinery import FlagTestMachinery
 from instructor.grading.preprocessors.inert_student_content import InertStudentContent
 from instructor.grading.preprocessors.judge_checks import JudgeChecks
@@ -52,7 +52,7 @@ EXECUTE = [SandboxedExecute]
 #: the autograder judges the checks on the values the kernel sent (JudgeChecks); the student's markup is made
 #: inert last, before anyone opens the graded notebook
 SCORE = [
-    CheckTestsRan,
+    FailTestsNotRun,
     FailShapedTestOutputs,
     JudgeChecks,
     IgnorePattern,

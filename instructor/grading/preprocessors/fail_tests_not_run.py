@@ -10,7 +10,7 @@ from instructor.cells import is_graded_test
 from instructor.grading.submission import carried
 
 
-class CheckTestsRan(Preprocessor):
+class FailTestsNotRun(Preprocessor):
     """Score 0 (and flag) a test cell that came back without running; flag hidden executions.
 
     nbgrader gives full points to a test cell without an error, even one that

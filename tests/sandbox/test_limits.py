@@ -309,8 +309,8 @@ def test_course_grade_refuses_where_no_limit_can_be_set(monkeypatch, run_course,
     monkeypatch.setattr(cgroup, "layout", lambda: NO_CGROUPS)
     monkeypatch.setattr(sandbox, "detect", lambda: sandbox.Isolation("bubblewrap", "bubblewrap: ...", True, False))
     with pytest.raises(CourseError, match=f"^{REFUSAL}$"):
-        grade_course.check_isolation(False, sandbox.Limits())
-    assert grade_course.check_isolation(False, sandbox.Limits(required=False)).limited is False
+        grade_course.require_isolation(False, sandbox.Limits())
+    assert grade_course.require_isolation(False, sandbox.Limits(required=False)).limited is False
     asked = []
     monkeypatch.setattr("instructor.cli.grade.grade_course", lambda req, log: asked.append(req) or 1 / 0)
     with pytest.raises(ZeroDivisionError):

@@ -833,7 +833,7 @@ assert np.allclose(acc, one_wrong), "when one sequence of each batch is wrong, t
 # number so that every cell ends in seconds.
 #
 # The cell prints a progress line every 30 s (steps done, time per step, time left) and its whole time at the
-# end. The 3000 steps take under a minute on a laptop, and a few minutes on a machine that other work keeps busy.
+# end. The 3000 steps take well under a minute on a laptop, and a little longer on a machine that other work keeps busy.
 # To try other settings, change them in `SETTINGS`, the one cell the training reads.
 
 # %% nbgrader={"grade": false, "grade_id": "settings", "locked": true, "schema_version": 3, "solution": false} tags=["library"]

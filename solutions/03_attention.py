@@ -949,7 +949,7 @@ assert np.allclose(y.data, scores_ref, atol=1e-5), \
 #
 # Train with $D = 25$, half the hidden size of the plain Seq2Seq, on batches of $N = 100$ sequences of 1 to 20 digits,
 # for 8000 steps with Adam at its default rate (a tenth of it for the last 1000 steps, see below). Each step decodes with attention.
-# The 8000 steps take about a minute on a laptop, several minutes on a machine that other work keeps busy; the cell
+# The 8000 steps take about a minute on a laptop, a little longer on a machine that other work keeps busy; the cell
 # prints a progress line every 30 s with the time per step and the time left.
 #
 # Watch the batch accuracy in the plot: it climbs much faster than in notebook 02. Late in training it can still

@@ -562,24 +562,24 @@ class Attend(Operation):
                 f"attend takes enc_proj and enc_h of shape (T, N, D) and h_t of shape (1, N, D), "
                 f"not {proj.shape}, {states.shape} and {h.shape}"
             )
-        scores = np.einsum("tnd,nd->tn", proj, h[0])  # (T, N)
+        scores = np.einsum("tbd,bd->tb", proj, h[0])  # (T, N)
         scores -= scores.max(axis=0)  # each column's largest is 0: exp cannot overflow
         weights = np.exp(scores, out=scores)
         weights /= weights.sum(axis=0)
         self.weights = weights  # (T, N): each column sums to 1
         self._grads_for = None
         self._grads: tuple = ()
-        return np.einsum("tn,tnd->nd", weights, states)[None]  # (1, N, D)
+        return np.einsum("tb,tbd->bd", weights, states)[None]  # (1, N, D)
 
     def _gradients(self, grad: np.ndarray) -> tuple:
         """d loss / d (enc_proj, enc_h, h_t) from d loss / d c, shape (1, N, D)."""
         proj, states, h = (v.data for v in self.variables)
         a, g = self.weights, grad[0]  # (T, N), (N, D)
-        d_a = np.einsum("nd,tnd->tn", g, states)  # d loss / d a
-        d_scores = a * (d_a - np.einsum("tn,tn->n", a, d_a))  # the softmax's Jacobian, column by column
+        d_a = np.einsum("bd,tbd->tb", g, states)  # d loss / d a
+        d_scores = a * (d_a - np.einsum("tb,tb->b", a, d_a))  # the softmax's Jacobian, column by column
         d_proj = d_scores[:, :, None] * h  # (T, N, D)
         d_states = a[:, :, None] * g  # (T, N, D)
-        d_h = np.einsum("tn,tnd->nd", d_scores, proj)[None]  # (1, N, D)
+        d_h = np.einsum("tb,tbd->bd", d_scores, proj)[None]  # (1, N, D)
         return d_proj, d_states, d_h
 
     def backward_var(self, grad, index, **kwargs):
@@ -615,7 +615,7 @@ def attend(enc_proj, enc_h, h_t):
     context = mg.execute_op(Attend, enc_proj, enc_h, h_t)
     weights = context.creator.weights if context.creator is not None else None
     if weights is None:  # no graph (mg.no_autodiff): the operation was not kept, so compute the weights again
-        scores = np.einsum("tnd,nd->tn", mg.asarray(enc_proj), mg.asarray(h_t)[0])
+        scores = np.einsum("tbd,bd->tb", mg.asarray(enc_proj), mg.asarray(h_t)[0])
         weights = np.exp(scores - scores.max(axis=0))
         weights /= weights.sum(axis=0)
     return context, mg.tensor(weights, constant=True)

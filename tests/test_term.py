@@ -519,8 +519,9 @@ def test_formgrader_refuses_a_folder_that_is_not_a_course_directory(tmp_path, ru
 def test_formgrader_serves_the_course_directory(tmp_path):
     """Does `course formgrader` start JupyterLab on the course directory (where nbgrader reads its config)?"""
     from instructor.cli import formgrader
+    from instructor.coursedir.course_dir import CourseDir
 
-    line = formgrader.command(tmp_path, "127.0.0.1", 8890, ["--allow-root"])
+    line = formgrader.command(CourseDir.places_at(tmp_path), "127.0.0.1", 8890, ["--allow-root"])
     assert (
         line[1:3] == ["-m", "jupyterlab"] and f"--ServerApp.root_dir={tmp_path}" in line and line[-1] == "--allow-root"
     )

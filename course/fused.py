@@ -29,6 +29,7 @@ import mygrad as mg
 import numpy as np
 
 from course import ops
+from course.recurrent import run_rnn
 
 __all__ = ["FusedTraining", "StandIn", "attention_training", "rnn_training", "transformer_training"]
 
@@ -154,18 +155,6 @@ def _backward(outputs: list, inputs: list, rng: np.random.Generator) -> list:
 # ---- 01: the RNN's loop over time ----------------------------------------------------------------------------------
 
 
-def _fused_rnn_call(self, x, h=None):
-    """``RNN.__call__`` of notebook 01 on ``course.ops.tanh_rnn``: scores (T, N, K) and states (T, N, D)."""
-    inp, rec = self.input_layer, self.recurrent_layer
-    dim = rec.weight.shape[0]
-    if h is None:
-        h = np.zeros((1, x.shape[1], dim), dtype=np.float32)
-    biases = [layer.bias for layer in (inp, rec) if getattr(layer, "bias", None) is not None]
-    bias = sum(biases[1:], biases[0]) if biases else np.zeros(dim, dtype=np.float32)
-    states = ops.tanh_rnn(x, inp.weight, bias, h, rec.weight)
-    return self.output_layer(states), states
-
-
 def rnn_training(namespace: dict, announce: bool = True) -> FusedTraining:
     """Notebook 01: train ``RNN`` with its loop over time as one operation, if that agrees with ``RNN.__call__``."""
     rnn_class = namespace.get("RNN")
@@ -179,7 +168,7 @@ def rnn_training(namespace: dict, announce: bool = True) -> FusedTraining:
         scores, states = call(model, x)
         return _backward([scores, states], [x, *model.parameters], rng)
 
-    return FusedTraining([StandIn("`RNN.__call__`", rnn_class, "__call__", _fused_rnn_call, trial)], announce)
+    return FusedTraining([StandIn("`RNN.__call__`", rnn_class, "__call__", run_rnn, trial)], announce)
 
 
 # ---- 03: one step of attention -------------------------------------------------------------------------------------

@@ -19,7 +19,7 @@ from mygrad import nnet
 from course.layers import dense
 from course.ops import tanh_recurrence, tanh_rnn
 
-__all__ = ["RNN"]
+__all__ = ["RNN", "run_rnn"]
 
 
 class RNN:
@@ -43,18 +43,34 @@ class RNN:
         shape (T, N, D), both mygrad.Tensor; with T = 1 the states are one
         step's, ready to be passed back as the next call's ``h``.
         """
-        if h is None:
-            h = np.zeros((1, x.shape[1], self.dim_recurrent), dtype=np.float32)
-        w_hh = self.recurrent_layer.weight
-        layer = self.input_layer
-        if isinstance(layer, dense) and layer.bias is not None and getattr(x, "ndim", None) == 3:
-            # the input layer and every h_t in one operation: (T, N, D)
-            h_all = tanh_rnn(x, layer.weight, layer.bias, h, w_hh)
-        else:  # an input layer replaced by another kind: call it, then the loop
-            h_all = tanh_recurrence(layer(x), h, w_hh)
-        return self.output_layer(h_all), h_all
+        return run_rnn(self, x, h)
 
     @property
     def parameters(self):
         """The five learnable tensors, in 01's order: input weight and bias, W_hh, output weight and bias."""
         return self.input_layer.parameters + self.recurrent_layer.parameters + self.output_layer.parameters
+
+
+def run_rnn(model, x, h=None):
+    """Scores (T, N, K) and states (T, N, D) of any RNN with notebook 01's layers, its loop one operation.
+
+    ``model`` has 01's ``input_layer`` (x_t -> D), ``recurrent_layer`` (D -> D,
+    its weight W_hh, with or without a bias) and ``output_layer``; ``x`` has
+    shape (T, N, C) and ``h`` (1, N, D) (None: zeros). A dense input layer goes
+    into ``course.ops.tanh_rnn`` with the loop; any other is called first, then
+    ``course.ops.tanh_recurrence``. This is ``RNN.__call__``, and what
+    :mod:`course.fused` trains a student's own 01 ``RNN`` with.
+    """
+    recurrent, layer = model.recurrent_layer, model.input_layer
+    w_hh = recurrent.weight
+    if h is None:
+        h = np.zeros((1, x.shape[1], w_hh.shape[0]), dtype=np.float32)
+    extra = getattr(recurrent, "bias", None)  # a bias of the recurrent layer adds to the input layer's
+    if isinstance(layer, dense) and layer.bias is not None and getattr(x, "ndim", None) == 3:
+        # the input layer and every h_t in one operation: (T, N, D)
+        bias = layer.bias if extra is None else layer.bias + extra
+        h_all = tanh_rnn(x, layer.weight, bias, h, w_hh)
+    else:  # an input layer of another kind: call it, then the loop
+        x_part = layer(x) if extra is None else layer(x) + extra
+        h_all = tanh_recurrence(x_part, h, w_hh)
+    return model.output_layer(h_all), h_all

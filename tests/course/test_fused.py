@@ -226,3 +226,18 @@ def test_a_notebook_without_the_functions_trains_on_nothing_fused(capsys):
         chosen = training({})
         assert not chosen.used and set(chosen.refused.values()) == {"the notebook does not define it"}
     assert "Training runs your own `attend`, more slowly: the notebook does not define it." in capsys.readouterr().out
+
+
+def test_an_rnn_whose_recurrent_layer_has_a_bias_trains_fused_too():
+    """A right RNN with a bias in its recurrent layer as well: the stand-in adds it to the input layer's."""
+    namespace = _namespace("01_rnn")
+    rnn = namespace["RNN"]
+    original_init = rnn.__init__
+
+    def with_recurrent_bias(self, dim_input, dim_recurrent, dim_output):
+        original_init(self, dim_input, dim_recurrent, dim_output)
+        self.recurrent_layer = dense(dim_recurrent, dim_recurrent)  # bias=True: h_{t-1} W_hh + b_h
+
+    rnn.__init__ = with_recurrent_bias
+    chosen = fused.rnn_training(namespace, announce=False)
+    assert [s.label for s in chosen.used] == ["`RNN.__call__`"] and not chosen.refused

@@ -3,8 +3,8 @@
 On the hub root reads them while the staff may write the folder they are in
 (and, for ``due.json``, the file itself), so :func:`read_data` opens without
 following a link and, on the open file, takes only a regular file with one
-name and at most ``limit`` bytes. Anything else is refused in one sentence:
-the file, why, and the caller's remedy (how to write it again).
+name and at most ``limit`` bytes. Each caller words its own refusal (which
+file, how to write it again) around :class:`NotData`'s reason.
 """
 
 from __future__ import annotations
@@ -14,23 +14,14 @@ import os
 import stat
 from pathlib import Path
 
-from instructor.errors import CourseError
-
 
 class NotData(Exception):
     """A file the course does not read as data; its text says why (a link, not a regular file, too large)."""
 
 
-def read_data(path: Path, limit: int, remedy: str) -> bytes | None:
-    """The bytes of ``path`` (None when there is none). Anything but a regular file with one name and at most
-    ``limit`` bytes is refused: :class:`~instructor.errors.CourseError` naming the file, why, and ``remedy``."""
-    try:
-        return _read(path, limit)
-    except NotData as why:
-        raise CourseError(f"{path} is not a file the course reads ({why}): {remedy}.") from None
-
-
-def _read(path: Path, limit: int) -> bytes | None:
+def read_data(path: Path, limit: int) -> bytes | None:
+    """The bytes of ``path`` (None when there is none); :class:`NotData` for anything but a regular file with
+    one name and at most ``limit`` bytes."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except FileNotFoundError:

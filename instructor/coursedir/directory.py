@@ -31,7 +31,7 @@ from traitlets.config.loader import PyFileConfigLoader
 from instructor.coursedir import atomic
 from instructor.coursedir import due as course_due
 from instructor.coursedir import exchange as course_exchange
-from instructor.coursedir.data_file import read_data
+from instructor.coursedir.data_file import NotData, read_data
 from instructor.coursedir.nbgrader_settings import configure_course
 from instructor.errors import CourseError
 from instructor.paths import COURSE_ID, REPO_ROOT
@@ -92,7 +92,12 @@ def read_settings(course_path: Path) -> dict:
     """The settings data of ``<course_path>/nbgrader_config.json`` (traitlets' JSON config: section -> name ->
     value), checked on the open file (:mod:`instructor.coursedir.data_file`); nothing is run."""
     path = require(course_path) / SETTINGS_NAME
-    raw = read_data(path, SETTINGS_LIMIT, f"run `course init {course_path}` to write it again")
+    try:
+        raw = read_data(path, SETTINGS_LIMIT)
+    except NotData as why:
+        raise CourseError(
+            f"{path} is not a file the course reads ({why}): run `course init {course_path}` to write it again."
+        ) from None
     if raw is None:
         raise CourseError(
             f"{course_path / CONFIG_NAME} was written by an older `course init`, which kept the settings in it as "

@@ -23,7 +23,7 @@ from traitlets import Dict
 from traitlets.config import Configurable
 
 from instructor.coursedir import atomic, gradebook
-from instructor.coursedir.data_file import read_data
+from instructor.coursedir.data_file import NotData, read_data
 from instructor.errors import CourseError
 
 #: the due dates' file in the course directory: {assignment: "YYYY-MM-DD HH:MM:SS UTC"}
@@ -95,7 +95,12 @@ def read_due(course_path: Path) -> dict[str, str]:
     is refused, never followed or parsed as anything but JSON.
     """
     path = Path(course_path) / DUE_NAME
-    data = read_data(path, DUE_LIMIT, "write it with `course init --due`")
+    try:
+        data = read_data(path, DUE_LIMIT)
+    except NotData as why:
+        raise CourseError(
+            f"{path} is not a file the course reads ({why}): write it with `course init --due`."
+        ) from None
     if data is None:
         return {}
     try:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from nbgrader.api import Gradebook
 
-from instructor.coursedir.data_file import read_data
+from instructor.coursedir.data_file import NotData, read_data
 from instructor.coursedir.ids import STUDENT_ID_RULE, is_student_id
 from instructor.errors import CourseError
 from instructor.terminal import bidi_marks
@@ -83,7 +83,12 @@ def roster(course_dir: CourseDir) -> set[str] | None:
     anything but a regular file with one name (a FIFO would stall the reader).
     """
     path = course_dir.roster_file
-    data = read_data(path, ROSTER_LIMIT, "import the class again with `course roster import`")
+    try:
+        data = read_data(path, ROSTER_LIMIT)
+    except NotData as why:
+        raise CourseError(
+            f"{path} is not a file the course reads ({why}): import the class again with `course roster import`."
+        ) from None
     if data is None:
         return None
     return {r["id"] for r in _rows(io.StringIO(data.decode("utf-8-sig"), newline=""), path)}
